@@ -17,6 +17,9 @@ If all values are equal, every bucket has zero width at that value and the last 
 from __future__ import annotations
 
 import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -114,25 +117,57 @@ def histogram_buckets(values, bins: int = DEFAULT_BINS,
     return out, nonfinite
 
 
-_CHUNK = 1 << 16
+_CHUNK = 1 << 15
+_PARALLEL_MIN = 1 << 18  # below this a second thread costs more than it saves
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _workers() -> int:
+    return min(os.cpu_count() or 1, 4)
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_workers() - 1, thread_name_prefix="flowjob-histogram")
+        return _pool
 
 
 def _uniform_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarray:
-    """``bincount(floor((a - mn) / width))`` (last bucket closed), in cache-sized chunks:
-    the same float64 arithmetic as one pass over the whole array, ~2.5x faster on 1M values."""
-    counts = np.zeros(k, np.int64)
+    """``bincount(floor((a - mn) / width))`` with the last bucket closed.
+
+    The same float64 arithmetic as ``histogram_pb`` (so values on an edge land where they do
+    there), but in cache-sized chunks and, for large inputs, split over a few threads: NumPy
+    releases the GIL in these loops, and binning is most of a histogram's cost.
+    """
+    parts = min(_workers(), a.size // _PARALLEL_MIN)
+    if parts < 2:
+        return _chunked_counts(a, mn, width, k)
+    pieces = np.array_split(a, parts)
+    futures = [_shared_pool().submit(_chunked_counts, p, mn, width, k) for p in pieces[1:]]
+    counts = _chunked_counts(pieces[0], mn, width, k)
+    for f in futures:
+        counts += f.result()
+    return counts
+
+
+def _chunked_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarray:
+    # Index k is reachable only by values at (or rounding onto) the maximum: count it in its
+    # own slot and fold it into the last bucket, instead of clamping every index.
+    counts = np.zeros(k + 1, np.int64)
     buf = np.empty(min(_CHUNK, a.size), np.float64)
     idx = np.empty(buf.size, np.intp)
     for start in range(0, a.size, _CHUNK):
         part = a[start:start + _CHUNK]
         x, i = buf[:part.size], idx[:part.size]
-        x[...] = part
-        x -= mn
-        x /= width  # tensorboard's histogram_pb: floor((x - min) / bucket_width)
+        np.subtract(part, mn, out=x)  # casts to float64 on the fly
+        x /= width
         i[...] = x
-        np.minimum(i, k - 1, out=i)
-        counts += np.bincount(i, minlength=k)
-    return counts
+        counts += np.bincount(i, minlength=k + 1)
+    counts[k - 1] += counts[k]
+    return counts[:k]
 
 
 _HISTOGRAM_CONTENT = histogram_data_pb2.HistogramPluginData(version=0).SerializeToString()

@@ -33,6 +33,20 @@ def test_matches_tensorboards_histogram_pb(bins, dist):
     np.testing.assert_array_equal(got[:, 2], ref[:, 2])
 
 
+@pytest.mark.parametrize("dist", ["normal", "integers_on_edges", "max_repeated"])
+def test_large_inputs_split_over_threads_match_histogram_pb(dist):
+    # 1.5M values: binned in pieces on several threads; many integers sit exactly on edges,
+    # where only the exact float64 rule (not a reciprocal multiply) agrees with histogram_pb.
+    rng = np.random.default_rng(7)
+    values = {"normal": rng.normal(size=1_500_000).astype(np.float32),
+              "integers_on_edges": rng.integers(0, 67, size=1_500_000),  # 0..66: two edges
+              "max_repeated": np.concatenate([rng.random(700_000), np.ones(800_000)])}[dist]
+    got, _ = histogram_buckets(values, 30)
+    ref = tb_reference(values, 30)
+    np.testing.assert_array_equal(got[:, 2], ref[:, 2])
+    np.testing.assert_allclose(got[:, :2], ref[:, :2], rtol=1e-12, atol=1e-12)
+
+
 def test_counts_match_numpy_histogram_and_edges_span_min_max():
     values = np.random.default_rng(0).normal(3.0, 2.0, size=100_000)
     got, _ = histogram_buckets(values, 30)
