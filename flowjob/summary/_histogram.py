@@ -162,7 +162,7 @@ def _chunked_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarra
     for start in range(0, a.size, _CHUNK):
         part = a[start:start + _CHUNK]
         x, i = buf[:part.size], idx[:part.size]
-        np.subtract(part, mn, out=x)  # casts to float64 on the fly
+        np.subtract(part, mn, out=x, dtype=np.float64)  # in float64 whatever the input
         x /= width
         i[...] = x
         counts += np.bincount(i, minlength=k + 1)

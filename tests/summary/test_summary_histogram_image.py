@@ -47,6 +47,14 @@ def test_large_inputs_split_over_threads_match_histogram_pb(dist):
     np.testing.assert_allclose(got[:, :2], ref[:, :2], rtol=1e-12, atol=1e-12)
 
 
+def test_float32_inputs_are_binned_in_float64():
+    # -0.5 - (-2**24) is 16777215.5 in float64 (first bucket) but rounds to 2**24 in float32.
+    values = np.array([-2.0**24, -0.5, 2.0**24], np.float32)
+    got, _ = histogram_buckets(values, 2)
+    np.testing.assert_array_equal(got[:, 2], [2, 1])
+    np.testing.assert_array_equal(got, tb_reference(values, 2))
+
+
 def test_counts_match_numpy_histogram_and_edges_span_min_max():
     values = np.random.default_rng(0).normal(3.0, 2.0, size=100_000)
     got, _ = histogram_buckets(values, 30)
