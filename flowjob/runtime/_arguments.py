@@ -15,7 +15,22 @@ def _fail(job: str, where: str, message: str) -> JobArgumentError:
     return JobArgumentError(f"job {job!r}, argument {where}: {message}")
 
 
-def _check_array(job: str, where: str, value: Any, d: ArgBlobDef) -> np.ndarray:
+_ALIGN = 64
+
+
+def _aligned_copy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A C-ordered copy on a 64-byte boundary: XLA:CPU uses such a buffer in place instead of
+    copying it once more (NumPy's own allocations are only 16-byte aligned)."""
+    nbytes = value.size * dtype.itemsize
+    raw = np.empty(nbytes + _ALIGN, np.uint8)
+    offset = -raw.ctypes.data % _ALIGN
+    out = raw[offset:offset + nbytes].view(dtype).reshape(value.shape)
+    np.copyto(out, value, casting="unsafe")  # the kind and range were checked above
+    return out
+
+
+def _check_array(job: str, where: str, value: Any, d: ArgBlobDef,
+                 private: bool = True) -> np.ndarray:
     if not isinstance(value, np.ndarray):
         raise _fail(job, where, f"expected a numpy.ndarray of shape {d.shape} and dtype "
                                 f"{d.dtype.name}, got {type(value).__name__}")
@@ -39,14 +54,15 @@ def _check_array(job: str, where: str, value: Any, d: ArgBlobDef) -> np.ndarray:
             if low < info.min or high > info.max:
                 raise _fail(job, where, f"values {low}..{high} do not fit dtype "
                                         f"{d.dtype.name} ({info.min}..{info.max})")
-    # A private copy: the caller may reuse its buffer while the call is in flight.
-    return np.array(value, dtype=want, order="C", copy=True)
+    if private:  # the caller may reuse its buffer while the call is in flight
+        return _aligned_copy(value, want)
+    return np.asarray(value, dtype=want, order="C")
 
 
 def _check_one(job: str, where: str, value: Any, d: ArgBlobDef, pieces: int,
-               exact: bool) -> Any:
+               exact: bool, private: bool) -> Any:
     if not d.is_dynamic:
-        return _check_array(job, where, value, d)
+        return _check_array(job, where, value, d, private)
     if isinstance(value, np.ndarray) or not isinstance(value, (list, tuple)):
         raise _fail(job, where, "a tp.ListNumpy.Placeholder takes a list with one "
                                 f"numpy.ndarray per device, got {type(value).__name__}")
@@ -55,8 +71,8 @@ def _check_one(job: str, where: str, value: Any, d: ArgBlobDef, pieces: int,
                                 f"{len(value)}")
     if exact:  # mirrored view: per-device arrays of the declared shape go to the devices
         fixed = ArgBlobDef(d.shape, d.dtype, False, d.name, d.batch_axis)
-        return [_check_array(job, f"{where}[{i}]", v, fixed) for i, v in enumerate(value)]
-    return [_check_array(job, f"{where}[{i}]", v, d) for i, v in enumerate(value)]
+        return [_check_array(job, f"{where}[{i}]", v, fixed, private) for i, v in enumerate(value)]
+    return [_check_array(job, f"{where}[{i}]", v, d, private) for i, v in enumerate(value)]
 
 
 def _pad(array: np.ndarray, d: ArgBlobDef) -> np.ndarray:
@@ -67,13 +83,30 @@ def _pad(array: np.ndarray, d: ArgBlobDef) -> np.ndarray:
     return padded
 
 
+def exact_layouts(params: list) -> list[tuple[tuple[int, ...], np.dtype]] | None:
+    """(shape, dtype) per argument when every placeholder is one fixed-shape array, else None:
+    what ``prepare_arguments`` checks first, to pass arrays that already fit straight through."""
+    if any(spec.is_tuple or spec.defs[0].is_dynamic for spec in params):
+        return None
+    return [(spec.defs[0].shape, spec.defs[0].dtype.np_dtype) for spec in params]
+
+
 def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inputs: list[int],
-                      pieces: int = 1) -> tuple[list[Any], tuple[Any, ...]]:
-    """Returns (host copy of every placeholder, the arrays that go to the device).
+                      pieces: int = 1, private: bool = True,
+                      layouts: list[tuple[tuple[int, ...], np.dtype]] | None = None
+                      ) -> tuple[list[Any], tuple[Any, ...]]:
+    """Returns (host value of every placeholder, the arrays that go to the device).
 
     ``pieces`` > 1 means the mirrored view: ListNumpy arguments carry one array per device;
     those that reach device ops must have the declared shape and are concatenated.
+    ``private=False`` (a call that completes before it returns, and reads no argument back on
+    the host) passes arrays of the right dtype and layout through uncopied. ``layouts``
+    (from ``exact_layouts``) lets arguments that match exactly skip the general checks.
     """
+    if not private and layouts is not None and len(args) == len(layouts) and all(
+            type(v) is np.ndarray and v.shape == shape and v.dtype == dtype
+            and v.flags.c_contiguous for v, (shape, dtype) in zip(args, layouts)):
+        return list(args), tuple(args[i] for i in device_inputs)
     if len(args) != len(params):
         names = ", ".join(p.name for p in params) or "none"
         raise JobArgumentError(f"job {job!r} takes {len(params)} argument(s) ({names}), got "
@@ -91,7 +124,7 @@ def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inpu
                                                                                    spec.defs))]
         for where, v, d in items:
             exact = pieces > 1 and len(host) in on_device
-            host.append(_check_one(job, where, v, d, pieces, exact))
+            host.append(_check_one(job, where, v, d, pieces, exact, private))
             defs.append(d)
     device = tuple(_device_value(host[i], defs[i], pieces) for i in device_inputs)
     return host, device

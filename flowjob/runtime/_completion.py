@@ -58,9 +58,12 @@ class CompletionQueue:
                     self._cond.notify_all()
 
     def idle(self) -> bool:
-        """True when no submitted task is waiting or running."""
-        with self._cond:
-            return self._pending == 0
+        """True when no submitted task is waiting or running.
+
+        Read without the lock (an int read is atomic): completions are submitted under the
+        session's dispatch and held locks, which the caller of this check holds, and a stale
+        non-zero only sends a call the slower way."""
+        return self._pending == 0
 
     def record_error(self, exc: BaseException, where: str) -> None:
         with self._cond:
@@ -79,6 +82,8 @@ class CompletionQueue:
 
     def raise_pending(self) -> None:
         """Re-raises (once) what user callbacks raised since the last synchronisation."""
+        if not self._errors:  # the common case, without taking the lock
+            return
         with self._cond:
             errors, self._errors = self._errors, []
         if not errors:

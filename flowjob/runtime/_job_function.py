@@ -35,6 +35,7 @@ class JobFunction:
         self.definition_locals = definition_locals or {}
         self.job_type = job_type
         self.config = config
+        self._plan: tuple[Any, str, Any] | None = None  # (compiled job, _return_kind(...))
         default_session().register(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -42,33 +43,45 @@ class JobFunction:
             raise TypeError(f"job {self.__name__!r} takes positional arguments only, got "
                             f"keyword argument(s) {sorted(kwargs)}")
         session = default_session()
-        traced = session.compiled_job(self).traced
-        ann = traced.return_annotation
-        # Results that a callback may be registered on are held until it is (see launch).
-        hold = traced.return_tree is not None and (
-            ann is inspect.Signature.empty or typing.get_origin(ann) is tp.Callback)
-        blocking = not hold and ann not in (inspect.Signature.empty, None, type(None))
-        future = session.launch(self, args, hold, blocking)
-        if ann is inspect.Signature.empty:
-            if traced.return_tree is None:
-                return None
-            return LazyFutureRemoteBlobs(self.__name__, future, session)
-        if ann is None or ann is type(None):
+        entry = session.compiled_job(self)
+        plan = self._plan
+        if plan is None or plan[0] is not entry:
+            plan = self._plan = (entry, *_return_kind(entry.traced))
+        _, kind, inner = plan
+        if kind == "blocking":
+            return convert(inner, session.run(self, args))
+        returns = entry.traced.return_tree is not None
+        if kind == "none":
+            session.launch(self, args)
             return None
-        if typing.get_origin(ann) is tp.Callback:
-            inner = typing.get_args(ann)[0]
+        # Results that a callback may be registered on are held until it is (see launch).
+        future = session.launch(self, args, hold=returns)
+        if kind == "lazy":
+            return LazyFutureRemoteBlobs(self.__name__, future, session) if returns else None
 
-            def register(callback: Callable[[Any], None]) -> None:
-                if not callable(callback):
-                    raise TypeError(f"job {self.__name__!r}: expected a callable, got "
-                                    f"{callback!r}")
-                session.register_callback(future, lambda v: callback(convert(inner, v)))
+        def register(callback: Callable[[Any], None]) -> None:
+            if not callable(callback):
+                raise TypeError(f"job {self.__name__!r}: expected a callable, got "
+                                f"{callback!r}")
+            session.register_callback(future, lambda v: callback(convert(inner, v)))
 
-            return register
-        return convert(ann, session.wait_for(future))
+        return register
 
     def __repr__(self) -> str:
         return f"<flowjob {self.job_type} job {self.__name__}>"
+
+
+def _return_kind(traced: Any) -> tuple[str, Any]:
+    """How a call hands its results back, by return annotation (spec 2.3), and the annotation
+    its values are converted with: "blocking", "callback", "lazy" (unannotated) or "none"."""
+    ann = traced.return_annotation
+    if ann is None or ann is type(None):
+        return "none", None
+    if ann is inspect.Signature.empty:
+        return "lazy", None
+    if typing.get_origin(ann) is tp.Callback:
+        return "callback", typing.get_args(ann)[0]
+    return "blocking", ann
 
 
 def global_function(type: str = "predict", function_config: FunctionConfig | None = None):  # noqa: A002

@@ -43,6 +43,14 @@ class LoweredJob:
     state_shardings: dict[str, Any] | None = None
     input_shardings: tuple[Any, ...] = ()
     pieces: int = 1  # devices of a mirrored-view job (results split per device)
+    # Train jobs: the TrainStep variable, kept on the host and passed in as the step's third
+    # argument (a donated scalar in the state measurably slows every step on the CPU).
+    step_name: str | None = None
+
+    @property
+    def reads_inputs_on_host(self) -> bool:
+        """Whether a result, handler or host op gets an argument's value back."""
+        return any(f.source == "input" for f in self.fetches.values())
 
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
@@ -186,12 +194,24 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     else:
         step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored)
     if mirrored:
-        return _lower_mirrored(graph, step, store, state_names, device_inputs, fetches,
-                               diff_watches, value_watches, mesh)
-    if mesh is None:
+        lowered = _lower_mirrored(graph, step, store, state_names, device_inputs, fetches,
+                                  diff_watches, value_watches, mesh)
+    elif mesh is None:
         fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
-        return LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches,
-                          value_watches, train)
+        lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches,
+                             value_watches, train)
+    else:
+        lowered = _lower_sharded(graph, step, store, state_names, device_inputs, input_blobs,
+                                 fetches, diff_watches, value_watches, mesh)
+    if train:
+        lowered.step_name = step.step_name
+    return lowered
+
+
+def _lower_sharded(graph, step, store, state_names, device_inputs, input_blobs, fetches,
+                   diff_watches, value_watches, mesh) -> LoweredJob:
+    """Several devices, one global view: GSPMD places state and inputs as SBP says."""
+    train = graph.is_train
     state_sh = {n: _sharding.sharding(mesh, store.defs[n].shape, _state_distribute(store, n))
                 for n in state_names}
     input_sh = tuple(_sharding.sharding(mesh, b.shape, _input_distribute(graph, b))
@@ -244,6 +264,7 @@ def _input_distribute(graph: JobGraph, blob: Blob) -> Any:
 
 
 def _call_key(counter, mirrored: bool):
+    counter = jax.lax.convert_element_type(counter, jnp.uint32)  # a train step wraps around
     key = jax.random.fold_in(jax.random.PRNGKey(0), counter)
     if mirrored:  # each device draws its own dropout masks
         key = jax.random.fold_in(key, jax.lax.axis_index(_sharding.AXIS))
@@ -262,7 +283,8 @@ def _predict_step(graph: JobGraph, input_blobs: list[Blob], device_fetch: list[B
 
 
 class _TrainStep:
-    """The whole train step as one pure function of (state, inputs, counter)."""
+    """The whole train step as one pure function of (state, inputs, train step); the train
+    step (the TrainStep variable's value before this step) also seeds the random ops."""
 
     def __init__(self, graph: JobGraph, store: VariableStore, variable_names: list[str],
                  input_blobs: list[Blob], device_fetch: list[Blob], diff_watches: list[Watch],
@@ -287,13 +309,11 @@ class _TrainStep:
         self.step_name = TRAIN_STEP_PREFIX + graph.name
         store.define_system(self.step_name, np.zeros((1,), np.int64))
         self.loss_count = graph.losses[0].numel()
-        self.state_names = list(dict.fromkeys([*variable_names, *self.slot_names,
-                                               self.step_name]))
+        self.state_names = list(dict.fromkeys([*variable_names, *self.slot_names]))
 
-    def __call__(self, state, inputs, counter):
+    def __call__(self, state, inputs, train_step):
         graph = self.graph
-        train_step = state[self.step_name]
-        key = _call_key(counter, self.mirrored)
+        key = _call_key(train_step, self.mirrored)
         feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
         params = {n: state[n] for n in self.trained}
         rest = {n: v for n, v in state.items() if n not in params}
@@ -321,12 +341,11 @@ class _TrainStep:
             for name, reg in self.regularizers.items():
                 grads[name] = grads[name] + regularization_grad(params[name], reg)
         slots = {n: state[n] for n in self.slot_names}
-        new_params, new_slots = self.optimizer.update(grads, params, slots, train_step[0])
+        new_params, new_slots = self.optimizer.update(grads, params, slots, train_step)
         new_state = dict(state)
         new_state.update(new_params)
         new_state.update(new_slots)
         new_state.update({n: v.astype(state[n].dtype) for n, v in assigned.items()})
-        new_state[self.step_name] = train_step + 1
         diffs = tuple(pgrads[id(w.blob)] for w in self.diff_watches)
         return new_state, fetched, diffs
 

@@ -129,39 +129,55 @@ def _convert_bundle(leaf: Any, value: Any) -> Any:
 
 
 class ResultFuture:
-    """Filled by the completion thread with the call's local results (or an error)."""
+    """Filled by the completion thread with the call's local results (or an error).
+
+    Most futures are filled before anyone waits (blocking calls finished on the caller's
+    thread, callbacks), so the event a waiter sleeps on is only made when one has to.
+    """
+
+    _lock = threading.Lock()  # shared: every critical section is a few attribute accesses
+
+    __slots__ = ("_done", "_value", "_callback", "_event", "direct")
 
     def __init__(self) -> None:
-        self._done = threading.Event()
+        self._done = False
         self._value: Any = None
         self._callback: Callable[[Any], None] | None = None
-        self._lock = threading.Lock()
-        # A completion to run on the waiting thread itself (see Session.launch, blocking).
+        self._event: threading.Event | None = None
+        # A completion to run on the waiting thread itself (see Session.run).
         self.direct: Callable[[], None] | None = None
 
     def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None]) -> None:
         with self._lock:
             self._value = value
-            self._done.set()
-            cb = self._callback
+            self._done = True
+            cb, event = self._callback, self._event
+        if event is not None:
+            event.set()
         if cb is not None:
             run_callback(cb, value)
 
     def register(self, callback: Callable[[Any], None],
                  late: Callable[[Callable[[Any], None], Any], None]) -> None:
         with self._lock:
-            if not self._done.is_set():
+            if not self._done:
                 self._callback = callback
                 return
         late(callback, self._value)
 
     def wait(self) -> Any:
-        self._done.wait()
+        if not self._done:
+            with self._lock:
+                if not self._done and self._event is None:
+                    self._event = threading.Event()
+                event = self._event
+            if event is not None:
+                event.wait()
         return self._value
 
     @property
     def done(self) -> bool:
-        return self._done.is_set()
+        return self._done
 
 
 class LazyFutureRemoteBlobs:

@@ -16,9 +16,9 @@ import numpy as np
 from ..errors import JobDefinitionError
 from ..graph import JobGraph, VariableStore, set_trace_all
 from . import _config, _distributed, _sharding
-from ._arguments import prepare_arguments
+from ._arguments import exact_layouts, prepare_arguments
 from ._completion import CompletionQueue
-from ._lowering import LoweredJob, lower
+from ._lowering import Fetch, LoweredJob, lower
 from ._results import LocalBlob, ResultFuture
 from ._trace import TracedJob, trace
 
@@ -30,6 +30,12 @@ class CompiledJob:
     slots: threading.BoundedSemaphore
     counter: int = 0
     diff_index: dict[int, int] = field(default_factory=dict)
+    # Per-call decisions that depend only on the job, made once:
+    layouts: list | None = None  # see exact_layouts
+    host_reads_inputs: bool = True  # a result, handler or host op gets an argument back
+    completes_inline: bool = False  # no handlers or host ops: a blocking call may finish
+    # on the caller's thread
+    return_fetches: list | None = None  # (Fetch, is_dynamic) per returned blob
 
 
 class Session:
@@ -71,6 +77,12 @@ class Session:
                 entry = CompiledJob(traced, lowered,
                                     threading.BoundedSemaphore(job.config.concurrency))
                 entry.diff_index = {id(w): i for i, w in enumerate(lowered.diff_watches)}
+                entry.layouts = exact_layouts(traced.params)
+                entry.host_reads_inputs = lowered.reads_inputs_on_host
+                entry.completes_inline = not (traced.graph.watches or traced.graph.host_ops)
+                if traced.return_tree is not None:
+                    entry.return_fetches = [(lowered.fetches[id(b)], b.is_dynamic)
+                                            for b in traced.returns]
                 self.compiled[job.__name__] = entry
             return entry
 
@@ -79,52 +91,75 @@ class Session:
         return [self.compiled_job(job).traced.graph for job in list(self.jobs.values())]
 
     # -- calls -----------------------------------------------------------------------------
-    def launch(self, job: Any, args: tuple[Any, ...], hold: bool = False,
-               blocking: bool = False) -> ResultFuture:
+    def launch(self, job: Any, args: tuple[Any, ...], hold: bool = False) -> ResultFuture:
         """Checks and copies the arguments, dispatches the program and queues its completion.
 
         ``hold``: the caller is about to register a callback (``tp.Callback``, ``async_get``);
         the completion is queued when it does, or when anything else is launched or waited
         for, so a fast completion thread cannot deliver this call before its callback exists.
-        ``blocking``: the caller waits for the result at once; when nothing is pending and the
-        job has no handlers or host ops, the result is fetched on the caller's thread (saves
-        the hop through the completion thread; order is kept because nothing is pending).
+        At most ``concurrency_width`` calls of a job are in flight; more wait for a slot.
         """
         entry = self.compiled_job(job)
-        lowered = entry.lowered
-        host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
-                                                   lowered.device_inputs, lowered.pieces)
-        if lowered.mesh is not None:
-            device_args = tuple(_sharding.to_global(a, sh)
-                                for a, sh in zip(device_args, lowered.input_shardings))
+        host_args, device_args = self._arguments(job, entry, args, private=True)
         in_worker = self.completion.in_worker()
         if not in_worker and not entry.slots.acquire(blocking=False):
             # The held call (older) may own the last slot: queue it before waiting for one.
             self.release_held()
             entry.slots.acquire()  # callbacks may launch jobs; they never wait for a slot
-        future = ResultFuture()
         slots = None if in_worker else entry.slots
         try:
-            with self._dispatch_lock:
-                counter = np.uint32(entry.counter % (2**32))
-                entry.counter += 1
-                state = self._state_for(lowered)
-                if lowered.train:
-                    new_state, fetched, diffs = lowered.fn(state, device_args, counter)
-                    self.variables.values.update(new_state)
-                else:
-                    fetched, diffs = lowered.fn(state, device_args, counter), ()
-                # Queued under the dispatch lock: completion order == dispatch order.
-                task = lambda: self._complete(entry, host_args, fetched, diffs,  # noqa: E731
-                                              future, slots)
-                graph = entry.traced.graph
-                direct = blocking and not graph.watches and not graph.host_ops and not in_worker
-                if not self._queue(task, hold, direct):
-                    future.direct = task
+            return self._dispatch(entry, host_args, device_args, slots, hold, direct=False)
         except BaseException:
             if slots is not None:
                 slots.release()
             raise
+
+    def run(self, job: Any, args: tuple[Any, ...]) -> Any:
+        """A blocking call: returns its results once it (and every earlier call) completed.
+
+        The caller cannot touch its arguments before this returns, so they are not copied
+        unless the host reads them back (results, handlers). When nothing is pending and the
+        job has no handlers or host ops, the result is fetched on the caller's thread: no hop
+        through the completion thread, and order holds because nothing is pending.
+        """
+        entry = self.compiled_job(job)
+        in_worker = self.completion.in_worker()
+        host_args, device_args = self._arguments(job, entry, args,
+                                                 private=in_worker or entry.host_reads_inputs)
+        direct = entry.completes_inline and not in_worker
+        return self.wait_for(self._dispatch(entry, host_args, device_args, None, False, direct))
+
+    def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
+                   private: bool) -> tuple[list[Any], tuple[Any, ...]]:
+        lowered = entry.lowered
+        host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
+                                                   lowered.device_inputs, lowered.pieces,
+                                                   private, entry.layouts)
+        if lowered.mesh is not None:
+            device_args = tuple(_sharding.to_global(a, sh)
+                                for a, sh in zip(device_args, lowered.input_shardings))
+        return host_args, device_args
+
+    def _dispatch(self, entry: CompiledJob, host_args: list[Any], device_args: tuple[Any, ...],
+                  slots: threading.BoundedSemaphore | None, hold: bool,
+                  direct: bool) -> ResultFuture:
+        lowered = entry.lowered
+        future = ResultFuture()
+        with self._dispatch_lock:
+            state = self._state_for(lowered)
+            if lowered.train:
+                step = self._advance_train_step(lowered.step_name)
+                new_state, fetched, diffs = lowered.fn(state, device_args, step)
+                self.variables.values.update(new_state)
+            else:
+                counter = np.uint32(entry.counter % (2**32))
+                entry.counter += 1
+                fetched, diffs = lowered.fn(state, device_args, counter), ()
+            # Queued under the dispatch lock: completion order == dispatch order.
+            task = functools.partial(self._complete, entry, host_args, fetched, diffs, future,
+                                     slots)
+            if not self._queue(task, hold, direct):
+                future.direct = task
         if _accelerated():  # start device->host copies early; on the CPU there is nothing to copy
             for array in (*fetched, *diffs):
                 array.copy_to_host_async()
@@ -151,6 +186,15 @@ class Session:
                 self.completion.submit(self._held)
                 self._held = None
 
+    def _advance_train_step(self, name: str) -> np.int64:
+        """The TrainStep variable's value for this call; stores the next one (on the host)."""
+        values = self.variables.values
+        current = values[name]
+        if type(current) is not np.ndarray:  # set on the device by a load or an assignment
+            current = _host_copy(current)
+        values[name] = current + 1
+        return current[0]
+
     def _state_for(self, lowered: LoweredJob) -> dict[str, Any]:
         values = self.variables.values
         if lowered.state_shardings is None:
@@ -172,63 +216,50 @@ class Session:
                 slots.release()
 
     def _deliver(self, entry: CompiledJob, host_args, fetched, diffs, future) -> None:
-        lowered, traced = entry.lowered, entry.traced
         try:
             device_values = [np.asarray(a) for a in fetched]
             diff_values = [np.asarray(a) for a in diffs]
         except Exception as exc:  # the program itself failed at run time
-            self.completion.record_error(exc, f"job {traced.graph.name!r}")
+            self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
             future.set(None, self._run_callback)
             return
-
-        def value_of(blob) -> np.ndarray:
-            f = lowered.fetches[id(blob)]
-            if f.source == "input":
-                value = host_args[f.index]
-                return value[0] if isinstance(value, list) and len(value) == 1 else (
-                    np.concatenate(value) if isinstance(value, list) else value)
-            value = device_values[f.index]
-            if f.dynamic_input is not None:
-                real = host_args[f.dynamic_input][0].shape
-                value = value[tuple(slice(0, n) for n in real)]
-            return value
-
-        def result() -> Any:
-            if traced.return_tree is None:
-                return None
-            leaves = [LocalBlob(value_of(b), b.is_dynamic, lowered.pieces)
-                      for b in traced.returns]
-            return jax.tree_util.tree_unflatten(traced.return_tree, leaves)
-
         if not self.primary:  # results still come back; handlers and callbacks do not run
-            future.set(result(), lambda cb, v: None)
+            future.set(_results(entry, host_args, device_values), _ignore_callback)
             return
-        for w in traced.graph.watches:
+        if not entry.completes_inline:
+            self._run_handlers(entry, host_args, device_values, diff_values)
+        future.set(_results(entry, host_args, device_values), self._run_callback)
+
+    def _run_handlers(self, entry: CompiledJob, host_args, device_values, diff_values) -> None:
+        lowered, graph = entry.lowered, entry.traced.graph
+        for w in graph.watches:  # try/except inline: this loop runs for every call
             if w.kind == "value":
-                value = value_of(w.blob)
+                value = _value_of(lowered.fetches[id(w.blob)], host_args, device_values)
             elif id(w) in entry.diff_index:
                 value = diff_values[entry.diff_index[id(w)]]
             else:
                 continue
-            local = LocalBlob(value, w.blob.is_dynamic, lowered.pieces)
-            converted = (value if w.convert == "numpy" else local.numpy_list()
-                         if w.convert == "list_numpy" else local)
-            self._call_user(w.deliver, converted, f"watch handler {_name(w.deliver)} of "
-                                                  f"{w.blob.lbn}")
-        for host in traced.graph.host_ops:
-            self._call_user(lambda h=host: h.fn(*[value_of(b) for b in h.op.inputs]), None,
-                            f"op {host.op.name!r} ({host.op.op_type})", no_arg=True)
-        future.set(result(), self._run_callback)
-
-    def _call_user(self, fn: Callable[..., Any], arg: Any, where: str,
-                   no_arg: bool = False) -> None:
-        try:
-            fn() if no_arg else fn(arg)
-        except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
-            self.completion.record_error(exc, where)
+            if w.convert != "numpy":
+                local = LocalBlob(value, w.blob.is_dynamic, lowered.pieces)
+                value = local.numpy_list() if w.convert == "list_numpy" else local
+            try:
+                w.deliver(value)
+            except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
+                self.completion.record_error(
+                    exc, f"watch handler {_name(w.deliver)} of {w.blob.lbn}")
+        for host in graph.host_ops:
+            inputs = [_value_of(lowered.fetches[id(b)], host_args, device_values)
+                      for b in host.op.inputs]
+            try:
+                host.fn(*inputs)
+            except BaseException as exc:  # noqa: BLE001
+                self.completion.record_error(exc, f"op {host.op.name!r} ({host.op.op_type})")
 
     def _run_callback(self, callback: Callable[[Any], None], value: Any) -> None:
-        self._call_user(callback, value, f"result callback {_name(callback)}")
+        try:
+            callback(value)
+        except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
+            self.completion.record_error(exc, f"result callback {_name(callback)}")
 
     def register_callback(self, future: ResultFuture,
                           callback: Callable[[Any], None]) -> None:
@@ -285,6 +316,34 @@ class Session:
             self.completion.drain()
         finally:
             self.completion.report_pending_at_exit()
+
+
+def _value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
+    """A blob's value on the host, for a result, a handler or a host op."""
+    if fetch.source == "input":
+        value = host_args[fetch.index]
+        if isinstance(value, list):
+            return value[0] if len(value) == 1 else np.concatenate(value)
+        return value
+    value = device_values[fetch.index]
+    if fetch.dynamic_input is not None:  # padded on the device: cut back to the real shape
+        real = host_args[fetch.dynamic_input][0].shape
+        value = value[tuple(slice(0, n) for n in real)]
+    return value
+
+
+def _results(entry: CompiledJob, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
+    """The call's results as the body returned them, with ``LocalBlob`` leaves."""
+    if entry.return_fetches is None:
+        return None
+    pieces = entry.lowered.pieces
+    leaves = [LocalBlob(_value_of(f, host_args, device_values), dynamic, pieces)
+              for f, dynamic in entry.return_fetches]
+    return jax.tree_util.tree_unflatten(entry.traced.return_tree, leaves)
+
+
+def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:
+    pass
 
 
 @functools.cache
