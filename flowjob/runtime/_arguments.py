@@ -91,6 +91,16 @@ def exact_layouts(params: list) -> list[tuple[tuple[int, ...], np.dtype]] | None
     return [(spec.defs[0].shape, spec.defs[0].dtype.np_dtype) for spec in params]
 
 
+def _fit_exactly(args: tuple[Any, ...], layouts: list) -> bool:
+    if len(args) != len(layouts):
+        return False
+    for v, (shape, dtype) in zip(args, layouts):
+        if type(v) is not np.ndarray or v.shape != shape or v.dtype != dtype \
+                or not v.flags.c_contiguous:
+            return False
+    return True
+
+
 def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inputs: list[int],
                       pieces: int = 1, private: bool = True,
                       layouts: list[tuple[tuple[int, ...], np.dtype]] | None = None
@@ -103,10 +113,8 @@ def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inpu
     the host) passes arrays of the right dtype and layout through uncopied. ``layouts``
     (from ``exact_layouts``) lets arguments that match exactly skip the general checks.
     """
-    if not private and layouts is not None and len(args) == len(layouts) and all(
-            type(v) is np.ndarray and v.shape == shape and v.dtype == dtype
-            and v.flags.c_contiguous for v, (shape, dtype) in zip(args, layouts)):
-        return list(args), tuple(args[i] for i in device_inputs)
+    if not private and layouts is not None and _fit_exactly(args, layouts):
+        return list(args), tuple([args[i] for i in device_inputs])
     if len(args) != len(params):
         names = ", ".join(p.name for p in params) or "none"
         raise JobArgumentError(f"job {job!r} takes {len(params)} argument(s) ({names}), got "

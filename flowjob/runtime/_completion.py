@@ -60,9 +60,9 @@ class CompletionQueue:
     def idle(self) -> bool:
         """True when no submitted task is waiting or running.
 
-        Read without the lock (an int read is atomic): completions are submitted under the
-        session's dispatch and held locks, which the caller of this check holds, and a stale
-        non-zero only sends a call the slower way."""
+        Read without the lock (an int read is atomic): callers hold the session's dispatch
+        lock, so no call's completion can be queued meanwhile, and a stale non-zero only
+        sends a call the slower way."""
         return self._pending == 0
 
     def record_error(self, exc: BaseException, where: str) -> None:

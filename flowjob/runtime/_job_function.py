@@ -49,7 +49,7 @@ class JobFunction:
             plan = self._plan = (entry, *_return_kind(entry.traced))
         _, kind, inner = plan
         if kind == "blocking":
-            return convert(inner, session.run(self, args))
+            return convert(inner, session.run(self, args, entry))
         returns = entry.traced.return_tree is not None
         if kind == "none":
             session.launch(self, args)

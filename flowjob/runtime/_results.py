@@ -131,21 +131,19 @@ def _convert_bundle(leaf: Any, value: Any) -> Any:
 class ResultFuture:
     """Filled by the completion thread with the call's local results (or an error).
 
-    Most futures are filled before anyone waits (blocking calls finished on the caller's
-    thread, callbacks), so the event a waiter sleeps on is only made when one has to.
+    Many futures are filled before anyone waits, or never waited for (callbacks), so the
+    event a waiter sleeps on is only made when one has to.
     """
 
     _lock = threading.Lock()  # shared: every critical section is a few attribute accesses
 
-    __slots__ = ("_done", "_value", "_callback", "_event", "direct")
+    __slots__ = ("_done", "_value", "_callback", "_event")
 
     def __init__(self) -> None:
         self._done = False
         self._value: Any = None
         self._callback: Callable[[Any], None] | None = None
         self._event: threading.Event | None = None
-        # A completion to run on the waiting thread itself (see Session.run).
-        self.direct: Callable[[], None] | None = None
 
     def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None]) -> None:
         with self._lock:

@@ -36,6 +36,7 @@ class CompiledJob:
     completes_inline: bool = False  # no handlers or host ops: a blocking call may finish
     # on the caller's thread
     return_fetches: list | None = None  # (Fetch, is_dynamic) per returned blob
+    returns_one_blob: bool = False  # the body returned a blob, not a structure
 
 
 class Session:
@@ -83,6 +84,7 @@ class Session:
                 if traced.return_tree is not None:
                     entry.return_fetches = [(lowered.fetches[id(b)], b.is_dynamic)
                                             for b in traced.returns]
+                    entry.returns_one_blob = traced.return_tree.num_nodes == 1
                 self.compiled[job.__name__] = entry
             return entry
 
@@ -108,26 +110,38 @@ class Session:
             entry.slots.acquire()  # callbacks may launch jobs; they never wait for a slot
         slots = None if in_worker else entry.slots
         try:
-            return self._dispatch(entry, host_args, device_args, slots, hold, direct=False)
+            return self._dispatch(entry, host_args, device_args, slots, hold)
         except BaseException:
             if slots is not None:
                 slots.release()
             raise
 
-    def run(self, job: Any, args: tuple[Any, ...]) -> Any:
+    def run(self, job: Any, args: tuple[Any, ...], entry: CompiledJob | None = None) -> Any:
         """A blocking call: returns its results once it (and every earlier call) completed.
 
         The caller cannot touch its arguments before this returns, so they are not copied
         unless the host reads them back (results, handlers). When nothing is pending and the
-        job has no handlers or host ops, the result is fetched on the caller's thread: no hop
-        through the completion thread, and order holds because nothing is pending.
+        job has no handlers or host ops, the results are fetched on the caller's thread: no
+        hop through the completion thread, and order holds because nothing is pending.
         """
         entry = self.compiled_job(job)
         in_worker = self.completion.in_worker()
         host_args, device_args = self._arguments(job, entry, args,
                                                  private=in_worker or entry.host_reads_inputs)
-        direct = entry.completes_inline and not in_worker
-        return self.wait_for(self._dispatch(entry, host_args, device_args, None, False, direct))
+        if in_worker or not entry.completes_inline:
+            return self.wait_for(self._dispatch(entry, host_args, device_args, None, False))
+        with self._dispatch_lock:
+            fetched, diffs = self._execute(entry, device_args)
+            future = None
+            if not self._completions_idle():  # earlier calls first: this one queues behind them
+                future = ResultFuture()
+                self.completion.submit(functools.partial(
+                    self._complete, entry, host_args, fetched, diffs, future, None))
+        if future is not None:
+            return self.wait_for(future)
+        values = self._fetch(entry, fetched)
+        self.completion.raise_pending()
+        return _results(entry, host_args, values)
 
     def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
                    private: bool) -> tuple[list[Any], tuple[Any, ...]]:
@@ -141,59 +155,66 @@ class Session:
         return host_args, device_args
 
     def _dispatch(self, entry: CompiledJob, host_args: list[Any], device_args: tuple[Any, ...],
-                  slots: threading.BoundedSemaphore | None, hold: bool,
-                  direct: bool) -> ResultFuture:
-        lowered = entry.lowered
+                  slots: threading.BoundedSemaphore | None, hold: bool) -> ResultFuture:
         future = ResultFuture()
         with self._dispatch_lock:
-            state = self._state_for(lowered)
-            if lowered.train:
-                step = self._advance_train_step(lowered.step_name)
-                new_state, fetched, diffs = lowered.fn(state, device_args, step)
-                self.variables.values.update(new_state)
-            else:
-                counter = np.uint32(entry.counter % (2**32))
-                entry.counter += 1
-                fetched, diffs = lowered.fn(state, device_args, counter), ()
+            fetched, diffs = self._execute(entry, device_args)
             # Queued under the dispatch lock: completion order == dispatch order.
             task = functools.partial(self._complete, entry, host_args, fetched, diffs, future,
                                      slots)
-            if not self._queue(task, hold, direct):
-                future.direct = task
+            with self._held_lock:
+                self._release_held_locked()
+                if hold:
+                    self._held = task
+                else:
+                    self.completion.submit(task)
         if _accelerated():  # start device->host copies early; on the CPU there is nothing to copy
             for array in (*fetched, *diffs):
                 array.copy_to_host_async()
         return future
 
-    def _queue(self, task: Callable[[], None], hold: bool, direct: bool = False) -> bool:
-        """Queues ``task`` (or holds it); False means: run it on the caller's thread."""
-        with self._held_lock:
-            if self._held is not None:
-                self.completion.submit(self._held)
-                self._held = None
-            if direct and self.completion.idle():
-                return False
-            if hold:
-                self._held = task
-            else:
-                self.completion.submit(task)
+    def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, Any]:
+        """Runs the program on the current state (under the dispatch lock): (fetched, diffs)."""
+        lowered = entry.lowered
+        state = self._state_for(lowered)
+        if lowered.train:
+            step = self._advance_train_step(lowered.step_name)
+            new_state, fetched, diffs = lowered.fn(state, device_args, step)
+            self.variables.values.update(new_state)
+            return fetched, diffs
+        counter = np.uint32(entry.counter % (2**32))
+        entry.counter += 1
+        return lowered.fn(state, device_args, counter), ()
+
+    def _completions_idle(self) -> bool:
+        """Queues a held call, then tells whether no completion is pending."""
+        # Lock-free first look (the common case): release_held submits before it clears
+        # _held, so seeing no held call and nothing pending is never stale in the unsafe way.
+        if self._held is None and self.completion.idle():
             return True
+        with self._held_lock:
+            self._release_held_locked()
+            return self.completion.idle()
+
+    def _release_held_locked(self) -> None:
+        if self._held is not None:
+            self.completion.submit(self._held)
+            self._held = None
 
     def release_held(self) -> None:
         """Queues the completion of a call kept back for its callback registration."""
         with self._held_lock:
-            if self._held is not None:
-                self.completion.submit(self._held)
-                self._held = None
+            self._release_held_locked()
 
-    def _advance_train_step(self, name: str) -> np.int64:
-        """The TrainStep variable's value for this call; stores the next one (on the host)."""
+    def _advance_train_step(self, name: str) -> np.ndarray:
+        """The TrainStep variable's value (shape (1,)) for this call; stores the next one (on
+        the host; a new array, as checkpoint snapshots may hold the old one)."""
         values = self.variables.values
         current = values[name]
         if type(current) is not np.ndarray:  # set on the device by a load or an assignment
             current = _host_copy(current)
         values[name] = current + 1
-        return current[0]
+        return current
 
     def _state_for(self, lowered: LoweredJob) -> dict[str, Any]:
         values = self.variables.values
@@ -215,14 +236,20 @@ class Session:
             if slots is not None:
                 slots.release()
 
-    def _deliver(self, entry: CompiledJob, host_args, fetched, diffs, future) -> None:
+    def _fetch(self, entry: CompiledJob, arrays) -> list[np.ndarray] | None:
+        """Host values of the program's outputs; None (error recorded) if the program failed."""
         try:
-            device_values = [np.asarray(a) for a in fetched]
-            diff_values = [np.asarray(a) for a in diffs]
+            return [np.asarray(a) for a in arrays]
         except Exception as exc:  # the program itself failed at run time
             self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
+            return None
+
+    def _deliver(self, entry: CompiledJob, host_args, fetched, diffs, future) -> None:
+        device_values = self._fetch(entry, (*fetched, *diffs))
+        if device_values is None:
             future.set(None, self._run_callback)
             return
+        diff_values = device_values[len(fetched):]
         if not self.primary:  # results still come back; handlers and callbacks do not run
             future.set(_results(entry, host_args, device_values), _ignore_callback)
             return
@@ -268,11 +295,6 @@ class Session:
         self.release_held()
 
     def wait_for(self, future: ResultFuture) -> Any:
-        if future.direct is not None:
-            task, future.direct = future.direct, None
-            task()
-            self.completion.raise_pending()
-            return future.wait()
         self.release_held()
         if self.completion.in_worker() and not future.done:
             self.completion.drain()  # raises the clear "would wait for itself" error
@@ -334,11 +356,15 @@ def _value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray
 
 def _results(entry: CompiledJob, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
     """The call's results as the body returned them, with ``LocalBlob`` leaves."""
-    if entry.return_fetches is None:
+    fetches = entry.return_fetches
+    if fetches is None:
         return None
     pieces = entry.lowered.pieces
+    if entry.returns_one_blob:
+        fetch, dynamic = fetches[0]
+        return LocalBlob(_value_of(fetch, host_args, device_values), dynamic, pieces)
     leaves = [LocalBlob(_value_of(f, host_args, device_values), dynamic, pieces)
-              for f, dynamic in entry.return_fetches]
+              for f, dynamic in fetches]
     return jax.tree_util.tree_unflatten(entry.traced.return_tree, leaves)
 
 
