@@ -74,7 +74,8 @@ def flowjob_variant(model: str, batch: int, *, train: bool = True, watches: bool
                     ) -> Variant:
     """A flowjob job; ``result`` "numpy" blocks per call, "callback" uses ``tp.Callback``.
 
-    ``watches`` adds 2 ``watch`` + 1 ``watch_diff`` whose handlers read one element each."""
+    ``watches`` adds 2 ``watch`` + 1 ``watch_diff`` whose ``tp.Numpy`` handlers read one
+    element each."""
     import flowjob as flow
     import flowjob.typing as tp
 
@@ -83,7 +84,7 @@ def flowjob_variant(model: str, batch: int, *, train: bool = True, watches: bool
     placement = "0:0" if devices == 1 else f"0:0-{devices - 1}"
     seen = {"calls": 0}
 
-    def handler(v):
+    def handler(v: tp.Numpy):  # annotated as seed 001's handlers are
         seen["calls"] += 1
         float(v.flat[0])
 

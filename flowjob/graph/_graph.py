@@ -210,6 +210,9 @@ class JobGraph:
         self.host_ops: list[HostOp] = []
         self.assigns: list[tuple[str, Blob]] = []
         self.unnamed_layers: dict[str, int] = {}  # layer kind -> unnamed layers so far
+        # Locals of the scope the job was defined in: string annotations (handlers written
+        # under ``from __future__ import annotations``) may name them.
+        self.definition_locals: dict[str, Any] = {}
         self._names: set[str] = set()
         self._counters: dict[str, int] = {}
 

@@ -43,8 +43,15 @@ def _conversion(handler: Callable[..., Any], blob: Blob) -> str:
 
 
 def _resolve(text: str, handler: Callable[..., Any]) -> Any:
+    """Evaluates a postponed annotation where the handler could see it: its module, the
+    scope the job was defined in, and the handler's own closure."""
+    scope = dict(current_graph().definition_locals)
     try:
-        return eval(text, getattr(handler, "__globals__", {}))  # noqa: S307 - user's own module
+        scope.update(inspect.getclosurevars(handler).nonlocals)
+    except TypeError:  # not a Python function (a builtin, a callable object)
+        pass
+    try:
+        return eval(text, getattr(handler, "__globals__", {}), scope)  # noqa: S307 - user's code
     except Exception:
         return text
 

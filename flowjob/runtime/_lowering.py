@@ -47,11 +47,6 @@ class LoweredJob:
     # argument (a donated scalar in the state measurably slows every step on the CPU).
     step_name: str | None = None
 
-    @property
-    def reads_inputs_on_host(self) -> bool:
-        """Whether a result, handler or host op gets an argument's value back."""
-        return any(f.source == "input" for f in self.fetches.values())
-
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
     """ids of every blob some loss depends on (walking op inputs backwards)."""

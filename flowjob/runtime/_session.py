@@ -6,7 +6,6 @@ import atexit
 import functools
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import jax
@@ -16,27 +15,12 @@ import numpy as np
 from ..errors import JobDefinitionError
 from ..graph import JobGraph, VariableStore, set_trace_all
 from . import _config, _distributed, _sharding
-from ._arguments import exact_layouts, prepare_arguments
+from ._arguments import prepare_arguments
+from ._compiled import CompiledJob, results, value_of
 from ._completion import CompletionQueue
-from ._lowering import Fetch, LoweredJob, lower
+from ._lowering import LoweredJob, lower
 from ._results import LocalBlob, ResultFuture
-from ._trace import TracedJob, trace
-
-
-@dataclass
-class CompiledJob:
-    traced: TracedJob
-    lowered: LoweredJob
-    slots: threading.BoundedSemaphore
-    counter: int = 0
-    diff_index: dict[int, int] = field(default_factory=dict)
-    # Per-call decisions that depend only on the job, made once:
-    layouts: list | None = None  # see exact_layouts
-    host_reads_inputs: bool = True  # a result, handler or host op gets an argument back
-    completes_inline: bool = False  # no handlers or host ops: a blocking call may finish
-    # on the caller's thread
-    return_fetches: list | None = None  # (Fetch, is_dynamic) per returned blob
-    returns_one_blob: bool = False  # the body returned a blob, not a structure
+from ._trace import trace
 
 
 class Session:
@@ -75,16 +59,7 @@ class Session:
                 traced = trace(job.__name__, job.fn, job.job_type, job.config, self.variables,
                                job.definition_locals)
                 lowered = lower(traced.graph, traced.returns, self.variables)
-                entry = CompiledJob(traced, lowered,
-                                    threading.BoundedSemaphore(job.config.concurrency))
-                entry.diff_index = {id(w): i for i, w in enumerate(lowered.diff_watches)}
-                entry.layouts = exact_layouts(traced.params)
-                entry.host_reads_inputs = lowered.reads_inputs_on_host
-                entry.completes_inline = not (traced.graph.watches or traced.graph.host_ops)
-                if traced.return_tree is not None:
-                    entry.return_fetches = [(lowered.fetches[id(b)], b.is_dynamic)
-                                            for b in traced.returns]
-                    entry.returns_one_blob = traced.return_tree.num_nodes == 1
+                entry = CompiledJob.build(traced, lowered, job.config.concurrency)
                 self.compiled[job.__name__] = entry
             return entry
 
@@ -141,7 +116,7 @@ class Session:
             return self.wait_for(future)
         values = self._fetch(entry, fetched)
         self.completion.raise_pending()
-        return _results(entry, host_args, values)
+        return results(entry, host_args, values)
 
     def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
                    private: bool) -> tuple[list[Any], tuple[Any, ...]]:
@@ -251,32 +226,27 @@ class Session:
             return
         diff_values = device_values[len(fetched):]
         if not self.primary:  # results still come back; handlers and callbacks do not run
-            future.set(_results(entry, host_args, device_values), _ignore_callback)
+            future.set(results(entry, host_args, device_values), _ignore_callback)
             return
         if not entry.completes_inline:
             self._run_handlers(entry, host_args, device_values, diff_values)
-        future.set(_results(entry, host_args, device_values), self._run_callback)
+        future.set(results(entry, host_args, device_values), self._run_callback)
 
     def _run_handlers(self, entry: CompiledJob, host_args, device_values, diff_values) -> None:
-        lowered, graph = entry.lowered, entry.traced.graph
-        for w in graph.watches:  # try/except inline: this loop runs for every call
-            if w.kind == "value":
-                value = _value_of(lowered.fetches[id(w.blob)], host_args, device_values)
-            elif id(w) in entry.diff_index:
-                value = diff_values[entry.diff_index[id(w)]]
-            else:
-                continue
+        pieces = entry.lowered.pieces
+        for w, fetch, diff in entry.handler_plan:  # try/except inline: runs for every call
+            value = diff_values[diff] if fetch is None else value_of(fetch, host_args,
+                                                                       device_values)
             if w.convert != "numpy":
-                local = LocalBlob(value, w.blob.is_dynamic, lowered.pieces)
+                local = LocalBlob(value, w.blob.is_dynamic, pieces)
                 value = local.numpy_list() if w.convert == "list_numpy" else local
             try:
                 w.deliver(value)
             except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
                 self.completion.record_error(
                     exc, f"watch handler {_name(w.deliver)} of {w.blob.lbn}")
-        for host in graph.host_ops:
-            inputs = [_value_of(lowered.fetches[id(b)], host_args, device_values)
-                      for b in host.op.inputs]
+        for host, fetches in entry.host_op_plan:
+            inputs = [value_of(f, host_args, device_values) for f in fetches]
             try:
                 host.fn(*inputs)
             except BaseException as exc:  # noqa: BLE001
@@ -338,34 +308,6 @@ class Session:
             self.completion.drain()
         finally:
             self.completion.report_pending_at_exit()
-
-
-def _value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
-    """A blob's value on the host, for a result, a handler or a host op."""
-    if fetch.source == "input":
-        value = host_args[fetch.index]
-        if isinstance(value, list):
-            return value[0] if len(value) == 1 else np.concatenate(value)
-        return value
-    value = device_values[fetch.index]
-    if fetch.dynamic_input is not None:  # padded on the device: cut back to the real shape
-        real = host_args[fetch.dynamic_input][0].shape
-        value = value[tuple(slice(0, n) for n in real)]
-    return value
-
-
-def _results(entry: CompiledJob, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
-    """The call's results as the body returned them, with ``LocalBlob`` leaves."""
-    fetches = entry.return_fetches
-    if fetches is None:
-        return None
-    pieces = entry.lowered.pieces
-    if entry.returns_one_blob:
-        fetch, dynamic = fetches[0]
-        return LocalBlob(_value_of(fetch, host_args, device_values), dynamic, pieces)
-    leaves = [LocalBlob(_value_of(f, host_args, device_values), dynamic, pieces)
-              for f, dynamic in fetches]
-    return jax.tree_util.tree_unflatten(entry.traced.return_tree, leaves)
 
 
 def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:

@@ -189,6 +189,7 @@ def trace(job_name: str, fn, job_type: str, config: Any, store: VariableStore,
     """Runs ``fn`` once on placeholder blobs and records its graph."""
     params, ret_ann = parse_params(job_name, fn, definition_locals)
     graph = JobGraph(job_name, job_type, config)
+    graph.definition_locals = dict(definition_locals or {})
     with tracing(graph, store):
         scope = config.placement_scope
         if scope is not None:

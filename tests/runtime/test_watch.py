@@ -279,3 +279,30 @@ def test_watch_and_watch_diff_of_a_variable():
     np.testing.assert_allclose(seen["w"], w0)
     expected = jax.grad(lambda w: jnp.sum(jnp.sum(x * w, axis=1) ** 2))(jnp.asarray(w0))
     np.testing.assert_allclose(seen["dw"], expected, rtol=1e-5)  # unscaled: sum of losses
+
+
+def _job_with_local_typing_alias(seen: list):
+    # Under `from __future__ import annotations` the handler's annotation is the string
+    # "typing_alias.Numpy": a name only this function's scope (and the job's) can see.
+    import flowjob.typing as typing_alias
+
+    def handler(v: typing_alias.Numpy):
+        seen.append(v)
+
+    @flow.global_function()
+    def job(x: typing_alias.Numpy.Placeholder((2, 3))) -> typing_alias.Numpy:
+        y = flow.math.relu(x)
+        flow.watch(y, handler)
+        return y
+
+    return job
+
+
+def test_string_annotation_of_a_handler_resolves_in_the_defining_scope():
+    seen: list = []
+    job = _job_with_local_typing_alias(seen)
+    x = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)
+    job(x)
+    flow.sync_default_session()
+    assert len(seen) == 1 and type(seen[0]) is np.ndarray  # tp.Numpy, not a LocalBlob
+    np.testing.assert_array_equal(seen[0], np.maximum(x, 0))

@@ -1,0 +1,82 @@
+"""A job ready to call: its traced graph, lowered program and what each call needs of them.
+
+Everything here depends only on the job, so it is worked out once, when the job is
+compiled, and each call only looks it up (calls are on the training loop's critical path).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+
+from ._arguments import exact_layouts
+from ._lowering import Fetch, LoweredJob
+from ._results import LocalBlob
+from ._trace import TracedJob
+
+
+@dataclass
+class CompiledJob:
+    traced: TracedJob
+    lowered: LoweredJob
+    slots: threading.BoundedSemaphore  # calls in flight (concurrency_width)
+    counter: int = 0  # calls of a predict job so far (seeds its random ops)
+    layouts: list | None = None  # see exact_layouts
+    host_reads_inputs: bool = True  # a result, handler or host op gets an argument back
+    # No handlers or host ops: a blocking call may complete on the caller's thread.
+    completes_inline: bool = False
+    return_fetches: list | None = None  # (Fetch, is_dynamic) per returned blob
+    returns_one_blob: bool = False  # the body returned a blob, not a structure
+    # (watch, Fetch of its value or None, index of its gradient) per handler that runs
+    handler_plan: list = field(default_factory=list)
+    host_op_plan: list = field(default_factory=list)  # (host op, Fetch of each input)
+
+    @classmethod
+    def build(cls, traced: TracedJob, lowered: LoweredJob, concurrency: int) -> CompiledJob:
+        graph, fetches = traced.graph, lowered.fetches
+        entry = cls(traced, lowered, threading.BoundedSemaphore(concurrency))
+        diff_index = {id(w): i for i, w in enumerate(lowered.diff_watches)}
+        entry.handler_plan = [
+            (w, fetches[id(w.blob)] if w.kind == "value" else None, diff_index.get(id(w)))
+            for w in graph.watches if w.kind == "value" or id(w) in diff_index]
+        entry.host_op_plan = [(h, [fetches[id(b)] for b in h.op.inputs])
+                              for h in graph.host_ops]
+        entry.layouts = exact_layouts(traced.params)
+        entry.host_reads_inputs = any(f.source == "input" for f in fetches.values())
+        entry.completes_inline = not (graph.watches or graph.host_ops)
+        if traced.return_tree is not None:
+            entry.return_fetches = [(fetches[id(b)], b.is_dynamic) for b in traced.returns]
+            entry.returns_one_blob = traced.return_tree.num_nodes == 1
+        return entry
+
+
+def value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
+    """A blob's value on the host, for a result, a handler or a host op."""
+    if fetch.source == "input":
+        value = host_args[fetch.index]
+        if isinstance(value, list):
+            return value[0] if len(value) == 1 else np.concatenate(value)
+        return value
+    value = device_values[fetch.index]
+    if fetch.dynamic_input is not None:  # padded on the device: cut back to the real shape
+        real = host_args[fetch.dynamic_input][0].shape
+        value = value[tuple(slice(0, n) for n in real)]
+    return value
+
+
+def results(entry: CompiledJob, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
+    """The call's results as the body returned them, with ``LocalBlob`` leaves."""
+    fetches = entry.return_fetches
+    if fetches is None:
+        return None
+    pieces = entry.lowered.pieces
+    if entry.returns_one_blob:
+        fetch, dynamic = fetches[0]
+        return LocalBlob(value_of(fetch, host_args, device_values), dynamic, pieces)
+    leaves = [LocalBlob(value_of(f, host_args, device_values), dynamic, pieces)
+              for f, dynamic in fetches]
+    return jax.tree_util.tree_unflatten(entry.traced.return_tree, leaves)
