@@ -98,8 +98,9 @@ class Session:
         unless the host reads them back (results, handlers). When nothing is pending and the
         job has no handlers or host ops, the results are fetched on the caller's thread: no
         hop through the completion thread, and order holds because nothing is pending.
+        ``entry``: the caller's ``compiled_job(job)``, if it has it.
         """
-        entry = self.compiled_job(job)
+        entry = entry or self.compiled_job(job)
         in_worker = self.completion.in_worker()
         host_args, device_args = self._arguments(job, entry, args,
                                                  private=in_worker or entry.host_reads_inputs)
