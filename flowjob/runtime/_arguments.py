@@ -18,15 +18,44 @@ def _fail(job: str, where: str, message: str) -> JobArgumentError:
 _ALIGN = 64
 
 
-def _aligned_copy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """A C-ordered copy on a 64-byte boundary: XLA:CPU uses such a buffer in place instead of
+def _aligned_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A C-ordered array on a 64-byte boundary: XLA:CPU uses such a buffer in place instead of
     copying it once more (NumPy's own allocations are only 16-byte aligned)."""
-    nbytes = value.size * dtype.itemsize
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     offset = -raw.ctypes.data % _ALIGN
-    out = raw[offset:offset + nbytes].view(dtype).reshape(value.shape)
+    return raw[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
+def _aligned_copy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    out = _aligned_empty(value.shape, dtype)
     np.copyto(out, value, casting="unsafe")  # the kind and range were checked above
     return out
+
+
+class StagingPool:
+    """Aligned buffers for the private argument copies of one job, reused once the call that
+    used them has completed: a fresh buffer per call costs an allocation (and page faults for
+    large ones) on top of the copy itself."""
+
+    def __init__(self, keep: int = 4):
+        self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
+        self._keep = keep
+
+    def copy(self, value: np.ndarray) -> np.ndarray:
+        try:
+            out = self._free[value.shape, value.dtype].pop()
+        except (KeyError, IndexError):
+            out = _aligned_empty(value.shape, value.dtype)
+        np.copyto(out, value)
+        return out
+
+    def recycle(self, arrays: list[Any]) -> None:
+        """Takes back the copies of a completed call (nothing else may refer to them)."""
+        for a in arrays:
+            free = self._free.setdefault((a.shape, a.dtype), [])
+            if len(free) < self._keep:
+                free.append(a)
 
 
 def _check_array(job: str, where: str, value: Any, d: ArgBlobDef,
@@ -103,18 +132,20 @@ def _fit_exactly(args: tuple[Any, ...], layouts: list) -> bool:
 
 def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inputs: list[int],
                       pieces: int = 1, private: bool = True,
-                      layouts: list[tuple[tuple[int, ...], np.dtype]] | None = None
-                      ) -> tuple[list[Any], tuple[Any, ...]]:
+                      layouts: list[tuple[tuple[int, ...], np.dtype]] | None = None,
+                      pool: StagingPool | None = None) -> tuple[list[Any], tuple[Any, ...]]:
     """Returns (host value of every placeholder, the arrays that go to the device).
 
     ``pieces`` > 1 means the mirrored view: ListNumpy arguments carry one array per device;
     those that reach device ops must have the declared shape and are concatenated.
     ``private=False`` (a call that completes before it returns, and reads no argument back on
     the host) passes arrays of the right dtype and layout through uncopied. ``layouts``
-    (from ``exact_layouts``) lets arguments that match exactly skip the general checks.
+    (from ``exact_layouts``) lets arguments that match exactly skip the general checks;
+    their private copies then come from ``pool`` when one is given.
     """
-    if not private and layouts is not None and _fit_exactly(args, layouts):
-        return list(args), tuple([args[i] for i in device_inputs])
+    if layouts is not None and (not private or pool is not None) and _fit_exactly(args, layouts):
+        host = list(args) if not private else [pool.copy(a) for a in args]
+        return host, tuple([host[i] for i in device_inputs])
     if len(args) != len(params):
         names = ", ".join(p.name for p in params) or "none"
         raise JobArgumentError(f"job {job!r} takes {len(params)} argument(s) ({names}), got "

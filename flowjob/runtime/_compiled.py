@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from ._arguments import exact_layouts
+from ._arguments import StagingPool, exact_layouts
 from ._lowering import Fetch, LoweredJob
 from ._results import LocalBlob
 from ._trace import TracedJob
@@ -26,6 +26,9 @@ class CompiledJob:
     slots: threading.BoundedSemaphore  # calls in flight (concurrency_width)
     counter: int = 0  # calls of a predict job so far (seeds its random ops)
     layouts: list | None = None  # see exact_layouts
+    # Reused buffers for the argument copies of calls that return before completing; None
+    # when a copy may outlive its call (an argument read back on the host, several devices).
+    staging: StagingPool | None = None
     host_reads_inputs: bool = True  # a result, handler or host op gets an argument back
     # No handlers or host ops: a blocking call may complete on the caller's thread.
     completes_inline: bool = False
@@ -47,6 +50,8 @@ class CompiledJob:
                               for h in graph.host_ops]
         entry.layouts = exact_layouts(traced.params)
         entry.host_reads_inputs = any(f.source == "input" for f in fetches.values())
+        if entry.layouts is not None and not entry.host_reads_inputs and lowered.mesh is None:
+            entry.staging = StagingPool()
         entry.completes_inline = not (graph.watches or graph.host_ops)
         if traced.return_tree is not None:
             entry.return_fetches = [(fetches[id(b)], b.is_dynamic) for b in traced.returns]

@@ -7,6 +7,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import CallbackError, FlowJobError
 
@@ -19,7 +20,7 @@ class CompletionQueue:
     """
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Callable[[], Any] | None] = queue.SimpleQueue()
         self._pending = 0
         self._cond = threading.Condition()
         self._errors: list[tuple[BaseException, str]] = []
@@ -37,7 +38,8 @@ class CompletionQueue:
     def in_worker(self) -> bool:
         return self._thread is not None and threading.current_thread() is self._thread
 
-    def submit(self, task: Callable[[], None]) -> None:
+    def submit(self, task: Callable[[], Any]) -> None:
+        """Queues ``task``; if it returns a callable, that runs after its bookkeeping."""
         with self._cond:
             self._pending += 1
         self._ensure_thread()
@@ -48,14 +50,20 @@ class CompletionQueue:
             task = self._queue.get()
             if task is None:
                 return
+            wake = None
             try:
-                task()
+                wake = task()
             except BaseException as exc:  # noqa: BLE001 - kept and re-raised to the caller
                 self.record_error(exc, "a runtime task")
             finally:
                 with self._cond:
                     self._pending -= 1
                     self._cond.notify_all()
+            if wake is not None:
+                # A task may hand back the wake-up of a thread waiting for it, to be done
+                # last: that thread then finds the GIL free instead of sleeping again for it
+                # while this one finishes its bookkeeping.
+                wake()
 
     def idle(self) -> bool:
         """True when no submitted task is waiting or running.

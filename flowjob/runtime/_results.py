@@ -146,15 +146,22 @@ class ResultFuture:
         self._callback: Callable[[Any], None] | None = None
         self._gate: threading.Lock | None = None
 
-    def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None]) -> None:
+    def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None],
+            defer_wake: bool = False) -> Callable[[], None] | None:
+        """Fills the future and runs its callback; ``defer_wake`` returns the wake-up of a
+        thread waiting in ``wait`` (if any) for the caller to do, instead of doing it."""
         with self._lock:
             self._value = value
             self._done = True
             cb, gate = self._callback, self._gate
-        if gate is not None:
-            gate.release()
         if cb is not None:
             run_callback(cb, value)
+        if gate is None:
+            return None
+        if defer_wake:
+            return gate.release
+        gate.release()
+        return None
 
     def register(self, callback: Callable[[Any], None],
                  late: Callable[[Callable[[Any], None], Any], None]) -> None:

@@ -85,7 +85,8 @@ class Session:
             entry.slots.acquire()  # callbacks may launch jobs; they never wait for a slot
         slots = None if in_worker else entry.slots
         try:
-            return self._dispatch(entry, host_args, device_args, slots, hold)
+            return self._dispatch(entry, host_args, device_args, slots, hold,
+                                  recycle=entry.staging is not None)
         except BaseException:
             if slots is not None:
                 slots.release()
@@ -105,7 +106,9 @@ class Session:
         host_args, device_args = self._arguments(job, entry, args,
                                                  private=in_worker or entry.host_reads_inputs)
         if in_worker or not entry.completes_inline:
-            return self.wait_for(self._dispatch(entry, host_args, device_args, None, False))
+            future = self._dispatch(entry, host_args, device_args, None, False,
+                                    recycle=in_worker and entry.staging is not None)
+            return self.wait_for(future)
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
             future = None
@@ -124,20 +127,23 @@ class Session:
         lowered = entry.lowered
         host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
                                                    lowered.device_inputs, lowered.pieces,
-                                                   private, entry.layouts)
+                                                   private, entry.layouts,
+                                                   entry.staging if private else None)
         if lowered.mesh is not None:
             device_args = tuple(_sharding.to_global(a, sh)
                                 for a, sh in zip(device_args, lowered.input_shardings))
         return host_args, device_args
 
     def _dispatch(self, entry: CompiledJob, host_args: list[Any], device_args: tuple[Any, ...],
-                  slots: threading.BoundedSemaphore | None, hold: bool) -> ResultFuture:
+                  slots: threading.BoundedSemaphore | None, hold: bool,
+                  recycle: bool = False) -> ResultFuture:
+        """``recycle``: ``host_args`` are copies from ``entry.staging``, to go back to it."""
         future = ResultFuture()
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
             # Queued under the dispatch lock: completion order == dispatch order.
             task = functools.partial(self._complete, entry, host_args, fetched, diffs, future,
-                                     slots)
+                                     slots, recycle)
             with self._held_lock:
                 self._release_held_locked()
                 if hold:
@@ -205,12 +211,17 @@ class Session:
         return state
 
     def _complete(self, entry: CompiledJob, host_args: list[Any], fetched, diffs,
-                  future: ResultFuture, slots: threading.BoundedSemaphore | None) -> None:
+                  future: ResultFuture, slots: threading.BoundedSemaphore | None,
+                  recycle: bool = False) -> Callable[[], None] | None:
+        """A call's completion task; returns the wake-up of its waiter (see CompletionQueue)."""
         try:
-            self._deliver(entry, host_args, fetched, diffs, future)
+            return self._deliver(entry, host_args, fetched, diffs, future)
         finally:
             if slots is not None:
                 slots.release()
+            # Fetching an output waited for the whole program, so it no longer reads them.
+            if recycle and (fetched or diffs):
+                entry.staging.recycle(host_args)
 
     def _fetch(self, entry: CompiledJob, arrays) -> list[np.ndarray] | None:
         """Host values of the program's outputs; None (error recorded) if the program failed."""
@@ -220,18 +231,19 @@ class Session:
             self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
             return None
 
-    def _deliver(self, entry: CompiledJob, host_args, fetched, diffs, future) -> None:
+    def _deliver(self, entry: CompiledJob, host_args, fetched, diffs,
+                 future: ResultFuture) -> Callable[[], None] | None:
         device_values = self._fetch(entry, (*fetched, *diffs))
         if device_values is None:
-            future.set(None, self._run_callback)
-            return
+            return future.set(None, self._run_callback, defer_wake=True)
         diff_values = device_values[len(fetched):]
         if not self.primary:  # results still come back; handlers and callbacks do not run
-            future.set(results(entry, host_args, device_values), _ignore_callback)
-            return
+            return future.set(results(entry, host_args, device_values), _ignore_callback,
+                              defer_wake=True)
         if not entry.completes_inline:
             self._run_handlers(entry, host_args, device_values, diff_values)
-        future.set(results(entry, host_args, device_values), self._run_callback)
+        return future.set(results(entry, host_args, device_values), self._run_callback,
+                          defer_wake=True)
 
     def _run_handlers(self, entry: CompiledJob, host_args, device_values, diff_values) -> None:
         pieces = entry.lowered.pieces

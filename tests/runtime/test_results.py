@@ -251,3 +251,45 @@ def test_pending_callbacks_and_handlers_run_at_interpreter_exit(tmp_path):
     delivered = [line for line in lines if line.startswith(("watch", "cb"))]
     expected = [f"{kind} {i}" for i in range(50) for kind in ("watch", "cb")]
     assert delivered == expected
+
+
+def _slow_then_read(x):
+    # A heavy matmul chain first, then x is read: the input is read late in the program, so a
+    # buffer shared with the caller (or recycled too early) would show the caller's later writes.
+    def f(a):
+        m = jnp.ones((400, 400), jnp.float32) * jnp.float32(1e-3)
+        for _ in range(6):
+            m = m @ m
+        return a * 2 + jnp.sum(m) * 0
+
+    return apply_op("slow_then_read", f, [x])
+
+
+def test_async_calls_own_their_inputs_while_in_flight_and_reuse_copies_safely():
+    @flow.global_function()
+    def Slow(x: tp.Numpy.Placeholder((256, 64))) -> tp.Callback[tp.Numpy]:
+        return _slow_then_read(x)
+
+    got: list = []
+    # One caller buffer, rewritten for every call; 64-byte aligned, the case where XLA:CPU
+    # would use the caller's memory in place if flowjob passed it through.
+    raw = np.empty(256 * 64 * 4 + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    buf = raw[start:start + 256 * 64 * 4].view(np.float32).reshape(256, 64)
+    for i in range(40):
+        buf[...] = i
+        Slow(buf)(lambda out, i=i: got.append((i, float(out.min()), float(out.max()))))
+    buf[...] = -1
+    flow.sync_default_session()
+    assert got == [(i, 2.0 * i, 2.0 * i) for i in range(40)]
+
+
+def test_blocking_call_passes_inputs_through_and_results_do_not_alias_them():
+    @flow.global_function()
+    def Echo(x: tp.Numpy.Placeholder((4, 4))) -> tp.Numpy:
+        return x  # an argument read back on the host: the call must copy it
+
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    out = Echo(x)
+    x[...] = -1
+    np.testing.assert_array_equal(out, np.arange(16, dtype=np.float32).reshape(4, 4))
