@@ -124,8 +124,7 @@ def _fit_exactly(args: tuple[Any, ...], layouts: list) -> bool:
     if len(args) != len(layouts):
         return False
     for v, (shape, dtype) in zip(args, layouts):
-        if type(v) is not np.ndarray or v.shape != shape or v.dtype != dtype \
-                or not v.flags.c_contiguous:
+        if type(v) is not np.ndarray or v.shape != shape or v.dtype != dtype:
             return False
     return True
 

@@ -25,6 +25,9 @@ class CompiledJob:
     lowered: LoweredJob
     slots: threading.BoundedSemaphore  # calls in flight (concurrency_width)
     counter: int = 0  # calls of a predict job so far (seeds its random ops)
+    # A train job's TrainStep, kept as a Python int, and the array last stored for it
+    train_step: int = 0
+    stored_step: Any = None
     layouts: list | None = None  # see exact_layouts
     # Reused buffers for the argument copies of calls that return before completing; None
     # when a copy may outlive its call (an argument read back on the host, several devices).

@@ -308,7 +308,7 @@ class _TrainStep:
 
     def __call__(self, state, inputs, train_step):
         graph = self.graph
-        train_step = train_step[0]  # shape (1,) like the variable: no scalar made per call
+        train_step = jnp.asarray(train_step, jnp.int64)  # a Python int: weakly typed
         key = _call_key(train_step, self.mirrored)
         feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
         params = {n: state[n] for n in self.trained}

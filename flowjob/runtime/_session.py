@@ -92,14 +92,16 @@ class Session:
                 slots.release()
             raise
 
-    def run(self, job: Any, args: tuple[Any, ...], entry: CompiledJob | None = None) -> Any:
+    def run(self, job: Any, args: tuple[Any, ...], entry: CompiledJob | None = None,
+            array: bool = False) -> Any:
         """A blocking call: returns its results once it (and every earlier call) completed.
 
         The caller cannot touch its arguments before this returns, so they are not copied
         unless the host reads them back (results, handlers). When nothing is pending and the
         job has no handlers or host ops, the results are fetched on the caller's thread: no
         hop through the completion thread, and order holds because nothing is pending.
-        ``entry``: the caller's ``compiled_job(job)``, if it has it.
+        ``entry``: the caller's ``compiled_job(job)``, if it has it. ``array``: the job returns
+        one blob and the caller wants its ``numpy()`` (what ``-> tp.Numpy`` gives).
         """
         entry = entry or self.compiled_job(job)
         in_worker = self.completion.in_worker()
@@ -108,7 +110,8 @@ class Session:
         if in_worker or not entry.completes_inline:
             future = self._dispatch(entry, host_args, device_args, None, False,
                                     recycle=in_worker and entry.staging is not None)
-            return self.wait_for(future)
+            value = self.wait_for(future)
+            return value.numpy() if array else value
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
             future = None
@@ -117,9 +120,12 @@ class Session:
                 self.completion.submit(functools.partial(
                     self._complete, entry, host_args, fetched, diffs, future, None))
         if future is not None:
-            return self.wait_for(future)
+            value = self.wait_for(future)
+            return value.numpy() if array else value
         values = self._fetch(entry, fetched)
         self.completion.raise_pending()
+        if array:
+            return value_of(entry.return_fetches[0][0], host_args, values)
         return results(entry, host_args, values)
 
     def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
@@ -160,11 +166,11 @@ class Session:
         lowered = entry.lowered
         state = self._state_for(lowered)
         if lowered.train:
-            step = self._advance_train_step(lowered.step_name)
+            step = self._advance_train_step(entry)
             new_state, fetched, diffs = lowered.fn(state, device_args, step)
             self.variables.values.update(new_state)
             return fetched, diffs
-        counter = np.uint32(entry.counter % (2**32))
+        counter = entry.counter % (2**32)  # Python ints: cheaper jit arguments than NumPy's
         entry.counter += 1
         return lowered.fn(state, device_args, counter), ()
 
@@ -188,15 +194,18 @@ class Session:
         with self._held_lock:
             self._release_held_locked()
 
-    def _advance_train_step(self, name: str) -> np.ndarray:
-        """The TrainStep variable's value (shape (1,)) for this call; stores the next one (on
-        the host; a new array, as checkpoint snapshots may hold the old one)."""
+    def _advance_train_step(self, entry: CompiledJob) -> int:
+        """The job's TrainStep for this call; the next value goes to the variable store."""
+        name = entry.lowered.step_name
         values = self.variables.values
-        current = values[name]
-        if type(current) is not np.ndarray:  # set on the device by a load or an assignment
-            current = _host_copy(current)
-        values[name] = current + 1
-        return current
+        stored = values[name]
+        if stored is not entry.stored_step:  # first call, or a load / assignment since
+            entry.train_step = int(_host_copy(stored).reshape(-1)[0])
+        step = entry.train_step
+        entry.train_step = step + 1
+        # A new array each time: checkpoint snapshots may hold the previous one.
+        entry.stored_step = values[name] = np.array([step + 1], np.int64)
+        return step
 
     def _state_for(self, lowered: LoweredJob) -> dict[str, Any]:
         values = self.variables.values
