@@ -107,23 +107,30 @@ class Session:
         in_worker = self.completion.in_worker()
         host_args, device_args = self._arguments(job, entry, args,
                                                  private=in_worker or entry.host_reads_inputs)
+        # Queued completions hand back the output values; this thread builds the results,
+        # which keeps that work off the completion thread's path to waking it.
         if in_worker or not entry.completes_inline:
             future = self._dispatch(entry, host_args, device_args, None, False,
-                                    recycle=in_worker and entry.staging is not None)
-            value = self.wait_for(future)
-            return value.numpy() if array else value
+                                    recycle=in_worker and entry.staging is not None, raw=True)
+            return self._finish(entry, host_args, self.wait_for(future), array)
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
             future = None
             if not self._completions_idle():  # earlier calls first: this one queues behind them
                 future = ResultFuture()
                 self.completion.submit(functools.partial(
-                    self._complete, entry, host_args, fetched, diffs, future, None))
+                    self._complete, entry, host_args, fetched, diffs, future, None, raw=True))
         if future is not None:
-            value = self.wait_for(future)
-            return value.numpy() if array else value
+            return self._finish(entry, host_args, self.wait_for(future), array)
         values = self._fetch(entry, fetched)
         self.completion.raise_pending()
+        return self._finish(entry, host_args, values, array)
+
+    @staticmethod
+    def _finish(entry: CompiledJob, host_args: list[Any], values: list[np.ndarray] | None,
+                array: bool) -> Any:
+        if values is None:  # the program failed; the error was raised unless already taken
+            return None
         if array:
             return value_of(entry.return_fetches[0][0], host_args, values)
         return results(entry, host_args, values)
@@ -142,14 +149,15 @@ class Session:
 
     def _dispatch(self, entry: CompiledJob, host_args: list[Any], device_args: tuple[Any, ...],
                   slots: threading.BoundedSemaphore | None, hold: bool,
-                  recycle: bool = False) -> ResultFuture:
-        """``recycle``: ``host_args`` are copies from ``entry.staging``, to go back to it."""
+                  recycle: bool = False, raw: bool = False) -> ResultFuture:
+        """``recycle``: ``host_args`` are copies from ``entry.staging``, to go back to it.
+        ``raw``: the future gets the output values, not the built results."""
         future = ResultFuture()
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
             # Queued under the dispatch lock: completion order == dispatch order.
             task = functools.partial(self._complete, entry, host_args, fetched, diffs, future,
-                                     slots, recycle)
+                                     slots, recycle, raw)
             with self._held_lock:
                 self._release_held_locked()
                 if hold:
@@ -221,10 +229,10 @@ class Session:
 
     def _complete(self, entry: CompiledJob, host_args: list[Any], fetched, diffs,
                   future: ResultFuture, slots: threading.BoundedSemaphore | None,
-                  recycle: bool = False) -> Callable[[], None] | None:
+                  recycle: bool = False, raw: bool = False) -> Callable[[], None] | None:
         """A call's completion task; returns the wake-up of its waiter (see CompletionQueue)."""
         try:
-            return self._deliver(entry, host_args, fetched, diffs, future)
+            return self._deliver(entry, host_args, fetched, diffs, future, raw)
         finally:
             if slots is not None:
                 slots.release()
@@ -240,18 +248,16 @@ class Session:
             self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
             return None
 
-    def _deliver(self, entry: CompiledJob, host_args, fetched, diffs,
-                 future: ResultFuture) -> Callable[[], None] | None:
+    def _deliver(self, entry: CompiledJob, host_args, fetched, diffs, future: ResultFuture,
+                 raw: bool = False) -> Callable[[], None] | None:
         device_values = self._fetch(entry, (*fetched, *diffs))
         if device_values is None:
             return future.set(None, self._run_callback, defer_wake=True)
         diff_values = device_values[len(fetched):]
-        if not self.primary:  # results still come back; handlers and callbacks do not run
-            return future.set(results(entry, host_args, device_values), _ignore_callback,
-                              defer_wake=True)
-        if not entry.completes_inline:
+        if self.primary and not entry.completes_inline:  # other processes run no handlers
             self._run_handlers(entry, host_args, device_values, diff_values)
-        return future.set(results(entry, host_args, device_values), self._run_callback,
+        value = device_values if raw else results(entry, host_args, device_values)
+        return future.set(value, self._run_callback if self.primary else _ignore_callback,
                           defer_wake=True)
 
     def _run_handlers(self, entry: CompiledJob, host_args, device_values, diff_values) -> None:
