@@ -129,7 +129,8 @@ def _convert_bundle(leaf: Any, value: Any) -> Any:
 
 
 class ResultFuture:
-    """Filled by the completion thread with the call's local results (or an error).
+    """Filled by the completion thread with a call's results (for a blocking call, its output
+    values, from which the caller builds them), or None if the program failed.
 
     Many futures are filled before anyone waits, or never waited for (callbacks), so what a
     waiter sleeps on is only made when one has to: a plain lock, held until ``set`` releases
@@ -146,22 +147,17 @@ class ResultFuture:
         self._callback: Callable[[Any], None] | None = None
         self._gate: threading.Lock | None = None
 
-    def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None],
-            defer_wake: bool = False) -> Callable[[], None] | None:
-        """Fills the future and runs its callback; ``defer_wake`` returns the wake-up of a
-        thread waiting in ``wait`` (if any) for the caller to do, instead of doing it."""
+    def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None]
+            ) -> Callable[[], None] | None:
+        """Fills the future and runs its callback. Returns the wake-up of a thread blocked in
+        ``wait``, if any, which the caller must run (the completion thread runs it last)."""
         with self._lock:
             self._value = value
             self._done = True
             cb, gate = self._callback, self._gate
         if cb is not None:
             run_callback(cb, value)
-        if gate is None:
-            return None
-        if defer_wake:
-            return gate.release
-        gate.release()
-        return None
+        return None if gate is None else gate.release
 
     def register(self, callback: Callable[[Any], None],
                  late: Callable[[Callable[[Any], None], Any], None]) -> None:

@@ -252,13 +252,12 @@ class Session:
                  raw: bool = False) -> Callable[[], None] | None:
         device_values = self._fetch(entry, (*fetched, *diffs))
         if device_values is None:
-            return future.set(None, self._run_callback, defer_wake=True)
+            return future.set(None, self._run_callback)
         diff_values = device_values[len(fetched):]
         if self.primary and not entry.completes_inline:  # other processes run no handlers
             self._run_handlers(entry, host_args, device_values, diff_values)
         value = device_values if raw else results(entry, host_args, device_values)
-        return future.set(value, self._run_callback if self.primary else _ignore_callback,
-                          defer_wake=True)
+        return future.set(value, self._run_callback if self.primary else _ignore_callback)
 
     def _run_handlers(self, entry: CompiledJob, host_args, device_values, diff_values) -> None:
         pieces = entry.lowered.pieces
