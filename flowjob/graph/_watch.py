@@ -48,7 +48,7 @@ def _resolve(text: str, handler: Callable[..., Any]) -> Any:
     scope = dict(current_graph().definition_locals)
     try:
         scope.update(inspect.getclosurevars(handler).nonlocals)
-    except TypeError:  # not a Python function (a builtin, a callable object)
+    except (TypeError, ValueError):  # not a Python function; a closure cell not yet set
         pass
     try:
         return eval(text, getattr(handler, "__globals__", {}), scope)  # noqa: S307 - user's code

@@ -58,7 +58,8 @@ class CompiledJob:
         entry.completes_inline = not (graph.watches or graph.host_ops)
         if traced.return_tree is not None:
             entry.return_fetches = [(fetches[id(b)], b.is_dynamic) for b in traced.returns]
-            entry.returns_one_blob = traced.return_tree.num_nodes == 1
+            tree = traced.return_tree
+            entry.returns_one_blob = tree.num_nodes == 1 and tree.num_leaves == 1
         return entry
 
 

@@ -165,8 +165,11 @@ class Session:
                 else:
                     self.completion.submit(task)
         if _accelerated():  # start device->host copies early; on the CPU there is nothing to copy
-            for array in (*fetched, *diffs):
-                array.copy_to_host_async()
+            try:
+                for array in (*fetched, *diffs):
+                    array.copy_to_host_async()
+            except Exception:  # noqa: BLE001 - only a head start: the call is queued already
+                pass
         return future
 
     def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, Any]:
@@ -174,9 +177,10 @@ class Session:
         lowered = entry.lowered
         state = self._state_for(lowered)
         if lowered.train:
-            step = self._advance_train_step(entry)
+            step = self._train_step(entry)
             new_state, fetched, diffs = lowered.fn(state, device_args, step)
             self.variables.values.update(new_state)
+            self._store_train_step(entry, step + 1)  # only once the step was dispatched
             return fetched, diffs
         counter = entry.counter % (2**32)  # Python ints: cheaper jit arguments than NumPy's
         entry.counter += 1
@@ -202,18 +206,19 @@ class Session:
         with self._held_lock:
             self._release_held_locked()
 
-    def _advance_train_step(self, entry: CompiledJob) -> int:
-        """The job's TrainStep for this call; the next value goes to the variable store."""
-        name = entry.lowered.step_name
-        values = self.variables.values
-        stored = values[name]
+    def _train_step(self, entry: CompiledJob) -> int:
+        """The job's TrainStep for this call (kept as an int; re-read after a load)."""
+        stored = self.variables.values[entry.lowered.step_name]
         if stored is not entry.stored_step:  # first call, or a load / assignment since
             entry.train_step = int(_host_copy(stored).reshape(-1)[0])
-        step = entry.train_step
-        entry.train_step = step + 1
+            entry.stored_step = stored
+        return entry.train_step
+
+    def _store_train_step(self, entry: CompiledJob, step: int) -> None:
+        entry.train_step = step
         # A new array each time: checkpoint snapshots may hold the previous one.
-        entry.stored_step = values[name] = np.array([step + 1], np.int64)
-        return step
+        entry.stored_step = self.variables.values[entry.lowered.step_name] = np.array(
+            [step], np.int64)
 
     def _state_for(self, lowered: LoweredJob) -> dict[str, Any]:
         values = self.variables.values
@@ -233,6 +238,10 @@ class Session:
         """A call's completion task; returns the wake-up of its waiter (see CompletionQueue)."""
         try:
             return self._deliver(entry, host_args, fetched, diffs, future, raw)
+        except Exception as exc:  # a flowjob bug: report it, and never leave a waiter blocked
+            self.completion.record_error(
+                exc, f"delivering a call of job {entry.traced.graph.name!r}")
+            return None if future.done else future.set(None, self._run_callback)
         finally:
             if slots is not None:
                 slots.release()

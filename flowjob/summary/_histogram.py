@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
@@ -92,10 +93,11 @@ def histogram_buckets(values, bins: int = DEFAULT_BINS,
         out[-1, 2] = a.size
         return out, nonfinite
     span = mx - mn
-    if math.isfinite(span) and span / k > 0:
+    # A subnormal bucket width loses the precision the fast rule needs (indices past k).
+    if math.isfinite(span) and span / k >= sys.float_info.min:
         edges = np.linspace(mn, mx, k + 1)
         counts = _uniform_counts(a, mn, span / k, k)
-    else:  # extreme but finite: max - min overflows, or the bucket width underflows to 0
+    else:  # extreme but finite: max - min overflows, or the bucket width is subnormal
         x = a.astype(np.float64)
         if not math.isfinite(span):
             x *= 0.5
@@ -127,6 +129,14 @@ def _workers() -> int:
     return min(os.cpu_count() or 1, 4)
 
 
+def _forget_pool() -> None:
+    global _pool
+    _pool = None  # a forked child has none of the parent's threads
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _shared_pool() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
@@ -146,7 +156,10 @@ def _uniform_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarra
     if parts < 2:
         return _chunked_counts(a, mn, width, k)
     pieces = np.array_split(a, parts)
-    futures = [_shared_pool().submit(_chunked_counts, p, mn, width, k) for p in pieces[1:]]
+    try:
+        futures = [_shared_pool().submit(_chunked_counts, p, mn, width, k) for p in pieces[1:]]
+    except RuntimeError:  # the pool is shut down (interpreter exit): count here
+        return _chunked_counts(a, mn, width, k)
     counts = _chunked_counts(pieces[0], mn, width, k)
     for f in futures:
         counts += f.result()

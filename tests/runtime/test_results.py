@@ -293,3 +293,17 @@ def test_blocking_call_passes_inputs_through_and_results_do_not_alias_them():
     out = Echo(x)
     x[...] = -1
     np.testing.assert_array_equal(out, np.arange(16, dtype=np.float32).reshape(4, 4))
+
+
+def test_jobs_returning_empty_structures_complete():
+    @flow.global_function()
+    def Empty(x: tp.Numpy.Placeholder((2,))):
+        double(x)
+        return ()
+
+    got: list = []
+    worker = threading.Thread(target=lambda: got.append(Empty(np.ones(2, np.float32)).get()),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert got == [()]

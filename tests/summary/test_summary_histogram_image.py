@@ -167,3 +167,30 @@ def test_extreme_but_finite_values(values):
         assert inside.any()
     assert got[:, 2].sum() == values.size
     assert got[0, 2] >= 1 and got[-1, 2] >= 1  # min and max land in the end buckets
+
+
+def test_subnormal_bucket_width_bins_by_position_in_the_range():
+    # width = span / 30 is subnormal and rounds to 1 ulp: floor((x - min) / width) would give
+    # index 40 for the maximum (histogram_pb clamps it and puts the middle value at 20).
+    values = np.array([0.0, 40 * 5e-324, 20 * 5e-324])
+    got, _ = histogram_buckets(values, 30)
+    expected = np.zeros(30)
+    expected[[0, 15, 29]] = 1
+    np.testing.assert_array_equal(got[:, 2], expected)
+    assert got[0, 0] == 0.0 and got[-1, 1] == values.max()
+
+
+def test_large_histogram_at_interpreter_exit_is_counted_without_the_thread_pool():
+    # At exit concurrent.futures is shut down before atexit handlers (and summary ops drained
+    # at exit) run; binning must fall back to the calling thread.
+    import subprocess
+    import sys
+
+    code = ("import atexit, numpy as np\n"
+            "from flowjob.summary._histogram import histogram_buckets\n"
+            "atexit.register(lambda: print('counts', histogram_buckets("
+            "np.arange(1 << 20, dtype=np.float32), 4)[0][:, 2].tolist()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "counts [262144.0, 262144.0, 262144.0, 262144.0]" in out.stdout, out.stderr
