@@ -22,7 +22,8 @@ class CompletionQueue:
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[Callable[[], Any] | None] = queue.SimpleQueue()
         self._pending = 0
-        self._cond = threading.Condition()
+        self._draining = 0  # threads waiting in drain(): only they need notifying
+        self._cond = threading.Condition(threading.Lock())
         self._errors: list[tuple[BaseException, str]] = []
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
@@ -58,7 +59,8 @@ class CompletionQueue:
             finally:
                 with self._cond:
                     self._pending -= 1
-                    self._cond.notify_all()
+                    if self._draining:
+                        self._cond.notify_all()
             if wake is not None:
                 # A task may hand back the wake-up of a thread waiting for it, to be done
                 # last: that thread then finds the GIL free instead of sleeping again for it
@@ -85,8 +87,12 @@ class CompletionQueue:
                 "watch handler or result callback; it would wait for itself. Use "
                 "tp.Callback / async_get inside callbacks instead")
         with self._cond:
-            while self._pending:
-                self._cond.wait()
+            self._draining += 1
+            try:
+                while self._pending:
+                    self._cond.wait()
+            finally:
+                self._draining -= 1
 
     def raise_pending(self) -> None:
         """Re-raises (once) what user callbacks raised since the last synchronisation."""
