@@ -6,13 +6,16 @@ compiled, and each call only looks it up (calls are on the training loop's criti
 
 from __future__ import annotations
 
+import inspect
 import threading
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 import numpy as np
 
+from .. import typing as tp
 from ._arguments import StagingPool, exact_layouts
 from ._lowering import Fetch, LoweredJob
 from ._results import LocalBlob
@@ -37,6 +40,10 @@ class CompiledJob:
     completes_inline: bool = False
     return_fetches: list | None = None  # (Fetch, is_dynamic) per returned blob
     returns_one_blob: bool = False  # the body returned a blob, not a structure
+    # How a call hands its results back, by return annotation (spec 2.3): "blocking",
+    # "callback", "lazy" (unannotated) or "none"; and the annotation values convert with.
+    return_kind: str = "none"
+    return_inner: Any = None
     # (watch, Fetch of its value or None, index of its gradient) per handler that runs
     handler_plan: list = field(default_factory=list)
     host_op_plan: list = field(default_factory=list)  # (host op, Fetch of each input)
@@ -60,7 +67,18 @@ class CompiledJob:
             entry.return_fetches = [(fetches[id(b)], b.is_dynamic) for b in traced.returns]
             tree = traced.return_tree
             entry.returns_one_blob = tree.num_nodes == 1 and tree.num_leaves == 1
+        entry.return_kind, entry.return_inner = _return_kind(traced.return_annotation)
         return entry
+
+
+def _return_kind(ann: Any) -> tuple[str, Any]:
+    if ann is None or ann is type(None):
+        return "none", None
+    if ann is inspect.Signature.empty:
+        return "lazy", None
+    if typing.get_origin(ann) is tp.Callback:
+        return "callback", typing.get_args(ann)[0]
+    return "blocking", ann
 
 
 def value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray]) -> Any:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 import sys
-import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +33,6 @@ class JobFunction:
         self.definition_locals = definition_locals or {}
         self.job_type = job_type
         self.config = config
-        self._plan: tuple[Any, str, Any] | None = None  # (compiled job, _return_kind(...))
         default_session().register(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -44,10 +41,7 @@ class JobFunction:
                             f"keyword argument(s) {sorted(kwargs)}")
         session = default_session()
         entry = session.compiled_job(self)
-        plan = self._plan
-        if plan is None or plan[0] is not entry:
-            plan = self._plan = (entry, *_return_kind(entry.traced))
-        _, kind, inner = plan
+        kind, inner = entry.return_kind, entry.return_inner
         if kind == "blocking":
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short
                 return session.run(self, args, entry, array=True)
@@ -71,19 +65,6 @@ class JobFunction:
 
     def __repr__(self) -> str:
         return f"<flowjob {self.job_type} job {self.__name__}>"
-
-
-def _return_kind(traced: Any) -> tuple[str, Any]:
-    """How a call hands its results back, by return annotation (spec 2.3), and the annotation
-    its values are converted with: "blocking", "callback", "lazy" (unannotated) or "none"."""
-    ann = traced.return_annotation
-    if ann is None or ann is type(None):
-        return "none", None
-    if ann is inspect.Signature.empty:
-        return "lazy", None
-    if typing.get_origin(ann) is tp.Callback:
-        return "callback", typing.get_args(ann)[0]
-    return "blocking", ann
 
 
 def global_function(type: str = "predict", function_config: FunctionConfig | None = None):  # noqa: A002

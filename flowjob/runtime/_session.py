@@ -117,9 +117,7 @@ class Session:
             fetched, diffs = self._execute(entry, device_args)
             future = None
             if not self._completions_idle():  # earlier calls first: this one queues behind them
-                future = ResultFuture()
-                self.completion.submit(functools.partial(
-                    self._complete, entry, host_args, fetched, diffs, future, None, raw=True))
+                future = self._queue_completion(entry, host_args, fetched, diffs, raw=True)
         if future is not None:
             return self._finish(entry, host_args, self.wait_for(future), array)
         values = self._fetch(entry, fetched)
@@ -152,24 +150,32 @@ class Session:
                   recycle: bool = False, raw: bool = False) -> ResultFuture:
         """``recycle``: ``host_args`` are copies from ``entry.staging``, to go back to it.
         ``raw``: the future gets the output values, not the built results."""
-        future = ResultFuture()
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
-            # Queued under the dispatch lock: completion order == dispatch order.
-            task = functools.partial(self._complete, entry, host_args, fetched, diffs, future,
-                                     slots, recycle, raw)
-            with self._held_lock:
-                self._release_held_locked()
-                if hold:
-                    self._held = task
-                else:
-                    self.completion.submit(task)
+            future = self._queue_completion(entry, host_args, fetched, diffs, slots, hold,
+                                            recycle, raw)
         if _accelerated():  # start device->host copies early; on the CPU there is nothing to copy
             try:
                 for array in (*fetched, *diffs):
                     array.copy_to_host_async()
             except Exception:  # noqa: BLE001 - only a head start: the call is queued already
                 pass
+        return future
+
+    def _queue_completion(self, entry: CompiledJob, host_args: list[Any], fetched, diffs,
+                          slots: threading.BoundedSemaphore | None = None, hold: bool = False,
+                          recycle: bool = False, raw: bool = False) -> ResultFuture:
+        """Queues (or holds) a dispatched call's completion; called under the dispatch lock,
+        so completion order == dispatch order."""
+        future = ResultFuture()
+        task = functools.partial(self._complete, entry, host_args, fetched, diffs, future,
+                                 slots, recycle, raw)
+        with self._held_lock:
+            self._release_held_locked()
+            if hold:
+                self._held = task
+            else:
+                self.completion.submit(task)
         return future
 
     def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, Any]:
