@@ -14,14 +14,18 @@ Design (see visualization.md 1.2, 1.3, 6.3 and 8):
   flushes it at least every ``flush_secs``, on :meth:`flush`/:meth:`close`, at interpreter
   exit (``atexit``) and on SIGTERM (the previous handler is chained). A hard kill loses at
   most one flush interval; readers skip the torn tail.
-* An I/O error (disk full, file too large, ...) stops writing, so what is already on disk stays
-  intact; it is raised, once, from the next :meth:`flush` or :meth:`close`.
+* An I/O error (disk full, file too large, ...) never tears the file: it is cut back to its
+  last whole record (``_record_file.py``) and later writes are tried again, so logging resumes
+  once space returns. The error is raised, once, from the next logging call, :meth:`flush` or
+  :meth:`close` after it; :meth:`flush` and :meth:`close` also raise when records were dropped
+  since the last error was raised.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import errno
 import itertools
 import os
 import signal
@@ -35,6 +39,7 @@ from collections.abc import Callable
 
 from tensorboard.compat.proto import event_pb2
 
+from ._record_file import RecordFile
 from ._records import frame_record
 
 __all__ = ["EventFileWriter", "EventWriteError"]
@@ -90,22 +95,29 @@ class EventFileWriter:
         if not isinstance(filename_suffix, str) or os.sep in filename_suffix:
             raise ValueError("EventFileWriter: filename_suffix must be a str without a path "
                              f"separator, got {filename_suffix!r}")
-        self._logdir = os.fspath(logdir)
-        os.makedirs(self._logdir, exist_ok=True)
+        self._logdir = make_logdir(logdir)
         self._flush_secs = float(flush_secs)
         self._max_queue = max_queue
         self._half_queue = max(1, max_queue // 2)
-        self._file, self._path = _create_file(self._logdir, filename_suffix)
+        f, self._path = _create_file(self._logdir, filename_suffix)
         version = event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2")
-        self._file.write(frame_record(version.SerializeToString()))
-        self._file.flush()
+        self._file = RecordFile(f, _FILE_BUFFER)
+        error, _ = self._file.write(frame_record(version.SerializeToString()), 1)
+        error = error or self._file.flush(fsync=False)[0]
+        if error is not None:
+            self._file.close()
+            raise EventWriteError(error.errno, f"creating event file {self._path!r} failed: "
+                                  f"{error.strerror or error}") from error
 
         self._queue: collections.deque[Payload | _Marker] = collections.deque()
         self._wake = threading.Event()
+        # Errors of the writer thread wait here until a caller reports them (under the lock).
+        self._error_lock = threading.Lock()
         self._error: BaseException | None = None
-        self._error_reported = False
-        self._broken = False  # an OSError happened: nothing more is written
+        self._last_os_error: OSError | None = None
         self._dropped = 0
+        self._reported_drops = 0
+        self._attention = False  # an error awaits or closing: logging takes the slow path
         self._closed = False
         self._closing = False
         self._close_lock = threading.Lock()
@@ -146,8 +158,8 @@ class EventFileWriter:
     def add_serialized(self, payload: bytes) -> None:
         """Queues one already-serialized ``Event``."""
         q = self._queue
-        if self._closing or len(q) >= self._max_queue:
-            self._put(payload)  # the slow path: raises when closed, waits when full
+        if self._attention or len(q) >= self._max_queue:
+            self._put(payload)  # the slow path: raises when closed or failed, waits when full
             return
         q.append(payload)
         if len(q) >= self._half_queue and not self._wake.is_set():
@@ -158,9 +170,10 @@ class EventFileWriter:
         self._put(make)
 
     def flush(self) -> None:
-        """Writes everything queued so far to the OS (and fsyncs); raises a pending write error."""
+        """Writes everything queued so far to the OS (and fsyncs); raises a write error not
+        yet raised, or one for records dropped since the last error was raised."""
         if self._closed:
-            self._raise_pending()
+            self._raise_pending(drops=True)
             return
         marker = _Marker(fsync=True)
         self._queue.append(marker)
@@ -168,20 +181,20 @@ class EventFileWriter:
         while not marker.done.wait(0.5):
             if not self._thread.is_alive():
                 break
-        self._raise_pending()
+        self._raise_pending(drops=True)
 
     def close(self) -> None:
         """Flushes, fsyncs and closes the file, stops the thread; raises a pending write error."""
         with self._close_lock:
             if not self._closed:
-                self._closing = True
+                self._closing = self._attention = True
                 marker = _Marker(fsync=True, close=True)
                 self._queue.append(marker)
                 self._wake.set()
                 self._thread.join()
                 self._closed = True
                 _live.discard(self)
-        self._raise_pending()
+        self._raise_pending(drops=True)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"pending={self.pending}"
@@ -197,22 +210,39 @@ class EventFileWriter:
         q.append(item)
         if len(q) >= self._half_queue and not self._wake.is_set():
             self._wake.set()
+        # After queueing: this call's record is still tried (space may be back).
+        self._raise_pending()
 
     def _wait_for_space(self) -> None:
         self._wake.set()
         while len(self._queue) >= self._max_queue and self._thread.is_alive():
             time.sleep(0.0005)
 
-    def _raise_pending(self) -> None:
-        err = self._error
-        if err is not None and not self._error_reported:
-            self._error_reported = True
-            if isinstance(err, OSError):
-                raise EventWriteError(
-                    err.errno, f"writing event file {self._path!r} failed: {err.strerror or err}; "
-                    f"records written before the failure are intact, {self._dropped} later "
-                    "record(s) were dropped") from err
+    def _raise_pending(self, drops: bool = False) -> None:
+        """Raises the writer thread's error once; ``drops``: also records dropped since the
+        last raise (what ``flush``/``close`` promise: everything logged is on disk)."""
+        if self._error is None and not (drops and self._dropped > self._reported_drops):
+            return
+        with self._error_lock:
+            self._attention = self._closing
+            err, self._error = self._error, None
+            new_drops = self._dropped - self._reported_drops
+            self._reported_drops = self._dropped
+            last = self._last_os_error
+        if err is None and not new_drops:
+            return
+        if err is not None and not isinstance(err, OSError):
             raise RuntimeError(f"a deferred summary for {self._path!r} failed: {err!r}") from err
+        cause = err if err is not None else last
+        code = getattr(cause, "errno", None) or errno.EIO
+        what = (f"writing event file {self._path!r} failed: "
+                f"{getattr(cause, 'strerror', None) or cause}" if err is not None else
+                f"event file {self._path!r}: writes kept failing "
+                f"({getattr(cause, 'strerror', None) or cause})")
+        raise EventWriteError(
+            code, f"{what}; records written before the failure are intact, {new_drops} "
+            f"record(s) were dropped since the last report ({self._dropped} in all); later "
+            "writes are tried again, so logging resumes once there is space") from cause
 
     # --- writer thread -------------------------------------------------------------------
     def _run(self) -> None:
@@ -228,16 +258,13 @@ class EventFileWriter:
                     break
                 worked = True
                 if type(item) is bytes:
-                    if self._broken:
-                        self._dropped += 1
-                    else:
-                        batch.append(frame_record(item))
-                        if len(batch) >= 256:
-                            self._write(batch)
-                            # a queue that never empties must not postpone the periodic flush
-                            if time.monotonic() >= next_flush:
-                                self._flush_file(fsync=False)
-                                next_flush = time.monotonic() + self._flush_secs
+                    batch.append(frame_record(item))
+                    if len(batch) >= 256:
+                        self._write(batch)
+                        # a queue that never empties must not postpone the periodic flush
+                        if time.monotonic() >= next_flush:
+                            self._flush_file(fsync=False)
+                            next_flush = time.monotonic() + self._flush_secs
                     continue
                 if batch:
                     self._write(batch)
@@ -249,14 +276,11 @@ class EventFileWriter:
                         item.done.set()
                         return
                     item.done.set()
-                elif self._broken:
-                    self._dropped += 1
                 else:
                     try:
                         payload = item()
                     except Exception as e:  # a deferred encoder failed: report, keep writing
-                        if self._error is None:
-                            self._error = e
+                        self._report(e)
                         continue
                     if payload:
                         batch.append(frame_record(payload))
@@ -272,38 +296,47 @@ class EventFileWriter:
                 self._wake.clear()
 
     def _write(self, batch: list[bytes]) -> None:
-        """Writes and empties ``batch``; after an I/O error, counts it as dropped."""
-        if not self._broken:
-            try:
-                self._file.write(b"".join(batch))
-            except OSError as e:
-                self._fail(e)
-                self._dropped += len(batch)
-        else:
-            self._dropped += len(batch)
+        """Hands ``batch`` to the file (written once a buffer's worth is queued); empties it."""
+        self._count(*self._file.write(b"".join(batch), len(batch)))
         batch.clear()
 
-    def _fail(self, err: OSError) -> None:
-        self._broken = True
-        if self._error is None or not isinstance(self._error, OSError):
-            self._error = err
-
     def _flush_file(self, fsync: bool) -> None:
-        if self._broken:
-            return
-        try:
-            self._file.flush()
-            if fsync:
-                os.fsync(self._file.fileno())
-        except OSError as e:
-            self._fail(e)
+        self._count(*self._file.flush(fsync))
 
     def _close_file(self) -> None:
-        try:
-            self._file.close()
-        except OSError as e:  # a failed final flush inside close()
-            if not self._broken:
-                self._fail(e)
+        self._count(*self._file.close())
+
+    def _count(self, error: OSError | None, dropped: int) -> None:
+        if dropped:
+            with self._error_lock:
+                self._dropped += dropped
+        if error is not None:
+            self._report(error)
+
+    def _report(self, error: BaseException) -> None:
+        """Keeps ``error`` for the next caller (the first of a run of failures)."""
+        with self._error_lock:
+            if isinstance(error, OSError):
+                self._last_os_error = error
+            if self._error is None:
+                self._error = error
+            self._attention = True
+
+
+def make_logdir(logdir: str | os.PathLike) -> str:
+    """Creates the run directory; a clear error when a file is in the way."""
+    path = os.fspath(logdir)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"summary logdir {path!r} exists and is not a directory; the logdir "
+            "must be a directory (event files are created inside it)", path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"summary logdir {path!r} cannot be created: a file is in the way "
+            f"({exc.strerror}); the logdir must be a directory", path) from exc
+    return path
 
 
 def _create_file(logdir: str, suffix: str):
@@ -314,7 +347,8 @@ def _create_file(logdir: str, suffix: str):
         path = os.path.join(logdir, name)
         try:
             # "x": never truncate an existing file (e.g. a recycled pid on a shared logdir).
-            return open(path, "xb", buffering=_FILE_BUFFER), path  # noqa: SIM115
+            # Unbuffered: RecordFile buffers whole records and needs to see every write.
+            return open(path, "xb", buffering=0), path  # noqa: SIM115
         except FileExistsError:
             continue
 
