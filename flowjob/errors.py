@@ -26,7 +26,17 @@ class JobDefinitionError(FlowJobError, TypeError):
 
 
 class CallbackError(FlowJobError, RuntimeError):
-    """A watch handler or result callback raised; the original is chained as ``__cause__``."""
+    """A watch handler, host op or result callback raised (the original is chained as
+    ``__cause__``), or one of them asked to wait for the completion thread it runs on."""
+
+
+def describe_callable(fn: object) -> str:
+    """``name (file.py:12)`` for a function, its ``repr`` for other callables."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if name is None:
+        return repr(fn)
+    code = getattr(fn, "__code__", None)
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
 
 
 def user_frame() -> traceback.FrameSummary | None:

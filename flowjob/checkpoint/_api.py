@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,11 +28,12 @@ def get_all_variables() -> dict[str, VariableBlob]:
     """Every variable of every defined job, optimizer slots and train steps included.
 
     Traces all jobs first (so every variable exists) and waits for launched work, so the values
-    are those after all calls made so far.
+    are those after all calls made so far. Errors of handlers and callbacks are left for the
+    next synchronisation point; a job whose body fails to trace is skipped with a warning.
     """
     sess = _session()
     sess.trace_all()
-    sess.sync()
+    sess.wait()
     specs = sess.variable_specs()
     arrays = sess.variable_arrays()
     return {name: VariableBlob(name, arrays[name], specs[name][1]) for name in sorted(arrays)}
@@ -75,18 +77,22 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
                       path) from exc
 
 
-def get(path: str | os.PathLike) -> FileBackendVariableBlob | dict[str, Any]:
+def get(path: str | os.PathLike, *, allow_incomplete: bool = False
+        ) -> FileBackendVariableBlob | dict[str, Any]:
     """Reads a checkpoint without touching any variable.
 
     A OneFlow directory gives one ``FileBackendVariableBlob`` when ``path/out`` exists, else
-    ``{name: FileBackendVariableBlob}`` for each subdirectory holding an ``out`` file.
-    A safetensors file gives ``{name: VariableBlob}``.
+    ``{name: FileBackendVariableBlob}`` for each subdirectory holding an ``out`` file. A
+    variable directory with a ``meta`` but no ``out`` file or a missing ``snapshot_done``
+    raises ``CheckpointError`` naming it (``allow_incomplete=True``: warn and read what is
+    there), as do a truncated ``out`` and a broken ``meta``. A safetensors file gives
+    ``{name: VariableBlob}``.
     """
     path = os.fspath(path)
     if os.path.isdir(path):
-        return _oneflow_dir.load_dir(path)
+        return _oneflow_dir.load_dir(path, allow_incomplete)
     if os.path.isfile(path):
-        return _safetensors.load_file(path)
+        return _oneflow_dir.Checkpoint(path, _safetensors.load_file(path))
     raise FileNotFoundError(f"checkpoint.get: {path} does not exist (expected a OneFlow "
                             "checkpoint directory or a safetensors file)")
 
@@ -97,19 +103,30 @@ def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = Tru
     Shapes must be equal and dtypes identical (a float64 array does not go into a float32
     variable). Keys that name no variable are ignored unless ``ignore_mismatch=False``.
     Everything is checked before anything is assigned; variables not in the dict keep their
-    values.
+    values. When the dict is a whole checkpoint (``flow.checkpoint.get``), variables it lacks
+    are named in a warning (``ignore_mismatch=False``: a ``CheckpointError``, nothing loaded).
     """
+    _load(value_dict, ignore_extra=ignore_mismatch, missing="warn" if ignore_mismatch else "raise")
+
+
+def restore(path: str | os.PathLike) -> None:
+    """Loads a whole checkpoint into every variable: one the checkpoint lacks is an error
+    (``train.CheckPoint().load``, ``SimpleCheckPointManager.initialize_or_restore``)."""
+    _load(get(path), ignore_extra=True, missing="raise")
+
+
+def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing: str) -> None:
     if not isinstance(value_dict, Mapping):
         raise TypeError("load_variables: value_dict must be a dict of name -> value (for one "
                         f"variable use {{name: value}}), got {type(value_dict).__name__}")
     sess = _session()
     sess.trace_all()
-    sess.sync()
+    sess.wait()
     specs = sess.variable_specs()
     new_values: dict[str, np.ndarray] = {}
     for name, value in value_dict.items():
         if name not in specs:
-            if ignore_mismatch:
+            if ignore_extra:
                 continue
             raise CheckpointError(f'"{name}" is not a variable name (known variables: '
                                   f"{', '.join(sorted(specs)) or 'none'})")
@@ -127,5 +144,13 @@ def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = Tru
                 f'load_variables: dtype mismatch for variable "{name}": {dtype.name} vs '
                 f"{value_dtype.name} (variable vs value); convert the value explicitly")
         new_values[name] = value_array(value, shape, dtype)
+    lacking = sorted(set(specs) - set(value_dict))
+    if lacking and isinstance(value_dict, _oneflow_dir.Checkpoint):
+        text = (f"checkpoint {value_dict.path} has no value for variable(s) "
+                f"{', '.join(map(repr, lacking))}")
+        if missing == "raise":
+            raise CheckpointError(f"{text}; nothing was loaded (to load the variables it has, "
+                                  "use flow.load_variables(flow.checkpoint.get(path)))")
+        warnings.warn(f"{text}: they kept their current values", UserWarning, stacklevel=3)
     if new_values:
         sess.assign_variables(new_values)

@@ -31,8 +31,9 @@ class CheckPoint:
         _api.save(path)
 
     def load(self, path: str | os.PathLike) -> None:
-        """Same as ``flow.load_variables(flow.checkpoint.get(path))``."""
-        _api.load_variables(_api.get(path))
+        """Restores every variable from ``path``; a variable it lacks is a ``CheckpointError``
+        (``flow.load_variables(flow.checkpoint.get(path))`` only warns)."""
+        _api.restore(path)
 
 
 class SimpleCheckPointManager:
@@ -65,7 +66,7 @@ class SimpleCheckPointManager:
         if name is None:
             self.save()
         else:
-            _api.load_variables(_api.get(os.path.join(self._root_path, name)))
+            _api.restore(os.path.join(self._root_path, name))
 
     def save(self) -> str:
         """Saves all variables as a new snapshot and returns its path."""

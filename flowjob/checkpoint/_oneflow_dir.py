@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 
 from flowjob.checkpoint._atomic import atomic_directory, ensure_free, fsync_dir, write_file
@@ -47,13 +48,53 @@ def save_dir(path: str, values: Mapping[str, object]) -> None:
         write_file(os.path.join(tmp, SNAPSHOT_DONE), [])
 
 
-def load_dir(path: str) -> FileBackendVariableBlob | dict[str, FileBackendVariableBlob]:
-    """One variable if ``path/out`` exists, else every subdirectory that has an ``out`` file."""
+class Checkpoint(dict):
+    """``{name: value}`` of one whole checkpoint, as ``flow.checkpoint.get`` read it.
+
+    A plain dict for every use; ``path`` lets ``load_variables`` say which variables of the
+    model the checkpoint lacks (a plain dict may hold any subset, for fine-tuning).
+    """
+
+    def __init__(self, path: str, values: Mapping[str, object]) -> None:
+        super().__init__(values)
+        self.path = path
+
+
+def load_dir(path: str, allow_incomplete: bool = False
+             ) -> FileBackendVariableBlob | Checkpoint:
+    """One variable if ``path/out`` exists, else every variable directory of the checkpoint.
+
+    What ``flowjob doctor`` calls damage raises ``CheckpointError`` naming it: a variable
+    directory with a ``meta`` but no ``out`` file, no ``snapshot_done``, a truncated ``out``,
+    a broken ``meta``. ``allow_incomplete``: skip the first two with a warning instead.
+    Directories with neither file are not variables and are skipped, as in OneFlow.
+    """
     if os.path.isfile(os.path.join(path, DATA_FILENAME)):
         return FileBackendVariableBlob(path)
     found = {}
+    missing = []
     for name in sorted(os.listdir(path)):
         var_dir = os.path.join(path, name)
+        if name == SNAPSHOT_DONE or is_leftover(name) or not os.path.isdir(var_dir):
+            continue
         if os.path.isfile(os.path.join(var_dir, DATA_FILENAME)):
             found[name] = FileBackendVariableBlob(var_dir)
-    return found
+        elif os.path.exists(os.path.join(var_dir, META_FILENAME)):
+            missing.append(f"{var_dir}: has a meta file but no '{DATA_FILENAME}' data file")
+        # else: not a variable (OneFlow ignores such directories; doctor warns)
+    if not os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
+        missing.append(f"{path}: no '{SNAPSHOT_DONE}' file: the save did not complete")
+    if missing:
+        problems = "; ".join(missing)
+        if not allow_incomplete:
+            raise CheckpointError(
+                f"checkpoint {path} is damaged or incomplete: {problems}. To read what is "
+                "there anyway, use flow.checkpoint.get(path, allow_incomplete=True)")
+        warnings.warn(f"checkpoint {path} is incomplete, reading what is there: {problems}",
+                      UserWarning, stacklevel=3)
+    return Checkpoint(path, found)
+
+
+def is_leftover(name: str) -> bool:
+    """A hidden temporary sibling left by an interrupted save (see ``_atomic.py``)."""
+    return name.startswith(".") and name.endswith(".tmp")

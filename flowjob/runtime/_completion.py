@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CallbackError, FlowJobError
+from ..errors import CallbackError
 
 
 class CompletionQueue:
@@ -82,7 +82,7 @@ class CompletionQueue:
     def drain(self) -> None:
         """Waits until every task submitted so far has run."""
         if self.in_worker():
-            raise FlowJobError(
+            raise CallbackError(
                 "flow.sync_default_session() / a blocking result was requested from inside a "
                 "watch handler or result callback; it would wait for itself. Use "
                 "tp.Callback / async_get inside callbacks instead")
@@ -106,9 +106,11 @@ class CompletionQueue:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise CallbackError(f"{where} raised {type(first).__name__}: {first}{more}") from first
 
-    def report_pending_at_exit(self) -> None:
+    def report_pending_at_exit(self) -> int:
+        """Prints the errors nobody will raise any more; returns how many."""
         with self._cond:
             errors, self._errors = self._errors, []
         for exc, where in errors:
             print(f"flowjob: {where} raised:", file=sys.stderr)
             traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        return len(errors)

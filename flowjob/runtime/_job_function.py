@@ -33,7 +33,8 @@ class JobFunction:
         self.definition_locals = definition_locals or {}
         self.job_type = job_type
         self.config = config
-        default_session().register(self)
+        self.session = default_session()  # the only session it may run in
+        self.session.register(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
@@ -59,7 +60,11 @@ class JobFunction:
             if not callable(callback):
                 raise TypeError(f"job {self.__name__!r}: expected a callable, got "
                                 f"{callback!r}")
-            session.register_callback(future, lambda v: callback(convert(inner, v)))
+            def deliver(value: Any) -> None:
+                callback(convert(inner, value))
+
+            deliver.__wrapped__ = callback  # errors name the user's callback
+            session.register_callback(future, deliver)
 
         return register
 

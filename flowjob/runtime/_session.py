@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import atexit
 import functools
+import os
+import sys
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import JobDefinitionError
+from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, VariableStore, set_trace_all
 from . import _config, _distributed, _sharding
 from ._arguments import prepare_arguments
@@ -38,6 +41,7 @@ class Session:
         self._dispatch_lock = threading.Lock()
         self._held_lock = threading.Lock()
         self._held: Callable[[], None] | None = None
+        self._trace_failures: dict[str, Any] = {}  # name -> job skipped by trace_all (warned)
         self.closed = False
 
     # -- jobs ------------------------------------------------------------------------------
@@ -53,7 +57,7 @@ class Session:
             return entry
         with self._trace_lock:
             if self.jobs.get(job.__name__) is not job:
-                self.register(job)
+                raise self._stale(job)
             entry = self.compiled.get(job.__name__)
             if entry is None:
                 traced = trace(job.__name__, job.fn, job.job_type, job.config, self.variables,
@@ -63,9 +67,41 @@ class Session:
                 self.compiled[job.__name__] = entry
             return entry
 
+    def _stale(self, job: Any) -> JobDefinitionError:
+        """The error for calling a job that is not this session's job of its name."""
+        name = job.__name__
+        if getattr(job, "session", self) is not self:
+            return JobDefinitionError(
+                f"job {name!r} was defined before flow.clear_default_session() and belongs to "
+                "the cleared session; run its @flow.global_function definition again to use "
+                "it in the new session")
+        newer = self.jobs.get(name)
+        where = f" ({describe_callable(newer.fn)})" if newer is not None else ""
+        return JobDefinitionError(
+            f"job {name!r} was redefined by a later @flow.global_function of the same name"
+            f"{where}; as in OneFlow a session has one job per name and the later definition "
+            "replaced this one, so it cannot run (it would share the other's TrainStep and "
+            "compiled program). Call the new job, or give the functions different names")
+
     def trace_all(self) -> list[JobGraph]:
-        """Traces every defined job (so all variables exist) and returns their graphs."""
-        return [self.compiled_job(job).traced.graph for job in list(self.jobs.values())]
+        """Traces every defined job (so all variables exist) and returns their graphs.
+
+        A job whose body fails to trace is skipped, with one warning naming it and its error
+        (calling it still raises that error), so it never blocks other jobs' state.
+        """
+        graphs = []
+        for job in list(self.jobs.values()):
+            if self._trace_failures.get(job.__name__) is job:
+                continue  # warned already; retrying would trace (and fail) at every save
+            try:
+                graphs.append(self.compiled_job(job).traced.graph)
+            except Exception as exc:  # noqa: BLE001 - reported, as a warning, right here
+                self._trace_failures[job.__name__] = job
+                warnings.warn(
+                    f"job {job.__name__!r} failed to trace and is skipped (its variables are "
+                    f"left out of checkpoints and get_all_variables): {type(exc).__name__}: "
+                    f"{exc}", UserWarning, stacklevel=3)
+        return graphs
 
     # -- calls -----------------------------------------------------------------------------
     def launch(self, job: Any, args: tuple[Any, ...], hold: bool = False) -> ResultFuture:
@@ -320,19 +356,25 @@ class Session:
         self.completion.drain()
         self.completion.raise_pending()
 
+    def wait(self) -> None:
+        """Waits like ``sync`` but leaves handler errors for the next synchronisation point
+        (checkpoints: an error elsewhere never takes a save's or a load's place)."""
+        self.release_held()
+        self.completion.drain()
+
     # -- variables (used by checkpoints) -----------------------------------------------------
     def variable_specs(self) -> dict[str, tuple[tuple[int, ...], Any]]:
         return {n: (d.shape, d.dtype) for n, d in self.variables.defs.items()}
 
     def variable_arrays(self) -> dict[str, np.ndarray]:
         self.trace_all()
-        self.sync()
+        self.wait()
         with self._dispatch_lock:
             values = dict(self.variables.values)
         return {n: _host_copy(v) for n, v in values.items()}
 
     def assign_variables(self, arrays: dict[str, np.ndarray]) -> None:
-        self.sync()
+        self.wait()
         with self._dispatch_lock:
             for name, value in arrays.items():
                 vdef = self.variables.defs.get(name)
@@ -341,15 +383,17 @@ class Session:
                 host = np.array(value, dtype=vdef.dtype.np_dtype)
                 self.variables.values[name] = jnp.asarray(host)
 
-    def close(self) -> None:
+    def close(self) -> int:
+        """Waits for everything launched; prints errors not yet raised; returns their count."""
         if self.closed:
-            return
+            return 0
         self.closed = True
         try:
             self.release_held()
             self.completion.drain()
         finally:
-            self.completion.report_pending_at_exit()
+            reported = self.completion.report_pending_at_exit()
+        return reported
 
 
 def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:
@@ -372,7 +416,7 @@ def _host_copy(value: Any) -> np.ndarray:
 
 
 def _name(fn: Any) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return describe_callable(getattr(fn, "__wrapped__", fn))
 
 
 _default: Session | None = None
@@ -410,7 +454,32 @@ def _trace_all_graphs() -> list[JobGraph]:
 set_trace_all(_trace_all_graphs)
 
 
-@atexit.register
+_exit_failed = False
+
+
+def mark_exit_failure() -> None:
+    """Something was lost at interpreter exit (a callback raised, an event file could not be
+    written): the process then exits with status 1 (``_close_at_exit``)."""
+    global _exit_failed
+    _exit_failed = True
+
+
+@atexit.register  # registered on import, before other flowjob hooks: so it runs last
 def _close_at_exit() -> None:
-    if _default is not None:
-        _default.close()
+    if _default is not None and _default.close():
+        mark_exit_failure()
+    if _exit_failed:
+        _exit_with_failure()
+
+
+def _exit_with_failure() -> None:
+    # atexit hooks cannot change the exit status; end the process with status 1 instead, once
+    # the output that exiting normally would still write is out.
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed stream: nothing more to write
+            pass
+    os._exit(1)

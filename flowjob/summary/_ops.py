@@ -157,6 +157,9 @@ def create_summary_writer(logdir: str | os.PathLike, name: str | None = None) ->
     if not isinstance(logdir, (str, os.PathLike)) or not os.fspath(logdir):
         raise _fail("create_summary_writer", f"logdir must be a non-empty path, got {logdir!r}")
     path = os.fspath(logdir)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise _fail("create_summary_writer", f"logdir {path!r} exists and is not a directory; "
+                    "the logdir must be a directory (event files are created inside it)")
     # The writer itself is opened on the completion thread, where SIGTERM handling cannot be
     # installed; tracing usually runs on the main thread, so install it now.
     install_exit_hooks()

@@ -21,6 +21,9 @@ class FakeSession:
     def sync(self) -> None:
         self.calls.append("sync")
 
+    def wait(self) -> None:
+        self.calls.append("wait")
+
     def trace_all(self) -> None:
         self.calls.append("trace_all")
 

@@ -19,7 +19,7 @@ def _two_vars():
 def test_get_all_variables_is_a_synced_snapshot(make_session):
     sess = make_session(_two_vars(), dtypes={"step": _dtypes.int64})
     got = ckpt.get_all_variables()
-    assert sess.calls == ["trace_all", "sync"]
+    assert sess.calls == ["trace_all", "wait"]
     assert sorted(got) == ["step", "w"]
     assert all(isinstance(v, VariableBlob) for v in got.values())
     assert got["w"].shape == (2, 3) and got["w"].dtype is _dtypes.float32
