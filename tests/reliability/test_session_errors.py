@@ -102,6 +102,8 @@ def test_checkpoint_save_writes_while_an_error_is_pending(fresh_session, tmp_pat
     for path in (tmp_path / "new_api", tmp_path / "legacy_api", managed):  # ... and all wrote
         assert os.path.isfile(os.path.join(path, "snapshot_done"))
         np.testing.assert_array_equal(_saved_w(path), expected)
+    flow.load_variables({"w": np.full((3, 1), 7, np.float32)})  # loading does not raise either
+    np.testing.assert_array_equal(_live_w(), np.full((3, 1), 7, np.float32))
     with pytest.raises(CallbackError, match=names):                  # still reported, once
         flow.sync_default_session()
     flow.sync_default_session()
@@ -135,10 +137,13 @@ def test_a_job_that_failed_to_trace_does_not_block_saving(fresh_session, tmp_pat
         flow.checkpoint.save(tmp_path / "a")
     assert len([w for w in record if "Broken" in str(w.message)]) == 1
     expected = _live_w()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # warned once per job, not at every save
+    with warnings.catch_warnings(record=True) as later:
+        warnings.simplefilter("always")
         flow.train.CheckPoint().save(str(tmp_path / "b"))
         names = set(flow.get_all_variables())
+        flow.load_variables(flow.checkpoint.get(tmp_path / "a"))
+        flow.summary.Graph(str(tmp_path / "graph")).write_structure_graph()
+    assert not [w for w in later if "Broken" in str(w.message)]  # warned once, not every time
     assert "w" in names and "System-Train-TrainStep-Fit" in names
     for path in (tmp_path / "a", tmp_path / "b"):
         np.testing.assert_array_equal(_saved_w(path), expected)
@@ -258,6 +263,25 @@ def test_a_callback_raising_at_exit_gives_a_nonzero_exit_status(tmp_path):
     assert "late_failing_callback" in proc.stderr and "lost at exit" in proc.stderr
     assert "body done" in proc.stdout  # output is not lost on the way out
     assert "script body done" in (tmp_path / "prog.py.log").read_text()  # logging flushed
+
+
+def test_an_event_file_that_cannot_be_written_at_exit_gives_a_nonzero_exit_status(tmp_path):
+    """A real file-size limit (EFBIG): the records are only written when the writer is closed
+    at exit, and that write fails."""
+    proc = _run_script(tmp_path, f"""
+        import resource, signal
+        import flowjob as flow
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+        w = flow.summary.SummaryWriter({str(tmp_path / "logs")!r}, flush_secs=600)
+        for i in range(1000):  # ~45 kB: more than the limit, less than the write buffer
+            w.scalar("x", float(i), i)
+        print("body done")
+        """)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    assert "EventWriteError" in proc.stderr or "File too large" in proc.stderr, proc.stderr
+    assert "body done" in proc.stdout
 
 
 def test_a_clean_exit_keeps_status_zero(tmp_path):
