@@ -91,7 +91,8 @@ class Session:
         """
         graphs = []
         for job in list(self.jobs.values()):
-            if self._trace_failures.get(job.__name__) is job:
+            if self._trace_failures.get(job.__name__) is job and job.__name__ not in \
+                    self.compiled:
                 continue  # warned already; retrying would trace (and fail) at every save
             try:
                 graphs.append(self.compiled_job(job).traced.graph)
