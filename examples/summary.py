@@ -15,6 +15,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob.cli.board import board_command
 
 
 def tag_bytes(tag):
@@ -123,7 +124,7 @@ def main(argv=None):
     FlushJob()
     flow.sync_default_session()
     print(f"outliers flagged by the exception projector: {np.flatnonzero(scores.is_outlier)}")
-    print(f"logs written to {logdir}; view them with: flowjob board {logdir}")
+    print(f"logs written to {logdir}; view them with: {board_command(logdir)}")
 
 
 if __name__ == "__main__":
