@@ -3,7 +3,8 @@
 Job ops (inside a ``@flow.global_function`` body): ``create_summary_writer``,
 ``flush_summary_writer``, ``scalar``, ``histogram``, ``image``, ``pb``.
 Host helpers: ``text``, ``hparams`` with ``HParam``/``Hparam``, ``RealRange``,
-``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``, ``metric_tag``; ``Projector``; ``Graph``.
+``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``, ``metric_tag``;
+``Projector``; ``Graph``.
 Python API: ``SummaryWriter`` (and the lower-level ``EventFileWriter``).
 """
 
