@@ -59,8 +59,9 @@ function explanation() {
       "(MAD) ignore up to half of the samples being extreme, so outliers cannot hide by " +
       "inflating the scale as they would with a mean and standard deviation; 1.4826 makes the " +
       "MAD comparable to a standard deviation for normally distributed distances. Samples " +
-      "holding NaN or Inf get the score \u221e and are always flagged. A row whose label and " +
-      "prediction differ is highlighted."}));
+      "holding NaN or Inf get the score \u221e and are always flagged. Sample is the row " +
+      "number of the sample in the projected array (the index column of the Projector tab); " +
+      "a row whose label and prediction differ is highlighted."}));
 }
 
 class ReportTable {
