@@ -1,7 +1,7 @@
 """flow.summary with OneFlow's job API: every summary type of the OneFlow docs, for TensorBoard.
 
     python examples/summary.py [--logdir runs/summary] [--steps 20]
-    flowjob board runs/summary
+    .venv/bin/flowjob board runs/summary   # as printed at the end (flowjob board ... if on PATH)
 
 As in OneFlow's visualization guide, the summary ops run inside jobs whose inputs are
 ``tp.ListNumpy`` placeholders (tags are int8 bytes); text and hparams go through ``pb`` jobs;

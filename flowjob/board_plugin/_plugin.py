@@ -24,7 +24,7 @@ from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
 from ..summary import _anomaly_files as records
-from ..summary._projector_files import CONFIG_NAME
+from ..summary._projector_files import ASSET_DIR, CONFIG_NAME
 
 __all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]
 
@@ -38,6 +38,8 @@ def _runs(logdir: str) -> dict[str, str]:
     for directory, subdirs, names in os.walk(logdir):
         subdirs.sort()
         if CONFIG_NAME in names:
+            if ASSET_DIR in subdirs:
+                subdirs.remove(ASSET_DIR)  # the projector's files, never a run
             rel = os.path.relpath(directory, logdir)
             runs["." if rel == "." else rel.replace(os.sep, "/")] = directory
     return runs

@@ -1,7 +1,8 @@
 """``flowjob board LOGDIR``: serve a log directory with TensorBoard on 127.0.0.1.
 
-TensorBoard runs as a child process with settings that keep every logged point (its
-defaults down-sample to e.g. 1000 scalars and 10 images per tag) and reload data every second.
+TensorBoard runs as a child process, with flowjob's Anomalies tab (``flowjob.board_plugin``)
+and settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
+10 images per tag) and reload data every second.
 The URL is printed once the server answers ``/data/runs``; Ctrl-C or SIGTERM stops both.
 """
 
