@@ -23,12 +23,13 @@ MAX_GRID_SAMPLES = 64
 
 def write_anomaly_summaries(writer, tag: str, step: int, result: OutlierScores,
                             labels: Sequence[object] | None = None,
-                            images: np.ndarray | None = None) -> None:
+                            images: np.ndarray | None = None,
+                            predictions: Sequence[object] | None = None) -> None:
     """Logs the anomaly summaries of ``result`` at ``step`` with ``writer`` (a
     ``SummaryWriter``) and flushes, so TensorBoard sees them on its next reload."""
     prefix = f"anomaly/{tag}"
     finite = result.scores[np.isfinite(result.scores)]
-    writer.text(f"{prefix}/report", report_table(result, labels), step)
+    writer.text(f"{prefix}/report", report_table(result, labels, predictions=predictions), step)
     writer.scalar(f"{prefix}/outliers", int(result.is_outlier.sum()), step)
     writer.scalar(f"{prefix}/nonfinite", result.num_nonfinite, step)
     writer.scalar(f"{prefix}/max_score", float(finite.max()) if finite.size else 0.0, step)

@@ -195,7 +195,8 @@ class Projector:
         files.config_index(self.logdir).upsert(info)
         if result is not None:
             with self._writer_lock:
-                write_anomaly_summaries(self._summary_writer(), tag, step, result, labels, images)
+                write_anomaly_summaries(self._summary_writer(), tag, step, result, labels, images,
+                                        predictions)
         return result
 
     def _summary_writer(self):

@@ -91,10 +91,10 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
     shape = [d.size for d in report.tensor_proto.tensor_shape.dim]
     cells = [s.decode() for s in report.tensor_proto.string_val]
     table = np.array(cells).reshape(shape)
-    assert table[0].tolist() == ["rank", "sample", "score", "label"]
+    assert table[0].tolist() == ["rank", "sample", "score", "threshold", "label"]
     order = sorted(outliers, key=lambda i: -ref[i])
     assert [int(v) for v in table[1:, 1]] == order
-    assert [v for v in table[1:, 3]] == [labels[i] for i in order]
+    assert [v for v in table[1:, 4]] == [labels[i] for i in order]
     np.testing.assert_allclose([float(v) for v in table[1:, 2]], ref[order], rtol=1e-5)
 
     (img_event,) = tensors.Tensors("anomaly/exc/samples")

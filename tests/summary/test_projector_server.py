@@ -93,8 +93,8 @@ def test_projector_and_anomaly_over_http(logdir, tb_server, load_fast):
     assert report["step"] == 3 and "<table>" in report["text"]
     cells = re.findall(r"<td>(.*?)</td>", report["text"], flags=re.S)
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in cells]
-    assert cells[:3] == ["rank", "sample", "score"]
-    assert sorted(cells[4::3][:2]) == ["11", "4"]
+    assert cells[:4] == ["rank", "sample", "score", "threshold"]
+    assert sorted(cells[5::4][:2]) == ["11", "4"] and cells[7::4][:2] == ["3.5", "3.5"]
 
     (img,) = srv.wait_for(lambda: srv.get_json(
         f"/data/plugin/images/images?run=.&tag={q('anomaly/exc/samples')}"))
