@@ -1,7 +1,7 @@
 """flowjob demo: train LeNet-5 on MNIST with watch, watch_diff, async results and TensorBoard logs.
 
     python examples/mnist_demo.py [--epochs 8] [--model lenet|mlp] [--logdir DIR]
-    flowjob board runs/mnist_demo
+    .venv/bin/flowjob board runs/mnist_demo   # the command it prints at the end
 
 One OneFlow-style program: lazy job functions (``@flow.global_function``) for training,
 evaluation and logging; ``tp.Callback`` results so the training loop never waits for a step;
@@ -19,6 +19,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob.cli.board import board_command
 
 LOG_CONFIG = flow.function_config()
 LOG_CONFIG.default_logical_view(flow.scope.mirrored_view())
@@ -199,6 +200,7 @@ def main(argv=None):
     print(f"Training {args.model} on {steps * batch} MNIST images "
           f"({args.epochs} epochs of {steps} steps), logging to {logdir}")
     create_writer()
+    flow.sync_default_session()  # the writer is open: the graph goes into the run's event file
     flow.summary.Graph(logdir).write_structure_graph()
     log_pb(flow.summary.text([f"model: {args.model}", f"batch size: {batch}",
                               f"learning rate: {args.lr}", f"momentum: {args.momentum}",
@@ -227,9 +229,11 @@ def main(argv=None):
     if len(wrong):
         image_job([to_uint8_nhwc(images[wrong[:32]])], step_arg(args.epochs),
                   [tag("test/misclassified")])
+    # One Markdown string: TensorBoard renders a table with a header from it (a list of
+    # strings would render each line on its own, as raw "| 0 | 98.0% |" text).
     per_class = [f"| {d} | {100 * np.mean(predictions[labels == d] == d):.1f}% |"
                  for d in range(10)]
-    log_pb(flow.summary.text(["| digit | accuracy |", "|---|---|", *per_class],
+    log_pb(flow.summary.text("\n".join(["| digit | accuracy |", "|---|---|", *per_class]),
                              tag="test/per_class_accuracy"), args.epochs)
     log_pb(flow.summary.hparams({
         flow.summary.HParam("model", flow.summary.ValueSet(sorted(MODELS))): args.model,
@@ -251,10 +255,12 @@ def main(argv=None):
     projector.create_exception_projector()
     centers = {d: np.median(features[labels == d], axis=0) for d in np.unique(labels)}
     residuals = features[:n] - np.stack([centers[d] for d in labels[:n]])
+    # label/prediction (flowjob extensions) show beside each flagged digit in the Anomalies tab.
     scores = projector.exception_projector(value=residuals, tag="unusual_digits",
                                            step=args.epochs, sample_name="mnist",
                                            sample_type="image",
-                                           x=to_uint8_nhwc(images[:n])[..., 0])
+                                           x=to_uint8_nhwc(images[:n])[..., 0],
+                                           label=labels[:n], prediction=predictions[:n])
     projector.close()
     flush_job()
     flow.sync_default_session()
@@ -268,7 +274,7 @@ def main(argv=None):
           f"flags {len(unusual)} of {n} as unusual ({int(np.sum(np.isin(unusual, wrong)))} of "
           f"them misclassified)")
     print(f"test accuracy: {100 * accuracy:.1f}%")
-    print(f"\nTensorBoard logs are in {logdir}. Open them with:\n    flowjob board {board_dir}")
+    print(f"\nTensorBoard logs are in {logdir}. Open them with:\n    {board_command(board_dir)}")
 
 
 if __name__ == "__main__":

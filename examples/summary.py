@@ -1,7 +1,7 @@
 """flow.summary with OneFlow's job API: every summary type of the OneFlow docs, for TensorBoard.
 
     python examples/summary.py [--logdir runs/summary] [--steps 20]
-    flowjob board runs/summary
+    .venv/bin/flowjob board runs/summary   # as printed at the end (flowjob board ... if on PATH)
 
 As in OneFlow's visualization guide, the summary ops run inside jobs whose inputs are
 ``tp.ListNumpy`` placeholders (tags are int8 bytes); text and hparams go through ``pb`` jobs;
@@ -15,6 +15,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob.cli.board import board_command
 
 
 def tag_bytes(tag):
@@ -123,7 +124,7 @@ def main(argv=None):
     FlushJob()
     flow.sync_default_session()
     print(f"outliers flagged by the exception projector: {np.flatnonzero(scores.is_outlier)}")
-    print(f"logs written to {logdir}; view them with: flowjob board {logdir}")
+    print(f"logs written to {logdir}; view them with: {board_command(logdir)}")
 
 
 if __name__ == "__main__":

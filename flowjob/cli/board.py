@@ -1,7 +1,8 @@
 """``flowjob board LOGDIR``: serve a log directory with TensorBoard on 127.0.0.1.
 
-TensorBoard runs as a child process with settings that keep every logged point (its
-defaults down-sample to e.g. 1000 scalars and 10 images per tag) and reload data every second.
+TensorBoard runs as a child process, with flowjob's Anomalies tab (``flowjob.board_plugin``)
+and settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
+10 images per tag) and reload data every second.
 The URL is printed once the server answers ``/data/runs``; Ctrl-C or SIGTERM stops both.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,9 +21,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-__all__ = ["add_parser", "run", "tensorboard_command", "SAMPLES_PER_PLUGIN"]
+__all__ = ["add_parser", "run", "tensorboard_command", "board_command", "SAMPLES_PER_PLUGIN"]
 
 # "Keep everything" must be spelled as a huge count: TensorBoard passes the same number to
 # the plugins as the number of points to return, so "scalars=0" makes the HTTP API (and the
@@ -53,16 +55,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def tensorboard_command(logdir: str, host: str, port: int,
                         reload_interval: float = 1.0) -> list[str]:
-    """The command line that starts TensorBoard for ``logdir``."""
-    exe = Path(sys.executable).with_name("tensorboard")
-    launcher = [str(exe)] if exe.is_file() and os.access(exe, os.X_OK) \
-        else [sys.executable, "-m", "tensorboard.main"]
+    """The command line that starts TensorBoard (with flowjob's Anomalies plugin, see
+    ``flowjob.board_plugin``) for ``logdir``."""
+    launcher = [sys.executable, "-m", "flowjob.board_plugin"]
     return [*launcher, "--logdir", logdir, "--host", host, "--port", str(port),
             "--reload_interval", f"{reload_interval:g}",
             "--samples_per_plugin", SAMPLES_PER_PLUGIN,
             # A run directory may hold several live event files (one per writer); without
             # this, the Python loader follows only the newest one.
             "--reload_multifile", "true"]
+
+
+def board_command(logdir: str) -> str:
+    """The shell command that opens ``logdir`` with this Python environment's ``flowjob
+    board``, spelled so it works as typed in the current directory: ``flowjob`` when that is
+    the one on PATH, else the script's path (``.venv/bin/flowjob`` after the quick start,
+    which installs into ``.venv`` without activating it), else ``python -m flowjob``."""
+    script = os.path.join(os.path.dirname(sys.executable), "flowjob")
+    if os.path.isfile(script) and os.access(script, os.X_OK):
+        on_path = shutil.which("flowjob")
+        if on_path and os.path.samefile(on_path, script):
+            exe = "flowjob"
+        else:
+            rel = os.path.relpath(script)
+            exe = shlex.quote(rel if not rel.startswith("..") else script)
+    else:
+        exe = f"{shlex.quote(sys.executable)} -m flowjob"
+    return f"{exe} board {shlex.quote(logdir)}"
 
 
 def _free_port(host: str) -> int:

@@ -3,7 +3,8 @@
 Job ops (inside a ``@flow.global_function`` body): ``create_summary_writer``,
 ``flush_summary_writer``, ``scalar``, ``histogram``, ``image``, ``pb``.
 Host helpers: ``text``, ``hparams`` with ``HParam``/``Hparam``, ``RealRange``,
-``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``; ``Projector``; ``Graph``.
+``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``, ``metric_tag``;
+``Projector``; ``Graph``.
 Python API: ``SummaryWriter`` (and the lower-level ``EventFileWriter``).
 """
 
@@ -17,6 +18,7 @@ from ._hparams import (
     ValueSet,
     hparams,
     hparams_config,
+    metric_tag,
 )
 from ._ops import (
     create_summary_writer,
@@ -34,7 +36,7 @@ __all__ = [
     "EventFileWriter", "EventWriteError", "RecordCorruptError", "read_records", "SummaryWriter",
     "create_summary_writer", "flush_summary_writer", "scalar", "histogram", "image", "pb",
     "text", "hparams", "hparams_config", "HParam", "Hparam", "RealRange", "IntegerRange",
-    "ValueSet", "Metric",
+    "ValueSet", "Metric", "metric_tag",
 ]
 
 # The projector and the structure graph are a colleague's modules; export them once present.

@@ -87,11 +87,13 @@ def format_score(score: float) -> str:
 
 
 def report_table(result: OutlierScores, labels: Sequence[object] | None = None,
-                 max_rows: int = 100) -> list[list[str]] | str:
+                 max_rows: int = 100, predictions: Sequence[object] | None = None
+                 ) -> list[list[str]] | str:
     """The flagged samples as rows of strings (header row first): a rank-2 text summary,
     which TensorBoard's text plugin renders as an HTML table.
 
-    Columns: rank, sample (row index), score and, when ``labels`` is given, label. At most
+    Columns: rank, sample (row index), score, threshold and, when given, label and
+    prediction. At most
     ``max_rows`` samples, highest score first. With no outlier, returns a one-line Markdown
     sentence instead (a rank-0 text renders as a paragraph, not a one-cell table).
     """
@@ -100,11 +102,12 @@ def report_table(result: OutlierScores, labels: Sequence[object] | None = None,
     if flagged.size == 0:
         return (f"No outliers among {n} samples (robust z-score of the distance to the median "
                 f"sample > {result.threshold:g}).")
-    header = ["rank", "sample", "score"] + (["label"] if labels is not None else [])
+    header = ["rank", "sample", "score", "threshold"] + (["label"] if labels is not None else []) \
+        + (["prediction"] if predictions is not None else [])
     table = [header]
     for rank, i in enumerate(flagged[:max_rows], start=1):
-        row = [str(rank), str(int(i)), format_score(float(result.scores[i]))]
-        if labels is not None:
-            row.append(_cell(labels[i]))
+        row = [str(rank), str(int(i)), format_score(float(result.scores[i])),
+               f"{result.threshold:g}"]
+        row += [_cell(column[i]) for column in (labels, predictions) if column is not None]
         table.append(row)
     return table

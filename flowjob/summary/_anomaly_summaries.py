@@ -9,8 +9,6 @@ images.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,19 +16,20 @@ import numpy as np
 from ._anomaly import OutlierScores, report_table
 from ._projector_images import make_grid
 
-__all__ = ["write_anomaly_summaries", "acquire_writer", "release_writer", "MAX_GRID_SAMPLES"]
+__all__ = ["write_anomaly_summaries", "MAX_GRID_SAMPLES"]
 
 MAX_GRID_SAMPLES = 64
 
 
 def write_anomaly_summaries(writer, tag: str, step: int, result: OutlierScores,
                             labels: Sequence[object] | None = None,
-                            images: np.ndarray | None = None) -> None:
+                            images: np.ndarray | None = None,
+                            predictions: Sequence[object] | None = None) -> None:
     """Logs the anomaly summaries of ``result`` at ``step`` with ``writer`` (a
     ``SummaryWriter``) and flushes, so TensorBoard sees them on its next reload."""
     prefix = f"anomaly/{tag}"
     finite = result.scores[np.isfinite(result.scores)]
-    writer.text(f"{prefix}/report", report_table(result, labels), step)
+    writer.text(f"{prefix}/report", report_table(result, labels, predictions=predictions), step)
     writer.scalar(f"{prefix}/outliers", int(result.is_outlier.sum()), step)
     writer.scalar(f"{prefix}/nonfinite", result.num_nonfinite, step)
     writer.scalar(f"{prefix}/max_score", float(finite.max()) if finite.size else 0.0, step)
@@ -38,34 +37,3 @@ def write_anomaly_summaries(writer, tag: str, step: int, result: OutlierScores,
     if images is not None and flagged.size:
         writer.image(f"{prefix}/samples", make_grid(images[flagged]), step)
     writer.flush()
-
-
-# One shared writer per directory: several live event files in one run directory make
-# TensorBoard's Python loader follow only the newest (visualization.md 1.2).
-_shared: dict[str, list] = {}  # realpath -> [writer, users]
-_shared_lock = threading.Lock()
-
-
-def acquire_writer(directory: str):
-    """The process-wide ``SummaryWriter`` of ``directory`` (opened on first use)."""
-    from ._writer import SummaryWriter
-
-    key = os.path.realpath(directory)
-    with _shared_lock:
-        entry = _shared.get(key)
-        if entry is None or entry[0].closed:
-            entry = _shared[key] = [SummaryWriter(directory), 0]
-        entry[1] += 1
-        return entry[0]
-
-
-def release_writer(writer) -> None:
-    """Gives back a writer from :func:`acquire_writer`; the last user closes it."""
-    with _shared_lock:
-        for key, entry in list(_shared.items()):
-            if entry[0] is writer:
-                entry[1] -= 1
-                if entry[1] <= 0:
-                    del _shared[key]
-                    writer.close()
-                return

@@ -15,8 +15,11 @@ Layout (visualization.md 2.2): every trial is its own run directory, a sibling o
 * ``_hparams_/session_start_info``: this trial's values (bool stays bool, numbers are float64,
   str is str); ``group_name`` is ``trial_id`` or the SHA-256 of the values' JSON, so trials with
   equal values are grouped into one row (with several sessions), as TensorBoard intends.
-* Metric values given in the dict are also written as scalars under the metric's tag in the
-  trial's run: that is where the table reads a metric column from (the last value).
+* Metric values given in the dict are written as scalars under ``hparams/<name>`` in the
+  trial's run, and the experiment declares that tag with the display name ``<name>``: the table
+  reads a metric column from the last value of its tag, and a separate tag keeps a user's own
+  series of the same name (e.g. a ``loss`` curve) exactly as logged. Log later values of the
+  column under :func:`metric_tag` too.
 * ``_hparams_/session_end_info``: the trial's status; TensorBoard keeps the first one written
   per run, so it is written once (here when metric results are given, or by
   ``SummaryWriter.close()``).
@@ -40,12 +43,13 @@ from tensorboard.compat.proto import summary_pb2
 from tensorboard.plugins.hparams import api_pb2, plugin_data_pb2
 
 __all__ = ["RealRange", "IntegerRange", "ValueSet", "HParam", "Hparam", "Metric", "hparams",
-           "hparams_config", "session_end_summary", "EXPERIMENT_TAG", "SESSION_START_TAG",
-           "SESSION_END_TAG"]
+           "hparams_config", "session_end_summary", "metric_tag", "EXPERIMENT_TAG",
+           "SESSION_START_TAG", "SESSION_END_TAG", "METRIC_TAG_PREFIX"]
 
 EXPERIMENT_TAG = "_hparams_/experiment"
 SESSION_START_TAG = "_hparams_/session_start_info"
 SESSION_END_TAG = "_hparams_/session_end_info"
+METRIC_TAG_PREFIX = "hparams/"
 
 _STATUS = {"unknown": api_pb2.STATUS_UNKNOWN, "success": api_pb2.STATUS_SUCCESS,
            "failure": api_pb2.STATUS_FAILURE, "running": api_pb2.STATUS_RUNNING}
@@ -185,9 +189,15 @@ def _hparam_info(hp: HParam, value=None) -> api_pb2.HParamInfo:
     return info
 
 
+def metric_tag(name: str) -> str:
+    """The scalar tag holding the values of metric ``name`` (``hparams/<name>``)."""
+    return METRIC_TAG_PREFIX + name
+
+
 def _metric_info(m: Metric | str) -> api_pb2.MetricInfo:
     name = m.name if isinstance(m, Metric) else m
-    return api_pb2.MetricInfo(name=api_pb2.MetricName(tag=name, group=""))
+    return api_pb2.MetricInfo(name=api_pb2.MetricName(tag=metric_tag(name), group=""),
+                              display_name=name)
 
 
 def _plugin_value(tag: str, data: plugin_data_pb2.HParamsPluginData) -> summary_pb2.Summary.Value:
@@ -282,7 +292,8 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
 
     ``hparams`` maps ``HParam``/``Hparam``, ``Metric`` or plain str keys to values (bool, int,
     float, str; NumPy scalars are unwrapped). Returns one ``Summary`` holding the experiment
-    (unless ``experiment=False``), the session start info, one scalar per ``Metric`` value and,
+    (unless ``experiment=False``), the session start info, one scalar per ``Metric`` value
+    (tag ``hparams/<name>``, never the metric's own name: see the module doc) and,
     with ``status="auto"`` and at least one metric value, a ``success`` session end info
     (``status`` may also be success/failure/running/unknown or None for none). Raises
     ``TypeError`` for bad keys or values and ``ValueError`` for a duplicate name; a value
@@ -314,7 +325,7 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
     summary.value.append(_plugin_value(
         SESSION_START_TAG, plugin_data_pb2.HParamsPluginData(session_start_info=start)))
     for name, (_, v) in metrics.items():
-        summary.value.add(tag=name, simple_value=v)
+        summary.value.add(tag=metric_tag(name), simple_value=v)
     if status == "auto":
         status = "success" if metrics else None
     if status is not None:

@@ -19,6 +19,7 @@ import numpy as np
 from .. import graph as _graph
 from ..errors import OpError, describe_frame, user_frame
 from ._event_writer import install_exit_hooks
+from ._live_writers import acquire_writer, release_writer
 from ._writer import SummaryWriter
 
 __all__ = ["create_summary_writer", "flush_summary_writer", "scalar", "histogram", "image",
@@ -44,15 +45,16 @@ def default_writer(op: str = "summary op") -> SummaryWriter:
 
 
 def set_default_writer(logdir: str) -> SummaryWriter:
-    """Opens (or keeps, for the same ``logdir``) the process-global writer."""
+    """Opens (or keeps, for the same ``logdir``) the process-global writer; an open writer of
+    ``logdir`` (e.g. the user's own ``SummaryWriter``) is shared, not doubled."""
     global _default
     with _lock:
         w = _default
         if w is not None and not w.closed and os.path.abspath(w.logdir) == os.path.abspath(logdir):
             return w
-        _default = SummaryWriter(logdir)
+        _default = acquire_writer(logdir)
     if w is not None and not w.closed:
-        w.close()
+        release_writer(w)
     return _default
 
 
@@ -62,7 +64,7 @@ def close_default_writer() -> None:
     with _lock:
         w, _default = _default, None
     if w is not None:
-        w.close()
+        release_writer(w)
 
 
 # --- trace-time checks ----------------------------------------------------------------------

@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo
 
+from . import _anomaly_files as anomaly_files
 from . import _projector_files as files
 from ._anomaly import DEFAULT_THRESHOLD, OutlierScores, format_score, robust_outlier_scores
-from ._anomaly_summaries import acquire_writer, release_writer, write_anomaly_summaries
+from ._anomaly_summaries import write_anomaly_summaries
+from ._live_writers import acquire_writer, release_writer
 from ._projector_images import MAX_SPRITE_PX, encode_png, make_sprite, to_uint8_images
 
 __all__ = ["Projector"]
@@ -33,11 +35,11 @@ class Projector:
     (a later call with the same pair replaces it) into ``<logdir>/projector_config.pbtxt``
     with its files under ``<logdir>/projector/``.
 
-    The anomaly summaries of ``exception_projector`` go to an event file in
-    ``<logdir>/projector/`` (TensorBoard run ``projector``), so they never add a second live
-    event file to the run of the user's own writer. flowjob extensions: ``writer`` (a
-    ``SummaryWriter`` to log them with instead) and ``outlier_threshold``, the robust z-score
-    above which a sample is flagged (see ``flowjob.summary._anomaly``).
+    The anomaly summaries of ``exception_projector`` go to the open summary writer of
+    ``logdir`` (one is opened if there is none), so the run shows once in TensorBoard with
+    one live event file. flowjob extensions: ``writer`` (a ``SummaryWriter`` to log them with
+    instead) and ``outlier_threshold``, the robust z-score above which a sample is flagged
+    (see ``flowjob.summary._anomaly``).
     """
 
     def __init__(self, logdir: str | os.PathLike[str], *, writer: Any = None,
@@ -77,20 +79,25 @@ class Projector:
         ``sample_type="image"``, the N images in ``x`` become the sprite.
         """
         self._require("embedding")
-        self._write("embedding", value, label, tag, step, sample_name, sample_type, x)
+        self._write("embedding", value, label, None, tag, step, sample_name, sample_type, x)
 
     def exception_projector(self, value=None, tag=None, step=None, sample_name=None,
-                            sample_type=None, x=None, *, label=None) -> OutlierScores:
+                            sample_type=None, x=None, *, label=None,
+                            prediction=None) -> OutlierScores:
         """Scores every sample of ``value`` for outliers, writes the embedding with
         ``anomaly_score``/``is_outlier`` metadata columns, and logs ``anomaly/<tag>/report``
         (text table), ``anomaly/<tag>/outliers``, ``/nonfinite`` and ``/max_score`` (scalars)
         and, for image samples, ``anomaly/<tag>/samples`` (grid of the flagged images).
 
-        ``label`` is a flowjob extension (OneFlow's exception projector has none). Returns the
-        scores.
+        It also writes ``anomaly.json`` (the flagged samples with score, threshold, label and
+        prediction; format in ``_anomaly_files.py``), which flowjob's TensorBoard plugin shows
+        as the Anomalies tab. ``label`` and ``prediction`` (N values each: the true class and
+        the model's answer) are flowjob extensions; OneFlow's exception projector has neither.
+        Returns the scores.
         """
         self._require("exception")
-        return self._write("exception", value, label, tag, step, sample_name, sample_type, x)
+        return self._write("exception", value, label, prediction, tag, step, sample_name,
+                           sample_type, x)
 
     # -- extensions -------------------------------------------------------------------------
     def flush(self) -> None:
@@ -129,7 +136,7 @@ class Projector:
                             f"create_{kind}_projector(); call "
                             f"projector.create_{kind}_projector() first")
 
-    def _write(self, kind, value, label, tag, step, sample_name, sample_type, x):
+    def _write(self, kind, value, label, prediction, tag, step, sample_name, sample_type, x):
         where = f"{_KINDS[kind]}()"
         tag = _check_tag(tag if tag is not None else _KINDS[kind], where)
         step = _check_step(step, where)
@@ -140,6 +147,7 @@ class Projector:
             warnings.warn(f"{where}: {bad} of {n} rows of value hold NaN or Inf; TensorBoard's "
                           "projector cannot place them", stacklevel=3)
         labels = _labels(label, n, where)
+        predictions = _labels(prediction, n, where, "prediction")
         sample = _sample(sample_name, sample_type, x, n, where)
 
         rel = files.asset_dir(kind, tag, step)
@@ -155,6 +163,8 @@ class Projector:
         columns: dict[str, list[object]] = {"index": list(range(n))}
         if labels is not None:
             columns["label"] = labels
+        if predictions is not None:
+            columns["prediction"] = predictions
         if sample is not None and sample[0] == "text":
             columns[sample_name if sample_name not in columns else f"{sample_name}_sample"] = \
                 sample[1]
@@ -166,6 +176,7 @@ class Projector:
         info.metadata_path = f"{rel}/metadata.tsv"
 
         images = sample[1] if sample is not None and sample[0] == "image" else None
+        sprite_file = None
         if images is not None:
             sprite = make_sprite(images)
             if sprite is None:
@@ -175,16 +186,26 @@ class Projector:
                 files.atomic_write(os.path.join(directory, "sprite.png"), encode_png(sprite[0]))
                 info.sprite.image_path = f"{rel}/sprite.png"
                 info.sprite.single_image_dim.extend([sprite[1], sprite[1]])
+                sprite_file = ("sprite.png", sprite[1], sprite[0].shape[1] // sprite[1])
+        if result is not None:
+            files.atomic_write(os.path.join(directory, anomaly_files.ANOMALY_FILE),
+                               anomaly_files.encode_record(tag, step, result, labels,
+                                                           predictions, sprite_file))
 
         files.config_index(self.logdir).upsert(info)
         if result is not None:
             with self._writer_lock:
-                write_anomaly_summaries(self._summary_writer(), tag, step, result, labels, images)
+                write_anomaly_summaries(self._summary_writer(), tag, step, result, labels, images,
+                                        predictions)
         return result
 
     def _summary_writer(self):
+        if self._writer is not None and self._writer.closed and self._writer is not \
+                self._user_writer:
+            release_writer(self._writer)  # a borrowed writer its owner closed
+            self._writer = None
         if self._writer is None:
-            self._writer = self._user_writer or acquire_writer(self._assets)
+            self._writer = self._user_writer or acquire_writer(self.logdir)
         return self._writer
 
 
@@ -234,13 +255,13 @@ def _rows(value: object, where: str) -> np.ndarray:
     return arr.reshape(arr.shape[0], -1).astype(np.float32)
 
 
-def _labels(label: object, n: int, where: str) -> list[object] | None:
+def _labels(label: object, n: int, where: str, what: str = "label") -> list[object] | None:
     if label is None:
         return None
     arr = np.asarray(label)
     if arr.ndim == 0 or arr.shape[0] != n:
-        warnings.warn(f"{where}: label has shape {arr.shape} but value has {n} samples; "
-                      "labels are not written", stacklevel=4)
+        warnings.warn(f"{where}: {what} has shape {arr.shape} but value has {n} samples; "
+                      f"{what}s are not written", stacklevel=4)
         return None
     if arr.ndim > 1:
         return [",".join(str(v) for v in row.reshape(-1).tolist()) for row in arr]

@@ -22,7 +22,7 @@ from google.protobuf import text_format
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
 __all__ = ["CONFIG_NAME", "ASSET_DIR", "atomic_write", "asset_dir", "tensor_file",
-           "metadata_tsv", "ConfigIndex", "config_index"]
+           "metadata_tsv", "read_config", "ConfigIndex", "config_index"]
 
 CONFIG_NAME = "projector_config.pbtxt"
 ASSET_DIR = "projector"
@@ -97,6 +97,24 @@ def metadata_tsv(columns: dict[str, list[object]]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def read_config(config_dir: str) -> list[EmbeddingInfo]:
+    """The embeddings listed in ``<config_dir>/projector_config.pbtxt`` (none if it is
+    missing; an unreadable file warns and counts as empty)."""
+    path = os.path.join(config_dir, CONFIG_NAME)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    config = ProjectorConfig()
+    try:
+        text_format.Parse(text, config)
+    except text_format.ParseError as e:
+        warnings.warn(f"ignoring unreadable projector config {path}: {e}", stacklevel=3)
+        return []
+    return list(config.embeddings)
+
+
 class ConfigIndex:
     """The embeddings of one ``projector_config.pbtxt``, keyed by tensor name.
 
@@ -111,24 +129,10 @@ class ConfigIndex:
         self._entries: dict[str, EmbeddingInfo] = {}
         self._lock = threading.Lock()
 
-    def _read_disk(self) -> list[EmbeddingInfo]:
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                text = f.read()
-        except FileNotFoundError:
-            return []
-        config = ProjectorConfig()
-        try:
-            text_format.Parse(text, config)
-        except text_format.ParseError as e:
-            warnings.warn(f"ignoring unreadable projector config {self.path}: {e}", stacklevel=4)
-            return []
-        return list(config.embeddings)
-
     def upsert(self, info: EmbeddingInfo) -> None:
         """Adds ``info`` (replacing an entry with the same tensor name) and rewrites the file."""
         with self._lock:
-            for disk in self._read_disk():
+            for disk in read_config(self.config_dir):
                 self._entries.setdefault(disk.tensor_name, disk)
             self._entries[info.tensor_name] = info
             config = ProjectorConfig()

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from tensorboard.compat.proto import attr_value_pb2, graph_pb2, tensor_shape_pb2, types_pb2
 
+from ._live_writers import acquire_writer, release_writer
 from ._projector_files import atomic_write
 
 __all__ = ["Graph", "structure_graph_json", "graph_def"]
@@ -260,7 +261,8 @@ class Graph:
 
     def write_structure_graph(self, *, jobs: Sequence[Any] | None = None) -> None:
         """Writes ``structure_graph.json`` (one entry per job) and, for TensorBoard's Graphs
-        tab, a GraphDef of all jobs into an event file in ``<logdir>/graph/``.
+        tab, a GraphDef of all jobs into the event file of the run ``logdir`` (its open
+        summary writer, or a new file).
 
         ``jobs`` (flowjob extension) defaults to every job of the session
         (``flowjob.graph.all_job_graphs()``, which traces jobs not traced yet). A second call
@@ -279,11 +281,10 @@ class Graph:
         atomic_write(self._path, text.encode("utf-8"))
         self._written = True
         if jobs:
-            from ._writer import SummaryWriter
-
-            # In <logdir>/graph/ (run "graph"), not next to a live writer of the user's run.
-            writer = SummaryWriter(self._dir)
+            # Into the run's own open event file (or a new one), so the run shows once.
+            writer = acquire_writer(self.logdir)
             try:
                 writer.graph_def(graph_def(jobs))
+                writer.flush()
             finally:
-                writer.close()
+                release_writer(writer)

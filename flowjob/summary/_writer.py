@@ -23,6 +23,7 @@ from ._histogram import DEFAULT_BINS, NonFinite, histogram_buckets, histogram_va
 from ._hparams import Metric, session_end_summary
 from ._hparams import hparams as _hparams_summary
 from ._image import as_image_batch, image_value
+from ._live_writers import register, unregister
 from ._nonfinite import NonFiniteMonitor
 from ._scalar import F32_MAX, scalar_event_bytes, scalar_tag_prefix, to_float32
 from ._text import text_value
@@ -110,7 +111,9 @@ def _value_kind(value: summary_pb2.Summary.Value) -> str:
 class SummaryWriter:
     """Writes summaries for TensorBoard into ``logdir`` (one run; created if missing).
 
-    Each writer owns a new event file, so use one writer per run directory. Logging returns
+    Each writer owns a new event file, so use one writer per run directory (the graph, the
+    projector's anomaly summaries and the job ops log into an open writer of their directory
+    instead of opening a second file: see ``_live_writers.py``). Logging returns
     after queueing; a background thread writes and flushes at least every ``flush_secs``.
     Usable as a context manager (closing on exit).
     """
@@ -135,6 +138,7 @@ class SummaryWriter:
                                          where=f"SummaryWriter({os.fspath(logdir)!r})")
         self._session_open = False
         self._closed = False
+        register(self)
 
     # --- properties ----------------------------------------------------------------------
     @property
@@ -215,8 +219,10 @@ class SummaryWriter:
         """Logs this run as one trial of the HParams table (layout: see ``_hparams.py``).
 
         ``hparams`` is as for ``flow.summary.hparams``; ``metrics`` maps metric tags to values
-        (added as ``Metric`` keys). Metrics logged later with :meth:`scalar` under a declared
-        metric tag fill the column too (the last value is shown). The session end status is
+        (added as ``Metric`` keys). Their values go to the scalar tags ``hparams/<name>``
+        (``flow.summary.metric_tag(name)``), never into a series of the same name; later
+        values logged with :meth:`scalar` under that tag update the column (the last value is
+        shown). The session end status is
         written by :meth:`close` (``success``, or ``failure`` when a ``with`` block raised).
         """
         what = "SummaryWriter.hparams"
@@ -265,6 +271,7 @@ class SummaryWriter:
         if self._closed:
             return
         self._closed = True
+        unregister(self)
         if self._session_open:
             self._session_open = False
             self._write_summary(session_end_summary(status), 0)

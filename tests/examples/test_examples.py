@@ -94,9 +94,9 @@ def test_summary(run_example, tmp_path):
     outliers = re.search(r"exception projector: \[([\d ]*)\]", proc.stdout).group(1).split()
     assert {"3", "42", "77"} <= set(outliers)  # the planted outliers are flagged
     acc = load_events(tmp_path / "logs")
-    # The hparams Metric("loss") value 0.02 is logged as a "loss" scalar too (step 0).
-    loss = [(e.step, round(e.value, 6)) for e in acc.Scalars("loss")]
-    assert loss[0] == (0, 0.02) and [step for step, _ in loss[1:]] == [0, 1, 2, 3]
+    # The hparams Metric("loss") value 0.02 has its own tag: the "loss" series is as logged.
+    assert [e.step for e in acc.Scalars("loss")] == [0, 1, 2, 3]
+    assert [round(e.value, 6) for e in acc.Scalars("hparams/loss")] == [0.02]
     histograms = acc.Tensors("histogram")
     assert [e.step for e in histograms] == [0, 1, 2, 3]
     assert all(tensor_util.make_ndarray(e.tensor_proto)[:, 2].sum() == 50 * 50 * 20
@@ -108,6 +108,9 @@ def test_summary(run_example, tmp_path):
     start = plugin_data_pb2.HParamsPluginData.FromString(
         acc.PluginTagToContent("hparams")["_hparams_/session_start_info"]).session_start_info
     assert start.hparams["optimizer"].string_value == "adam"
+    assert acc.Graph().node  # the GraphDef is in the run's own event file
+    assert sorted(p.name for p in (tmp_path / "logs").rglob("events.out.tfevents.*")) == [
+        p.name for p in (tmp_path / "logs").glob("events.out.tfevents.*")]  # one run
     graph = json.loads((tmp_path / "logs" / "graph" / "structure_graph.json").read_text())
     assert {entry["config"]["name"] for entry in graph} == {
         "CreateWriter", "ScalarJob", "HistogramJob", "PbJob", "ImageJob", "FlushJob"}
@@ -124,16 +127,27 @@ def check_demo_logs(logdir, steps, epochs, accuracy):
 
     acc = load_events(logdir)
     assert [e.step for e in acc.Scalars("train/loss")] == list(range(steps * epochs))
-    # One per epoch, then the hparams Metric("test/accuracy") value at the last step.
+    # One per epoch; the hparams Metric("test/accuracy") value has a tag of its own.
     logged = acc.Scalars("test/accuracy")
-    assert [e.step for e in logged] == [*range(1, epochs + 1), epochs]
-    assert logged[-1].value == logged[-2].value == pytest.approx(accuracy, abs=5e-4)
+    assert [e.step for e in logged] == list(range(1, epochs + 1))
+    (metric,) = acc.Scalars("hparams/test/accuracy")
+    assert metric.value == logged[-1].value == pytest.approx(accuracy, abs=5e-4)
+    # Graph, projector and anomaly summaries live in the run itself: one event file.
+    assert len(list(logdir.rglob("events.out.tfevents.*"))) == 1 and acc.Graph().node
     plugins = {t: acc.SummaryMetadata(t).plugin_data.plugin_name for t in acc.Tags()["tensors"]}
     assert plugins["train/hidden_activations"] == "histograms"
     assert plugins["weights/fc1-weight"] == "histograms"
     assert len(acc.Tensors("weights/fc1-weight")) == epochs + 1
     assert plugins["test/misclassified"] == "images"
     assert plugins["run/config"] == plugins["test/per_class_accuracy"] == "text"
+    # Rendered by TensorBoard's own text plugin: one table, header row then ten digits.
+    from tensorboard.plugins.text import text_plugin
+    from tensorboard.util import tensor_util
+
+    table = tensor_util.make_ndarray(acc.Tensors("test/per_class_accuracy")[0].tensor_proto)
+    html = text_plugin.text_array_to_html(table, enable_markdown=True)
+    assert html.count("<table>") == 1 and "<th>digit</th>" in html and "|" not in html
+    assert len(re.findall(r"<td>\d</td>", html)) == 10
     content = acc.PluginTagToContent("hparams")["_hparams_/session_start_info"]
     start = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
     assert start.hparams["model"].string_value == "lenet"

@@ -249,8 +249,9 @@ def test_hparams_of_every_value_type_round_trip(hp, loss):
     experiment = plugin_data_pb2.HParamsPluginData.FromString(
         content[hp_metadata.EXPERIMENT_TAG]).experiment
     assert sorted(i.name for i in experiment.hparam_infos) == sorted(hp)
-    assert [m.name.tag for m in experiment.metric_infos] == ["loss"]
-    assert [e.value for e in acc.Scalars("loss")] == [pytest.approx(loss)]
+    assert [(m.name.tag, m.display_name) for m in experiment.metric_infos] == [
+        ("hparams/loss", "loss")]
+    assert [e.value for e in acc.Scalars("hparams/loss")] == [pytest.approx(loss)]
 
 
 @pytest.mark.parametrize("hp, err, match", [

@@ -104,17 +104,19 @@ def test_report_table_lists_flagged_samples_by_score():
     x, outliers = planted()
     res = robust_outlier_scores(x)
     labels = [f"class{i % 10}" for i in range(len(x))]
-    table = np.array(report_table(res, labels))
-    assert table.shape == (len(outliers) + 1, 4)
-    assert table[0].tolist() == ["rank", "sample", "score", "label"]
+    predictions = [f"p{i % 7}" for i in range(len(x))]
+    table = np.array(report_table(res, labels, predictions=predictions))
+    assert table.shape == (len(outliers) + 1, 6)
+    assert table[0].tolist() == ["rank", "sample", "score", "threshold", "label", "prediction"]
     order = sorted(outliers, key=lambda i: -res.scores[i])
     assert [int(s) for s in table[1:, 1]] == order
     assert table[1:, 0].tolist() == [str(k) for k in range(1, len(outliers) + 1)]
     for row in table[1:]:
         i = int(row[1])
         assert float(row[2]) == pytest.approx(res.scores[i], rel=1e-5)
-        assert row[3] == labels[i]
-    assert np.shape(report_table(res)) == (len(outliers) + 1, 3)  # no label column without labels
+        assert (row[3], row[4], row[5]) == ("3.5", labels[i], predictions[i])
+    # No label/prediction columns without them.
+    assert np.shape(report_table(res)) == (len(outliers) + 1, 4)
 
 
 def test_report_without_outliers_is_a_sentence():

@@ -80,7 +80,7 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
         assert row[3] == ("true" if i in outliers else "false")
     assert info.sprite.image_path  # the exception embedding also gets its sprite
 
-    legacy, tensors = accumulators(tmp_path / "projector")
+    legacy, tensors = accumulators(tmp_path)
     assert [(e.step, e.value) for e in legacy.Scalars("anomaly/exc/outliers")] == [(7, 3.0)]
     assert [e.value for e in legacy.Scalars("anomaly/exc/nonfinite")] == [0.0]
     assert legacy.Scalars("anomaly/exc/max_score")[0].value == pytest.approx(
@@ -91,10 +91,10 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
     shape = [d.size for d in report.tensor_proto.tensor_shape.dim]
     cells = [s.decode() for s in report.tensor_proto.string_val]
     table = np.array(cells).reshape(shape)
-    assert table[0].tolist() == ["rank", "sample", "score", "label"]
+    assert table[0].tolist() == ["rank", "sample", "score", "threshold", "label"]
     order = sorted(outliers, key=lambda i: -ref[i])
     assert [int(v) for v in table[1:, 1]] == order
-    assert [v for v in table[1:, 3]] == [labels[i] for i in order]
+    assert [v for v in table[1:, 4]] == [labels[i] for i in order]
     np.testing.assert_allclose([float(v) for v in table[1:, 2]], ref[order], rtol=1e-5)
 
     (img_event,) = tensors.Tensors("anomaly/exc/samples")
@@ -124,7 +124,7 @@ def test_no_outliers_and_nonfinite_rows(tmp_path):
     assert rows[5][1:] == ["50", "true", "true"]
     assert all(r[3] == "false" for i, r in enumerate(rows[1:]) if i != 4)
 
-    legacy, tensors = accumulators(tmp_path / "projector")
+    legacy, tensors = accumulators(tmp_path)
     outl = legacy.Scalars("anomaly/exception_projector/outliers")
     assert [(e.step, e.value) for e in outl] == [(0, 0.0), (1, 1.0)]
     nonfinite = legacy.Scalars("anomaly/exception_projector/nonfinite")
@@ -158,8 +158,9 @@ def test_projectors_share_one_event_file(tmp_path):
                               tag=f"t{id(p)}")
     a.close()
     b.close()
-    files = [f for f in os.listdir(tmp_path / "projector") if "tfevents" in f]
-    assert len(files) == 1
+    # In the run itself (TensorBoard shows it once), not in a "projector" run beside it.
+    files = [str(f.relative_to(tmp_path)) for f in tmp_path.rglob("*tfevents*")]
+    assert len(files) == 1 and "/" not in files[0]
 
 
 def test_seed_004_program(tmp_path):
@@ -185,7 +186,7 @@ def test_seed_004_program(tmp_path):
                                ProjectorConfig())
     assert sorted(e.tensor_name for e in config.embeddings) == [
         "embedding_projector:00001", "exception_projector:00001"]
-    legacy, tensors = accumulators(tmp_path / "projector")
+    legacy, tensors = accumulators(tmp_path)
     outl = legacy.Scalars("anomaly/exception_projector/outliers")
     assert [(e.step, e.value) for e in outl] == [(1, float(res.is_outlier.sum()))] * 2
     assert "anomaly/exception_projector/samples" not in tensors.Tags()["tensors"]

@@ -108,3 +108,25 @@ def test_command_line_keeps_all_samples():
     assert {"scalars", "images", "histograms", "text"} <= set(hints)
     assert all(int(v) >= 10**9 for v in hints.values())
     assert cmd[cmd.index("--host") + 1] == "127.0.0.1"
+
+
+def test_board_command_is_spelled_to_work_as_typed(tmp_path, monkeypatch):
+    # After the quick start: the venv's python runs the demo from the repository root and
+    # .venv/bin is not on PATH, so the printed command names the script by its path.
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "flowjob"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert board.board_command("runs/mnist_demo") == ".venv/bin/flowjob board runs/mnist_demo"
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")  # an activated venv
+    assert board.board_command("runs/a b") == "flowjob board 'runs/a b'"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # outside the venv's folder: the absolute path
+    assert board.board_command("x") == f"{script} board x"
+    script.unlink()  # no console script (a source checkout): python -m flowjob
+    assert board.board_command("x") == f"{bin_dir / 'python'} -m flowjob board x"

@@ -80,24 +80,24 @@ def test_projector_and_anomaly_over_http(logdir, tb_server, load_fast):
     assert sprite.shape == (40, 40)  # ceil(sqrt(20)) = 5 per row, 8 px each
     np.testing.assert_array_equal(sprite[8:16, 0:8], thumbs[5])
 
-    # Anomaly summaries: run "projector" next to the user's run ".", both intact.
-    assert set(srv.get_json("/data/runs")) >= {".", "projector"}
+    # Anomaly summaries go into the user's open writer: one run ".", intact.
+    assert srv.get_json("/data/runs") == ["."]
     loss = srv.wait_for(lambda: srv.get_json("/data/plugin/scalars/scalars?run=.&tag=loss"),
                         ok=lambda r: len(r) >= 2)
     assert [(s, v) for _, s, v in loss] == [(1, 0.5), (2, 0.25)]
     outl = srv.wait_for(lambda: srv.get_json(
-        f"/data/plugin/scalars/scalars?run=projector&tag={q('anomaly/exc/outliers')}"))
+        f"/data/plugin/scalars/scalars?run=.&tag={q('anomaly/exc/outliers')}"))
     assert [(s, v) for _, s, v in outl] == [(3, 2.0)]
     (report,) = srv.wait_for(lambda: srv.get_json(
-        f"/data/plugin/text/text?run=projector&tag={q('anomaly/exc/report')}"))
+        f"/data/plugin/text/text?run=.&tag={q('anomaly/exc/report')}"))
     assert report["step"] == 3 and "<table>" in report["text"]
     cells = re.findall(r"<td>(.*?)</td>", report["text"], flags=re.S)
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in cells]
-    assert cells[:3] == ["rank", "sample", "score"]
-    assert sorted(cells[4::3][:2]) == ["11", "4"]
+    assert cells[:4] == ["rank", "sample", "score", "threshold"]
+    assert sorted(cells[5::4][:2]) == ["11", "4"] and cells[7::4][:2] == ["3.5", "3.5"]
 
     (img,) = srv.wait_for(lambda: srv.get_json(
-        f"/data/plugin/images/images?run=projector&tag={q('anomaly/exc/samples')}"))
+        f"/data/plugin/images/images?run=.&tag={q('anomaly/exc/samples')}"))
     blob = srv.get(f"/data/plugin/images/individualImage?{img['query']}")
     grid = np.asarray(Image.open(io.BytesIO(blob)))
     assert grid.shape == (6, 12)  # two flagged 6 x 6 samples side by side

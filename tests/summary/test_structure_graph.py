@@ -14,6 +14,7 @@ from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.compat.proto import graph_pb2, types_pb2
 
 from flowjob.summary._structure_graph import Graph, graph_def, structure_graph_json
+from flowjob.summary._writer import SummaryWriter
 
 
 # -- small stand-ins with the attributes of flowjob.graph's JobGraph/OpNode/Blob ------------
@@ -149,7 +150,7 @@ def test_write_structure_graph_files(tmp_path):
     assert g.path == str(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert doc == json.loads(json.dumps(structure_graph_json(jobs)))
-    assert read_graph(tmp_path / "graph") == graph_def(jobs)
+    assert read_graph(tmp_path) == graph_def(jobs)
     with pytest.raises(OSError, match="You must create only one structure graph log file!"):
         g.write_structure_graph(jobs=fake_jobs())
     os.remove(path)  # OneFlow allows another write once the file is gone
@@ -222,7 +223,7 @@ def test_structure_graph_of_real_global_functions(tmp_path, fresh_session):
     assert by_class["variable"]["config"]["variable_conf"]["shape"] == [3, 2]
     assert sorted(by_class["matmul"]["inbound_nodes"]) == ["block-w", "x"]
 
-    gd = read_graph(tmp_path / "graph")
+    gd = read_graph(tmp_path)
     nodes = {n.name: n for n in gd.node}
     (matmul,) = [n for n in gd.node if n.op == "matmul"]
     assert matmul.name.startswith("ScoreJob/block/")
@@ -233,12 +234,22 @@ def test_structure_graph_of_real_global_functions(tmp_path, fresh_session):
 
 
 def test_graphs_tab_of_a_real_tensorboard(tmp_path, tb_server):
-    Graph(tmp_path).write_structure_graph(jobs=fake_jobs())
+    # The graph goes into the open writer's event file: the run shows once, with its graph.
+    with SummaryWriter(tmp_path) as writer:
+        writer.scalar("loss", 0.5, 1)
+        Graph(tmp_path).write_structure_graph(jobs=fake_jobs())
+        assert not writer.closed
+        writer.scalar("loss", 0.25, 2)
+    assert [p.name for p in tmp_path.rglob("events.out.tfevents.*")] == [
+        os.path.basename(writer.path)]
     srv = tb_server(tmp_path)
     info = srv.wait_for(lambda: srv.get_json("/data/plugin/graphs/info"),
-                        ok=lambda r: "graph" in r)
-    assert info["graph"]["run_graph"] is True
-    text = srv.get("/data/plugin/graphs/graph?run=graph&conceptual=false").decode()
+                        ok=lambda r: "." in r)
+    assert srv.get_json("/data/runs") == ["."]
+    assert info["."]["run_graph"] is True
+    loss = srv.get_json("/data/plugin/scalars/scalars?run=.&tag=loss")
+    assert [(s, v) for _, s, v in loss] == [(1, 0.5), (2, 0.25)]
+    text = srv.get("/data/plugin/graphs/graph?run=.&conceptual=false").decode()
     served = text_format.Parse(text, graph_pb2.GraphDef())
     names = {n.name for n in served.node}
     assert {"TrainNet/dense1/matmul", "TrainNet/head/sel/topk", "EvalNet/relu"} <= names

@@ -51,7 +51,8 @@ def logdir(tmp_path_factory):
     for run, (lr, layers, opt, bn, final_loss) in TRIALS.items():
         with SummaryWriter(root / run) as w:
             w.hparams(_trial_dict(lr, layers, opt, bn), metrics={"loss": 1.0})
-            w.scalar("loss", final_loss, 100)  # the table shows the last value
+            w.scalar(fs.metric_tag("loss"), final_loss, 100)  # the table shows the last value
+            w.scalar("loss", 7.0, 100)  # a series of the metric's name is not the column
     return root
 
 
@@ -145,7 +146,8 @@ def test_hparams_experiment_domains_and_metrics(server):
     assert sorted(infos["optimizer"]["domainDiscrete"]) == ["adam", "sgd"]
     assert infos["use_bn"]["type"] == "DATA_TYPE_BOOL"
     assert sorted(infos["use_bn"]["domainDiscrete"]) == [False, True]
-    assert [m["name"]["tag"] for m in exp["metricInfos"]] == ["loss"]
+    assert [(m["name"]["tag"], m["displayName"]) for m in exp["metricInfos"]] == [
+        ("hparams/loss", "loss")]
 
 
 def test_hparams_two_sibling_trials_are_two_rows(server):
@@ -162,7 +164,7 @@ def test_hparams_two_sibling_trials_are_two_rows(server):
         assert g["hparams"] == {"lr": lr, "layers": layers, "optimizer": opt, "use_bn": bn}
         assert type(g["hparams"]["use_bn"]) is bool  # not 1.0
         (metric,) = g["metricValues"]
-        assert metric["name"]["tag"] == "loss" and metric["value"] == final_loss
+        assert metric["name"]["tag"] == "hparams/loss" and metric["value"] == final_loss
         assert g["sessions"][0]["status"] == "STATUS_SUCCESS"
 
 

@@ -140,6 +140,7 @@ def test_hparams_session_and_end_status(tmp_path):
         w.hparams({fs.HParam("lr", fs.RealRange(0.0, 1.0)): 0.1, "bn": True},
                   metrics={"loss": 0.5})
         w.scalar("loss", 0.25, 10)
+        w.scalar(fs.metric_tag("loss"), 0.125, 10)
     with pytest.raises(RuntimeError), SummaryWriter(tmp_path / "failed") as w2:
         w2.hparams({"lr": 0.2})
         raise RuntimeError("training crashed")
@@ -150,12 +151,14 @@ def test_hparams_session_and_end_status(tmp_path):
                 contents.setdefault((run, v.tag), v)
     exp = metadata.parse_experiment_plugin_data(
         contents["trial", metadata.EXPERIMENT_TAG].metadata.plugin_data.content)
-    assert [m.name.tag for m in exp.metric_infos] == ["loss"]
+    assert [m.name.tag for m in exp.metric_infos] == ["hparams/loss"]
     ends = {run: metadata.parse_session_end_info_plugin_data(
         contents[run, metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content).status
         for run in ("trial", "failed")}
     assert ends == {"trial": api_pb2.STATUS_SUCCESS, "failed": api_pb2.STATUS_FAILURE}
-    assert [e.value for e in accumulate(tmp_path / "trial").Scalars("loss")] == [0.5, 0.25]
+    trial = accumulate(tmp_path / "trial")
+    assert [e.value for e in trial.Scalars("loss")] == [0.25]  # the user's series only
+    assert [e.value for e in trial.Scalars("hparams/loss")] == [0.5, 0.125]
 
 
 def test_graph_def(tmp_path):

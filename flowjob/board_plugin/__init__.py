@@ -1,0 +1,10 @@
+"""flowjob's TensorBoard plugin: the Anomalies tab (samples flagged by the exception
+projector, with image, score, threshold, label and prediction).
+
+Registered with TensorBoard by the ``tensorboard_plugins`` entry point of the flowjob
+package; ``flowjob board`` also adds it when the entry point is missing (a source checkout).
+"""
+
+from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
+
+__all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]

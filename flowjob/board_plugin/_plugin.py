@@ -1,0 +1,155 @@
+"""The Anomalies tab: a dynamic TensorBoard plugin over the exception projector's records.
+
+TensorBoard loads it through the ``tensorboard_plugins`` entry point (declared in
+``pyproject.toml``), or from :func:`with_anomaly_plugin` (``flowjob board``). The front end is
+a plain ES module (``static/index.js``) that TensorBoard runs in an iframe; it reads:
+
+* ``reports``: every run's anomaly records as JSON (runs are the directories below the logdir
+  holding a ``projector_config.pbtxt``; ``.`` is the logdir itself);
+* ``sample?run=R&tag=T&step=S&index=I``: one sample's image, cut from the record's sprite.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import mimetypes
+import os
+import threading
+from importlib import resources
+
+from PIL import Image
+from tensorboard.plugins import base_plugin
+from werkzeug import wrappers
+
+from ..summary import _anomaly_files as records
+from ..summary._projector_files import ASSET_DIR, CONFIG_NAME
+
+__all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]
+
+PLUGIN_NAME = "flowjob_anomaly"
+_STATIC = ("index.js", "style.css")
+
+
+def _runs(logdir: str) -> dict[str, str]:
+    """Run name -> directory, for every directory below ``logdir`` with a projector config."""
+    runs = {}
+    for directory, subdirs, names in os.walk(logdir):
+        subdirs.sort()
+        if CONFIG_NAME in names:
+            if ASSET_DIR in subdirs:
+                subdirs.remove(ASSET_DIR)  # the projector's files, never a run
+            rel = os.path.relpath(directory, logdir)
+            runs["." if rel == "." else rel.replace(os.sep, "/")] = directory
+    return runs
+
+
+def _score(x: float) -> float | str:
+    return x if math.isfinite(x) else "inf"
+
+
+def _report_json(run: str, rec: records.AnomalyRecord) -> dict:
+    return {
+        "run": run, "tag": rec.tag, "step": rec.step, "threshold": rec.threshold,
+        "num_samples": rec.num_samples, "num_nonfinite": rec.num_nonfinite,
+        "has_images": rec.sprite_path is not None,
+        "flagged": [{"index": s.index, "score": _score(s.score), "label": s.label,
+                     "prediction": s.prediction} for s in rec.flagged],
+    }
+
+
+def _respond(body: bytes | str, mimetype: str, status: int = 200) -> wrappers.Response:
+    response = wrappers.Response(body, status=status, mimetype=mimetype)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+class AnomalyPlugin(base_plugin.TBPlugin):
+    """Lists the samples the exception projector flagged, per run and step (tab "Anomalies")."""
+
+    plugin_name = PLUGIN_NAME
+
+    def __init__(self, context: base_plugin.TBContext):
+        self._logdir = context.logdir or ""
+        self._sprites: dict[str, tuple[float, Image.Image]] = {}
+        self._sprites_lock = threading.Lock()
+
+    # -- TBPlugin -------------------------------------------------------------------------
+    def get_plugin_apps(self):
+        apps = {f"/{name}": self._serve_static for name in _STATIC}
+        apps["/reports"] = self._serve_reports
+        apps["/sample"] = self._serve_sample
+        return apps
+
+    def is_active(self) -> bool:
+        return bool(self._logdir) and any(
+            records.read_run(d) for d in _runs(self._logdir).values())
+
+    def frontend_metadata(self) -> base_plugin.FrontendMetadata:
+        return base_plugin.FrontendMetadata(es_module_path="/index.js", tab_name="Anomalies")
+
+    def data_plugin_names(self):
+        return ()  # reads files beside the event files, not summaries
+
+    # -- routes ---------------------------------------------------------------------------
+    @wrappers.Request.application
+    def _serve_static(self, request):
+        name = request.path.rsplit("/", 1)[-1]
+        data = resources.files(__package__).joinpath("static", name).read_bytes()
+        mimetype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if name.endswith(".js"):
+            mimetype = "text/javascript"
+        return _respond(data, mimetype)
+
+    @wrappers.Request.application
+    def _serve_reports(self, request):
+        runs = _runs(self._logdir) if self._logdir else {}
+        body = [_report_json(run, rec) for run, d in runs.items() for rec in records.read_run(d)]
+        return _respond(json.dumps({"reports": body}), "application/json")
+
+    @wrappers.Request.application
+    def _serve_sample(self, request):
+        args = request.args
+        try:
+            run, tag = args["run"], args["tag"]
+            step, index = int(args["step"]), int(args["index"])
+        except (KeyError, ValueError):
+            return _respond("expected run, tag, step and index (integers)", "text/plain", 400)
+        directory = _runs(self._logdir).get(run) if self._logdir else None
+        rec = next((r for r in records.read_run(directory) if r.tag == tag and r.step == step),
+                   None) if directory else None
+        if rec is None or rec.sprite_path is None or not 0 <= index < rec.num_samples:
+            return _respond(f"no sample {index} of {tag!r} step {step} in run {run!r}",
+                            "text/plain", 404)
+        sprite = self._sprite(os.path.join(rec.directory, os.path.basename(rec.sprite_path)))
+        if sprite is None:
+            return _respond("sprite image missing", "text/plain", 404)
+        row, col = divmod(index, rec.sprite_columns)
+        cell = rec.sprite_cell
+        buf = io.BytesIO()
+        sprite.crop((col * cell, row * cell, (col + 1) * cell, (row + 1) * cell)).save(buf, "PNG")
+        return _respond(buf.getvalue(), "image/png")
+
+    def _sprite(self, path: str) -> Image.Image | None:
+        """The decoded sprite at ``path``, cached until the file changes."""
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            return None
+        with self._sprites_lock:
+            cached = self._sprites.get(path)
+            if cached is None or cached[0] != mtime:
+                with Image.open(path) as image:
+                    image.load()
+                    cached = self._sprites[path] = (mtime, image.copy())
+            return cached[1]
+
+
+def with_anomaly_plugin(plugins: list) -> list:
+    """``plugins`` (TensorBoard's plugin list) with :class:`AnomalyPlugin` appended unless the
+    ``tensorboard_plugins`` entry point already put it there."""
+    if any(getattr(p, "plugin_name", None) == PLUGIN_NAME for p in plugins):
+        return list(plugins)
+    return [*plugins, AnomalyPlugin]
