@@ -221,3 +221,11 @@ def test_image_op_errors(images):
 
     with pytest.raises(flow.OpError, match="cannot be returned by job"):
         buffers_returned()
+    flow.clear_default_session()
+
+    @flow.global_function(type="predict")
+    def buffers_watched() -> None:
+        flow.watch(flow.data.OFRecordImageDecoder(_reader(data_dir), "encoded"), print)
+
+    with pytest.raises(flow.OpError, match="cannot be watched"):
+        buffers_watched()
