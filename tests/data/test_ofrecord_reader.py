@@ -250,3 +250,50 @@ def test_decode_random_draws_fresh_values(tmp_path):
     assert a1.shape == (4, 3) and a1.dtype == np.float32
     assert np.all((a1 >= 0) & (a1 < 1)) and not np.array_equal(a1, a2)
     np.testing.assert_array_equal(b1, np.zeros(4, np.int32))
+
+
+_TWO_DEVICES = """
+import sys
+import numpy as np
+import flowjob as flow
+import flowjob.typing as tp
+
+flow.config.cpu_device_num(2)
+
+
+@flow.global_function(type="train")
+def fit() -> tp.Numpy:
+    with flow.scope.placement("cpu", "0:0-1"):
+        r = flow.data.ofrecord_reader(sys.argv[1], batch_size=8, data_part_num=3,
+                                      part_name_suffix_length=3)
+        x = flow.data.OFRecordRawDecoder(r, "x", shape=(2, 3), dtype=flow.float)
+        w = flow.get_variable("w", (6, 1), initializer=flow.ones_initializer())
+        loss = flow.matmul(flow.reshape(x, (8, 6)), w) * 0.01
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                           momentum=0).minimize(loss)
+        return loss
+
+
+print(np.concatenate([fit().ravel() for _ in range(3)]).tolist())
+"""
+
+
+def test_pipeline_feeds_a_job_on_two_devices(dataset):
+    import json
+    import subprocess
+    import sys
+
+    data_dir, x, ids = dataset
+    env = {k: v for k, v in __import__("os").environ.items() if k != "JAX_NUM_CPU_DEVICES"}
+    out = subprocess.run([sys.executable, "-c", _TWO_DEVICES, str(data_dir)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = np.array(json.loads(out.stdout.strip().splitlines()[-1]))
+    # Reference: plain SGD on the loss sum(x @ w) * 0.01 / 8 per step, batches in file order.
+    w = np.ones((6, 1))
+    want = []
+    for step in range(3):
+        batch = x[np.arange(8 * step, 8 * step + 8) % N].reshape(8, 6).astype(np.float64)
+        want.append((batch @ w).ravel() * 0.01)
+        w -= 0.1 * batch.sum(axis=0, keepdims=True).T * 0.01 / 8
+    np.testing.assert_allclose(got, np.concatenate(want), rtol=1e-5)
