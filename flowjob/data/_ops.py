@@ -226,3 +226,62 @@ def _check_color_space(op: str, color_space: str) -> None:
 def _check_range(op: str, what: str, value: Sequence[float]) -> None:
     if len(value) != 2 or not 0 < value[0] <= value[1]:
         raise _fail(op, f"{what} must be [low, high] with 0 < low <= high, got {list(value)}")
+
+
+def onerec_reader(files: Sequence[str], batch_size: int = 1, random_shuffle: bool = False,
+                  shuffle_mode: str = "instance", shuffle_buffer_size: int = 1024,
+                  shuffle_after_epoch: bool = False, verify_example: bool = True,
+                  name: str | None = None, *, seed: int | None = None,
+                  epochs: int | None = None) -> Blob:
+    """A batch of OneRec Examples per call from ``files`` (read in order, forever, as
+    :func:`ofrecord_reader`); ``shuffle_mode="batch"`` shuffles whole batches."""
+    from ._onerec import iter_frames, parse_example
+
+    op = "onerec_reader"
+    if not isinstance(files, (list, tuple)) or not files:
+        raise _fail(op, f"files must be a non-empty list of paths, got {files!r}")
+    if shuffle_mode not in ("instance", "batch"):
+        raise _fail(op, f'shuffle_mode must be "instance" or "batch", got {shuffle_mode!r}')
+    missing = [f for f in files if not os.path.isfile(f)]
+    if missing:
+        raise _fail(op, f"{len(missing)} of {len(files)} file(s) not found: {missing[:3]}")
+    parse = functools.partial(_parse_onerec, parse=parse_example, verify=verify_example)
+    stream = functools.partial(RecordStream, [os.fspath(f) for f in files], batch_size,
+                               random_shuffle=random_shuffle,
+                               shuffle_buffer_size=shuffle_buffer_size,
+                               shuffle_after_epoch=shuffle_after_epoch, seed=seed,
+                               epochs=epochs, read=iter_frames, parse=parse,
+                               shuffle_batches=random_shuffle and shuffle_mode == "batch")
+    return add_feed_op("OneRecReader", [], stream, source=True, name=name,
+                       prefix="OneRecReader", outputs=[((batch_size,), _dtypes.record, False)],
+                       attrs={"files": list(files), "batch_size": batch_size,
+                              "random_shuffle": random_shuffle, "shuffle_mode": shuffle_mode})
+
+
+def _parse_onerec(data: bytes, path: str, offset: int, parse, verify: bool) -> dict:
+    return parse(data, path, offset, verify)
+
+
+def onerec_decoder(input_blob: Blob, key: str, dtype: Any, shape: Sequence[int],
+                   is_dynamic: bool = False, reshape: Sequence[int] | None = None,
+                   batch_padding: Sequence[int] | None = None,
+                   name: str | None = None) -> Blob:
+    """Tensor ``key`` of each Example as ``(batch, *shape)`` of ``dtype`` (the tensor must be
+    stored with that type). ``is_dynamic`` or ``batch_padding`` accept a shorter first axis,
+    zero-padded to ``shape[0]``; ``reshape`` reinterprets each tensor first."""
+    from ._onerec import decode
+
+    op = "onerec_decoder"
+    if not isinstance(input_blob, Blob) or input_blob.op.op_type != "OneRecReader":
+        raise _fail(op, "input must be the blob of flow.data.onerec_reader")
+    batch = input_blob.shape[0]
+    shape = tuple(int(d) for d in shape)
+    dt = _dtypes.as_dtype(dtype)
+    if batch_padding is not None and any(int(d) != 0 for d in list(batch_padding)[1:]):
+        raise _fail(op, "batch_padding may pad only the first axis (OneFlow)")
+    fn = functools.partial(decode, key=key, dtype=dt.np_dtype, shape=shape,
+                           pad_dim0=is_dynamic or batch_padding is not None,
+                           reshape=None if reshape is None else tuple(int(d) for d in reshape))
+    return add_feed_op("onerec_decoder", [input_blob], fn, name=name, prefix="OneRecDecoder",
+                       outputs=[((batch, *shape), dt, False)],
+                       attrs={"key": key, "data_type": dt.name, "static_shape": shape})
