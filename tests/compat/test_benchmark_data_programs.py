@@ -1,5 +1,6 @@
 """OneFlow-Benchmark's BERT pretraining and Wide&Deep programs, unchanged, through
-``flowjob run`` on tiny OFRecord data sets written here: their printed losses must fall.
+``flowjob run`` on tiny OFRecord (and, for Wide&Deep, OneRec) data sets written here: their
+printed losses must fall.
 
 The copies under ``benchmark/`` are verbatim (checked against the SHA-256 sums in their
 PROVENANCE notes). The programs also need pieces other parts of issue 14 provide
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flowjob.data import write_ofrecord
+from flowjob.data import write_ofrecord, write_onerec
 
 BENCH = Path(__file__).resolve().parent / "benchmark"
 REPO = Path(__file__).resolve().parents[2]
@@ -89,7 +90,8 @@ def test_bert_pretraining_loss_falls(tmp_path):
     assert rows[-1]["total_loss"] < rows[0]["total_loss"]
 
 
-def test_wide_and_deep_loss_falls(tmp_path):
+@pytest.mark.parametrize("dataset_format", ["ofrecord", "onerec"])
+def test_wide_and_deep_loss_falls(tmp_path, dataset_format):
     rng = np.random.default_rng(0)
     n, vocab = 640, 64
     dense = rng.normal(size=(n, 13)).astype(np.float32)
@@ -98,12 +100,17 @@ def test_wide_and_deep_loss_falls(tmp_path):
     logit = 2.0 * dense[:, 0] + np.where(wide[:, 0] < vocab // 2, 1.5, -1.5)
     labels = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int32)[:, None]
     for split, rows in (("train", slice(0, 512)), ("val", slice(512, n))):
-        write_ofrecord(tmp_path / split, {
-            "labels": labels[rows], "dense_fields": dense[rows],
-            "wide_sparse_fields": wide[rows], "deep_sparse_fields": deep[rows]},
-            part_num=2, part_name_suffix_length=5)
+        fields = {"labels": labels[rows], "dense_fields": dense[rows],
+                  "wide_sparse_fields": wide[rows], "deep_sparse_fields": deep[rows]}
+        if dataset_format == "ofrecord":
+            write_ofrecord(tmp_path / split, fields, part_num=2, part_name_suffix_length=5)
+        else:  # the program globs <dir>/*.onerec
+            (tmp_path / split).mkdir()
+            for part in range(2):
+                write_onerec(tmp_path / split / f"part-{part}.onerec",
+                             {k: v[part::2] for k, v in fields.items()})
     out = _run(BENCH / "ClickThroughRate/WideDeepLearning/wdl_train_eval.py", [
-        "--train_data_dir", "train", "--train_data_part_num", "2",
+        "--dataset_format", dataset_format, "--train_data_dir", "train", "--train_data_part_num", "2",
         "--train_part_name_suffix_length", "5", "--eval_data_dir", "val",
         "--eval_data_part_num", "2", "--eval_part_name_suffix_length", "5",
         "--batch_size", "32", "--wide_vocab_size", str(vocab), "--deep_vocab_size", str(vocab),
