@@ -163,6 +163,7 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     resized: a ``(batch, target_height, target_width, 3)`` uint8 batch. ``num_workers``,
     ``warmup_size`` and ``max_num_pixels`` tune OneFlow's GPU decoder and are ignored."""
     from ._image import resize_one
+    from ._parallel import parallel_map
 
     op = "ImageDecoderRandomCropResize"
     batch = _batch(input_blob, op, (_dtypes.tensor_buffer,))
@@ -173,12 +174,10 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     crop = _decode.RandomCrop(seed, num_attempts or 10, area, ratio)
 
     def decode(encoded: list[np.ndarray]) -> np.ndarray:
-        out = np.empty((len(encoded), target_height, target_width, 3), np.uint8)
-        for i, data in enumerate(encoded):
-            image = _decode.decode_image(data, "RGB")
-            y, x, h, w = crop.window(image.shape[0], image.shape[1])
-            out[i] = resize_one(image[y:y + h, x:x + w], target_width, target_height)
-        return out
+        cropped = _decode.decode_batch(encoded, "RGB", crop)
+        resized = parallel_map(lambda im: resize_one(im, target_width, target_height), cropped)
+        return np.stack(resized) if resized else np.empty((0, target_height, target_width, 3),
+                                                           np.uint8)
 
     attrs = {"target_width": target_width, "target_height": target_height,
              "random_area": list(area), "random_aspect_ratio": list(ratio)}
