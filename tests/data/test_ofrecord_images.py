@@ -229,3 +229,41 @@ def test_image_op_errors(images):
 
     with pytest.raises(flow.OpError, match="cannot be watched"):
         buffers_watched()
+
+
+def test_deprecated_resize_spellings_return_only_images(images, capsys):
+    data_dir, pixels = images
+
+    @flow.global_function(type="predict")
+    def old_style() -> Tuple[tp.Numpy, tp.Numpy]:
+        image = flow.data.OFRecordImageDecoder(_reader(data_dir), "encoded", color_space="RGB")
+        a = flow.image.Resize(image, resize_x=10, resize_y=6, interp_type="NN")
+        b = flow.image.Resize(image, resize_shorter=12, color_space="RGB")
+        return a, flow.image.CropMirrorNormalize(b, color_space="RGB", crop_h=12, crop_w=12)
+
+    a, b = old_style()
+    want = np.stack([np.asarray(Image.fromarray(p).resize((10, 6), Image.NEAREST))
+                     for p in pixels])
+    np.testing.assert_array_equal(a, want)
+    assert b.shape == (4, 3, 12, 12)
+    err = capsys.readouterr().err
+    for word in ("resize_x and resize_y has been deprecated", "interp_type has been deprecated",
+                 "resize_shorter has been deprecated", "color_space has been deprecated"):
+        assert word in err
+
+
+def test_cli_writes_an_image_folder(tmp_path, capsys):
+    from flowjob.cli.main import main as cli_main
+
+    for cls in ("b", "a"):
+        (tmp_path / "img" / cls).mkdir(parents=True)
+        pixels = np.full((4, 5, 3), ord(cls), np.uint8)
+        Image.fromarray(pixels).save(tmp_path / "img" / cls / "x.png")
+    assert cli_main(["ofrecord", "images", str(tmp_path / "img"), str(tmp_path / "rec"),
+                     "--no-shuffle", "--part-name-suffix-length", "3"]) == 0
+    assert "classes (label order): a, b" in capsys.readouterr().out
+    records = flow.data.read_records(tmp_path / "rec" / "part-000")
+    for label, rec in enumerate(records):
+        assert rec.feature["class/label"].int32_list.value[0] == label
+        decoded = np.asarray(Image.open(io.BytesIO(rec.feature["encoded"].bytes_list.value[0])))
+        assert decoded[0, 0, 0] == ord("ab"[label])
