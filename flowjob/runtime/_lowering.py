@@ -298,6 +298,10 @@ class _TrainStep:
         self.trained = list(chosen(trainable)) if chosen else trainable
         self.regularizers = {n: store.defs[n].regularizer for n in self.trained
                              if store.defs[n].regularizer is not None}
+        from ..optimizer._indexed_slices import sparse_variables
+
+        self.sparse = sparse_variables(graph, self.optimizer, self.trained,
+                                       set(self.regularizers))
         slots = self.optimizer.init({n: store.values[n] for n in self.trained})
         for name, value in slots.items():
             store.define_system(name, value)
@@ -331,9 +335,10 @@ class _TrainStep:
             fetched = tuple(env[id(b)] for b in self.device_fetch)
             assigned = {name: env[id(blob)] for name, blob in graph.assigns}
             seeded = total if loss_scale is None else total * loss_scale
-            return seeded, (fetched, assigned)
+            rows = {name: env[id(blob)] for name, blob in self.sparse.items()}
+            return seeded, (fetched, assigned, rows)
 
-        (_, (fetched, assigned)), (grads, pgrads) = jax.value_and_grad(
+        (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
             objective, argnums=(0, 1), has_aux=True)(params, zeros)
         # OneFlow differentiates the sum of losses, then scales parameter gradients by 1/N.
         scale = 1.0 / self.loss_count
@@ -351,6 +356,13 @@ class _TrainStep:
                 grads[name] = grads[name] + regularization_grad(params[name], reg)
         slots = {n: state[n] for n in self.slot_names}
         new_params, new_slots = self.optimizer.update(grads, params, slots, train_step)
+        if rows:  # indexed_slices_optimizer_conf: only gathered rows change
+            from ..optimizer._indexed_slices import keep_untouched_rows
+
+            for name, indices in rows.items():
+                new_params = keep_untouched_rows(indices, new_params, params, [name])
+                new_slots = keep_untouched_rows(indices, new_slots, slots,
+                                                self.optimizer.slot_names(name))
         new_state = dict(state)
         if self.loss_scale is not None:
             finite = jnp.all(jnp.asarray([jnp.all(jnp.isfinite(g)) for g in grads.values()]))

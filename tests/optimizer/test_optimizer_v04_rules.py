@@ -124,3 +124,65 @@ def test_dynamic_loss_scale_skips_overflowing_steps_and_adapts_the_scale():
     np.testing.assert_allclose(variables["w"].numpy(), w, rtol=1e-5)
     np.testing.assert_allclose(variables["w-momentum"].numpy(), v, rtol=1e-5)
     assert "System-Train-DynamicLossScale-dyn-GoodStepCounter" in variables
+
+
+def embedding_job(optimizer, indexed_slices=True):
+    config = flow.function_config()
+    if indexed_slices:
+        config.indexed_slices_optimizer_conf(dict(include_op_names=dict(op_name=["embeddings"])))
+
+    @flow.global_function(type="train", function_config=config)
+    def job(ids: tp.Numpy.Placeholder((4,), dtype=flow.int32)) -> tp.Numpy:
+        table = flow.get_variable("embeddings", shape=(6, 2),
+                                  initializer=constant_initializer(1.0))
+        loss = flow.math.reduce_sum(flow.gather(table * 2.0, ids) * WEIGHTS)
+        optimizer.minimize(loss)
+        return loss
+
+    return job
+
+
+WEIGHTS = np.arange(8, dtype=np.float32).reshape(4, 2) - 3.0
+IDS = [np.array([0, 2, 2, 5], np.int32), np.array([1, 1, 3, 0], np.int32),
+       np.array([4, 4, 4, 4], np.int32)]
+
+
+def row_grads(ids):
+    """Summed per-row gradient of sum(gather(2 * table, ids) * WEIGHTS), OneFlow's 1/N = 1."""
+    grad = np.zeros((6, 2))
+    np.add.at(grad, ids, 2.0 * WEIGHTS)
+    return grad
+
+
+@pytest.mark.parametrize("indexed_slices", [True, False])
+def test_indexed_slices_adam_updates_only_gathered_rows(indexed_slices):
+    lr, b1, b2, eps = 0.1, 0.9, 0.999, 1e-8
+    job = embedding_job(opt.Adam(opt.PiecewiseConstantScheduler([], [lr])), indexed_slices)
+    w, m, v = np.ones((6, 2)), np.zeros((6, 2)), np.zeros((6, 2))
+    for ids in IDS:
+        job(ids)
+        g = row_grads(ids)
+        touched = np.isin(np.arange(6), ids)[:, None] if indexed_slices else np.ones((6, 1), bool)
+        new_m, new_v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        new_w = w - lr * new_m / (np.sqrt(new_v) + eps)
+        w, m, v = (np.where(touched, a, b) for a, b in ((new_w, w), (new_m, m), (new_v, v)))
+    got = flow.get_all_variables()
+    np.testing.assert_allclose(got["embeddings"].numpy(), w, rtol=1e-5)
+    np.testing.assert_allclose(got["embeddings-m"].numpy(), m, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got["embeddings-v"].numpy(), v, rtol=1e-5, atol=1e-7)
+
+
+def test_indexed_slices_sgd_weight_decay_and_momentum_stay_on_gathered_rows():
+    lr, beta, wd = 0.1, 0.9, 0.01
+    job = embedding_job(opt.SGD(opt.PiecewiseConstantScheduler([], [lr]), momentum=beta,
+                                weight_decay=wd))
+    w, mom = np.ones((6, 2)), np.zeros((6, 2))
+    for ids in IDS:
+        job(ids)
+        touched = np.isin(np.arange(6), ids)[:, None]
+        new_mom = beta * mom - lr * row_grads(ids)
+        new_w = w + new_mom - lr * wd * w
+        w, mom = np.where(touched, new_w, w), np.where(touched, new_mom, mom)
+    got = flow.get_all_variables()
+    np.testing.assert_allclose(got["embeddings"].numpy(), w, rtol=1e-5)
+    np.testing.assert_allclose(got["embeddings-momentum"].numpy(), mom, rtol=1e-5, atol=1e-7)
