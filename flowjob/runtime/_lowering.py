@@ -117,9 +117,10 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
                perturb: dict[int, Any], key: Any, mesh: Any = None) -> dict[int, Any]:
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
-        if op.kind == "input":
-            if id(op.outputs[0]) in inputs:
-                env[id(op.outputs[0])] = inputs[id(op.outputs[0])]
+        if op.kind in ("input", "feed"):  # a job argument, or data pipeline outputs
+            for blob in op.outputs:
+                if id(blob) in inputs:
+                    env[id(blob)] = inputs[id(blob)]
         elif op.kind == "variable":
             env[id(op.outputs[0])] = state[op.name]
         elif op.kind == "device":
