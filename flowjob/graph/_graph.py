@@ -244,18 +244,6 @@ class JobGraph:
         self._names.add(name)
         return name
 
-    def release_input_name(self, name: str) -> None:
-        """Renames the job argument op called ``name`` (if any) to ``Input_<n>`` so a variable
-        can take the name, as OneFlow's own argument op names never clash with variables."""
-        for op in self.ops:
-            if op.kind == "input" and op.name == name:
-                self._names.discard(name)
-                n = 0
-                while f"Input_{n}" in self._names:
-                    n += 1
-                op.name = self._claim(f"Input_{n}", "input")
-                return
-
     def add_op(self, *, name: str, op_type: str, kind: str, lowering, inputs: Sequence[Blob],
                attrs: dict[str, Any], outputs: Sequence[OutputSpec], rng: bool = False,
                full_name: bool = False) -> OpNode:

@@ -67,14 +67,27 @@ class VariableStore:
         self.values[name] = arr
 
 
+def _free_argument_name(graph, name: str) -> None:
+    """OneFlow names job argument ops ``Input_<n>``, so a variable may take an argument's
+    name: the argument's op is renamed ``Input_<n>`` here."""
+    for op in graph.ops:
+        if op.kind == "input" and op.name == name:
+            n = 0
+            while f"Input_{n}" in graph._names:
+                n += 1
+            graph._names.discard(name)
+            graph._names.add(f"Input_{n}")
+            op.name = f"Input_{n}"
+            return
+
+
 def _variable_blob(graph, vdef: VariableDef, trainable: bool) -> Blob:
     """The job's variable op. ``trainable`` is this job's own: as in OneFlow, each job's
     variable op carries the flag of that job's first request (a GAN's generator job trains G
     and reads D frozen, the discriminator job the other way round)."""
     if vdef.name in graph.variables:
         return graph.variables[vdef.name]
-    # OneFlow names job arguments ``Input_<n>``, so a variable may take an argument's name.
-    graph.release_input_name(vdef.name)
+    _free_argument_name(graph, vdef.name)
     conf = getattr(vdef.initializer, "conf", None)
     attrs = {"shape": vdef.shape, "dtype": vdef.dtype.name, "trainable": trainable,
              "initializer": conf}
