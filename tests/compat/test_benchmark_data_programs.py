@@ -110,7 +110,8 @@ def test_wide_and_deep_loss_falls(tmp_path, dataset_format):
                 write_onerec(tmp_path / split / f"part-{part}.onerec",
                              {k: v[part::2] for k, v in fields.items()})
     out = _run(BENCH / "ClickThroughRate/WideDeepLearning/wdl_train_eval.py", [
-        "--dataset_format", dataset_format, "--train_data_dir", "train", "--train_data_part_num", "2",
+        "--dataset_format", dataset_format, "--train_data_dir", "train",
+        "--train_data_part_num", "2",
         "--train_part_name_suffix_length", "5", "--eval_data_dir", "val",
         "--eval_data_part_num", "2", "--eval_part_name_suffix_length", "5",
         "--batch_size", "32", "--wide_vocab_size", str(vocab), "--deep_vocab_size", str(vocab),
