@@ -88,6 +88,23 @@ def test_shuffle_is_a_permutation_per_epoch_and_seeded(dataset):
     assert not np.array_equal(orders[0], ids)
 
 
+def test_default_shuffle_repeats_per_config_seed(dataset):
+    """No seed=: the order follows flow.config.seed (runs repeat), unlike OneFlow's random one."""
+    data_dir, _, ids = dataset
+    orders = []
+    try:
+        for config_seed in (0, 0, 1):
+            flow.clear_default_session()
+            flow.config.seed(config_seed)
+            job = _id_job(data_dir, 5, epochs=1, random_shuffle=True, shuffle_buffer_size=32)
+            orders.append(np.concatenate([job() for _ in range(4)]))
+    finally:
+        flow.config.seed(0)
+    np.testing.assert_array_equal(orders[0], orders[1])
+    assert not np.array_equal(orders[0], orders[2])
+    assert sorted(orders[2]) == list(ids)
+
+
 def test_small_shuffle_buffer_keeps_records_near_their_place(dataset):
     data_dir, _, ids = dataset
     job = _id_job(data_dir, 4, epochs=3, random_shuffle=True, shuffle_buffer_size=2, seed=1)
