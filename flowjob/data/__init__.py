@@ -2,6 +2,15 @@
 (readers and decoders for job bodies, the record classes, writers) and OneRec files."""
 
 from flowjob.data._decode import DecodeError
+from flowjob.data._legacy import (
+    BlobConf,
+    ImageCodec,
+    ImagePreprocessor,
+    ImageResizePreprocessor,
+    NormByChannelPreprocessor,
+    RawCodec,
+    decode_ofrecord,
+)
 from flowjob.data._mnist import load_mnist
 from flowjob.data._onerec import make_example, parse_example, write_onerec
 from flowjob.data._ops import (
@@ -49,5 +58,7 @@ __all__ = [
     "DoubleList", "Int32List", "Int64List", "RecordError", "DecodeError", "EndOfData",
     "parse_record", "read_records", "iter_raw_records", "part_paths", "make_record",
     "write_ofrecord", "write_records", "write_image_folder", "onerec_reader", "onerec_decoder",
-    "OneRecDecoder", "write_onerec", "make_example", "parse_example",
+    "OneRecDecoder", "write_onerec", "make_example", "parse_example", "decode_ofrecord",
+    "BlobConf", "ImageCodec", "RawCodec", "ImagePreprocessor", "ImageResizePreprocessor",
+    "NormByChannelPreprocessor",
 ]

@@ -267,3 +267,26 @@ def test_cli_writes_an_image_folder(tmp_path, capsys):
         assert rec.feature["class/label"].int32_list.value[0] == label
         decoded = np.asarray(Image.open(io.BytesIO(rec.feature["encoded"].bytes_list.value[0])))
         assert decoded[0, 0, 0] == ord("ab"[label])
+
+
+def test_deprecated_decode_ofrecord_with_blob_confs(images):
+    data_dir, pixels = images
+
+    @flow.global_function(type="predict")
+    def legacy() -> Tuple[tp.Numpy, tp.Numpy]:
+        image_conf = flow.data.BlobConf(
+            "encoded", shape=(12, 16, 3), dtype=flow.float,
+            codec=flow.data.ImageCodec([flow.data.ImagePreprocessor("bgr2rgb"),
+                                        flow.data.ImageResizePreprocessor(16, 12)]),
+            preprocessors=[flow.data.NormByChannelPreprocessor((1.0, 2.0, 3.0), (2.0, 2.0, 2.0),
+                                                               data_format="channels_first")])
+        label_conf = flow.data.BlobConf("class/label", shape=(), dtype=flow.int32,
+                                        codec=flow.data.RawCodec())
+        return flow.data.decode_ofrecord(str(data_dir), [image_conf, label_conf],
+                                         batch_size=len(SIZES))
+
+    image, label = legacy()
+    np.testing.assert_array_equal(label, np.arange(len(SIZES)))
+    want = np.stack([_pillow_resize(p, 16, 12) for p in pixels]).astype(np.float32)
+    ref = ((want - np.float32([1.0, 2.0, 3.0])) / np.float32(2.0)).transpose(0, 3, 1, 2)
+    np.testing.assert_allclose(image, ref, rtol=1e-6)
