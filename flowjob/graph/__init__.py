@@ -1,5 +1,6 @@
 """The job graph: lazy blobs, named ops, scopes, variables, and what the runtime delivers."""
 
+from ._feed import FeedOp, add_feed_op
 from ._graph import (
     OPERATORS,
     Blob,
@@ -12,6 +13,7 @@ from ._graph import (
     check_blob,
     current_context,
     current_graph,
+    host_only_error,
     in_job,
     tracing,
 )
@@ -36,7 +38,8 @@ from ._watch import warn_unreachable_diff, watch, watch_diff
 
 __all__ = [
     "OPERATORS", "Blob", "HostOp", "JobGraph", "OpNode", "Watch", "add_host_op", "apply_op",
-    "check_blob", "current_context", "current_graph", "in_job", "tracing", "all_job_graphs",
+    "check_blob", "current_context", "current_graph", "host_only_error", "in_job",
+    "FeedOp", "add_feed_op", "tracing", "all_job_graphs",
     "set_trace_all", "Distribute", "LogicalView", "Placement", "auto", "broadcast",
     "consistent_view", "current_placement", "device_prior_placement", "fixed_placement",
     "mirrored_view", "namespace", "placement", "split", "VariableDef", "VariableStore",
