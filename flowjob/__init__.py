@@ -23,6 +23,7 @@ from . import (  # noqa: E402
 from ._dtypes import (  # noqa: E402
     bfloat16,
     char,
+    convert_oneflow_dtype_to_numpy_dtype,
     double,
     float,
     float16,
@@ -43,6 +44,10 @@ from .errors import (  # noqa: E402
     OpError,
 )
 from .graph import (  # noqa: E402
+    INVALID_SPLIT_AXIS,
+    cast_to_current_logical_view,
+    current_global_function_desc,
+    current_scope,
     device_prior_placement,
     fixed_placement,
     get_variable,
@@ -59,7 +64,9 @@ from .ops.array_ops import (  # noqa: E402
     expand_dims,
     flatten,
     gather,
+    gather_nd,
     identity,
+    identity_n,
     matmul,
     one_hot,
     ones,
@@ -67,6 +74,7 @@ from .ops.array_ops import (  # noqa: E402
     pad,
     reshape,
     slice,
+    slice_update,
     slice_v2,
     split,
     squeeze,
@@ -108,6 +116,8 @@ if _jax.config.jax_compilation_cache_dir is None:
     _compilation_cache()
 
 ExecutionConfig = FunctionConfig
+# OneFlow exports clip_by_value under these top-level names too
+clip_by_value = clip = clamp = clip_by_scalar = math.clip_by_value
 
 save = checkpoint.save
 load = checkpoint.get

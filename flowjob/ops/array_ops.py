@@ -13,6 +13,7 @@ from ._array import (
     zeros,
     zeros_like,
 )
+from ._index import gather_nd, identity_n, slice_update
 from ._linalg import matmul
 from ._shape import (
     broadcast_like,
@@ -33,5 +34,5 @@ __all__ = [
     "reshape", "flatten", "transpose", "concat", "stack", "split", "slice", "slice_v2",
     "squeeze", "expand_dims", "pad", "broadcast_like", "gather", "one_hot", "cast", "where",
     "constant", "constant_like", "zeros", "ones", "zeros_like", "ones_like", "identity",
-    "matmul",
+    "matmul", "gather_nd", "identity_n", "slice_update",
 ]

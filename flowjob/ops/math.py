@@ -18,14 +18,20 @@ from ._binary import (
     squared_difference,
     subtract,
 )
+from ._binary_math import atan2, floordiv, xdivy, xlogy
 from ._linalg import add_n, matmul
 from ._reduce import (
     argmax,
     log_softmax,
+    reduce_all,
+    reduce_any,
+    reduce_euclidean_norm,
+    reduce_logsumexp,
     reduce_max,
     reduce_mean,
     reduce_min,
     reduce_prod,
+    reduce_std,
     reduce_sum,
     reduce_variance,
     softmax,
@@ -54,6 +60,24 @@ from ._unary import (
     square,
     tanh,
 )
+from ._unary_math import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    cosh,
+    erf,
+    erfc,
+    expm1,
+    lgamma,
+    log_sigmoid,
+    reciprocal_no_nan,
+    rint,
+    sinh,
+    tan,
+)
 
 mod = floor_mod
 
@@ -64,5 +88,8 @@ __all__ = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_variance",
     "relu", "sigmoid", "tanh", "gelu", "exp", "log", "log1p", "sqrt", "rsqrt", "reciprocal",
     "square", "abs", "negative", "sign", "floor", "ceil", "round", "sin", "cos", "softplus",
-    "clip_by_value",
+    "clip_by_value", "reduce_all", "reduce_any", "reduce_euclidean_norm", "reduce_logsumexp",
+    "reduce_std", "atan2", "floordiv", "xdivy", "xlogy", "acos", "acosh", "asin", "asinh",
+    "atan", "atanh", "cosh", "sinh", "tan", "erf", "erfc", "expm1", "lgamma", "log_sigmoid",
+    "reciprocal_no_nan", "rint",
 ]

@@ -1,5 +1,8 @@
 """``flow.nn``: convolution, pooling, dropout, normalization and cross-entropy ops."""
 
+from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
+from ._deconv import compat_conv2d, conv2d_transpose
+from ._loss_fns import bce_loss, bce_with_logits_loss, l1_loss, mse_loss
 from ._losses import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
@@ -15,5 +18,13 @@ __all__ = [
     "conv2d", "max_pool2d", "avg_pool2d", "bias_add", "dropout", "relu", "leaky_relu", "gelu",
     "sigmoid", "tanh", "softmax", "log_softmax", "moments", "batch_normalization", "layer_norm",
     "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy",
+    "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy", "elu", "relu6", "hardtanh",
+    "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
+    "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss",
 ]
+
+# OneFlow's class-like names for its functional losses
+MSELoss = mse_loss
+L1Loss = l1_loss
+BCELoss = bce_loss
+BCEWithLogitsLoss = bce_with_logits_loss
