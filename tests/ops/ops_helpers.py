@@ -69,6 +69,7 @@ def value_and_grads(fn, *arrays: np.ndarray, cotangent_seed: int = 7):
 
     import flowjob.typing as tp
 
+    flow.clear_default_session()  # a fresh session per call: variables zero_<i> are per call
     arrays = tuple(np.asarray(a) for a in arrays)
     seen: dict[int, np.ndarray] = {}
 
