@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..graph import Blob
-from ._unary import unary
+from ._unary import tanh, unary
 
 
 def _op(kind: str, fn, x: Blob, name: str | None) -> Blob:
@@ -81,9 +81,15 @@ def expm1(x: Blob, name: str | None = None) -> Blob:
     return _op("expm1", jnp.expm1, x, name)
 
 
+def _lgamma(x):
+    # XLA's float32 lgamma is off by ~5e-7 around its zeros (x = 1, 2); float64 is exact
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    return lax.lgamma(x.astype(wide)).astype(x.dtype)
+
+
 def lgamma(x: Blob, name: str | None = None) -> Blob:
-    """``log(|gamma(x)|)``; its gradient is the digamma function."""
-    return _op("lgamma", lax.lgamma, x, name)
+    """``log(|gamma(x)|)`` (computed in float64); its gradient is the digamma function."""
+    return _op("lgamma", _lgamma, x, name)
 
 
 def log_sigmoid(x: Blob, name: str | None = None) -> Blob:
@@ -104,3 +110,13 @@ def _reciprocal_no_nan(x):
 def reciprocal_no_nan(x: Blob, name: str | None = None) -> Blob:
     """``1 / x``, but 0 (with gradient 0) where ``x`` is 0."""
     return _op("reciprocal_no_nan", _reciprocal_no_nan, x, name)
+
+
+def sigmoid_v2(x: Blob, name: str | None = None) -> Blob:
+    """``1 / (1 + exp(-x))`` (OneFlow's second sigmoid kernel; same values)."""
+    return _op("sigmoid_v2", jax.nn.sigmoid, x, name)
+
+
+def tanh_v2(x: Blob, name: str | None = None) -> Blob:
+    """Hyperbolic tangent (OneFlow: an alias of ``flow.math.tanh``)."""
+    return tanh(x, name)

@@ -75,8 +75,10 @@ from ._unary_math import (
     log_sigmoid,
     reciprocal_no_nan,
     rint,
+    sigmoid_v2,
     sinh,
     tan,
+    tanh_v2,
 )
 
 mod = floor_mod
@@ -91,5 +93,5 @@ __all__ = [
     "clip_by_value", "reduce_all", "reduce_any", "reduce_euclidean_norm", "reduce_logsumexp",
     "reduce_std", "atan2", "floordiv", "xdivy", "xlogy", "acos", "acosh", "asin", "asinh",
     "atan", "atanh", "cosh", "sinh", "tan", "erf", "erfc", "expm1", "lgamma", "log_sigmoid",
-    "reciprocal_no_nan", "rint",
+    "reciprocal_no_nan", "rint", "sigmoid_v2", "tanh_v2",
 ]

@@ -189,3 +189,19 @@ def test_empty_axis_list_variance_std_are_zeros_and_full_reductions_are_shape_1(
     assert out["mean"].shape == (1,) and out["mean"][0] == 2.5
     assert out["max_keep"].shape == (1, 1)
     assert out["argmax"].shape == (1,) and out["argmax"][0] == 5
+
+
+def test_lgamma_float32_is_exact_at_its_zeros_and_v2_aliases():
+    x = np.array([0.5, 1.0, 2.0, 4.5, -5.6, 0.0], np.float32)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((6,))) -> tp.Bundle[tp.Numpy]:
+        return {"lgamma": flow.math.lgamma(x), "sigmoid_v2": flow.math.sigmoid_v2(x),
+                "tanh_v2": flow.math.tanh_v2(x)}
+
+    out = job(x)
+    assert out["lgamma"].dtype == np.float32
+    assert out["lgamma"][1] == 0 and out["lgamma"][2] == 0 and np.isinf(out["lgamma"][5])
+    np.testing.assert_allclose(out["lgamma"][:5], _lgamma(x[:5].astype(np.float64)), rtol=1e-6)
+    np.testing.assert_allclose(out["sigmoid_v2"], 1 / (1 + np.exp(-x)), rtol=1e-6)
+    np.testing.assert_allclose(out["tanh_v2"], np.tanh(x), rtol=1e-6)
