@@ -271,7 +271,7 @@ def _lower_pad(x, *, paddings, constant_value):
     return jnp.pad(x, paddings, constant_values=jnp.asarray(constant_value, x.dtype))
 
 
-def _pad_value(public: str, x: Blob, value, name: str | None):
+def pad_constant(public: str, x: Blob, value, name: str | None):
     """OneFlow's attribute: a float for floating blobs, ``int(value)`` for integer blobs, which
     must fit the dtype (flowjob checks; OneFlow wrapped around silently)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
@@ -302,7 +302,7 @@ def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0,
             fail(public, f"paddings[{i}] must be a (before, after) pair of ints >= 0, got {p!r}",
                  name)
         pairs.append(int_list(public, p, 2, f"paddings[{i}]", name, minimum=0))
-    value = _pad_value(public, x, constant_value, name)
+    value = pad_constant(public, x, constant_value, name)
     return apply_op("pad", _lower_pad, [x],
                     attrs={"paddings": tuple(pairs), "constant_value": value}, name=name,
                     prefix="Pad")

@@ -1,5 +1,6 @@
 """``flow.math``: elementwise math, activations, reductions, comparisons and matmul."""
 
+from ._array_more import broadcast_to_compatible_with, in_top_k, l2_normalize, polyval, tril
 from ._binary import (
     add,
     divide,
@@ -37,6 +38,7 @@ from ._reduce import (
     softmax,
     top_k,
 )
+from ._scatter import unsorted_batch_segment_sum, unsorted_segment_sum, unsorted_segment_sum_like
 from ._unary import (
     abs,
     ceil,
@@ -93,5 +95,7 @@ __all__ = [
     "clip_by_value", "reduce_all", "reduce_any", "reduce_euclidean_norm", "reduce_logsumexp",
     "reduce_std", "atan2", "floordiv", "xdivy", "xlogy", "acos", "acosh", "asin", "asinh",
     "atan", "atanh", "cosh", "sinh", "tan", "erf", "erfc", "expm1", "lgamma", "log_sigmoid",
-    "reciprocal_no_nan", "rint", "sigmoid_v2", "tanh_v2",
+    "reciprocal_no_nan", "rint", "sigmoid_v2", "tanh_v2", "tril", "in_top_k", "polyval",
+    "l2_normalize", "broadcast_to_compatible_with", "unsorted_segment_sum",
+    "unsorted_segment_sum_like", "unsorted_batch_segment_sum",
 ]
