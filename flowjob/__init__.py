@@ -55,6 +55,7 @@ from .graph import (  # noqa: E402
     watch_diff,
 )
 from .ops import layers, losses, math, nn, regularizers  # noqa: E402
+from .ops._loss_fns import smooth_l1_loss  # noqa: E402
 from .ops.array_ops import (  # noqa: E402
     argsort,
     broadcast_like,

@@ -2,7 +2,15 @@
 
 from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
 from ._deconv import compat_conv2d, conv2d_transpose
-from ._loss_fns import bce_loss, bce_with_logits_loss, l1_loss, mse_loss
+from ._loss_fns import (
+    bce_loss,
+    bce_with_logits_loss,
+    kl_div_loss,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    triplet_margin_loss,
+)
 from ._losses import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
@@ -20,7 +28,8 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
     "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy", "elu", "relu6", "hardtanh",
     "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
-    "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss",
+    "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+    "MarginRankingLoss", "TripletMarginLoss",
 ]
 
 # OneFlow's class-like names for its functional losses
@@ -28,3 +37,6 @@ MSELoss = mse_loss
 L1Loss = l1_loss
 BCELoss = bce_loss
 BCEWithLogitsLoss = bce_with_logits_loss
+KLDivLoss = kl_div_loss
+MarginRankingLoss = margin_ranking_loss
+TripletMarginLoss = triplet_margin_loss

@@ -196,3 +196,67 @@ def test_compat_conv2d_pads_same_like_tensorflow():
     pads = (same_pads(6, 2, 1, lower=False),) * 2  # (0, 1): the extra element after
     assert pads[0] == (0, 1)
     np.testing.assert_allclose(job(x, w), np_conv2d(x, w, (1, 1), pads), rtol=1e-4, atol=1e-5)
+
+
+def test_kl_div_loss_both_target_forms():
+    rng = np.random.default_rng(8)
+    log_p = np.log(rng.dirichlet(np.ones(4), size=3))
+    target = rng.dirichlet(np.ones(4), size=3)
+    target[0, 1] = 0.0  # a zero target contributes 0 (and no NaN gradient)
+
+    def ref(x, t):
+        return np.where(t > 0, t * (np.log(np.where(t > 0, t, 1)) - x), 0)
+
+    value, (g, _), c = value_and_grads(
+        lambda x, t: flow.nn.KLDivLoss(x, t, reduction="none"), log_p, target)
+    np.testing.assert_allclose(value, ref(log_p, target), rtol=1e-10)
+    np.testing.assert_allclose(g, numeric_grad(lambda x: ref(x, target), [log_p], c)[0],
+                               rtol=1e-5, atol=1e-8)
+    log_t = np.log(target + 0.1)
+    value, _, _ = value_and_grads(
+        lambda x, t: flow.nn.KLDivLoss(x, t, log_target=True, reduction="sum"), log_p, log_t)
+    np.testing.assert_allclose(value, [np.sum(np.exp(log_t) * (log_t - log_p))], rtol=1e-10)
+
+
+def test_margin_ranking_and_triplet_losses():
+    rng = np.random.default_rng(9)
+    a, b = rng.normal(size=(6,)), rng.normal(size=(6,))
+    y = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+    value, (ga, _, _), c = value_and_grads(
+        lambda u, v, t: flow.nn.MarginRankingLoss(u, v, t, margin=0.3, reduction="none"),
+        a, b, y)
+    want = np.maximum(0.3 - y * (a - b), 0)
+    np.testing.assert_allclose(value, want)
+    np.testing.assert_allclose(ga, np.where(want > 0, -y * c, 0))
+
+    anc, pos, neg = (rng.normal(size=(4, 3)) for _ in range(3))
+    for p, swap in ((2.0, False), (1.0, False), (2.0, True)):
+        def ref(x, q, n, p=p, swap=swap):
+            def dist(u, v):
+                return np.sum(np.abs(u - v + 1e-6) ** p, axis=1) ** (1 / p)
+
+            d_neg = np.minimum(dist(x, n), dist(q, n)) if swap else dist(x, n)
+            return np.maximum(1.0 + dist(x, q) - d_neg, 0)
+
+        value, (g, _, _), c = value_and_grads(
+            lambda x, q, n, p=p, swap=swap: flow.nn.TripletMarginLoss(
+                x, q, n, p=p, swap=swap, reduction="none"), anc, pos, neg)
+        np.testing.assert_allclose(value, ref(anc, pos, neg), rtol=1e-10)
+        np.testing.assert_allclose(g, numeric_grad(lambda x: ref(x, pos, neg), [anc], c)[0],
+                                   rtol=1e-5, atol=1e-7)
+
+
+def test_smooth_l1_loss():
+    x = np.array([[-2.0, -0.3, 0.2], [0.9, 1.5, 0.0]])
+    y = np.zeros_like(x)
+
+    def ref(p, beta):
+        d = np.abs(p)
+        return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+
+    for beta in (1.0, 0.5):
+        value, (g, _), c = value_and_grads(
+            lambda p, t, beta=beta: flow.smooth_l1_loss(p, t, beta=beta), x + 0.01, y)
+        np.testing.assert_allclose(value, ref(x + 0.01, beta), rtol=1e-12)
+        want = numeric_grad(lambda p, beta=beta: ref(p, beta), [x + 0.01], c)[0]
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-8)
