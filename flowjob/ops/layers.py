@@ -2,6 +2,8 @@
 
 from ._fused_layers import batch_normalization_add_relu, batch_normalization_relu
 from ._layers import avg_pool2d, batch_normalization, conv2d, dense, layer_norm, max_pool2d
+from ._layers_extra import prelu, upsample_2d
 
 __all__ = ["dense", "conv2d", "batch_normalization", "batch_normalization_relu",
-           "batch_normalization_add_relu", "layer_norm", "max_pool2d", "avg_pool2d"]
+           "batch_normalization_add_relu", "layer_norm", "max_pool2d", "avg_pool2d", "prelu",
+           "upsample_2d"]

@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 import numpy as np
 import pytest
-from ops_helpers import value_and_grads, variables
+from ops_helpers import FixedInit, numeric_grad, value_and_grads, variables
 
 import flowjob as flow
 import flowjob.typing as tp
@@ -216,3 +216,53 @@ def test_scope_function_desc_split_axis_and_dtype_helpers():
         flow.convert_oneflow_dtype_to_numpy_dtype(np.float32)
     with pytest.raises(flow.JobDefinitionError, match="inside the body"):
         flow.current_global_function_desc()
+
+
+def _np_bilinear(x, out_h, out_w, align):
+    n, c, h, w = x.shape
+
+    def coords(n_in, n_out):
+        d = np.arange(n_out, dtype=np.float64)
+        if align:
+            return d * ((n_in - 1) / (n_out - 1))
+        return np.maximum((d + 0.5) * n_in / n_out - 0.5, 0)
+
+    out = np.zeros((n, c, out_h, out_w))
+    for i, sy in enumerate(coords(h, out_h)):
+        for j, sx in enumerate(coords(w, out_w)):
+            y0, x0 = min(int(sy), h - 1), min(int(sx), w - 1)
+            y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+            fy, fx = sy - int(sy), sx - int(sx)
+            out[:, :, i, j] = ((1 - fy) * ((1 - fx) * x[:, :, y0, x0] + fx * x[:, :, y0, x1])
+                               + fy * ((1 - fx) * x[:, :, y1, x0] + fx * x[:, :, y1, x1]))
+    return out
+
+
+@pytest.mark.parametrize("interpolation,align,size", [("nearest", False, 2),
+                                                       ("bilinear", False, (2, 3)),
+                                                       ("bilinear", True, 2)])
+def test_upsample_2d_matches_pytorch_sampling(interpolation, align, size):
+    x = np.random.default_rng(4).normal(size=(1, 2, 3, 4))
+    value, (g,), c = value_and_grads(
+        lambda b: flow.layers.upsample_2d(b, size=size, align_corners=align,
+                                          interpolation=interpolation), x)
+    sh, sw = (size, size) if isinstance(size, int) else size
+    if interpolation == "nearest":
+        want = x.repeat(sh, axis=2).repeat(sw, axis=3)
+    else:
+        want = _np_bilinear(x, 3 * sh, 4 * sw, align)
+    np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12)
+    ref = (lambda a: a.repeat(sh, 2).repeat(sw, 3)) if interpolation == "nearest" else (
+        lambda a: _np_bilinear(a, 3 * sh, 4 * sw, align))
+    np.testing.assert_allclose(g, numeric_grad(ref, [x], c)[0], rtol=1e-6, atol=1e-8)
+
+
+def test_prelu_layer_variable_and_gradients():
+    x = np.array([[[-2.0, 1.0], [3.0, -0.5]], [[0.5, -1.0], [-4.0, 2.0]]])  # (2, 2, 2)
+    init = np.array([[0.1], [0.3]])  # shared over axis 2
+    value, (g,), c = value_and_grads(
+        lambda b: flow.layers.prelu(b, alpha_initializer=FixedInit(init), shared_axes=[2],
+                                    name="act"), x)
+    np.testing.assert_allclose(value, np.where(x > 0, x, x * init))
+    np.testing.assert_allclose(g, np.where(x > 0, c, c * init))
+    assert variables()["act-alpha"].shape == (2, 1)
