@@ -112,9 +112,12 @@ def _lower_segment_sum(data, ids, *, axis, num_segments):
         lead = data.shape[:axis]
         flat = data.reshape(lead + (-1,) + data.shape[axis + ids.ndim:])
         return _lower_segment_sum(flat, ids.reshape(-1), axis=axis, num_segments=num_segments)
-    out = jax.ops.segment_sum(moved, ids.astype(jnp.int32), num_segments=num_segments,
-                              mode="drop")
-    return jnp.moveaxis(out, 0, axis)
+    # float16/bfloat16 sums accumulate in float32 (thousands of rows lose digits otherwise)
+    wide = jnp.promote_types(data.dtype, jnp.float32) if jnp.issubdtype(
+        data.dtype, jnp.floating) else data.dtype
+    out = jax.ops.segment_sum(moved.astype(wide), ids.astype(jnp.int32),
+                              num_segments=num_segments, mode="drop")
+    return jnp.moveaxis(out.astype(data.dtype), 0, axis)
 
 
 def _segment_sum(public: str, data: Blob, segment_ids: Blob, num_segments: int, axis: int,
