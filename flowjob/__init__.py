@@ -65,6 +65,7 @@ from .ops.array_ops import (  # noqa: E402
     constant,
     constant_like,
     constant_pad2d,
+    constant_scalar,
     diag,
     dim_gather,
     expand,

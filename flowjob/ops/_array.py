@@ -36,7 +36,8 @@ def _lower_constant(*, value, shape, dtype):
 
 def constant(value: float, dtype: Any = None, shape: Sequence[int] | None = None,
              name: str | None = None) -> Blob:
-    """A blob of ``shape`` (default: a scalar) filled with ``value`` (default dtype float32)."""
+    """A blob of ``shape`` filled with ``value`` (default dtype float32). No shape (or ``()``)
+    gives shape ``(1,)``, as OneFlow (which has no 0-d blobs)."""
     public = "flow.constant"
     name = check_name(public, name)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
@@ -45,8 +46,13 @@ def constant(value: float, dtype: Any = None, shape: Sequence[int] | None = None
     dt = _dtypes.float32 if dtype is None else _dtype(public, dtype, name)
     dims = () if shape is None else shape_tuple(public, shape, name=name)
     return apply_op("constant", _lower_constant, [],
-                    attrs={"value": value, "shape": dims, "dtype": dt.np_dtype}, name=name,
-                    prefix="Constant")
+                    attrs={"value": value, "shape": dims or (1,), "dtype": dt.np_dtype},
+                    name=name, prefix="Constant")
+
+
+def constant_scalar(value: float, dtype: Any = None, name: str | None = None) -> Blob:
+    """A ``(1,)`` blob holding ``value``."""
+    return constant(value, dtype, (1,), name)
 
 
 def zeros(shape: Sequence[int], dtype: Any = None, name: str | None = None) -> Blob:

@@ -4,6 +4,7 @@ from ._array import (
     cast,
     constant,
     constant_like,
+    constant_scalar,
     gather,
     identity,
     one_hot,
@@ -57,5 +58,5 @@ __all__ = [
     "masked_fill", "reverse", "broadcast_to_compatible_with", "constant_pad2d", "zero_pad2d",
     "reflection_pad2d", "replication_pad2d", "dim_gather", "scatter_nd", "tensor_scatter_nd_add",
     "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
-    "unsorted_batch_segment_sum",
+    "unsorted_batch_segment_sum", "constant_scalar",
 ]
