@@ -95,12 +95,14 @@ def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noq
 
 
 def _lower_squeeze(x, *, axes):
-    return jnp.squeeze(x, axes)
+    out = jnp.squeeze(x, axes)
+    return out.reshape((1,)) if out.ndim == 0 else out
 
 
 def squeeze(input: Blob, axis: Sequence[int] | int | None = None,  # noqa: A002
             name: str | None = None) -> Blob:
-    """Removes dimensions of size 1: those in ``axis``, or all of them when it is None."""
+    """Removes dimensions of size 1: those in ``axis``, or all of them when it is None. Removing
+    every dimension gives shape ``(1,)``, as OneFlow."""
     public = "flow.squeeze"
     name = check_name(public, name)
     require_blob(public, input, "input", name)

@@ -268,13 +268,15 @@ def test_prelu_layer_variable_and_gradients():
     assert variables()["act-alpha"].shape == (2, 1)
 
 
-def test_constants_without_a_shape_have_shape_1_like_oneflow():
+def test_constants_and_full_squeezes_have_shape_1_like_oneflow():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((2,))) -> tp.Bundle[tp.Numpy]:
         return {"c": flow.constant(3.0), "empty": flow.zeros(()),
+                "squeezed": flow.squeeze(flow.reshape(x, (1, 2, 1))[:, :1]),
                 "cs": flow.constant_scalar(2, flow.int32), "sum": x + flow.constant(1.0)}
 
     out = job(np.array([1.0, 2.0], np.float32))
     assert out["c"].shape == (1,) and out["c"][0] == 3.0 and out["empty"].shape == (1,)
+    assert out["squeezed"].tolist() == [1.0]
     assert out["cs"].dtype == np.int32 and out["cs"].tolist() == [2]
     np.testing.assert_array_equal(out["sum"], [2.0, 3.0])
