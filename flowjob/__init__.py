@@ -81,6 +81,7 @@ from .ops.array_ops import (  # noqa: E402
     ones,
     ones_like,
     pad,
+    range,
     reflection_pad2d,
     replication_pad2d,
     reshape,

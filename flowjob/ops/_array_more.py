@@ -1,15 +1,17 @@
 """More of OneFlow v0.4's array and math ops: ``flow.math.tril``, ``flow.masked_fill``,
 ``flow.expand``, ``flow.reverse``, ``flow.sort``/``argsort``, ``flow.diag``,
 ``flow.broadcast_to_compatible_with``, ``flow.math.in_top_k``, ``flow.math.polyval``,
-``flow.math.l2_normalize`` and ``flow.experimental.square_sum``."""
+``flow.math.l2_normalize``, ``flow.experimental.square_sum`` and ``flow.range``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 
+from .. import _dtypes
 from ..graph import Blob, apply_op, current_graph
 from ._array import constant_like, where, zeros_like
 from ._binary import add, multiply
@@ -232,3 +234,27 @@ def square_sum(x: Blob, name: str | None = None) -> Blob:
     require_blob(public, x, "x", name)
     return apply_op("square_sum", _lower_square_sum, [x], name=name, prefix="SquareSum")
 
+
+
+def _lower_range(*, start, limit, delta, dtype):
+    return jnp.arange(start, limit, delta, dtype=dtype)
+
+
+def range(start: int, limit: int | None = None, delta: int = 1,  # noqa: A001 - OneFlow's name
+          dtype: Any = None, name: str | None = None) -> Blob:
+    """``[start, start + delta, ...)`` below ``limit`` (``range(n)``: ``0..n-1``), default
+    dtype int64."""
+    public = "flow.range"
+    name = check_name(public, name)
+    if limit is None:
+        start, limit = 0, start
+    for what, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if type(v) is not int:
+            fail(public, f"{what} must be an int, got {v!r}", name)
+    if delta <= 0 or limit <= start:
+        fail(public, f"needs start < limit and delta > 0, got start={start}, limit={limit}, "
+                     f"delta={delta}", name)
+    dt = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
+    return apply_op("range", _lower_range, [],
+                    attrs={"start": start, "limit": limit, "delta": delta,
+                           "dtype": dt.np_dtype}, name=name, prefix="Range")

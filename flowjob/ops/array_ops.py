@@ -20,6 +20,7 @@ from ._array_more import (
     diag,
     expand,
     masked_fill,
+    range,
     reverse,
     sort,
 )
@@ -58,5 +59,5 @@ __all__ = [
     "masked_fill", "reverse", "broadcast_to_compatible_with", "constant_pad2d", "zero_pad2d",
     "reflection_pad2d", "replication_pad2d", "dim_gather", "scatter_nd", "tensor_scatter_nd_add",
     "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
-    "unsorted_batch_segment_sum", "constant_scalar",
+    "unsorted_batch_segment_sum", "constant_scalar", "range",
 ]

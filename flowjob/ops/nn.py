@@ -2,6 +2,7 @@
 
 from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
 from ._deconv import compat_conv2d, conv2d_transpose
+from ._fused_ops import fused_bias_add_dropout, fused_bias_add_gelu
 from ._loss_fns import (
     bce_loss,
     bce_with_logits_loss,
@@ -29,7 +30,7 @@ __all__ = [
     "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy", "elu", "relu6", "hardtanh",
     "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
     "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
-    "MarginRankingLoss", "TripletMarginLoss",
+    "MarginRankingLoss", "TripletMarginLoss", "fused_bias_add_gelu", "fused_bias_add_dropout",
 ]
 
 # OneFlow's class-like names for its functional losses

@@ -3,6 +3,8 @@ polyval, l2_normalize and friends against NumPy (gradients by finite differences
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from ops_helpers import numeric_grad, value_and_grads
@@ -170,3 +172,36 @@ def test_in_top_k_polyval_l2_normalize_broadcast_compatible():
     np.testing.assert_allclose(out["l2"], x / norm, rtol=1e-6)
     assert out["bcast"].shape == (1, 2, 3)
     np.testing.assert_allclose(out["bcast"][0], np.broadcast_to(x.sum(1, keepdims=True), (2, 3)))
+
+
+def test_range_and_fused_bias_add_ops():
+    v = np.random.default_rng(5).normal(size=(4, 3)).astype(np.float32)
+    b = np.array([0.5, -1.0, 2.0], np.float32)
+    seen = {}
+
+    @flow.global_function(type="train")
+    def train(v: tp.Numpy.Placeholder((4, 3)), b: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), initializer=flow.zeros_initializer())
+        dropped = flow.nn.fused_bias_add_dropout(v + w, b, data_format="NC", rate=0.5)
+        flow.watch(dropped, lambda x: seen.setdefault("dropped", x))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
+                           momentum=0).minimize(flow.math.reduce_sum(dropped))
+        return flow.nn.fused_bias_add_gelu(v, b, data_format="NC")
+
+    @flow.global_function()
+    def ranges() -> tp.Bundle[tp.Numpy]:
+        return {"a": flow.range(1, 10, 3, dtype=flow.float64), "b": flow.range(3),
+                "c": flow.range(0, 7, 2, dtype=flow.int32)}
+
+    gelu = train(v, b)
+    flow.sync_default_session()
+    z = v + b
+    np.testing.assert_allclose(gelu, 0.5 * z * (1 + np.vectorize(math.erf)(z / np.sqrt(2))),
+                               rtol=1e-5, atol=1e-6)
+    kept = seen["dropped"] != 0
+    assert 0 < kept.sum() < kept.size
+    np.testing.assert_allclose(seen["dropped"][kept], 2 * z[kept], rtol=1e-6)
+    out = ranges()
+    np.testing.assert_array_equal(out["a"], np.arange(1, 10, 3, dtype=np.float64))
+    assert out["b"].dtype == np.int64 and out["b"].tolist() == [0, 1, 2]
+    assert out["c"].dtype == np.int32 and out["c"].tolist() == [0, 2, 4, 6]
