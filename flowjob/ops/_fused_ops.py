@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph import Blob
+from ..graph import Blob, current_graph
 from ._nn import bias_add, dropout
 from ._unary import gelu
 
@@ -22,6 +22,7 @@ def fused_bias_add_dropout(value: Blob, bias: Blob, data_format: str | None = No
                            rate: float = 0.0, noise_shape: Any = None, seed: int | None = None,
                            name: str | None = None) -> Blob:
     """``dropout(bias_add(value, bias), rate)`` (just the bias add in predict jobs)."""
-    prefix = None if name is None else name + "_"
-    out = bias_add(value, bias, data_format, name=None if prefix is None else prefix + "bias_add")
+    if name is None:  # dropout wants a name with a seed; OneFlow makes one up here
+        name = current_graph().unique_name("BiasAddDropout")
+    out = bias_add(value, bias, data_format, name=name + "_bias_add")
     return dropout(out, rate, noise_shape, seed, name=name)
