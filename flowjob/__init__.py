@@ -57,6 +57,7 @@ from .graph import (  # noqa: E402
 from .ops import layers, losses, math, nn, regularizers  # noqa: E402
 from .ops._loss_fns import smooth_l1_loss  # noqa: E402
 from .ops.array_ops import (  # noqa: E402
+    amp_white_identity,
     argsort,
     broadcast_like,
     broadcast_to_compatible_with,
@@ -66,6 +67,7 @@ from .ops.array_ops import (  # noqa: E402
     constant_like,
     constant_pad2d,
     constant_scalar,
+    count_not_finite,
     diag,
     dim_gather,
     expand,
@@ -77,6 +79,7 @@ from .ops.array_ops import (  # noqa: E402
     identity_n,
     masked_fill,
     matmul,
+    multi_count_not_finite,
     one_hot,
     ones,
     ones_like,
@@ -85,6 +88,7 @@ from .ops.array_ops import (  # noqa: E402
     reflection_pad2d,
     replication_pad2d,
     reshape,
+    reshape_like,
     reverse,
     scatter_nd,
     slice,

@@ -26,6 +26,7 @@ from ._array_more import (
 )
 from ._index import gather_nd, identity_n, slice_update
 from ._linalg import matmul
+from ._misc_ops import amp_white_identity, count_not_finite, multi_count_not_finite, reshape_like
 from ._pad2d import constant_pad2d, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._scatter import (
     dim_gather,
@@ -60,4 +61,5 @@ __all__ = [
     "reflection_pad2d", "replication_pad2d", "dim_gather", "scatter_nd", "tensor_scatter_nd_add",
     "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
     "unsorted_batch_segment_sum", "constant_scalar", "range",
+    "amp_white_identity", "count_not_finite", "multi_count_not_finite", "reshape_like",
 ]

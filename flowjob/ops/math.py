@@ -21,6 +21,7 @@ from ._binary import (
 )
 from ._binary_math import atan2, floordiv, xdivy, xlogy
 from ._linalg import add_n, matmul
+from ._misc_ops import gelu_grad, reduced_shape_elem_cnt, sigmoid_grad
 from ._reduce import (
     argmax,
     log_softmax,
@@ -97,5 +98,6 @@ __all__ = [
     "atan", "atanh", "cosh", "sinh", "tan", "erf", "erfc", "expm1", "lgamma", "log_sigmoid",
     "reciprocal_no_nan", "rint", "sigmoid_v2", "tanh_v2", "tril", "in_top_k", "polyval",
     "l2_normalize", "broadcast_to_compatible_with", "unsorted_segment_sum",
-    "unsorted_segment_sum_like", "unsorted_batch_segment_sum",
+    "unsorted_segment_sum_like", "unsorted_batch_segment_sum", "gelu_grad", "sigmoid_grad",
+    "reduced_shape_elem_cnt",
 ]

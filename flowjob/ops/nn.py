@@ -18,6 +18,7 @@ from ._losses import (
     sparse_cross_entropy,
     sparse_softmax_cross_entropy_with_logits,
 )
+from ._misc_ops import random_mask_like, softmax_grad
 from ._nn import avg_pool2d, bias_add, conv2d, dropout, max_pool2d
 from ._normalization import batch_normalization, layer_norm, moments
 from ._reduce import log_softmax, softmax
@@ -31,6 +32,7 @@ __all__ = [
     "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
     "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "MarginRankingLoss", "TripletMarginLoss", "fused_bias_add_gelu", "fused_bias_add_dropout",
+    "softmax_grad", "random_mask_like",
 ]
 
 # OneFlow's class-like names for its functional losses

@@ -205,3 +205,50 @@ def test_range_and_fused_bias_add_ops():
     np.testing.assert_array_equal(out["a"], np.arange(1, 10, 3, dtype=np.float64))
     assert out["b"].dtype == np.int64 and out["b"].tolist() == [0, 1, 2]
     assert out["c"].dtype == np.int32 and out["c"].tolist() == [0, 2, 4, 6]
+
+
+def test_gradient_ops_match_autodiff_of_the_forward_ops():
+    rng = np.random.default_rng(6)
+    x, dy = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+
+    def np_softmax(v):
+        e = np.exp(v - v.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3, 4), dtype=flow.float64),
+            dy: tp.Numpy.Placeholder((3, 4), dtype=flow.float64)) -> tp.Bundle[tp.Numpy]:
+        return {"gelu": flow.math.gelu_grad(x, dy),
+                "sigmoid": flow.math.sigmoid_grad(flow.math.sigmoid(x), dy),
+                "softmax": flow.nn.softmax_grad(flow.nn.softmax(x), dy)}
+
+    out = job(x, dy)
+    gelu = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))
+    np.testing.assert_allclose(out["gelu"], dy * (gelu(x + 1e-6) - gelu(x - 1e-6)) / 2e-6,
+                               rtol=1e-6)
+    s = 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(out["sigmoid"], dy * s * (1 - s), rtol=1e-12)
+    # softmax's vector-Jacobian product, row by row
+    p = np_softmax(x)
+    want = np.stack([(np.diag(r) - np.outer(r, r)) @ d for r, d in zip(p, dy)])
+    np.testing.assert_allclose(out["softmax"], want, rtol=1e-10, atol=1e-12)
+
+
+def test_counts_reshape_like_elem_cnt_and_random_mask():
+    x = np.array([[1.0, np.inf, 2.0], [np.nan, -np.inf, 0.0]], np.float32)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Bundle[tp.Numpy]:
+        y = flow.amp_white_identity(x)
+        return {"count": flow.count_not_finite(x),
+                "multi": flow.multi_count_not_finite([x, flow.zeros((4,))]),
+                "reshaped": flow.reshape_like(y, flow.zeros((3, 2))),
+                "cnt": flow.math.reduced_shape_elem_cnt(x, axis=[1], dtype=flow.float32),
+                "mask": flow.nn.random_mask_like(flow.zeros((200, 50)), 0.3)}
+
+    out = job(x)
+    assert out["count"].tolist() == [3] and out["count"].dtype == np.int64
+    assert out["multi"].tolist() == [3]
+    np.testing.assert_array_equal(out["reshaped"], x.reshape(3, 2))
+    assert out["cnt"].tolist() == [3.0] and out["cnt"].dtype == np.float32
+    assert out["mask"].dtype == np.int8 and 0.65 < out["mask"].mean() < 0.75
