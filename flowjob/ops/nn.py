@@ -1,6 +1,7 @@
 """``flow.nn``: convolution, pooling, dropout, normalization and cross-entropy ops."""
 
 from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
+from ._conv_nd import conv1d, conv3d
 from ._deconv import compat_conv2d, conv2d_transpose
 from ._fused_ops import fused_bias_add_dropout, fused_bias_add_gelu
 from ._loss_fns import (
@@ -32,7 +33,7 @@ __all__ = [
     "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
     "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "MarginRankingLoss", "TripletMarginLoss", "fused_bias_add_gelu", "fused_bias_add_dropout",
-    "softmax_grad", "random_mask_like",
+    "softmax_grad", "random_mask_like", "conv1d", "conv3d",
 ]
 
 # OneFlow's class-like names for its functional losses

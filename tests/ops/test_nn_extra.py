@@ -3,9 +3,11 @@ cross-entropy gradient, against NumPy and finite differences."""
 
 from __future__ import annotations
 
+from typing import Tuple
+
 import numpy as np
 import pytest
-from ops_helpers import np_conv2d, numeric_grad, same_pads, value_and_grads
+from ops_helpers import np_conv2d, numeric_grad, same_pads, value_and_grads, variables
 
 import flowjob as flow
 import flowjob.typing as tp
@@ -260,3 +262,87 @@ def test_smooth_l1_loss():
         np.testing.assert_allclose(value, ref(x + 0.01, beta), rtol=1e-12)
         want = numeric_grad(lambda p, beta=beta: ref(p, beta), [x + 0.01], c)[0]
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-8)
+
+
+def _np_conv_nd(x, w, strides, pads, dilations, groups=1):
+    """Channels-first N-d convolution by explicit loops over output positions (float64)."""
+    nd = x.ndim - 2
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(pads))
+    o, cg = w.shape[:2]
+    k = w.shape[2:]
+    outs = [(xp.shape[2 + i] - (k[i] - 1) * dilations[i] - 1) // strides[i] + 1
+            for i in range(nd)]
+    out = np.zeros((x.shape[0], o, *outs))
+    og = o // groups
+    for g in range(groups):
+        xs, ws = xp[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        for pos in np.ndindex(*outs):
+            index = (slice(None), slice(None)) + tuple(
+                slice(p * s, p * s + (kk - 1) * d + 1, d)
+                for p, s, kk, d in zip(pos, strides, k, dilations))
+            out[(slice(None), slice(g * og, (g + 1) * og)) + pos] = np.tensordot(
+                xs[index], ws, axes=(list(range(1, nd + 2)), list(range(1, nd + 2))))
+    return out
+
+
+@pytest.mark.parametrize("fmt,padding,strides,dilations,groups", [
+    ("NCW", "VALID", (2,), (2,), 1),
+    ("NWC", "SAME_UPPER", (2,), (1,), 1),
+    ("NCW", [0, 0, (1, 2)], (1,), (1,), 2),
+])
+def test_conv1d_values_and_gradients(fmt, padding, strides, dilations, groups):
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(2, 4, 9))  # NCW
+    w = rng.normal(size=(6, 4 // groups, 3))
+    if padding == "VALID":
+        pads = ((0, 0),)
+    elif padding == "SAME_UPPER":
+        pads = (same_pads(9, 3, 2, lower=False),)
+    else:
+        pads = ((1, 2),)
+
+    def ref(a, b):
+        return _np_conv_nd(a, b, strides, pads, dilations, groups)
+
+    if fmt == "NWC":
+        value, (gx, gw), c = value_and_grads(
+            lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NWC", dilations, groups),
+            x.transpose(0, 2, 1), w.transpose(0, 2, 1))
+        value, gx, gw, c = (value.transpose(0, 2, 1), gx.transpose(0, 2, 1),
+                            gw.transpose(0, 2, 1), c.transpose(0, 2, 1))
+    else:
+        value, (gx, gw), c = value_and_grads(
+            lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NCW", dilations, groups), x, w)
+    np.testing.assert_allclose(value, ref(x, w), rtol=1e-10, atol=1e-10)
+    nx, nw = numeric_grad(ref, [x, w], c, eps=1e-5)
+    np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, nw, rtol=1e-5, atol=1e-6)
+
+
+def test_conv3d_and_conv_layers():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(1, 2, 4, 5, 3))
+    w = rng.normal(size=(3, 2, 2, 3, 2))
+    value, (gx, _), c = value_and_grads(
+        lambda a, b: flow.nn.conv3d(a, b, (1, 2, 1), "SAME"), x, w)
+    pads = tuple(same_pads(n, k, s) for n, k, s in zip((4, 5, 3), (2, 3, 2), (1, 2, 1)))
+    want = _np_conv_nd(x, w, (1, 2, 1), pads, (1, 1, 1))
+    np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-10)
+    nx, = numeric_grad(lambda a: _np_conv_nd(a, w, (1, 2, 1), pads, (1, 1, 1)), [x], c, eps=1e-5)
+    np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
+
+    @flow.global_function()
+    def layers(x: tp.Numpy.Placeholder((2, 4, 9)),
+               y: tp.Numpy.Placeholder((1, 2, 4, 5, 3))) -> Tuple[tp.Numpy, tp.Numpy]:
+        a = flow.layers.conv1d(x, 8, 3, padding="SAME", groups=2, name="c1",
+                               bias_initializer=flow.ones_initializer(),
+                               activation=flow.math.relu)
+        b = flow.layers.conv3d(y, 4, (1, 2, 2), data_format="NCDHW")
+        return a, b
+
+    a, b = layers(rng.normal(size=(2, 4, 9)).astype(np.float32),
+                  rng.normal(size=(1, 2, 4, 5, 3)).astype(np.float32))
+    assert a.shape == (2, 8, 9) and (a >= 0).all() and b.shape == (1, 4, 4, 4, 2)
+    names = set(variables())
+    assert {"c1-weight", "c1-bias", "Conv3d-weight", "Conv3d-bias"} <= names
+    assert variables()["c1-weight"].shape == (8, 2, 3)
