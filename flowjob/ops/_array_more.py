@@ -18,7 +18,7 @@ from ._binary import add, multiply
 from ._util import broadcast_shape, check_name, fail, norm_axes, norm_axis, require_blob
 
 
-def _lower_tril(x, *, diagonal, fill):
+def lower_tril(x, *, diagonal, fill):
     rows, cols = x.shape[-2:]
     keep = jnp.tril(jnp.ones((rows, cols), bool), diagonal)
     return jnp.where(keep, x, jnp.asarray(fill, x.dtype))
@@ -32,7 +32,7 @@ def tril(x: Blob, diagonal: int = 0, fill_value: float = 0, name: str | None = N
     require_blob(public, x, "x", name)
     if x.ndim < 2:
         fail(public, f"x needs rank >= 2, got shape {x.shape}", name)
-    return apply_op("tril", _lower_tril, [x], attrs={"diagonal": int(diagonal),
+    return apply_op("tril", lower_tril, [x], attrs={"diagonal": int(diagonal),
                                                       "fill": fill_value},
                     name=name, prefix="Tril")
 

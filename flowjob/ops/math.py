@@ -20,6 +20,7 @@ from ._binary import (
     subtract,
 )
 from ._binary_math import atan2, floordiv, xdivy, xlogy
+from ._fused_ops import fused_scale_tril, fused_scale_tril_softmax_dropout
 from ._linalg import add_n, matmul
 from ._misc_ops import gelu_grad, reduced_shape_elem_cnt, sigmoid_grad
 from ._reduce import (
@@ -99,5 +100,5 @@ __all__ = [
     "reciprocal_no_nan", "rint", "sigmoid_v2", "tanh_v2", "tril", "in_top_k", "polyval",
     "l2_normalize", "broadcast_to_compatible_with", "unsorted_segment_sum",
     "unsorted_segment_sum_like", "unsorted_batch_segment_sum", "gelu_grad", "sigmoid_grad",
-    "reduced_shape_elem_cnt",
+    "reduced_shape_elem_cnt", "fused_scale_tril", "fused_scale_tril_softmax_dropout",
 ]

@@ -3,7 +3,12 @@
 from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
 from ._conv_nd import conv1d, conv3d
 from ._deconv import compat_conv2d, conv2d_transpose
-from ._fused_ops import fused_bias_add_dropout, fused_bias_add_gelu
+from ._fused_ops import (
+    fused_bias_add_dropout,
+    fused_bias_add_gelu,
+    fused_scale_tril,
+    fused_scale_tril_softmax_dropout,
+)
 from ._loss_fns import (
     bce_loss,
     bce_with_logits_loss,
@@ -34,6 +39,7 @@ __all__ = [
     "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "MarginRankingLoss", "TripletMarginLoss", "fused_bias_add_gelu", "fused_bias_add_dropout",
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
+    "fused_scale_tril", "fused_scale_tril_softmax_dropout",
 ]
 
 # OneFlow's class-like names for its functional losses
