@@ -54,7 +54,8 @@ def fused_scale_tril(x: Blob, diagonal: int = 0, fill_value: float = 0, scale: f
 
 def _lower_scale_tril_softmax_mask(x, mask, *, diagonal, fill, scale, mask_scale):
     t = _lower_scale_tril(x, diagonal=diagonal, fill=fill, scale=scale)
-    return jax.nn.softmax(t, axis=-1) * mask.astype(x.dtype) * jnp.asarray(mask_scale, x.dtype)
+    y = jax.nn.softmax(t, axis=-1) * jnp.asarray(mask_scale, x.dtype)
+    return jnp.where(mask != 0, y, jnp.zeros((), x.dtype))  # dropped NaNs (all -inf rows) -> 0
 
 
 def fused_scale_tril_softmax_dropout(x: Blob, diagonal: int = 0, fill_value: float = 0,

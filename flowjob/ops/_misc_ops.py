@@ -132,7 +132,8 @@ def reduced_shape_elem_cnt(input_blob: Blob, axis: Sequence[int] | None = None,
 
 
 def _lower_random_mask(like, *, key, rate, seed):
-    return (jax.random.uniform(key, like.shape) > rate).astype(jnp.int8)
+    # the draw flow.nn.dropout makes: one seed gives both the same mask
+    return jax.random.bernoulli(key, 1.0 - rate, like.shape).astype(jnp.int8)
 
 
 def random_mask_like(like: Blob, rate: float, seed: int | None = None,

@@ -4,6 +4,7 @@ polyval, l2_normalize and friends against NumPy (gradients by finite differences
 from __future__ import annotations
 
 import math
+from typing import Tuple
 
 import numpy as np
 import pytest
@@ -273,3 +274,26 @@ def test_fused_scale_tril_and_softmax_dropout():
         return flow.math.fused_scale_tril(x, diagonal=1, fill_value=7.0, scale=3.0)
 
     np.testing.assert_allclose(job(x), np.where(np.tril(np.ones((4, 4)), 1) > 0, 3 * x, 7.0))
+
+
+def test_random_ops_with_one_seed_draw_one_stream():
+    x = np.ones((64, 32), np.float32)
+    seen = []
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((64, 32))) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        w = flow.get_variable("w", shape=(1,), initializer=flow.zeros_initializer())
+        v = x + w
+        a = flow.nn.dropout(v, 0.5, seed=7, name="a")
+        b = flow.nn.fused_bias_add_dropout(v, flow.zeros((32,)), rate=0.5, seed=7)
+        c = flow.nn.dropout(v, 0.5, name="c")
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
+                           momentum=0).minimize(flow.math.reduce_sum(a + b + c))
+        return a, b, c
+
+    for _ in range(2):
+        seen.append(train(x))
+    (a1, b1, c1), (a2, _, _) = seen
+    np.testing.assert_array_equal(a1, b1)  # one seed, one mask
+    assert not np.array_equal(a1, c1)
+    assert not np.array_equal(a1, a2)  # a new mask every step
