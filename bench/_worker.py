@@ -81,6 +81,16 @@ def build(spec: dict, prep: Prep | None):
 
     engine, model, batch = spec["engine"], spec.get("model", "mlp"), spec.get("batch", 100)
     train = spec.get("train", True)
+    if engine == "matmul":
+        from . import _resnet
+
+        return _resnet.matmul_variant()
+    if model in ("resnet50", "block_g32", "block_g1"):
+        from . import _resnet
+
+        if engine == "flowjob":
+            _patch_flowjob(spec)
+        return getattr(_resnet, f"{engine}_variant")(model, batch)
     if engine == "flowjob":
         _patch_flowjob(spec)
         return _models.flowjob_variant(model, batch, train=train,
