@@ -1,5 +1,5 @@
 """``python -m bench [--quick] [--only NAME ...] [--out PATH]``: runs the benchmark suite and
-writes BENCHMARKS.md (the full run takes about 15 minutes, ``--quick`` about 2)."""
+writes BENCHMARKS.md (the full run takes about 25 minutes, ``--quick`` about 6)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from . import _conv, _report, _runtime, _train
+from . import _conv, _convnets, _report, _runtime, _train
 from ._harness import REPO
 from ._sections import Section
 
@@ -21,6 +21,8 @@ SECTIONS = {
     "summary": _runtime.summary_section,
     "scaling": _runtime.scaling_section,
     "conv": _conv.conv_section,
+    "grouped": _convnets.grouped_section,
+    "resnet": _convnets.resnet_section,
 }
 
 

@@ -51,8 +51,12 @@ def hlo_index(text: str) -> dict[str, tuple[str, str]]:
 
 
 def profile(compiled_text: str, run: Callable[[], None], steps: int,
-            top: int = 15) -> list[tuple[float, str, str, str]]:
-    """Rows ``(ms per step over all threads, thunk, shape, jax op)``, largest first."""
+            top: int = 15, grouped: bool = False) -> list[tuple[float, str, str, str]]:
+    """Rows ``(ms per step over all threads, thunk, shape, jax op)``, largest first.
+
+    ``grouped``: thunks of the same kind, result shape and jax op are summed into one row
+    named ``kind ×count`` (e.g. 32 per-group convolutions of a grouped convolution); the
+    last row is then the total of all thunks."""
     import jax
     from jax.profiler import ProfileData
 
@@ -71,6 +75,17 @@ def profile(compiled_text: str, run: Callable[[], None], steps: int,
             for ev in line.events:
                 if ev.name in index:
                     total[ev.name] += ev.duration_ns
+    if grouped:
+        groups: collections.Counter = collections.Counter()
+        counts: collections.Counter = collections.Counter()
+        for name, ns in total.items():
+            key = (re.sub(r"\.\d+$", "", name),) + index[name]
+            groups[key] += ns
+            counts[key] += 1
+        rows = [(ns / 1e6 / steps, f"{kind} ×{counts[kind, shape, op]}", shape,
+                 re.sub(r"^jit\([^)]*\)/", "", op))
+                for (kind, shape, op), ns in groups.most_common(top)]
+        return rows + [(sum(total.values()) / 1e6 / steps, "all thunks", "", "")]
     rows = []
     for name, ns in total.most_common(top):
         shape, op = index[name]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import shutil
 import subprocess
 import sys
 
@@ -39,7 +40,12 @@ def machine_facts() -> dict:
         mem = f"{kb / 2**20:.1f} GiB"
     except (OSError, StopIteration):
         pass
+    gpu = "none found (no `nvidia-smi`)"
+    if shutil.which("nvidia-smi"):
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+        gpu = "; ".join(out.strip().splitlines()) or "nvidia-smi lists none"
     return {"cpu": model, "cores": os.cpu_count(), "memory": mem, "load": os.getloadavg(),
+            "gpu": gpu,
             "platform": platform.platform(), "versions": versions, "commit": commit,
             "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
             "xla_flags": os.environ.get("XLA_FLAGS", "")}
@@ -57,6 +63,7 @@ def render(sections: list[Section], start: dict, end_load: tuple, quick: bool,
         "## Machine", "",
         f"* CPU: {start['cpu']}, {start['cores']} cores, {start['memory']} RAM, "
         f"{start['platform']}",
+        f"* GPU: {start['gpu']}; every figure here is CPU-only",
         f"* load average at start: {load}; at the end: "
         + ", ".join(f"{x:.2f}" for x in end_load),
         "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items())

@@ -50,3 +50,17 @@ def median(values: list[float]) -> float:
 
 def mb(x: float | None) -> str:
     return "–" if x is None else f"{x:.0f}"
+
+
+PEAK = "matmul 2048² (JAX), the machine's reference"
+PEAK_SPEC = {"engine": "matmul"}
+PEAK_FLOPS = 2.0 * 2048 ** 3
+
+
+def gflops_cells(s: Series, flops: float, peak: Series | None) -> list[str]:
+    """GFLOP/s (median over rounds) and its share of the matmul's rate in the same rounds."""
+    rates = [r * flops / 1e9 for r in s.rates]
+    if peak is None:
+        return [f"{median(rates):.3g}", "–"]
+    shares = [r / (p * PEAK_FLOPS / 1e9) for r, p in zip(rates, peak.rates)]
+    return [f"{median(rates):.3g}", f"{100 * median(shares):.0f}%"]

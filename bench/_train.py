@@ -8,7 +8,18 @@ import tempfile
 import time
 
 from . import _harness as H
-from ._sections import Section, goal, mb, median, rate_cells, table
+from ._sections import (
+    PEAK,
+    PEAK_FLOPS,
+    PEAK_SPEC,
+    Section,
+    gflops_cells,
+    goal,
+    mb,
+    median,
+    rate_cells,
+    table,
+)
 
 MLP_VARIANTS = {
     "flowjob": {"engine": "flowjob", "model": "mlp"},
@@ -26,6 +37,14 @@ LENET_VARIANTS = {
 }
 
 
+# Train-step FLOPs: 3 x 2 x multiply-adds of the dense and convolution layers (forward, input
+# gradient, weight gradient), per example; elementwise work is not counted.
+FLOPS_PER_EXAMPLE = {
+    "mlp": 6.0 * (784 * 512 + 512 * 10),
+    "lenet": 6.0 * (28 * 28 * 32 * 25 + 14 * 14 * 64 * 32 * 25 + 3136 * 512 + 512 * 10),
+}
+
+
 def _dump_env(spec: dict, tmp: str, name: str) -> dict:
     if not spec.get("profile"):
         return {}
@@ -36,6 +55,7 @@ def _dump_env(spec: dict, tmp: str, name: str) -> dict:
 
 def _compare(variants: dict, rounds: int, seconds: float, tmp: str, profile_steps: int = 0):
     specs = {k: dict(v) for k, v in variants.items()}
+    specs[PEAK] = dict(PEAK_SPEC)
     envs = {k: _dump_env(s, tmp, k) for k, s in specs.items()}
     workers = H.start_all(specs, envs)
     try:
@@ -63,14 +83,22 @@ def train_section(quick: bool) -> Section:
     md = ["Steps/s of the whole train step (forward, backward, SGD lr 0.1, batch 100, loss "
           f"fetched to the host every step), {rounds} rounds of alternating segments; "
           "median over rounds, range in brackets. Max RSS is the worker's peak resident memory "
-          "(its imports, model, data and compile included)."]
+          "(its imports, model, data and compile included). GFLOP/s counts 3 × 2 × the "
+          "multiply-adds of the dense and convolution layers per example; '% of matmul' "
+          "divides it, per round, by the rate of a 2048×2048 float32 JAX matmul measured in "
+          "its own worker in the same rounds (the machine's practical peak under the same "
+          "load)."]
     goals = []
-    for title, series, closed in (("MLP 784-512-10", mlp, mlp_closed),
-                                  ("LeNet (seed 003)", lenet, lenet_closed)):
-        rows = [[k, *rate_cells(s), f"{s.median * 100:.4g}", mb(closed[k].get("maxrss_mb"))]
-                for k, s in series.items()]
+    for title, series, closed, model in (("MLP 784-512-10", mlp, mlp_closed, "mlp"),
+                                         ("LeNet (seed 003)", lenet, lenet_closed, "lenet")):
+        peak = series.pop(PEAK)
+        flops = FLOPS_PER_EXAMPLE[model] * 100
+        rows = [[k, *rate_cells(s), f"{s.median * 100:.4g}", *gflops_cells(s, flops, peak),
+                 mb(closed[k].get("maxrss_mb"))] for k, s in series.items()]
+        rows.append([PEAK, *rate_cells(peak), "–", f"{peak.median * PEAK_FLOPS / 1e9:.3g}",
+                     "100%", mb(closed[PEAK].get("maxrss_mb"))])
         md += [f"\n### {title}\n", table(["variant", "steps/s", "range", "samples/s",
-                                           "max RSS MB"], rows)]
+                                           "GFLOP/s", "% of matmul", "max RSS MB"], rows)]
         fj = "flowjob"
         jax_name = next(k for k in series if k.startswith("JAX"))
         r_jax, r_torch = H.ratio(series, fj, jax_name), H.ratio(series, fj, "PyTorch eager")
@@ -79,10 +107,10 @@ def train_section(quick: bool) -> Section:
         extra = [k for k in series if k not in (fj, jax_name, "PyTorch eager")]
         for k in extra:
             md.append(f"; {k} / flowjob: {H.fmt_ratio(H.ratio(series, k, fj))}")
-        model = title.split()[0]
-        goals.append(goal(f"{model} train step flowjob / JAX", r_jax[0], ">=", 0.95))
-        goals.append(goal(f"{model} train step flowjob / PyTorch", r_torch[0], ">=",
-                          1.5 if model == "MLP" else 1.0))
+        label = title.split()[0]
+        goals.append(goal(f"{label} train step flowjob / JAX", r_jax[0], ">=", 0.95))
+        goals.append(goal(f"{label} train step flowjob / PyTorch", r_torch[0], ">=",
+                          1.5 if label == "MLP" else 1.0))
     if profiles:
         from ._profile import format_rows
 

@@ -81,6 +81,16 @@ def build(spec: dict, prep: Prep | None):
 
     engine, model, batch = spec["engine"], spec.get("model", "mlp"), spec.get("batch", 100)
     train = spec.get("train", True)
+    if engine == "matmul":
+        from . import _resnet
+
+        return _resnet.matmul_variant()
+    if model in ("resnet50", "block_g32", "block_g1"):
+        from . import _resnet
+
+        if engine == "flowjob":
+            _patch_flowjob(spec)
+        return getattr(_resnet, f"{engine}_variant")(model, batch)
     if engine == "flowjob":
         _patch_flowjob(spec)
         return _models.flowjob_variant(model, batch, train=train,
@@ -103,10 +113,14 @@ def _dumped_modules(dump_dir: str) -> dict[str, str]:
     return out
 
 
-def _main_module(dump_dir: str, batch: int) -> str:
+def _main_module(spec: dict) -> str:
     """The step's optimized module: the largest one that takes the image batch (the others
     are initializers and small helper computations)."""
-    images = f"f32[{batch},1,28,28]"
+    from . import _resnet
+
+    dump_dir, batch = spec["dump_dir"], spec.get("batch", 100)
+    shape = _resnet.MODELS.get(spec.get("model"), ((1, 28, 28),))[0]
+    images = f"f32[{batch},{','.join(map(str, shape))}]"
     modules = [t for t in _dumped_modules(dump_dir).values()
                if images in t[t.find("ENTRY"):].split("\n", 1)[0]]
     return max(modules, key=len) if modules else ""
@@ -172,9 +186,10 @@ def main() -> None:
             prep.reps = cmd["prep_reps"]
             _emit({"ok": True})
         elif cmd["cmd"] == "hlo":
-            _emit(_hlo_stats(_main_module(spec["dump_dir"], spec.get("batch", 100))))
+            _emit(_hlo_stats(_main_module(spec)))
         elif cmd["cmd"] == "profile":
-            _emit({"rows": _profile(variant, spec, cmd["n"], counter)})
+            _emit({"rows": _profile(variant, spec, cmd["n"], counter,
+                                    cmd.get("grouped", False))})
             counter += cmd["n"]
         elif cmd["cmd"] == "quit":
             rss = _peak_rss_mb()
@@ -194,17 +209,17 @@ def _time_prep(prep: Prep) -> float:
     return float(np.median(times))
 
 
-def _profile(variant, spec: dict, n: int, start: int) -> list:
+def _profile(variant, spec: dict, n: int, start: int, grouped: bool) -> list:
     from . import _profile
 
-    text = _main_module(spec["dump_dir"], spec.get("batch", 100))
+    text = _main_module(spec)
 
     def run():
         for i in range(start, start + n):
             variant.step(i)
         variant.sync()
 
-    return _profile.profile(text, run, n, top=12)
+    return _profile.profile(text, run, n, top=12, grouped=grouped)
 
 
 if __name__ == "__main__":

@@ -96,6 +96,14 @@ WGRAD_CHUNK = 8
 WGRAD_MAX_PIECES = 16
 INTERNAL_LAYOUT = ""
 POOL_INTERNAL_LAYOUT = ""
+# On CPU a grouped convolution (1 < groups <= GROUPED_SPLIT_MAX) runs as one channels-last
+# convolution per group: XLA:CPU's own grouped convolution leaves YNNPACK, and its weight
+# gradient took 3-26 s where the split takes 3-40 ms (bench/, BENCHMARKS.md). Larger group
+# counts (depthwise) keep XLA's convolution: one op per channel would swamp the compiler.
+GROUPED_SPLIT_MAX = 64
+# On CPU an unpadded 1x1 convolution (groups=1) is a matrix product over the channels: as a
+# dot, its weight gradient is a matmul, measured 1.5-1.8x faster than XLA's convolution.
+POINTWISE_AS_DOT = True
 
 
 def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
@@ -112,6 +120,12 @@ def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
                          pads=pads, dilations=dilations, groups=groups, data_format="NHWC")
         return y.transpose(0, 3, 1, 2)
     args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
+    if cpu and 1 < groups <= GROUPED_SPLIT_MAX:
+        return _conv_grouped_split(x, w, *args)
+    spatial = w.shape[2:] if data_format == "NCHW" else w.shape[1:3]
+    if (cpu and POINTWISE_AS_DOT and groups == 1 and tuple(spatial) == (1, 1)
+            and all(p == (0, 0) for p in args[1])):
+        return _conv_pointwise(x, w, args[0], data_format)
     if not cpu or not WGRAD_CHUNK or x.shape[0] <= WGRAD_CHUNK:
         return _conv_plain(x, w, *args)
     return _conv_chunked_wgrad(x, w, *args)
@@ -145,6 +159,28 @@ def _conv_vjp_bwd(*nondiff_res_g):
 
 
 _conv_chunked_wgrad.defvjp(_conv_vjp_fwd, _conv_vjp_bwd)
+
+
+def _conv_pointwise(x, w, strides, data_format):
+    """An unpadded 1x1 convolution: strided subsampling, then a product over channels."""
+    if data_format == "NCHW":
+        x = x[:, :, ::strides[0], ::strides[1]]
+        y = lax.dot_general(w[:, :, 0, 0], x, (((1,), (1,)), ((), ())))  # (O, N, H, W)
+        return y.transpose(1, 0, 2, 3)
+    x = x[:, ::strides[0], ::strides[1], :]
+    return lax.dot_general(x, w[:, 0, 0, :], (((3,), (1,)), ((), ())))
+
+
+def _conv_grouped_split(x, w, strides, pads, dilations, groups, data_format):
+    """``groups`` channels-last convolutions of one group each, concatenated; JAX's own
+    gradients of it are per-group convolutions too."""
+    if data_format == "NCHW":
+        x, w = x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1)  # to NHWC / OHWI
+    cin, cout = x.shape[3] // groups, w.shape[0] // groups
+    parts = [_conv_plain(x[..., g * cin:(g + 1) * cin], w[g * cout:(g + 1) * cout], strides,
+                         pads, dilations, 1, "NHWC") for g in range(groups)]
+    y = jnp.concatenate(parts, axis=3)
+    return y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y
 
 
 # -- pooling ------------------------------------------------------------------------------

@@ -37,8 +37,9 @@ class CompiledJob:
     # when a copy may outlive its call (an argument read back on the host, several devices).
     staging: StagingPool | None = None
     host_reads_inputs: bool = True  # a result, handler or host op gets an argument back
-    # No handlers or host ops: a blocking call may complete on the caller's thread.
-    completes_inline: bool = False
+    # No handlers or host ops: completing a call runs no user code, so a blocking call with
+    # nothing pending completes on its thread without claiming the completion queue.
+    quiet: bool = False
     return_fetches: list | None = None  # (Fetch, is_dynamic) per returned blob
     returns_one_blob: bool = False  # the body returned a blob, not a structure
     # How a call hands its results back, by return annotation (spec 2.3): "blocking",
@@ -65,7 +66,7 @@ class CompiledJob:
         entry.host_reads_inputs = any(f.source == "input" for f in fetches.values())
         if entry.layouts is not None and not entry.host_reads_inputs and lowered.mesh is None:
             entry.staging = StagingPool()
-        entry.completes_inline = not (graph.watches or graph.host_ops)
+        entry.quiet = not (graph.watches or graph.host_ops)
         if graph.feeds:
             entry.feeder = Feeder(graph, sum(len(spec.defs) for spec in traced.params))
         if traced.return_tree is not None:

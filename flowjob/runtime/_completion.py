@@ -1,4 +1,5 @@
-"""The one ordered completion thread: watch handlers, host ops and callbacks run here."""
+"""The one ordered completion thread: watch handlers, host ops and callbacks run here, or on
+the thread of a blocking call that found nothing pending (``begin_inline``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ class CompletionQueue:
 
     Exceptions raised by user code in a task are kept and re-raised once, chained, from the
     next synchronisation point (``raise_pending``); the thread itself keeps going.
+
+    A blocking call with nothing pending may run its own handlers on its thread instead
+    (``begin_inline`` .. ``end_inline``): meanwhile it counts as a pending task and holds the
+    lock every task runs under, so what is submitted meanwhile (calls launched by those
+    handlers, other threads' calls) runs after it, and that thread counts as the worker.
     """
 
     def __init__(self) -> None:
@@ -27,6 +33,8 @@ class CompletionQueue:
         self._errors: list[tuple[BaseException, str]] = []
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        self._running = threading.Lock()  # held while a task (or inline handlers) runs
+        self._inline_thread: threading.Thread | None = None
 
     def _ensure_thread(self) -> None:
         if self._thread is None:
@@ -37,7 +45,27 @@ class CompletionQueue:
                     self._thread.start()
 
     def in_worker(self) -> bool:
-        return self._thread is not None and threading.current_thread() is self._thread
+        """True on the thread that runs tasks now: the completion thread or an inline one."""
+        current = threading.current_thread()
+        return current is self._thread or current is self._inline_thread
+
+    def begin_inline(self) -> bool:
+        """Claims the right to run one call's handlers on this thread, in order: only when no
+        task is pending or running. Must be followed by ``end_inline`` when it returns True."""
+        with self._cond:
+            if self._pending or not self._running.acquire(blocking=False):
+                return False
+            self._pending += 1
+        self._inline_thread = threading.current_thread()
+        return True
+
+    def end_inline(self) -> None:
+        self._inline_thread = None
+        self._running.release()
+        with self._cond:
+            self._pending -= 1
+            if self._draining:
+                self._cond.notify_all()
 
     def submit(self, task: Callable[[], Any]) -> None:
         """Queues ``task``; if it returns a callable, that runs after its bookkeeping."""
@@ -52,11 +80,13 @@ class CompletionQueue:
             if task is None:
                 return
             wake = None
+            self._running.acquire()
             try:
                 wake = task()
             except BaseException as exc:  # noqa: BLE001 - kept and re-raised to the caller
                 self.record_error(exc, "a runtime task")
             finally:
+                self._running.release()
                 with self._cond:
                     self._pending -= 1
                     if self._draining:

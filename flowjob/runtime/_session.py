@@ -134,9 +134,10 @@ class Session:
         """A blocking call: returns its results once it (and every earlier call) completed.
 
         The caller cannot touch its arguments before this returns, so they are not copied
-        unless the host reads them back (results, handlers). When nothing is pending and the
-        job has no handlers or host ops, the results are fetched on the caller's thread: no
-        hop through the completion thread, and order holds because nothing is pending.
+        unless the host reads them back (results, handlers). When nothing is pending, the call
+        completes on the caller's thread: no hop through the completion thread. Order holds
+        because nothing is pending; a job with handlers or host ops also holds the completion
+        queue while they run (``CompletionQueue.begin_inline``), so later calls wait for them.
         ``entry``: the caller's ``compiled_job(job)``, if it has it. ``array``: the job returns
         one blob and the caller wants its ``numpy()`` (what ``-> tp.Numpy`` gives).
         """
@@ -146,18 +147,28 @@ class Session:
                                                  private=in_worker or entry.host_reads_inputs)
         # Queued completions hand back the output values; this thread builds the results,
         # which keeps that work off the completion thread's path to waking it.
-        if in_worker or not entry.completes_inline:
+        if in_worker:
             future = self._dispatch(entry, host_args, device_args, None, False,
-                                    recycle=in_worker and entry.staging is not None, raw=True)
+                                    recycle=entry.staging is not None, raw=True)
             return self._finish(entry, host_args, self.wait_for(future), array)
+        quiet = entry.quiet
         with self._dispatch_lock:
             fetched, diffs = self._execute(entry, device_args)
-            future = None
-            if not self._completions_idle():  # earlier calls first: this one queues behind them
-                future = self._queue_completion(entry, host_args, fetched, diffs, raw=True)
+            # earlier calls first: if any is pending, this one queues behind them
+            own = self._completions_idle() if quiet else self._begin_inline()
+            future = None if own else self._queue_completion(entry, host_args, fetched, diffs,
+                                                             raw=True)
         if future is not None:
             return self._finish(entry, host_args, self.wait_for(future), array)
-        values = self._fetch(entry, fetched)
+        if quiet:
+            values = self._fetch(entry, fetched)
+        else:
+            try:
+                values = self._fetch(entry, (*fetched, *diffs))
+                if values is not None and self.primary:  # other processes run no handlers
+                    self._run_handlers(entry, host_args, values, values[len(fetched):])
+            finally:
+                self.completion.end_inline()
         self.completion.raise_pending()
         return self._finish(entry, host_args, values, array)
 
@@ -246,6 +257,12 @@ class Session:
             self._release_held_locked()
             return self.completion.idle()
 
+    def _begin_inline(self) -> bool:
+        """Queues a held call, then claims the completion queue for this thread if idle."""
+        if self._held is not None:
+            self.release_held()
+        return self.completion.begin_inline()
+
     def _release_held_locked(self) -> None:
         if self._held is not None:
             self.completion.submit(self._held)
@@ -313,7 +330,7 @@ class Session:
         if device_values is None:
             return future.set(None, self._run_callback)
         diff_values = device_values[len(fetched):]
-        if self.primary and not entry.completes_inline:  # other processes run no handlers
+        if self.primary and not entry.quiet:  # other processes run no handlers
             self._run_handlers(entry, host_args, device_values, diff_values)
         value = device_values if raw else results(entry, host_args, device_values)
         return future.set(value, self._run_callback if self.primary else _ignore_callback)
