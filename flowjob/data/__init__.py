@@ -1,8 +1,18 @@
-"""Data: ``load_mnist`` (bundled MNIST subset, attribution in ``NOTICE``) and OFRecord data sets:
-readers and decoders for job bodies, the record classes, and writers."""
+"""Data: ``load_mnist`` (bundled MNIST subset, attribution in ``NOTICE``), OFRecord data sets
+(readers and decoders for job bodies, the record classes, writers) and OneRec files."""
 
 from flowjob.data._decode import DecodeError
+from flowjob.data._legacy import (
+    BlobConf,
+    ImageCodec,
+    ImagePreprocessor,
+    ImageResizePreprocessor,
+    NormByChannelPreprocessor,
+    RawCodec,
+    decode_ofrecord,
+)
 from flowjob.data._mnist import load_mnist
+from flowjob.data._onerec import make_example, parse_example, write_onerec
 from flowjob.data._ops import (
     ImageDecoderRandomCropResize,
     OFRecordBytesDecoder,
@@ -12,6 +22,8 @@ from flowjob.data._ops import (
     decode_random,
     ofrecord_loader,
     ofrecord_reader,
+    onerec_decoder,
+    onerec_reader,
 )
 from flowjob.data._record import (
     BytesList,
@@ -35,6 +47,7 @@ ofrecord_bytes_decoder = OFRecordBytesDecoder
 ofrecord_image_decoder = OFRecordImageDecoder
 ofrecord_image_decoder_random_crop = OFRecordImageDecoderRandomCrop
 image_decoder_random_crop_resize = ImageDecoderRandomCropResize
+OneRecDecoder = onerec_decoder
 
 __all__ = [
     "load_mnist", "ofrecord_reader", "ofrecord_loader", "OFRecordRawDecoder",
@@ -44,5 +57,8 @@ __all__ = [
     "image_decoder_random_crop_resize", "OFRecord", "Feature", "BytesList", "FloatList",
     "DoubleList", "Int32List", "Int64List", "RecordError", "DecodeError", "EndOfData",
     "parse_record", "read_records", "iter_raw_records", "part_paths", "make_record",
-    "write_ofrecord", "write_records", "write_image_folder",
+    "write_ofrecord", "write_records", "write_image_folder", "onerec_reader", "onerec_decoder",
+    "OneRecDecoder", "write_onerec", "make_example", "parse_example", "decode_ofrecord",
+    "BlobConf", "ImageCodec", "RawCodec", "ImagePreprocessor", "ImageResizePreprocessor",
+    "NormByChannelPreprocessor",
 ]

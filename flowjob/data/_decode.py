@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FlowJobError
+from ._parallel import parallel_map
 
 _NUMERIC_LISTS = ("float_list", "double_list", "int32_list", "int64_list")
 
@@ -96,17 +97,40 @@ def decode_image(data: bytes | np.ndarray, color_space: str = "BGR") -> np.ndarr
     return np.ascontiguousarray(array[:, :, ::-1]) if color_space.upper() == "BGR" else array
 
 
+def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
+    """(height, width) of an encoded image, read from its header only."""
+    from PIL import Image
+
+    raw_bytes = data.tobytes() if isinstance(data, np.ndarray) else data
+    try:
+        with Image.open(io.BytesIO(raw_bytes)) as image:
+            width, height = image.size
+    except (OSError, SyntaxError) as exc:
+        raise DecodeError(f"cannot decode image ({len(raw_bytes)} bytes): {exc}") from None
+    return height, width
+
+
+def decode_batch(encoded: Sequence[Any], color_space: str, crop: Any = None) -> list[np.ndarray]:
+    """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool.
+    Crop windows are drawn in batch order first, so a seed gives the same crops every run."""
+    windows = ([crop.window(*image_size(data)) for data in encoded] if crop is not None
+               else [None] * len(encoded))
+
+    def one(item: tuple[Any, Any]) -> np.ndarray:
+        data, window = item
+        image = decode_image(data, color_space)
+        if window is None:
+            return image
+        y, x, h, w = window
+        return np.ascontiguousarray(image[y:y + h, x:x + w])
+
+    return parallel_map(one, zip(encoded, windows))
+
+
 def images(records: Sequence[Any], name: str, color_space: str = "BGR",
            crop: Any = None) -> list[np.ndarray]:
     """``OFRecordImageDecoder`` (``crop`` None) and ``...RandomCrop`` (a ``RandomCrop``)."""
-    out = []
-    for data in bytes_values(records, name):
-        image = decode_image(data, color_space)
-        if crop is not None:
-            y, x, h, w = crop.window(image.shape[0], image.shape[1])
-            image = np.ascontiguousarray(image[y:y + h, x:x + w])
-        out.append(image)
-    return out
+    return decode_batch(bytes_values(records, name), color_space, crop)
 
 
 class RandomCrop:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._decode import DecodeError
+from ._parallel import parallel_map
 
 INTERPOLATIONS = ("auto", "bilinear", "nearest_neighbor", "nn", "bicubic", "area")
 
@@ -48,8 +49,10 @@ def resize_fixed(images: Sequence[np.ndarray], width: int, height: int, channels
         if image.shape[2] != channels:
             raise DecodeError(f"image.Resize: image {i} has {image.shape[2]} channels, "
                               f"expected {channels}")
-        out[i] = resize_one(image, width, height, interpolation)
         scale[i] = (width / image.shape[1], height / image.shape[0])
+    resized = parallel_map(lambda im: resize_one(im, width, height, interpolation), images)
+    for i, image in enumerate(resized):
+        out[i] = image
     return out, scale
 
 
@@ -80,9 +83,10 @@ def resize_keep_aspect(images: Sequence[np.ndarray], target: int, min_size: int,
     for i, image in enumerate(images):
         h, w = image.shape[:2]
         new_w, new_h = keep_aspect_size(h, w, target, min_size, max_size, longer)
-        out.append(resize_one(image, new_w, new_h, interpolation))
         scale[i] = (new_w / w, new_h / h)
         size[i] = (new_w, new_h)
+    out = parallel_map(lambda item: resize_one(item[0], *item[1], interpolation),
+                       zip(images, size.tolist()))
     return out, scale, size
 
 

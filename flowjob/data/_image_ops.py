@@ -14,7 +14,7 @@ from .._deprecation import warn_once
 from ..graph import Blob, add_feed_op
 from . import _image
 from ._decode import channels as _channels
-from ._ops import _batch, _fail, _module_name
+from ._ops import _batch, _fail, _module_name, _name_and_seed
 
 _IMAGES = (_dtypes.tensor_buffer, _dtypes.uint8)
 
@@ -146,12 +146,12 @@ def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # no
 def CoinFlip(batch_size: int = 1, seed: int | None = None,  # noqa: N802
              probability: float = 0.5, name: str = "CoinFlip") -> Blob:
     """``(batch_size,)`` int8 flags, each 1 with ``probability``, drawn anew for every call
-    (the ``mirror_blob`` of :func:`CropMirrorNormalize`)."""
+    (the ``mirror_blob`` of :func:`CropMirrorNormalize`); seeded like the readers."""
     if not 0.0 <= probability <= 1.0:
         raise _fail("random.CoinFlip", f"probability must be in [0, 1], got {probability!r}")
+    name, seed = _name_and_seed(_module_name(name, "CoinFlip"), "CoinFlip", seed)
     factory = functools.partial(_image.CoinFlip, batch_size, probability, seed)
-    return add_feed_op("coin_flip", [], factory, source=True,
-                       name=_module_name(name, "CoinFlip"), prefix="CoinFlip",
+    return add_feed_op("coin_flip", [], factory, source=True, name=name,
                        attrs={"batch_size": batch_size, "probability": probability},
                        outputs=[((batch_size,), _dtypes.int8, False)])
 

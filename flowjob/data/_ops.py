@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._deprecation import warn_once
 from ..errors import OpError, describe_frame, user_frame
-from ..graph import Blob, add_feed_op, apply_op
+from ..graph import Blob, add_feed_op, apply_op, current_context
 from . import _decode
 from ._stream import RecordStream, part_paths
 
@@ -42,8 +43,9 @@ def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int =
 
     Reads forever, starting over after the last file (OneFlow); ``epochs=n`` (a flowjob
     extension) stops after n passes: the call after the last full batch raises
-    ``flowjob.data.EndOfData``. ``seed`` (also an extension) fixes the shuffle order;
-    without it each run shuffles differently, as in OneFlow.
+    ``flowjob.data.EndOfData``. ``seed`` (also an extension) fixes the shuffle order; by
+    default it derives from ``flow.config.seed`` and the job and op names, so runs repeat
+    (OneFlow drew a random seed).
     """
     op = "ofrecord_reader"
     if not isinstance(batch_size, int) or batch_size < 1:
@@ -61,6 +63,7 @@ def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int =
         raise _fail(op, f"{len(missing)} of {data_part_num} part file(s) not found: {shown} "
                         f"(data_part_num={data_part_num}, part_name_prefix={part_name_prefix!r}, "
                         f"part_name_suffix_length={part_name_suffix_length})")
+    name, seed = _name_and_seed(name, "OFRecord_Reader", seed)
     stream = functools.partial(RecordStream, paths, batch_size, random_shuffle=random_shuffle,
                                shuffle_buffer_size=shuffle_buffer_size,
                                shuffle_after_epoch=shuffle_after_epoch, seed=seed, epochs=epochs)
@@ -69,8 +72,7 @@ def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int =
              "part_name_suffix_length": part_name_suffix_length,
              "random_shuffle": random_shuffle, "shuffle_buffer_size": shuffle_buffer_size,
              "shuffle_after_epoch": shuffle_after_epoch}
-    return add_feed_op("OFRecordReader", [], stream, source=True, name=name,
-                       prefix="OFRecord_Reader", attrs=attrs,
+    return add_feed_op("OFRecordReader", [], stream, source=True, name=name, attrs=attrs,
                        outputs=[((batch_size,), _dtypes.record, False)])
 
 
@@ -143,12 +145,13 @@ def OFRecordImageDecoderRandomCrop(  # noqa: N802
     _check_color_space(op, color_space)
     _check_range(op, "random_area", random_area)
     _check_range(op, "random_aspect_ratio", random_aspect_ratio)
+    op_name, seed = _name_and_seed(_module_name(name, op), op, seed)
     crop = _decode.RandomCrop(seed, num_attempts, random_area, random_aspect_ratio)
     fn = functools.partial(_decode.images, name=blob_name, color_space=color_space, crop=crop)
     attrs = {"name": blob_name, "color_space": color_space, "num_attempts": num_attempts,
              "random_area": list(random_area), "random_aspect_ratio": list(random_aspect_ratio)}
     return add_feed_op("ofrecord_image_decoder_random_crop", [input_blob], fn,
-                       name=_module_name(name, op), prefix=op, attrs=attrs,
+                       name=op_name, attrs=attrs,
                        outputs=[((batch,), _dtypes.tensor_buffer, False)])
 
 
@@ -163,6 +166,7 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     resized: a ``(batch, target_height, target_width, 3)`` uint8 batch. ``num_workers``,
     ``warmup_size`` and ``max_num_pixels`` tune OneFlow's GPU decoder and are ignored."""
     from ._image import resize_one
+    from ._parallel import parallel_map
 
     op = "ImageDecoderRandomCropResize"
     batch = _batch(input_blob, op, (_dtypes.tensor_buffer,))
@@ -170,20 +174,19 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     ratio = random_aspect_ratio or (0.75, 1.333333)
     _check_range(op, "random_area", area)
     _check_range(op, "random_aspect_ratio", ratio)
+    name, seed = _name_and_seed(name, op, seed)
     crop = _decode.RandomCrop(seed, num_attempts or 10, area, ratio)
 
     def decode(encoded: list[np.ndarray]) -> np.ndarray:
-        out = np.empty((len(encoded), target_height, target_width, 3), np.uint8)
-        for i, data in enumerate(encoded):
-            image = _decode.decode_image(data, "RGB")
-            y, x, h, w = crop.window(image.shape[0], image.shape[1])
-            out[i] = resize_one(image[y:y + h, x:x + w], target_width, target_height)
-        return out
+        cropped = _decode.decode_batch(encoded, "RGB", crop)
+        resized = parallel_map(lambda im: resize_one(im, target_width, target_height), cropped)
+        return np.stack(resized) if resized else np.empty((0, target_height, target_width, 3),
+                                                           np.uint8)
 
     attrs = {"target_width": target_width, "target_height": target_height,
              "random_area": list(area), "random_aspect_ratio": list(ratio)}
     return add_feed_op("image_decoder_random_crop_resize", [input_blob], decode,
-                       name=name, prefix=op, attrs=attrs,
+                       name=name, attrs=attrs,
                        outputs=[((batch, target_height, target_width, 3), _dtypes.uint8, False)])
 
 
@@ -210,6 +213,16 @@ def decode_random(shape: Sequence[int], dtype: Any, batch_size: int = 1,
 
 
 # -- helpers --------------------------------------------------------------------------------
+def _name_and_seed(name: str | None, prefix: str, seed: int | None) -> tuple[str, int]:
+    """The op's name (OneFlow's automatic one when None) and its random seed: ``seed``, or
+    one derived from ``flow.config.seed`` and the job and op names, so that runs repeat."""
+    ctx = current_context()
+    name = name if name is not None else ctx.graph.unique_name(prefix)
+    if seed is None:
+        seed = ctx.variables.seed ^ zlib.crc32(f"{ctx.graph.name}/{name}".encode())
+    return name, int(seed)
+
+
 def _module_name(name: str, default: str) -> str | None:
     """OneFlow's module ops keep their default name for the first use and number the rest;
     here every use of the default name gets a fresh ``<default>_<n>``."""
@@ -226,3 +239,63 @@ def _check_color_space(op: str, color_space: str) -> None:
 def _check_range(op: str, what: str, value: Sequence[float]) -> None:
     if len(value) != 2 or not 0 < value[0] <= value[1]:
         raise _fail(op, f"{what} must be [low, high] with 0 < low <= high, got {list(value)}")
+
+
+def onerec_reader(files: Sequence[str], batch_size: int = 1, random_shuffle: bool = False,
+                  shuffle_mode: str = "instance", shuffle_buffer_size: int = 1024,
+                  shuffle_after_epoch: bool = False, verify_example: bool = True,
+                  name: str | None = None, *, seed: int | None = None,
+                  epochs: int | None = None) -> Blob:
+    """A batch of OneRec Examples per call from ``files`` (read in order, forever, as
+    :func:`ofrecord_reader`); ``shuffle_mode="batch"`` shuffles whole batches."""
+    from ._onerec import iter_frames, parse_example
+
+    op = "onerec_reader"
+    if not isinstance(files, (list, tuple)) or not files:
+        raise _fail(op, f"files must be a non-empty list of paths, got {files!r}")
+    if shuffle_mode not in ("instance", "batch"):
+        raise _fail(op, f'shuffle_mode must be "instance" or "batch", got {shuffle_mode!r}')
+    missing = [f for f in files if not os.path.isfile(f)]
+    if missing:
+        raise _fail(op, f"{len(missing)} of {len(files)} file(s) not found: {missing[:3]}")
+    name, seed = _name_and_seed(name, "OneRecReader", seed)
+    parse = functools.partial(_parse_onerec, parse=parse_example, verify=verify_example)
+    stream = functools.partial(RecordStream, [os.fspath(f) for f in files], batch_size,
+                               random_shuffle=random_shuffle,
+                               shuffle_buffer_size=shuffle_buffer_size,
+                               shuffle_after_epoch=shuffle_after_epoch, seed=seed,
+                               epochs=epochs, read=iter_frames, parse=parse,
+                               shuffle_batches=random_shuffle and shuffle_mode == "batch")
+    return add_feed_op("OneRecReader", [], stream, source=True, name=name,
+                       outputs=[((batch_size,), _dtypes.record, False)],
+                       attrs={"files": list(files), "batch_size": batch_size,
+                              "random_shuffle": random_shuffle, "shuffle_mode": shuffle_mode})
+
+
+def _parse_onerec(data: bytes, path: str, offset: int, parse, verify: bool) -> dict:
+    return parse(data, path, offset, verify)
+
+
+def onerec_decoder(input_blob: Blob, key: str, dtype: Any, shape: Sequence[int],
+                   is_dynamic: bool = False, reshape: Sequence[int] | None = None,
+                   batch_padding: Sequence[int] | None = None,
+                   name: str | None = None) -> Blob:
+    """Tensor ``key`` of each Example as ``(batch, *shape)`` of ``dtype`` (the tensor must be
+    stored with that type). ``is_dynamic`` or ``batch_padding`` accept a shorter first axis,
+    zero-padded to ``shape[0]``; ``reshape`` reinterprets each tensor first."""
+    from ._onerec import decode
+
+    op = "onerec_decoder"
+    if not isinstance(input_blob, Blob) or input_blob.op.op_type != "OneRecReader":
+        raise _fail(op, "input must be the blob of flow.data.onerec_reader")
+    batch = input_blob.shape[0]
+    shape = tuple(int(d) for d in shape)
+    dt = _dtypes.as_dtype(dtype)
+    if batch_padding is not None and any(int(d) != 0 for d in list(batch_padding)[1:]):
+        raise _fail(op, "batch_padding may pad only the first axis (OneFlow)")
+    fn = functools.partial(decode, key=key, dtype=dt.np_dtype, shape=shape,
+                           pad_dim0=is_dynamic or batch_padding is not None,
+                           reshape=None if reshape is None else tuple(int(d) for d in reshape))
+    return add_feed_op("onerec_decoder", [input_blob], fn, name=name, prefix="OneRecDecoder",
+                       outputs=[((batch, *shape), dt, False)],
+                       attrs={"key": key, "data_type": dt.name, "static_shape": shape})

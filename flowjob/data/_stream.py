@@ -13,7 +13,7 @@ OneFlow's but a given ``seed`` always gives the same order.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -45,39 +45,52 @@ class RecordStream:
 
     def __init__(self, paths: list[str], batch_size: int, *, random_shuffle: bool = False,
                  shuffle_buffer_size: int = 1024, shuffle_after_epoch: bool = False,
-                 seed: int | None = None, epochs: int | None = None):
+                 seed: int | None = None, epochs: int | None = None,
+                 read: Callable[[str], Iterator[tuple[int, bytes]]] = iter_raw_records,
+                 parse: Callable[[bytes, str, int], Any] = parse_record,
+                 shuffle_batches: bool = False):
+        """``read``/``parse``: the file format (OFRecord by default, or OneRec's);
+        ``shuffle_batches``: the buffer shuffles whole batches (OneRec's "batch" mode)."""
         self.paths = list(paths)
         self.batch_size = batch_size
         self.shuffle_after_epoch = shuffle_after_epoch
         self.epochs = epochs
         self.epoch = 0  # passes started so far, minus one
+        self._read_file, self._parse = read, parse
         self._rng = np.random.default_rng(seed)
-        self._samples = self._read()
+        self._units = self._read()
+        if shuffle_batches:
+            self._units = self._batches(self._units)
         if random_shuffle:
-            self._samples = self._shuffled(self._samples, shuffle_buffer_size)
+            self._units = self._shuffled(self._units, shuffle_buffer_size)
+        self._batched = shuffle_batches
 
     def __call__(self) -> list[Any]:
-        batch = []
-        for _ in range(self.batch_size):
-            sample = next(self._samples, None)
-            if sample is None:
-                raise EndOfData(f"OFRecord reader: all {self.epochs} epoch(s) of "
-                                f"{len(self.paths)} part file(s) were read (the last partial "
-                                "batch is dropped)")
-            path, offset, data = sample
-            batch.append(parse_record(data, path, offset))
-        return batch
+        units = [next(self._units, None)] if self._batched else [
+            next(self._units, None) for _ in range(self.batch_size)]
+        if any(u is None for u in units):
+            raise EndOfData(f"data reader: all {self.epochs} epoch(s) of {len(self.paths)} "
+                            "file(s) were read (the last partial batch is dropped)")
+        samples = units[0] if self._batched else units
+        return [self._parse(data, path, offset) for path, offset, data in samples]
+
+    def _batches(self, samples: Iterator) -> Iterator[list]:
+        while True:
+            batch = [s for _, s in zip(range(self.batch_size), samples)]
+            if len(batch) < self.batch_size:
+                return
+            yield batch
 
     def _read(self) -> Iterator[tuple[str, int, bytes]]:
         order = list(self.paths)
         while self.epochs is None or self.epoch < self.epochs:
             empty = True
             for path in order:
-                for offset, data in iter_raw_records(path):
+                for offset, data in self._read_file(path):
                     empty = False
                     yield path, offset, data
             if empty:
-                raise EndOfData(f"OFRecord reader: the part files hold no records: {order}")
+                raise EndOfData(f"data reader: the files hold no records: {order}")
             self.epoch += 1
             if self.shuffle_after_epoch:
                 order = list(self.paths)

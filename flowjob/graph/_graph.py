@@ -425,6 +425,9 @@ def add_host_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., None], *
     """
     graph = current_graph()
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
+    for b in blobs:
+        if b.dtype.np_dtype.kind == "O":
+            raise host_only_error(b, f"an input of {op_type}")
     op_name = name if name is not None else graph.unique_name(_default_prefix(op_type))
     op = graph.add_op(name=op_name, op_type=op_type, kind="host", lowering=None, inputs=blobs,
                       attrs=attrs or {}, outputs=[])

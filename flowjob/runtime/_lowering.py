@@ -228,6 +228,10 @@ def _lower_mirrored(graph, step, store, state_names, device_inputs, fetches, dif
     are averaged across devices, so training matches one device on the whole batch."""
     from jax.sharding import PartitionSpec as P
 
+    if graph.feeds:  # its blobs have the whole batch's shape, not a device's piece
+        raise JobDefinitionError(
+            f"job {graph.name!r}: data pipeline ops (ofrecord_reader...) need the consistent "
+            "view when the job spans several devices; the batch is split among them there")
     train = graph.is_train
     split, repl = P(_sharding.AXIS), P()
     out_specs = (repl, split, split) if train else split
