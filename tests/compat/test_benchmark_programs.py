@@ -11,6 +11,7 @@ The models fix their input size (224, inceptionv3 299), so each step is a full-s
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -49,10 +50,29 @@ def flags(model: str, out: Path, **extra: object) -> list[str]:
     return [item for k, v in values.items() for item in (f"--{k}", str(v))]
 
 
+def skip_if_other_part_missing(output: str, script: str) -> None:
+    """A OneFlow API that another part of issue 14 adds (ops, module paths) is not merged yet:
+    skip, naming it. Anything else the program hits still fails the test."""
+    found = re.search(r"(oneflow\.[\w.]+) is not provided by flowjob", output)
+    if found:
+        pytest.skip(f"{script} needs {found.group(1)} (another part of issue 14)")
+
+
 def run_ok(flowjob_run, script: str, args: list[str], cwd: Path, timeout: float):
     done = flowjob_run(CNNS / script, *args, cwd=cwd, timeout=timeout)
+    if done.returncode != 0:
+        skip_if_other_part_missing(done.stderr, script)
     assert done.returncode == 0, f"{script} failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
     return done.stdout
+
+
+@pytest.mark.parametrize("folder", ["Classification/cnns", "Generative"])
+def test_copies_are_verbatim(folder):
+    note = (CNNS.parents[1] / "PROVENANCE.md").read_text()
+    sums = re.findall(rf"`([0-9a-f]{{64}})`  `({folder}/[\w.]+)`", note)
+    assert len(sums) >= 2
+    for digest, name in sums:
+        assert hashlib.sha256((CNNS.parents[1] / name).read_bytes()).hexdigest() == digest, name
 
 
 def losses_of(stdout: str) -> list[float]:
