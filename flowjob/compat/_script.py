@@ -45,8 +45,8 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
     For the run: ``import oneflow`` (and ``oneflow.typing``, ``oneflow.compatible.single_client``
     and their submodules) gives flowjob, ``sys.argv == [script, *args]``, ``__name__`` is
     ``"__main__"``, the script's directory leads ``sys.path`` and NumPy's removed aliases
-    (``np.float``...) exist. After the program returns, the
-    default session is synced so pending callbacks run and their errors set the exit status.
+    (``np.float``...) exist. After the program returns, the default session is synced so
+    pending callbacks run and their errors set the exit status.
     ``sync``: every job call completes, with its handlers and callbacks, before the program
     goes on (see ``flowjob.compat._sync``).
     """
