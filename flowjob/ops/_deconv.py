@@ -44,6 +44,7 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
     ``(in_channels, kh, kw, out_channels)`` for NHWC; ``input`` is an alias of ``value``.
     ``padding`` "VALID" or "SAME" as TensorFlow's ``conv2d_transpose``: the result is the
     gradient of ``conv2d(z, filters, strides, padding)`` w.r.t. a ``z`` of ``output_shape``.
+    The output's channel count comes from ``filters``, whatever ``output_shape`` says there.
     """
     public = "flow.nn.conv2d_transpose"
     name = check_name(public, name)
@@ -63,9 +64,12 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
     c_axis = 1 if fmt == "NCHW" else 3
     out_channels = w.shape[1] if fmt == "NCHW" else w.shape[3]
     kernel = w.shape[2:4] if fmt == "NCHW" else w.shape[1:3]
-    if output_shape[0] != x.shape[0] or output_shape[c_axis] != out_channels:
+    if output_shape[0] != x.shape[0]:
         fail(public, f"output_shape {output_shape} must have the batch size of the input "
-                     f"({x.shape[0]}) and the filters' {out_channels} output channels", name)
+                     f"({x.shape[0]})", name)
+    # The channel entry is not checked: OneFlow <= v0.3 used only the spatial entries and
+    # OneFlow-Benchmark's dcgan.py passes the input's channel count there.
+    output_shape = tuple(out_channels if i == c_axis else d for i, d in enumerate(output_shape))
     if w.shape[0] != x.shape[c_axis]:
         fail(public, f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
                      f"{x.shape} has {x.shape[c_axis]}", name)

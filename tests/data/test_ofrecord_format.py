@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,11 +22,14 @@ ONEFLOW_PROTO = Path(__file__).parent / "oneflow" / "record.proto"
 @pytest.fixture(scope="module")
 def protoc_record(tmp_path_factory):
     """OneFlow's record.proto compiled by protoc (grpcio-tools): the reference classes."""
-    protoc = pytest.importorskip("grpc_tools.protoc")
+    pytest.importorskip("grpc_tools.protoc")
     out = tmp_path_factory.mktemp("pb2")
-    status = protoc.main(["protoc", f"-I{ONEFLOW_PROTO.parent}", f"--python_out={out}",
-                          str(ONEFLOW_PROTO)])
-    assert status == 0
+    # In a child process: grpc_tools' protoc crashed (SIGSEGV) inside a pytest process that
+    # had already loaded other native protobuf users.
+    done = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{ONEFLOW_PROTO.parent}",
+                           f"--python_out={out}", str(ONEFLOW_PROTO)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
     sys.path.insert(0, str(out))
     try:
         # Its own module name keeps it apart from flowjob's pool (a different package path).
