@@ -16,7 +16,7 @@ import flowjob as flow
 from flowjob.cli.main import main as cli_main
 from flowjob.data import RecordError, read_records, write_ofrecord
 
-ONEFLOW_PROTO = Path(__file__).parent / "oneflow" / "record.proto"
+ONEFLOW_PROTO = Path(__file__).parent / "oneflow_sources" / "record.proto"
 
 
 @pytest.fixture(scope="module")

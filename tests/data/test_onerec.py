@@ -62,7 +62,7 @@ def test_schema_regenerates_oneflows_header(tmp_path):
     subprocess.run([flatc, "--cpp", "-o", str(tmp_path), str(tmp_path / "example.fbs")],
                    check=True, capture_output=True)
     ours = _tokens((tmp_path / "example_generated.h").read_text())
-    theirs = _tokens((HERE / "oneflow" / "example_generated.h").read_text())
+    theirs = _tokens((HERE / "oneflow_sources" / "example_generated.h").read_text())
     matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
     same = 0
     for op, i1, i2, j1, j2 in matcher.get_opcodes():

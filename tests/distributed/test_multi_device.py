@@ -122,9 +122,10 @@ def test_placement_beyond_configured_devices_names_the_job():
 
     flow.clear_default_session()
 
+    # CPU placements are logical (tests/runtime/test_cpu_placement.py); GPU ones are checked.
     @flow.global_function()
     def TooWide(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
-        with flow.scope.placement("cpu", "0:0-63"):
+        with flow.scope.placement("gpu", "0:0-63"):
             return apply_op("neg", jnp.negative, [x])
 
     with pytest.raises(RuntimeError, match="job 'TooWide' is placed on machine 0 device"):
