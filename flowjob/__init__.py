@@ -19,6 +19,7 @@ from . import (  # noqa: E402
     summary,
     train,
     typing,
+    unittest,
 )
 from ._dtypes import (  # noqa: E402
     bfloat16,
@@ -95,6 +96,8 @@ from .ops.initializers import (  # noqa: E402
 from .runtime import (  # noqa: E402
     FunctionConfig,
     clear_default_session,
+    eager_execution_enabled,
+    enable_eager_execution,
     function,
     function_config,
     global_function,

@@ -1,0 +1,40 @@
+"""``python -m tests.oneflow_v040 [-j N] [--timeout S] [FILE ...]``: runs OneFlow v0.4.0's op
+tests (the list in ``suite.py``) through ``flowjob run`` and rewrites ``RESULTS.md``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+from ._run import HERE, run_file
+from .suite import SUITE
+from .table import write_results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.oneflow_v040", description=__doc__)
+    parser.add_argument("files", nargs="*", help="run only these files (default: the list)")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="files run at once")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per file")
+    parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
+    args = parser.parse_args(argv)
+    files = args.files or list(SUITE)
+    unknown = [f for f in files if f not in SUITE]
+    if unknown:
+        parser.error(f"not in the suite list (tests/oneflow_v040/suite.py): {unknown}")
+
+    def one(name: str):
+        result = run_file(name, args.timeout)
+        print(f"{result.status:8} {result.seconds:6.1f}s {name} {result.error}", flush=True)
+        return result
+
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = list(pool.map(one, files))
+    if not args.no_write and not args.files:
+        write_results(HERE / "RESULTS.md", results)
+    return 0 if all(r.status != "fail" or SUITE[r.file] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
