@@ -14,6 +14,7 @@ from ._array import (
     zeros_like,
 )
 from ._linalg import matmul
+from ._pad2d import constant_pad2d, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._shape import (
     broadcast_like,
     concat,
@@ -33,5 +34,5 @@ __all__ = [
     "reshape", "flatten", "transpose", "concat", "stack", "split", "slice", "slice_v2",
     "squeeze", "expand_dims", "pad", "broadcast_like", "gather", "one_hot", "cast", "where",
     "constant", "constant_like", "zeros", "ones", "zeros_like", "ones_like", "identity",
-    "matmul",
+    "matmul", "constant_pad2d", "zero_pad2d", "reflection_pad2d", "replication_pad2d",
 ]
