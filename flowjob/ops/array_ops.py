@@ -13,7 +13,9 @@ from ._array import (
     zeros,
     zeros_like,
 )
+from ._array_v04 import diag, masked_fill, range, reverse
 from ._linalg import matmul
+from ._math_v04 import count_not_finite, multi_count_not_finite
 from ._pad2d import constant_pad2d, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._shape import (
     broadcast_like,
@@ -34,5 +36,7 @@ __all__ = [
     "reshape", "flatten", "transpose", "concat", "stack", "split", "slice", "slice_v2",
     "squeeze", "expand_dims", "pad", "broadcast_like", "gather", "one_hot", "cast", "where",
     "constant", "constant_like", "zeros", "ones", "zeros_like", "ones_like", "identity",
-    "matmul", "constant_pad2d", "zero_pad2d", "reflection_pad2d", "replication_pad2d",
+    "matmul", "diag", "masked_fill", "range", "reverse", "count_not_finite",
+    "multi_count_not_finite", "constant_pad2d", "zero_pad2d", "reflection_pad2d",
+    "replication_pad2d",
 ]

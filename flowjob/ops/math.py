@@ -1,5 +1,6 @@
 """``flow.math``: elementwise math, activations, reductions, comparisons and matmul."""
 
+from ._array_v04 import tril
 from ._binary import (
     add,
     divide,
@@ -19,6 +20,7 @@ from ._binary import (
     subtract,
 )
 from ._linalg import add_n, matmul
+from ._math_v04 import l2_normalize, polyval
 from ._reduce import (
     argmax,
     log_softmax,
@@ -58,6 +60,7 @@ from ._unary import (
 mod = floor_mod
 
 __all__ = [
+    "tril", "l2_normalize", "polyval",
     "add", "subtract", "multiply", "divide", "mod", "floor_mod", "pow", "maximum", "minimum",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "squared_difference", "add_n", "matmul", "argmax", "top_k", "softmax", "log_softmax",

@@ -9,7 +9,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ._run import HERE, run_file
-from .suite import SUITE
+from .suite import CPU_ONLY, SUITE
 from .table import update_results
 
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not in the suite list (tests/oneflow_v040/suite.py): {unknown}")
 
     def one(name: str):
-        result = run_file(name, args.timeout)
+        result = run_file(name, args.timeout, cpu_only=name in CPU_ONLY)
         print(f"{result.status:8} {result.seconds:6.1f}s {name} {result.error}", flush=True)
         return result
 

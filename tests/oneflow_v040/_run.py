@@ -40,10 +40,15 @@ class Result:
     output: str = ""
 
 
-def run_file(name: str, timeout: float = 600.0) -> Result:
-    """Runs ``ops/<name>`` as ``flowjob run <name> -v`` (its folder as cwd) in a subprocess."""
+def run_file(name: str, timeout: float = 600.0, cpu_only: bool = False) -> Result:
+    """Runs ``ops/<name>`` as ``flowjob run <name> -v`` (its folder as cwd) in a subprocess.
+
+    ``cpu_only``: set ``ONEFLOW_TEST_CPU_ONLY=1`` (the file then skips its "gpu" cases).
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("ONEFLOW_TEST_")}
     env.update(ENV)
+    if cpu_only:
+        env["ONEFLOW_TEST_CPU_ONLY"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     cmd = [sys.executable, str(HERE / "_launch.py"), name, "-v"]

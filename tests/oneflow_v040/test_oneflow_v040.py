@@ -10,7 +10,7 @@ import importlib.util
 import pytest
 
 from ._run import run_file
-from .suite import SUITE
+from .suite import CPU_ONLY, SUITE
 
 pytestmark = pytest.mark.oneflow_suite
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.oneflow_suite
 def test_oneflow_file(name):
     if importlib.util.find_spec("tensorflow") is None:
         pytest.fail("TensorFlow is missing: pip install -e '.[oneflow-tests]'")
-    result = run_file(name, timeout=600)
+    result = run_file(name, timeout=600, cpu_only=name in CPU_ONLY)
     known = SUITE[name]
     if result.status in ("fail", "timeout"):
         tail = result.output[-4000:]
