@@ -1,9 +1,10 @@
 """``python _launch.py FILE [ARGS]``: ``flowjob run FILE ARGS`` for a 2021 test file.
 
 The files use NumPy spellings removed since (``np.float``, ``np.int``: NumPy 1.24;
-``np.product``: NumPy 2.0; ``np.reshape(a, newshape=...)``: NumPy 2.4; ``collections.Sized``:
-Python 3.10). This restores exactly those, with their old meaning, in the test's process only;
-flowjob and the files stay untouched. ``tf.keras`` is Keras 2 (``tf-keras``), as in 2021.
+``np.product``: NumPy 2.0; ``np.reshape(a, newshape=...)``: NumPy 2.4; the binary mode of
+``np.fromstring``: NumPy 2.3; ``collections.Sized``: Python 3.10). This restores exactly
+those, with their old meaning, in the test's process only; flowjob and the files stay
+untouched. ``tf.keras`` is Keras 2 (``tf-keras``), as in 2021.
 """
 
 import collections
@@ -31,6 +32,17 @@ def _reshape_with_newshape(a, *args, newshape=None, **kwargs):
 
 
 numpy.reshape = _reshape_with_newshape
+_fromstring = numpy.fromstring
+
+
+def _fromstring_binary(string, dtype=float, count=-1, *, sep="", **kwargs):
+    if sep == "":  # the removed binary mode: the string's bytes, as NumPy 1.x read them
+        data = string.encode("latin-1") if isinstance(string, str) else string
+        return numpy.frombuffer(data, dtype=dtype, count=count).copy()
+    return _fromstring(string, dtype=dtype, count=count, sep=sep, **kwargs)
+
+
+numpy.fromstring = _fromstring_binary
 
 from flowjob.cli.main import main  # noqa: E402
 

@@ -13,7 +13,7 @@ import os
 
 from ._run import OPS
 
-HELPERS = ("test_util.py", "test_global_storage.py", "image_test_util.py")
+HELPERS = ("test_util.py", "test_global_storage.py")
 
 _DYNAMIC = ("needs dynamic (ListNumpy) blobs through {}: flowjob pads a mirrored ListNumpy "
             "input to its placeholder shape, and only elementwise ops keep the real size")
@@ -31,6 +31,10 @@ KNOWN_FAILURES: dict[str, str] = {
                                             "flow.enable_eager_execution(); flowjob is lazy only",
     "test_multiply.py": "gradients through integer blobs: OneFlow's cast passes diffs to int8/"
                         "int32/int64 blobs, JAX differentiates floating point values only",
+    "test_masked_fill.py": "its int8 cases minimize an integer loss; flowjob trains on floating "
+                           "point losses only (OneFlow passes int diffs through cast)",
+    "test_tril.py": "its int32 cases minimize an integer loss; flowjob trains on floating "
+                    "point losses only (OneFlow passes int diffs through cast)",
     "test_lamb.py": "its reference, tensorflow_addons (end of life), does not install with "
                     "TensorFlow >= 2.16",
 }
@@ -109,9 +113,7 @@ EXCLUDED: dict[str, str] = {
     "test_broadcast_to_compatible_with.py": _missing("flow.broadcast_to_compatible_with"),
     "test_cast_to_static_shape.py": _missing("flow.cast_to_static_shape"),
     "test_categorical_ordinal_encoder.py": _missing("flow.layers.categorical_ordinal_encoder"),
-    "test_count_not_finite.py": _missing("flow.count_not_finite"),
     "test_ctc_loss.py": _missing("flow.ctc_loss"),
-    "test_diag.py": _missing("flow.diag"),
     "test_dim_gather.py": _missing("flow.dim_gather"),
     "test_dim_gather_dynamic.py": _missing("flow.dim_gather (on dynamic blobs)"),
     "test_expand_op.py": _missing("flow.expand"),
@@ -127,21 +129,16 @@ EXCLUDED: dict[str, str] = {
     "test_in_top_k.py": _missing("flow.math.in_top_k"),
     "test_indexed_slices_reduce_sum.py": _missing("flow.experimental.indexed_slices_reduce_sum"),
     "test_instance_norm_op.py": _missing("flow.nn.InstanceNorm1d/2d/3d"),
-    "test_l2_normalize.py": _missing("flow.math.l2_normalize"),
     "test_layers_conv1d.py": _missing("flow.layers.conv1d"),
     "test_layers_conv3d.py": _missing("flow.layers.conv3d"),
-    "test_masked_fill.py": _missing("flow.masked_fill"),
     "test_multi_optimizer.py": _missing("flow.optimizer.CombinedOptimizer"),
     "test_nn_conv1d.py": _missing("flow.nn.conv1d"),
     "test_nn_conv3d.py": _missing("flow.nn.conv3d"),
     "test_pixel_shuffle.py": _missing("flow.nn.PixelShuffle"),
     "test_pixel_shufflev2.py": _missing("flow.nn.PixelShufflev2"),
-    "test_polyval.py": _missing("flow.math.polyval"),
     "test_prelu.py": _missing("flow.layers.prelu"),
     "test_random_mask_like.py": _missing("flow.nn.random_mask_like"),
-    "test_range.py": _missing("flow.range"),
     "test_repeat_acc.py": _missing("flow.repeat / flow.acc (gradient accumulation ops)"),
-    "test_reverse.py": _missing("flow.reverse"),
     "test_scatter_nd.py": _missing("flow.scatter_nd"),
     "test_shuffle.py": _missing("flow.random.shuffle"),
     "test_size.py": _missing("flow.Size"),
@@ -149,7 +146,6 @@ EXCLUDED: dict[str, str] = {
     "test_sort.py": _missing("flow.sort"),
     "test_square_sum.py": _missing("flow.experimental.square_sum"),
     "test_sync_dynamic_resize.py": _missing("flow.sync_dynamic_resize"),
-    "test_tril.py": _missing("flow.math.tril"),
     "test_unique.py": _missing("flow.experimental.unique_with_counts"),
     "test_unpack_pack.py": _missing("flow.pack / flow.unpack"),
     "test_unsorted_batch_segment_sum.py": _missing("flow.math.unsorted_batch_segment_sum"),
