@@ -1,5 +1,5 @@
-"""OneFlow v0.4's ``flow.nn`` losses on pairs and triplets of blobs: ``BCEWithLogitsLoss``,
-``KLDivLoss``, ``MarginRankingLoss``, ``TripletMarginLoss`` (formulas of ``nn_ops.py@v0.4.0``).
+"""OneFlow v0.4's ``flow.nn`` losses on pairs and triplets of blobs: ``KLDivLoss``,
+``MarginRankingLoss``, ``TripletMarginLoss`` (formulas of ``nn_ops.py@v0.4.0``).
 
 ``reduction="mean"``/``"sum"`` give shape ``(1,)``, as OneFlow's full reductions do.
 """
@@ -31,47 +31,6 @@ def _check(public: str, name: str | None, reduction: str, blobs: dict[str, Blob]
     shapes = {what: b.shape for what, b in blobs.items()}
     if same_shape and len(set(shapes.values())) > 1:
         fail(public, f"inputs must have one shape, got {shapes}", name)
-
-
-def _lower_bce_with_logits(x, target, *rest, reduction, has_weight, has_pos_weight):
-    rest = list(rest)
-    weight = rest.pop(0) if has_weight else None
-    pos_weight = rest.pop(0) if has_pos_weight else None
-    # log(1 + exp(-x)), stable for any x.
-    softplus_neg = jnp.logaddexp(0.0, -x)
-    if pos_weight is not None:
-        loss = (1 - target) * x + ((pos_weight - 1) * target + 1) * softplus_neg
-    else:
-        loss = (1 - target) * x + softplus_neg
-    if weight is not None:
-        loss = weight * loss
-    return _reduce(loss, reduction)
-
-
-def BCEWithLogitsLoss(input: Blob, target: Blob, weight: Blob | None = None,  # noqa: A002, N802
-                      pos_weight: Blob | None = None, reduction: str = "mean",
-                      name: str | None = None) -> Blob:
-    """Binary cross entropy of ``sigmoid(input)`` against ``target``; ``pos_weight`` (one
-    value per class, the last axis) weighs the positive term, ``weight`` each element."""
-    public = "flow.nn.BCEWithLogitsLoss"
-    _check(public, name, reduction, {"input": input, "target": target})
-    inputs = [input, target]
-    if weight is not None:
-        require_blob(public, weight, "weight", name)
-        if weight.shape != input.shape:
-            fail(public, f"weight shape {weight.shape} must equal the input shape "
-                         f"{input.shape}", name)
-        inputs.append(weight)
-    if pos_weight is not None:
-        require_blob(public, pos_weight, "pos_weight", name)
-        if pos_weight.shape[0] != input.shape[-1]:
-            fail(public, f"pos_weight has {pos_weight.shape[0]} values, the input "
-                         f"{input.shape[-1]} classes (last axis)", name)
-        inputs.append(pos_weight)
-    return apply_op("bce_with_logits_loss", _lower_bce_with_logits, inputs,
-                    attrs={"reduction": reduction, "has_weight": weight is not None,
-                           "has_pos_weight": pos_weight is not None},
-                    name=name, prefix="BCEWithLogitsLoss")
 
 
 def _lower_kl_div(x, target, *, reduction, log_target):
