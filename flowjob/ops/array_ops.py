@@ -13,9 +13,9 @@ from ._array import (
     zeros,
     zeros_like,
 )
-from ._array_v04 import diag, masked_fill, range, reverse
+from ._array_v04 import diag, expand, masked_fill, range, reverse
 from ._linalg import matmul
-from ._math_v04 import count_not_finite, multi_count_not_finite
+from ._math_v04 import count_not_finite, multi_count_not_finite, smooth_l1_loss
 from ._pad2d import constant_pad2d, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._shape import (
     broadcast_like,
@@ -38,5 +38,5 @@ __all__ = [
     "constant", "constant_like", "zeros", "ones", "zeros_like", "ones_like", "identity",
     "matmul", "diag", "masked_fill", "range", "reverse", "count_not_finite",
     "multi_count_not_finite", "constant_pad2d", "zero_pad2d", "reflection_pad2d",
-    "replication_pad2d",
+    "replication_pad2d", "expand", "smooth_l1_loss",
 ]

@@ -1,6 +1,6 @@
 """``flow.math``: elementwise math, activations, reductions, comparisons and matmul."""
 
-from ._array_v04 import tril
+from ._array_v04 import fused_scale_tril, tril
 from ._binary import (
     add,
     divide,
@@ -20,7 +20,13 @@ from ._binary import (
     subtract,
 )
 from ._linalg import add_n, matmul
-from ._math_v04 import l2_normalize, polyval
+from ._math_v04 import (
+    l2_normalize,
+    polyval,
+    unsorted_batch_segment_sum,
+    unsorted_segment_sum,
+    unsorted_segment_sum_like,
+)
 from ._reduce import (
     argmax,
     log_softmax,
@@ -60,7 +66,8 @@ from ._unary import (
 mod = floor_mod
 
 __all__ = [
-    "tril", "l2_normalize", "polyval",
+    "tril", "fused_scale_tril", "l2_normalize", "polyval", "unsorted_segment_sum",
+    "unsorted_batch_segment_sum", "unsorted_segment_sum_like",
     "add", "subtract", "multiply", "divide", "mod", "floor_mod", "pow", "maximum", "minimum",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "squared_difference", "add_n", "matmul", "argmax", "top_k", "softmax", "log_softmax",

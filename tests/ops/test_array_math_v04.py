@@ -1,4 +1,5 @@
-"""flow.diag, math.tril, masked_fill, reverse, range, math.polyval, math.l2_normalize,
+"""flow.diag, math.tril, masked_fill, reverse, range, expand, PixelShuffle, smooth_l1_loss,
+fused ops, unsorted segment sums, math.polyval, math.l2_normalize,
 count_not_finite and multi_count_not_finite against NumPy; l2_normalize's gradient against
 jax.grad."""
 
@@ -110,3 +111,58 @@ def test_l2_normalize_value_and_gradient():
         return jnp.sum(1.5 * y + y ** 3)
 
     np.testing.assert_allclose(grads["x"], jax.grad(f)(x0), rtol=1e-5, atol=1e-6)
+
+
+def test_expand_and_pixel_shuffle():
+    x = rng.normal(size=(3, 1)).astype(np.float32)
+    np.testing.assert_array_equal(_run1(lambda a: flow.expand(a, [2, -1, 4]), x),
+                                  np.broadcast_to(x, (2, 3, 4)))
+    y = rng.normal(size=(2, 12, 3, 4)).astype(np.float32)
+    got = _run1(lambda a: flow.nn.PixelShufflev2(a, 2, 3), y)
+    ref = np.zeros((2, 2, 6, 12), np.float32)
+    for c in range(2):  # out[b, c, h*rh + i, w*rw + j] = in[b, c*rh*rw + i*rw + j, h, w]
+        for i in range(2):
+            for j in range(3):
+                ref[:, c, i::2, j::3] = y[:, c * 6 + i * 3 + j]
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_smooth_l1_and_fused_ops():
+    p, t = rng.normal(size=(10,)) * 2, rng.normal(size=(10,))
+    d = np.abs(p - t)
+
+    @flow.global_function()
+    def Job(a: tp.Numpy.Placeholder((10,)), b: tp.Numpy.Placeholder((10,))) -> tp.Numpy:
+        return flow.smooth_l1_loss(a, b, beta=0.5)
+
+    np.testing.assert_allclose(Job(p.astype(np.float32), t.astype(np.float32)),
+                               np.where(d < 0.5, d * d, d - 0.25), rtol=1e-5)
+    x = rng.normal(size=(4, 4)).astype(np.float32)
+    np.testing.assert_allclose(
+        _run1(lambda a: flow.math.fused_scale_tril(a, 0, fill_value=9.0, scale=2.0), x),
+        np.where(np.tri(4, dtype=bool), 2 * x, 9.0), rtol=1e-6)
+
+
+def test_unsorted_segment_sums():
+    data = rng.normal(size=(2, 6, 3)).astype(np.float32)
+    ids = np.array([0, 2, 2, 5, 1, 0], np.int32)  # 5 is out of range and drops
+    ref = np.zeros((2, 4, 3), np.float32)
+    for j, i in enumerate(ids):
+        if i < 4:
+            ref[:, i] += data[:, j]
+    batch_ids = np.array([[0, 1, 1, 3, 3, 3], [2, 2, 0, 0, 1, 3]], np.int32)
+    batch_ref = np.zeros((2, 4, 3), np.float32)
+    for b in range(2):
+        for j, i in enumerate(batch_ids[b]):
+            batch_ref[b, i] += data[b, j]
+
+    @flow.global_function()
+    def Job(d: tp.Numpy.Placeholder((2, 6, 3)),
+            i: tp.Numpy.Placeholder((6,), dtype=flow.int32),
+            bi: tp.Numpy.Placeholder((2, 6), dtype=flow.int32)) -> Tuple[tp.Numpy, tp.Numpy]:
+        return (flow.math.unsorted_segment_sum(d, i, 4, axis=1),
+                flow.math.unsorted_batch_segment_sum(d, bi, 4))
+
+    got, got_batch = Job(data, ids, batch_ids)
+    np.testing.assert_allclose(got, ref, rtol=1e-6)
+    np.testing.assert_allclose(got_batch, batch_ref, rtol=1e-6)
