@@ -12,6 +12,7 @@ from .. import typing as tp
 from .._deprecation import warn_once
 from ..errors import JobDefinitionError
 from ._config import FunctionConfig
+from ._real_shape import real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, convert
 from ._session import default_session
 
@@ -33,6 +34,9 @@ class JobFunction:
         self.definition_locals = definition_locals or {}
         self.job_type = job_type
         self.config = config
+        # One-device mirrored jobs: variants traced at real ListNumpy shapes (_real_shape).
+        self._variants: dict[tuple, JobFunction] = {}
+        self._varies: tuple[Any, bool] | None = None  # (entry, whether variants may apply)
         default_session().register(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -41,6 +45,10 @@ class JobFunction:
                             f"keyword argument(s) {sorted(kwargs)}")
         session = default_session()
         entry = session.compiled_job(self)
+        if self._may_vary(entry):
+            variant = self._variant(entry, args)
+            if variant is not None:
+                return variant(*args)
         kind, inner = entry.return_kind, entry.return_inner
         if kind == "blocking":
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short
@@ -62,6 +70,30 @@ class JobFunction:
             session.register_callback(future, lambda v: callback(convert(inner, v)))
 
         return register
+
+    def _may_vary(self, entry: Any) -> bool:
+        varies = self._varies
+        if varies is None or varies[0] is not entry:
+            may = (entry.lowered.pieces == 1
+                   and self.config.logical_view.name == "mirrored"
+                   and any(s.defs[0].is_dynamic for s in entry.traced.params))
+            varies = self._varies = (entry, may)
+        return varies[1]
+
+    def _variant(self, entry: Any, args: tuple[Any, ...]) -> JobFunction | None:
+        shapes = real_shapes(entry.traced.params, args)
+        if shapes is None:
+            return None
+        variant = self._variants.get(shapes)
+        if variant is None:
+            shown = "_".join("x".join(map(str, s)) for s in shapes if s is not None)
+            fn = variant_function(self.fn, entry.traced.params, shapes,
+                                  f"{self.__name__}-real_shape-{shown}")
+            if fn is None:
+                return None
+            variant = JobFunction(fn, self.job_type, self.config, self.definition_locals)
+            self._variants[shapes] = variant
+        return variant
 
     def __repr__(self) -> str:
         return f"<flowjob {self.job_type} job {self.__name__}>"
