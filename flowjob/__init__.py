@@ -24,6 +24,7 @@ from . import (  # noqa: E402
 from ._dtypes import (  # noqa: E402
     bfloat16,
     char,
+    convert_oneflow_dtype_to_numpy_dtype,
     double,
     float,
     float16,
@@ -44,6 +45,10 @@ from .errors import (  # noqa: E402
     OpError,
 )
 from .graph import (  # noqa: E402
+    INVALID_SPLIT_AXIS,
+    cast_to_current_logical_view,
+    current_global_function_desc,
+    current_scope,
     device_prior_placement,
     fixed_placement,
     get_variable,
@@ -51,20 +56,28 @@ from .graph import (  # noqa: E402
     watch_diff,
 )
 from .ops import layers, losses, math, nn, regularizers  # noqa: E402
+from .ops._loss_fns import smooth_l1_loss  # noqa: E402
 from .ops.array_ops import (  # noqa: E402
+    amp_white_identity,
+    argsort,
     broadcast_like,
+    broadcast_to_compatible_with,
     cast,
     concat,
     constant,
     constant_like,
     constant_pad2d,
+    constant_scalar,
     count_not_finite,
     diag,
+    dim_gather,
     expand,
     expand_dims,
     flatten,
     gather,
+    gather_nd,
     identity,
+    identity_n,
     masked_fill,
     matmul,
     multi_count_not_finite,
@@ -76,14 +89,22 @@ from .ops.array_ops import (  # noqa: E402
     reflection_pad2d,
     replication_pad2d,
     reshape,
+    reshape_like,
     reverse,
+    scatter_nd,
     slice,
+    slice_update,
     slice_v2,
-    smooth_l1_loss,
+    sort,
     split,
     squeeze,
     stack,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_update,
     transpose,
+    unsorted_batch_segment_sum,
+    unsorted_segment_sum,
+    unsorted_segment_sum_like,
     where,
     zero_pad2d,
     zeros,
@@ -123,6 +144,8 @@ if _jax.config.jax_compilation_cache_dir is None:
     _compilation_cache()
 
 ExecutionConfig = FunctionConfig
+# OneFlow exports clip_by_value under these top-level names too
+clip_by_value = clip = clamp = clip_by_scalar = math.clip_by_value
 
 save = checkpoint.save
 load = checkpoint.get

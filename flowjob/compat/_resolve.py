@@ -24,6 +24,14 @@ class _Missing:
 
 MISSING: Any = _Missing()  # what child_of returns when flowjob has no such name
 
+# OneFlow's internal packages under the root, served by flowjob.compat.legacy (not part of
+# flowjob's own namespace): root attribute -> flowjob module.
+LEGACY_MODULES = {
+    "_oneflow_internal": "flowjob.compat.legacy._oneflow_internal",
+    "core": "flowjob.compat.legacy.core",
+    "python": "flowjob.compat.legacy.python",
+}
+
 
 def is_alias_name(name: str) -> bool:
     """True for ``oneflow`` and every ``oneflow.*`` name."""
@@ -65,6 +73,8 @@ def resolve(name: str) -> Any:
 
 def child_of(obj: Any, part: str) -> Any:
     """``obj.part``, importing a flowjob submodule of that name if needed; ``MISSING`` if none."""
+    if part in LEGACY_MODULES and getattr(obj, "__name__", None) == "flowjob":
+        return importlib.import_module(LEGACY_MODULES[part])
     try:
         return getattr(obj, part)
     except AttributeError:

@@ -1,6 +1,14 @@
 """The job graph: lazy blobs, named ops, scopes, variables, and what the runtime delivers."""
 
+from ._current import (
+    FunctionDesc,
+    Scope,
+    cast_to_current_logical_view,
+    current_global_function_desc,
+    current_scope,
+)
 from ._graph import (
+    INVALID_SPLIT_AXIS,
     OPERATORS,
     Blob,
     HostOp,
@@ -35,7 +43,9 @@ from ._variables import VariableDef, VariableStore, get_variable
 from ._watch import warn_unreachable_diff, watch, watch_diff
 
 __all__ = [
-    "OPERATORS", "Blob", "HostOp", "JobGraph", "OpNode", "Watch", "add_host_op", "apply_op",
+    "FunctionDesc", "Scope", "cast_to_current_logical_view", "current_global_function_desc",
+    "current_scope", "INVALID_SPLIT_AXIS", "OPERATORS", "Blob", "HostOp", "JobGraph", "OpNode",
+    "Watch", "add_host_op", "apply_op",
     "check_blob", "current_context", "current_graph", "in_job", "tracing", "all_job_graphs",
     "set_trace_all", "Distribute", "LogicalView", "Placement", "auto", "broadcast",
     "consistent_view", "current_placement", "device_prior_placement", "fixed_placement",

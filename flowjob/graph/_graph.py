@@ -18,6 +18,9 @@ from . import _scope
 # Filled by flowjob.ops at import time: operator name -> function(a, b) implementing it on blobs.
 OPERATORS: dict[str, Callable[..., Any]] = {}
 
+# OneFlow's value of Blob.split_axis for a blob that is not split (flow.INVALID_SPLIT_AXIS).
+INVALID_SPLIT_AXIS = -22
+
 
 class Blob:
     """A lazy value in a job body: its shape and dtype are known, its data is not.
@@ -151,6 +154,20 @@ class Blob:
 
     def __getitem__(self, key):
         return OPERATORS["getitem"](self, key)
+
+    @property
+    def split_axis(self) -> int:
+        """The axis this blob is split along across devices, else ``INVALID_SPLIT_AXIS``.
+
+        flowjob infers no SBP signatures: job inputs are split along their batch axis, blobs
+        made by ``with_distribute(split(k))`` along ``k``, every other blob counts as not split.
+        """
+        op = self.op
+        axis = op.attrs.get("batch_axis") if op.kind == "input" else None
+        distribute = op.attrs.get("distribute") if op.op_type == "with_distribute" else None
+        if distribute is not None and distribute.kind == "split":
+            axis = distribute.axis
+        return INVALID_SPLIT_AXIS if axis is None else int(axis) % max(self.ndim, 1)
 
     def with_distribute(self, distribute: Any) -> Blob:
         """Annotates the blob's SBP distribution (recorded; single-device runs ignore it)."""

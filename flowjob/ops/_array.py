@@ -36,7 +36,8 @@ def _lower_constant(*, value, shape, dtype):
 
 def constant(value: float, dtype: Any = None, shape: Sequence[int] | None = None,
              name: str | None = None) -> Blob:
-    """A blob of ``shape`` (default: a scalar) filled with ``value`` (default dtype float32)."""
+    """A blob of ``shape`` filled with ``value`` (default dtype float32). No shape (or ``()``)
+    gives shape ``(1,)``, as OneFlow (which has no 0-d blobs)."""
     public = "flow.constant"
     name = check_name(public, name)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
@@ -45,8 +46,13 @@ def constant(value: float, dtype: Any = None, shape: Sequence[int] | None = None
     dt = _dtypes.float32 if dtype is None else _dtype(public, dtype, name)
     dims = () if shape is None else shape_tuple(public, shape, name=name)
     return apply_op("constant", _lower_constant, [],
-                    attrs={"value": value, "shape": dims, "dtype": dt.np_dtype}, name=name,
-                    prefix="Constant")
+                    attrs={"value": value, "shape": dims or (1,), "dtype": dt.np_dtype},
+                    name=name, prefix="Constant")
+
+
+def constant_scalar(value: float, dtype: Any = None, name: str | None = None) -> Blob:
+    """A ``(1,)`` blob holding ``value``."""
+    return constant(value, dtype, (1,), name)
 
 
 def zeros(shape: Sequence[int], dtype: Any = None, name: str | None = None) -> Blob:
@@ -163,7 +169,13 @@ def where(condition: Blob, x: Any = None, y: Any = None, name: str | None = None
 
 
 def _take(params, indices, axis):
-    return jnp.take(params, indices, axis=axis, mode="clip")
+    # OneFlow's kernel writes zeros for indices outside [0, size): model-parallel embeddings
+    # rely on it (each device holds a range of rows).
+    size = params.shape[axis]
+    valid = (indices >= 0) & (indices < size)
+    out = jnp.take(params, jnp.clip(indices, 0, size - 1), axis=axis)
+    mask = valid.reshape(valid.shape + (1,) * (params.ndim - axis - 1))
+    return jnp.where(mask, out, jnp.zeros((), params.dtype))
 
 
 def _lower_gather(params, indices, *, axis, batch_dims):
@@ -175,10 +187,15 @@ def _lower_gather(params, indices, *, axis, batch_dims):
 
 def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int | None = None,
            batch_dims: int = 0, name: str | None = None) -> Blob:
-    """Slices of ``params`` along ``axis`` picked by integer ``indices``.
+    """Slices of ``params`` along ``axis`` (default ``batch_dims``) picked by integer
+    ``indices``; indices outside ``[0, size)`` give zeros, as OneFlow's kernel.
 
-    Output shape: ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:]``;
-    the first ``batch_dims`` axes of both are batch axes. Out-of-range indices are clamped.
+    Output shape: ``params.shape[:axis] + indices.shape[nb:] + params.shape[axis+1:]`` where
+    the first ``nb`` axes of both are batch axes. With ``batch_dims > 0`` and
+    ``axis == batch_dims`` this is OneFlow's ``batch_gather``: ``nb = indices.ndim - 1``,
+    every axis of ``indices`` but the last is a batch axis (TensorFlow's meaning when
+    ``indices.ndim == batch_dims + 1``). OneFlow v0.4 rejects ``axis > batch_dims``; flowjob
+    gathers there with ``nb = batch_dims`` (TensorFlow's meaning).
     """
     public = "flow.gather"
     name = check_name(public, name)
@@ -192,12 +209,19 @@ def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int 
     axis = norm_axis(public, batch_dims if axis is None else axis, params.ndim, name)
     if axis < batch_dims:
         fail(public, f"axis {axis} must not be smaller than batch_dims {batch_dims}", name)
-    if params.shape[:batch_dims] != indices.shape[:batch_dims]:
-        fail(public, f"the first {batch_dims} (batch) dimensions differ: params {params.shape}, "
+    nb = batch_dims
+    if batch_dims and axis == batch_dims:
+        nb = axis = indices.ndim - 1  # OneFlow's batch_gather
+        if nb < batch_dims or nb >= params.ndim:
+            fail(public, f"batch_gather needs indices of rank batch_dims + 1 or more and below "
+                         f"the rank of params: got indices {indices.shape}, params "
+                         f"{params.shape}, batch_dims={batch_dims}", name)
+    if params.shape[:nb] != indices.shape[:nb]:
+        fail(public, f"the first {nb} (batch) dimensions differ: params {params.shape}, "
                      f"indices {indices.shape}", name)
     prefix = "BatchGather" if batch_dims else "Gather"
     return apply_op("gather", _lower_gather, [params, indices],
-                    attrs={"axis": axis, "batch_dims": batch_dims}, name=name, prefix=prefix)
+                    attrs={"axis": axis, "batch_dims": nb}, name=name, prefix=prefix)
 
 
 def _lower_one_hot(indices, *, depth, on_value, off_value, axis, dtype):

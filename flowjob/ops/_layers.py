@@ -163,14 +163,18 @@ def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99,
                         beta_regularizer: Any = None, gamma_regularizer: Any = None,
                         moving_mean_initializer: Any = None,
                         moving_variance_initializer: Any = None, trainable: bool = True,
-                        training: bool = True, name: str | None = None) -> Blob:
+                        training: bool = True, name: str | None = None,
+                        gamma_name: str | None = None, beta_name: str | None = None,
+                        moving_mean_name: str | None = None,
+                        moving_variance_name: str | None = None) -> Blob:
     """Batch normalization over every axis but ``axis``.
 
     Variables ``<name>-beta``/``-gamma`` (if center/scale) and ``<name>-moving_mean``/
     ``-moving_variance``. In train jobs (with ``training`` and ``trainable``) it normalizes
     with the batch mean and population variance and, after the job, sets
     ``moving = momentum * moving + (1 - momentum) * batch``; otherwise it uses the moving
-    statistics and changes nothing.
+    statistics and changes nothing. ``gamma_name``... give a variable a full name of its own
+    instead of ``<name>-gamma``...
     """
     public = "flow.layers.batch_normalization"
     check_name(public, name)
@@ -186,20 +190,25 @@ def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99,
     params_shape = (inputs.shape[axis],)
     params_dtype = _dtypes.float32 if inputs.dtype == _dtypes.float16 else inputs.dtype
 
-    def variable(var: str, init, default, regularizer=None, var_trainable=trainable):
-        return get_variable(var, shape=params_shape, dtype=params_dtype,
-                            initializer=_or(init, default), regularizer=regularizer,
-                            trainable=var_trainable, distribute=broadcast(), reuse=False)
+    def variable(var: str, explicit: str | None, init, default, regularizer=None,
+                 var_trainable=trainable):
+        kwargs = dict(shape=params_shape, dtype=params_dtype, initializer=_or(init, default),
+                      regularizer=regularizer, trainable=var_trainable, distribute=broadcast(),
+                      reuse=False)
+        if explicit is not None:
+            return get_variable(explicit, **kwargs)
+        with namespace(name):
+            return get_variable(var, **kwargs)
 
-    with namespace(name):
-        beta = variable("beta", beta_initializer, zeros_initializer,
-                        beta_regularizer) if center else None
-        gamma = variable("gamma", gamma_initializer, ones_initializer,
-                         gamma_regularizer) if scale else None
-        moving_mean = variable("moving_mean", moving_mean_initializer, zeros_initializer,
+    beta = variable("beta", beta_name, beta_initializer, zeros_initializer,
+                    beta_regularizer) if center else None
+    gamma = variable("gamma", gamma_name, gamma_initializer, ones_initializer,
+                     gamma_regularizer) if scale else None
+    moving_mean = variable("moving_mean", moving_mean_name, moving_mean_initializer,
+                           zeros_initializer, var_trainable=False)
+    moving_variance = variable("moving_variance", moving_variance_name,
+                               moving_variance_initializer, ones_initializer,
                                var_trainable=False)
-        moving_variance = variable("moving_variance", moving_variance_initializer,
-                                   ones_initializer, var_trainable=False)
     if not training:
         return _normalization.batch_normalization(
             inputs, moving_mean, moving_variance, offset=beta, scale=gamma,

@@ -59,14 +59,31 @@ def sparse_cross_entropy(labels: Blob, prediction: Blob, name: str | None = None
                     prefix="SparseCrossEntropy")
 
 
+@jax.custom_vjp
 def _lower_softmax_ce(labels, logits):
     return -jnp.sum(labels * jax.nn.log_softmax(logits, axis=-1), axis=-1)
+
+
+def _softmax_ce_fwd(labels, logits):
+    log_p = jax.nn.log_softmax(logits, axis=-1)
+    return -jnp.sum(labels * log_p, axis=-1), (labels, log_p)
+
+
+def _softmax_ce_bwd(res, g):
+    # OneFlow's (and TensorFlow's) kernel: d logits = g * (softmax - labels), whether or not
+    # the labels sum to 1; labels get no gradient.
+    labels, log_p = res
+    return jnp.zeros_like(labels), g[..., None] * (jnp.exp(log_p) - labels)
+
+
+_lower_softmax_ce.defvjp(_softmax_ce_fwd, _softmax_ce_bwd)
 
 
 def softmax_cross_entropy_with_logits(labels: Blob, logits: Blob,
                                       name: str | None = None) -> Blob:
     """``-sum(labels * log_softmax(logits))`` over the last axis; labels are distributions of
-    the logits' shape and dtype."""
+    the logits' shape and dtype. The gradient is ``softmax(logits) - labels`` (OneFlow's
+    kernel; labels get none)."""
     public = "flow.nn.softmax_cross_entropy_with_logits"
     name = check_name(public, name)
     require_blob(public, labels, "labels", name)

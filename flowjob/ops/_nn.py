@@ -140,8 +140,8 @@ def dropout(x: Blob, rate: float, noise_shape: Any = None, seed: int | None = No
 
     Active only in train jobs; predict jobs and ``rate == 0`` return ``x`` itself. Each call of
     the job draws a fresh mask. ``noise_shape`` (broadcastable to ``x``) shares one keep/drop
-    decision along its size-1 axes. ``seed`` is recorded but the mask comes from the session's
-    random stream.
+    decision along its size-1 axes. Dropouts given the same ``seed`` draw the same masks (a
+    stream of the session's seed and the train step, as OneFlow's seeded generators).
     """
     public = "flow.nn.dropout"
     name = check_name(public, name)

@@ -1,4 +1,8 @@
-"""Reductions along axes, arg-max/top-k and softmax."""
+"""Reductions along axes, arg-max/top-k and softmax.
+
+As in OneFlow, there are no 0-d results: reducing every axis without ``keepdims`` (and
+``argmax`` of a vector) gives shape ``(1,)``.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from ._util import check_name, fail, norm_axes, norm_axis, require_blob
 
 
 def _lower_reduce(x, *, fn, axis, keepdims):
-    return fn(x, axis=axis, keepdims=keepdims)
+    out = fn(x, axis=axis, keepdims=keepdims)
+    return out.reshape((1,)) if out.ndim == 0 else out
 
 
 def _mean_keep_dtype(x, axis, keepdims):
@@ -27,14 +32,17 @@ def _variance(x, axis, keepdims):
 
 
 def _reduce(kind: str, prefix: str, fn: Callable[..., Any], x: Blob, axis: Any, keepdims: bool,
-            name: str | None, floating: bool = False) -> Blob:
+            name: str | None, floating: bool = False,
+            no_axes: Callable[[Blob, str | None], Blob] | None = None) -> Blob:
+    """``no_axes(x, name)`` gives the result for an empty axis list (default: ``x`` itself,
+    as OneFlow returns the input when there is nothing to reduce)."""
     public = f"flow.math.{kind}"
     name = check_name(public, name)
     require_blob(public, x, "input_tensor", name)
     if floating and not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
     if isinstance(axis, (list, tuple)) and len(axis) == 0:
-        return x  # OneFlow: an empty axis list reduces nothing and returns the input itself
+        return x if no_axes is None else no_axes(x, name)
     axes = norm_axes(public, axis, x.ndim, name)
     return apply_op(kind, functools.partial(_lower_reduce, fn=fn), [x],
                     attrs={"axis": axes, "keepdims": bool(keepdims)}, name=name, prefix=prefix)
@@ -71,19 +79,93 @@ def reduce_prod(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
     return _reduce("reduce_prod", "ReduceProd", jnp.prod, input_tensor, axis, keepdims, name)
 
 
+def _zeros_like(x: Blob, name: str | None) -> Blob:
+    from ._array import zeros_like
+
+    return zeros_like(x, name=None if name is None else name + "_zeros_like")
+
+
 def reduce_variance(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
                     name: str | None = None) -> Blob:
-    """Population variance (divides by N) over ``axis``."""
+    """Population variance (divides by N) over ``axis``; zeros for an empty axis list."""
     return _reduce("reduce_variance", "ReduceVariance", _variance, input_tensor, axis, keepdims,
-                   name, floating=True)
+                   name, floating=True, no_axes=_zeros_like)
+
+
+def _std(x, axis, keepdims):
+    return jnp.std(x, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Blob:
+    """Population standard deviation over ``axis``; zeros for an empty axis list."""
+    return _reduce("reduce_std", "ReduceStd", _std, input_tensor, axis, keepdims, name,
+                   floating=True, no_axes=_zeros_like)
+
+
+def _nonzero(x: Blob, name: str | None) -> Blob:
+    from ._binary import not_equal
+
+    return not_equal(x, 0, name=name)
+
+
+def _any(x, axis, keepdims):
+    return jnp.any(x != 0, axis=axis, keepdims=keepdims).astype(x.dtype)
+
+
+def _all(x, axis, keepdims):
+    return jnp.all(x != 0, axis=axis, keepdims=keepdims).astype(x.dtype)
+
+
+def reduce_any(x: Blob, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Blob:
+    """1 where any element over ``axis`` is nonzero, else 0, in ``x``'s dtype. An empty axis
+    list gives ``x != 0`` (int8), as OneFlow."""
+    return _reduce("reduce_any", "ReduceAny", _any, x, axis, keepdims, name, no_axes=_nonzero)
+
+
+def reduce_all(x: Blob, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Blob:
+    """1 where every element over ``axis`` is nonzero, else 0, in ``x``'s dtype. An empty axis
+    list gives ``x != 0`` (int8), as OneFlow."""
+    return _reduce("reduce_all", "ReduceAll", _all, x, axis, keepdims, name, no_axes=_nonzero)
+
+
+def _euclidean_norm(x, axis, keepdims):
+    return jnp.sqrt(jnp.sum(jnp.square(x), axis=axis, keepdims=keepdims))
+
+
+def reduce_euclidean_norm(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
+                          name: str | None = None) -> Blob:
+    """``sqrt(sum(x ** 2))`` over ``axis``."""
+    def no_axes(x: Blob, op_name: str | None) -> Blob:
+        from ._unary import abs as abs_
+
+        return abs_(x, name=op_name)
+
+    return _reduce("reduce_euclidean_norm", "ReduceEuclideanNorm", _euclidean_norm,
+                   input_tensor, axis, keepdims, name, floating=True, no_axes=no_axes)
+
+
+def _logsumexp(x, axis, keepdims):
+    return jax.nn.logsumexp(x, axis=axis, keepdims=keepdims)
+
+
+def reduce_logsumexp(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
+                     name: str | None = None) -> Blob:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably (OneFlow's overflows for large x)."""
+    return _reduce("reduce_logsumexp", "ReduceLogSumExp", _logsumexp, input_tensor, axis,
+                   keepdims, name, floating=True)
 
 
 def _lower_argmax(x, *, axis):
-    return jnp.argmax(x, axis=axis).astype(jnp.int32)
+    out = jnp.argmax(x, axis=axis).astype(jnp.int32)
+    return out.reshape((1,)) if out.ndim == 0 else out
 
 
 def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noqa: A002
-    """Index (int32) of the largest value along ``axis``; ties give the first index."""
+    """Index (int32) of the largest value along ``axis``; ties give the first index. A vector
+    gives shape ``(1,)``."""
     public = "flow.math.argmax"
     name = check_name(public, name)
     require_blob(public, input, "input", name)

@@ -95,12 +95,14 @@ def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noq
 
 
 def _lower_squeeze(x, *, axes):
-    return jnp.squeeze(x, axes)
+    out = jnp.squeeze(x, axes)
+    return out.reshape((1,)) if out.ndim == 0 else out
 
 
 def squeeze(input: Blob, axis: Sequence[int] | int | None = None,  # noqa: A002
             name: str | None = None) -> Blob:
-    """Removes dimensions of size 1: those in ``axis``, or all of them when it is None."""
+    """Removes dimensions of size 1: those in ``axis``, or all of them when it is None. Removing
+    every dimension gives shape ``(1,)``, as OneFlow."""
     public = "flow.squeeze"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
@@ -268,7 +270,23 @@ def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # n
 
 
 def _lower_pad(x, *, paddings, constant_value):
-    return jnp.pad(x, paddings, constant_values=constant_value)
+    return jnp.pad(x, paddings, constant_values=jnp.asarray(constant_value, x.dtype))
+
+
+def pad_constant(public: str, x: Blob, value, name: str | None):
+    """OneFlow's attribute: a float for floating blobs, ``int(value)`` for integer blobs, which
+    must fit the dtype (flowjob checks; OneFlow wrapped around silently)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        fail(public, f"constant_value must be an int or float, got {value!r}", name)
+    if x.dtype.is_floating:
+        return builtins.float(value)
+    if not np.isfinite(value):
+        fail(public, f"constant_value {value} cannot pad the {x.dtype.name} blob {x.lbn}", name)
+    info = np.iinfo(x.dtype.np_dtype)
+    if not info.min <= int(value) <= info.max:
+        fail(public, f"constant_value {value} does not fit the {x.dtype.name} blob {x.lbn} "
+                     f"(range {info.min}..{info.max})", name)
+    return int(value)
 
 
 def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0,
@@ -286,8 +304,9 @@ def pad(x: Blob, paddings: Sequence[Sequence[int]], constant_value: float = 0,
             fail(public, f"paddings[{i}] must be a (before, after) pair of ints >= 0, got {p!r}",
                  name)
         pairs.append(int_list(public, p, 2, f"paddings[{i}]", name, minimum=0))
+    value = pad_constant(public, x, constant_value, name)
     return apply_op("pad", _lower_pad, [x],
-                    attrs={"paddings": tuple(pairs), "constant_value": constant_value}, name=name,
+                    attrs={"paddings": tuple(pairs), "constant_value": value}, name=name,
                     prefix="Pad")
 
 

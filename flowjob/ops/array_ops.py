@@ -4,6 +4,7 @@ from ._array import (
     cast,
     constant,
     constant_like,
+    constant_scalar,
     gather,
     identity,
     one_hot,
@@ -13,10 +14,29 @@ from ._array import (
     zeros,
     zeros_like,
 )
-from ._array_v04 import diag, expand, masked_fill, range, reverse
+from ._array_more import (
+    argsort,
+    broadcast_to_compatible_with,
+    diag,
+    expand,
+    masked_fill,
+    range,
+    reverse,
+    sort,
+)
+from ._index import gather_nd, identity_n, slice_update
 from ._linalg import matmul
-from ._math_v04 import count_not_finite, multi_count_not_finite, smooth_l1_loss
+from ._misc_ops import amp_white_identity, count_not_finite, multi_count_not_finite, reshape_like
 from ._pad2d import constant_pad2d, reflection_pad2d, replication_pad2d, zero_pad2d
+from ._scatter import (
+    dim_gather,
+    scatter_nd,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_update,
+    unsorted_batch_segment_sum,
+    unsorted_segment_sum,
+    unsorted_segment_sum_like,
+)
 from ._shape import (
     broadcast_like,
     concat,
@@ -36,7 +56,10 @@ __all__ = [
     "reshape", "flatten", "transpose", "concat", "stack", "split", "slice", "slice_v2",
     "squeeze", "expand_dims", "pad", "broadcast_like", "gather", "one_hot", "cast", "where",
     "constant", "constant_like", "zeros", "ones", "zeros_like", "ones_like", "identity",
-    "matmul", "diag", "masked_fill", "range", "reverse", "count_not_finite",
-    "multi_count_not_finite", "constant_pad2d", "zero_pad2d", "reflection_pad2d",
-    "replication_pad2d", "expand", "smooth_l1_loss",
+    "matmul", "gather_nd", "identity_n", "slice_update", "argsort", "sort", "diag", "expand",
+    "masked_fill", "reverse", "broadcast_to_compatible_with", "constant_pad2d", "zero_pad2d",
+    "reflection_pad2d", "replication_pad2d", "dim_gather", "scatter_nd", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
+    "unsorted_batch_segment_sum", "constant_scalar", "range",
+    "amp_white_identity", "count_not_finite", "multi_count_not_finite", "reshape_like",
 ]

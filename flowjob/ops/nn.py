@@ -1,16 +1,33 @@
 """``flow.nn``: convolution, pooling, dropout, normalization and cross-entropy ops."""
 
-from ._array_v04 import PixelShuffle, PixelShufflev2
+from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
+from ._conv_nd import conv1d, conv3d
+from ._deconv import compat_conv2d, conv2d_transpose
+from ._fused_ops import (
+    fused_bias_add_dropout,
+    fused_bias_add_gelu,
+    fused_scale_tril,
+    fused_scale_tril_softmax_dropout,
+)
+from ._loss_fns import (
+    bce_loss,
+    bce_with_logits_loss,
+    kl_div_loss,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    triplet_margin_loss,
+)
 from ._losses import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
     sparse_cross_entropy,
     sparse_softmax_cross_entropy_with_logits,
 )
-from ._math_v04 import fused_bias_add_gelu
+from ._misc_ops import random_mask_like, softmax_grad
 from ._nn import avg_pool2d, bias_add, conv2d, dropout, max_pool2d
 from ._normalization import batch_normalization, layer_norm, moments
-from ._pair_losses import KLDivLoss, MarginRankingLoss, TripletMarginLoss
+from ._pixel_shuffle import PixelShuffle, PixelShufflev2
 from ._reduce import log_softmax, softmax
 from ._unary import gelu, leaky_relu, relu, sigmoid, tanh
 
@@ -18,7 +35,20 @@ __all__ = [
     "conv2d", "max_pool2d", "avg_pool2d", "bias_add", "dropout", "relu", "leaky_relu", "gelu",
     "sigmoid", "tanh", "softmax", "log_softmax", "moments", "batch_normalization", "layer_norm",
     "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy", "KLDivLoss",
+    "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy", "elu", "relu6", "hardtanh",
+    "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
+    "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "MarginRankingLoss", "TripletMarginLoss", "PixelShuffle", "PixelShufflev2",
-    "fused_bias_add_gelu",
+    "fused_bias_add_gelu", "fused_bias_add_dropout",
+    "softmax_grad", "random_mask_like", "conv1d", "conv3d",
+    "fused_scale_tril", "fused_scale_tril_softmax_dropout",
 ]
+
+# OneFlow's class-like names for its functional losses
+MSELoss = mse_loss
+L1Loss = l1_loss
+BCELoss = bce_loss
+BCEWithLogitsLoss = bce_with_logits_loss
+KLDivLoss = kl_div_loss
+MarginRankingLoss = margin_ranking_loss
+TripletMarginLoss = triplet_margin_loss

@@ -126,7 +126,7 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
             args = [env[id(b)] for b in op.inputs]
             kwargs = dict(op.attrs)
             if op.rng:
-                kwargs["key"] = jax.random.fold_in(key, i)
+                kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
             out = op.lowering(*args, **kwargs)
             if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
                 out = _sharding.constrain(out, op.attrs["distribute"], mesh)
@@ -256,6 +256,15 @@ def _input_distribute(graph: JobGraph, blob: Blob) -> Any:
 
     axis = blob.op.attrs.get("batch_axis", 0)
     return None if axis is None else split(axis)
+
+
+def _op_key(call_key, index: int, seed: int | None):
+    """The op's key for this call: by its position in the job, or, for an op given a seed,
+    by the seed (as in OneFlow, random ops with one seed draw the same stream)."""
+    if seed is None:
+        return jax.random.fold_in(call_key, index)
+    seeded = jax.random.fold_in(call_key, 0x7FFFFFFF)  # apart from the position keys
+    return jax.random.fold_in(seeded, int(seed) & 0xFFFFFFFF)
 
 
 def _call_key(counter, mirrored: bool):

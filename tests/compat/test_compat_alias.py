@@ -104,8 +104,9 @@ def test_missing_attribute_suggests_a_close_name(alias):
 
 
 def test_missing_module_names_the_oneflow_module(alias):
-    with pytest.raises(MissingOneFlowModule, match=r"^oneflow\.core is not provided by flowjob"):
-        importlib.import_module("oneflow.core.operator.op_conf_pb2")
+    with pytest.raises(MissingOneFlowModule,
+                       match=r"^oneflow\.core\.operator\.nothing_pb2 is not provided by flowjob"):
+        importlib.import_module("oneflow.core.operator.nothing_pb2")
     with pytest.raises(MissingOneFlowModule, match=r"oneflow\.typing\.Nothing is not provided"):
         exec("from oneflow.typing import Nothing", {})
     with pytest.raises(MissingOneFlowModule, match=r"oneflow\.compatible\.multi_client is not"):

@@ -101,7 +101,8 @@ def test_missing_oneflow_module_is_named(flowjob_run, tmp_path):
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob.compat._errors.MissingOneFlowModule: oneflow.core is not provided by flowjob")
+        "flowjob.compat._errors.MissingOneFlowModule: oneflow.core.job.job_pb2 is not provided "
+        "by flowjob")
 
 
 def test_missing_script_and_syntax_error(flowjob_run, tmp_path):

@@ -59,3 +59,64 @@ def np_conv2d(x, w, strides, pads, dilations=(1, 1), groups=1):
                            j * sw:j * sw + (kw - 1) * dw + 1:dw]
                 out[:, g * og:(g + 1) * og, i, j] = np.einsum("nckl,ockl->no", patch, ws)
     return out
+
+
+def value_and_grads(fn, *arrays: np.ndarray, cotangent_seed: int = 7):
+    """Runs ``fn(*blobs)`` in a train job; returns its value and the gradients of
+    ``sum(fn(...) * c)`` (``c`` a fixed random cotangent) w.r.t. each input, via watch_diff."""
+    import functools
+    import inspect
+
+    import flowjob.typing as tp
+
+    flow.clear_default_session()  # a fresh session per call: variables zero_<i> are per call
+    arrays = tuple(np.asarray(a) for a in arrays)
+    seen: dict[int, np.ndarray] = {}
+
+    def body(*xs):
+        blobs = []
+        for i, (x, a) in enumerate(zip(xs, arrays)):
+            if a.dtype.kind == "f":
+                v = flow.get_variable(f"zero_{i}", shape=a.shape, dtype=flow.float64,
+                                      initializer=flow.zeros_initializer())
+                x = x + v
+                flow.watch_diff(x, functools.partial(seen.__setitem__, i))
+            blobs.append(x)
+        y = fn(*blobs)
+        c = np.random.default_rng(cotangent_seed).uniform(0.5, 1.5, y.shape)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
+                           momentum=0).minimize(flow.math.reduce_sum(y * c))
+        body.cotangent = c
+        return y
+
+    params = [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                annotation=tp.Numpy.Placeholder(a.shape, dtype=a.dtype))
+              for i, a in enumerate(arrays)]
+
+    def job(*xs):
+        return body(*xs)
+
+    job.__signature__ = inspect.Signature(params, return_annotation=tp.Numpy)
+    job.__annotations__ = {p.name: p.annotation for p in params} | {"return": tp.Numpy}
+    compiled = flow.global_function(type="train")(job)
+    value = compiled(*arrays)
+    flow.sync_default_session()
+    grads = [seen.get(i) for i in range(len(arrays))]
+    return value, grads, body.cotangent
+
+
+def numeric_grad(np_fn, arrays, cotangent, eps=1e-6):
+    """Central finite differences of ``sum(np_fn(*arrays) * cotangent)`` (float64)."""
+    arrays = [np.asarray(a, np.float64) for a in arrays]
+    grads = []
+    for k, a in enumerate(arrays):
+        g = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            plus = [b.copy() for b in arrays]
+            minus = [b.copy() for b in arrays]
+            plus[k][idx] += eps
+            minus[k][idx] -= eps
+            g[idx] = (np.sum(np_fn(*plus) * cotangent) - np.sum(np_fn(*minus) * cotangent)) \
+                / (2 * eps)
+        grads.append(g)
+    return grads

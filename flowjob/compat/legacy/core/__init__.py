@@ -1,0 +1,1 @@
+"""``oneflow.core``: the protobuf modules OneFlow programs import, with the names they use."""

@@ -1,0 +1,1 @@
+"""``oneflow.python``: the helper modules of OneFlow's Python package that programs import."""

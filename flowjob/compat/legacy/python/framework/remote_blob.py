@@ -1,0 +1,9 @@
+"""``oneflow.python.framework.remote_blob``: the blob class names used in annotations."""
+
+from flowjob.graph import Blob
+
+BlobDef = RemoteBlob = ConsistentBlob = MirroredBlob = Blob
+LazyConsistentBlob = LazyMirroredBlob = EagerConsistentBlob = EagerMirroredBlob = Blob
+
+__all__ = ["BlobDef", "RemoteBlob", "ConsistentBlob", "MirroredBlob", "LazyConsistentBlob",
+           "LazyMirroredBlob", "EagerConsistentBlob", "EagerMirroredBlob"]

@@ -1,0 +1,7 @@
+"""``oneflow.python.framework.session_context``: the default session."""
+
+from flowjob.runtime import Session, default_session
+
+
+def GetDefaultSession() -> Session:  # noqa: N802 - OneFlow's name
+    return default_session()
