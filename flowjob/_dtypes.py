@@ -43,6 +43,10 @@ int64 = DType("int64", np.dtype(np.int64), "kInt64", 6)
 uint8 = DType("uint8", np.dtype(np.uint8), "kUInt8", 7)
 # OneFlow's kChar is a signed byte used for strings (summary tags); NumPy has no separate type.
 char = DType("char", np.dtype(np.int8), "kChar", 1)
+# Host-only element types of the data pipeline (never in a compiled program): a batch of
+# parsed OFRecords, and per-instance arrays of differing shapes (OneFlow's TensorBuffer).
+record = DType("record", np.dtype(object), "kOFRecord", 8)
+tensor_buffer = DType("tensor_buffer", np.dtype(object), "kTensorBuffer", 10)
 float = float32  # noqa: A001 - OneFlow's spelling
 double = float64
 

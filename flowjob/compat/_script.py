@@ -11,6 +11,7 @@ import types
 from collections.abc import Sequence
 
 from ._finder import aliased
+from ._legacy_numpy import legacy_numpy_aliases
 from ._sync import synchronous_jobs
 
 
@@ -43,8 +44,9 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
 
     For the run: ``import oneflow`` (and ``oneflow.typing``, ``oneflow.compatible.single_client``
     and their submodules) gives flowjob, ``sys.argv == [script, *args]``, ``__name__`` is
-    ``"__main__"`` and the script's directory leads ``sys.path``. After the program returns, the
-    default session is synced so pending callbacks run and their errors set the exit status.
+    ``"__main__"``, the script's directory leads ``sys.path`` and NumPy's removed aliases
+    (``np.float``...) exist. After the program returns, the default session is synced so
+    pending callbacks run and their errors set the exit status.
     ``sync``: every job call completes, with its handlers and callbacks, before the program
     goes on (see ``flowjob.compat._sync``).
     """
@@ -68,7 +70,8 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(path))
     try:
-        with aliased(), (synchronous_jobs() if sync else contextlib.nullcontext()):
+        with aliased(), legacy_numpy_aliases(), (
+                synchronous_jobs() if sync else contextlib.nullcontext()):
             return _run_main(code, main)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path

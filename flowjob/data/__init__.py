@@ -1,5 +1,64 @@
-"""Data sets: ``load_mnist`` and the bundled MNIST subset (attribution in ``NOTICE``)."""
+"""Data: ``load_mnist`` (bundled MNIST subset, attribution in ``NOTICE``), OFRecord data sets
+(readers and decoders for job bodies, the record classes, writers) and OneRec files."""
 
+from flowjob.data._decode import DecodeError
+from flowjob.data._legacy import (
+    BlobConf,
+    ImageCodec,
+    ImagePreprocessor,
+    ImageResizePreprocessor,
+    NormByChannelPreprocessor,
+    RawCodec,
+    decode_ofrecord,
+)
 from flowjob.data._mnist import load_mnist
+from flowjob.data._onerec import make_example, parse_example, write_onerec
+from flowjob.data._ops import (
+    ImageDecoderRandomCropResize,
+    OFRecordBytesDecoder,
+    OFRecordImageDecoder,
+    OFRecordImageDecoderRandomCrop,
+    OFRecordRawDecoder,
+    decode_random,
+    ofrecord_loader,
+    ofrecord_reader,
+    onerec_decoder,
+    onerec_reader,
+)
+from flowjob.data._record import (
+    BytesList,
+    DoubleList,
+    Feature,
+    FloatList,
+    Int32List,
+    Int64List,
+    OFRecord,
+    RecordError,
+    iter_raw_records,
+    parse_record,
+    read_records,
+)
+from flowjob.data._stream import EndOfData, part_paths
+from flowjob.data._writer import make_record, write_image_folder, write_ofrecord, write_records
 
-__all__ = ["load_mnist"]
+# OneFlow's snake_case aliases
+ofrecord_raw_decoder = OFRecordRawDecoder
+ofrecord_bytes_decoder = OFRecordBytesDecoder
+ofrecord_image_decoder = OFRecordImageDecoder
+ofrecord_image_decoder_random_crop = OFRecordImageDecoderRandomCrop
+image_decoder_random_crop_resize = ImageDecoderRandomCropResize
+OneRecDecoder = onerec_decoder
+
+__all__ = [
+    "load_mnist", "ofrecord_reader", "ofrecord_loader", "OFRecordRawDecoder",
+    "OFRecordBytesDecoder", "OFRecordImageDecoder", "OFRecordImageDecoderRandomCrop",
+    "ImageDecoderRandomCropResize", "decode_random", "ofrecord_raw_decoder",
+    "ofrecord_bytes_decoder", "ofrecord_image_decoder", "ofrecord_image_decoder_random_crop",
+    "image_decoder_random_crop_resize", "OFRecord", "Feature", "BytesList", "FloatList",
+    "DoubleList", "Int32List", "Int64List", "RecordError", "DecodeError", "EndOfData",
+    "parse_record", "read_records", "iter_raw_records", "part_paths", "make_record",
+    "write_ofrecord", "write_records", "write_image_folder", "onerec_reader", "onerec_decoder",
+    "OneRecDecoder", "write_onerec", "make_example", "parse_example", "decode_ofrecord",
+    "BlobConf", "ImageCodec", "RawCodec", "ImagePreprocessor", "ImageResizePreprocessor",
+    "NormByChannelPreprocessor",
+]

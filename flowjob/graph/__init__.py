@@ -7,6 +7,7 @@ from ._current import (
     current_global_function_desc,
     current_scope,
 )
+from ._feed import FeedOp, add_feed_op
 from ._graph import (
     INVALID_SPLIT_AXIS,
     OPERATORS,
@@ -20,6 +21,7 @@ from ._graph import (
     check_blob,
     current_context,
     current_graph,
+    host_only_error,
     in_job,
     tracing,
 )
@@ -45,8 +47,8 @@ from ._watch import warn_unreachable_diff, watch, watch_diff
 __all__ = [
     "FunctionDesc", "Scope", "cast_to_current_logical_view", "current_global_function_desc",
     "current_scope", "INVALID_SPLIT_AXIS", "OPERATORS", "Blob", "HostOp", "JobGraph", "OpNode",
-    "Watch", "add_host_op", "apply_op",
-    "check_blob", "current_context", "current_graph", "in_job", "tracing", "all_job_graphs",
+    "Watch", "add_host_op", "apply_op", "check_blob", "current_context", "current_graph",
+    "host_only_error", "in_job", "FeedOp", "add_feed_op", "tracing", "all_job_graphs",
     "set_trace_all", "Distribute", "LogicalView", "Placement", "auto", "broadcast",
     "consistent_view", "current_placement", "device_prior_placement", "fixed_placement",
     "mirrored_view", "namespace", "placement", "split", "VariableDef", "VariableStore",

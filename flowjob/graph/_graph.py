@@ -176,8 +176,9 @@ class Blob:
 
 @dataclass(eq=False)
 class OpNode:
-    """One named op of a job. ``kind`` is "device" (lowered to JAX), "input", "variable" or
-    "host" (runs on the host after the job, e.g. summary ops)."""
+    """One named op of a job. ``kind`` is "device" (lowered to JAX), "input", "variable",
+    "host" (runs on the host after the job, e.g. summary ops) or "feed" (the host data
+    pipeline, run before the program; see graph/_feed.py)."""
 
     name: str
     op_type: str
@@ -225,6 +226,7 @@ class JobGraph:
         self.optimizer: Any = None
         self.watches: list[Watch] = []
         self.host_ops: list[HostOp] = []
+        self.feeds: list[Any] = []  # FeedOp (graph/_feed.py): the host data pipeline
         self.assigns: list[tuple[str, Blob]] = []
         self.unnamed_layers: dict[str, int] = {}  # layer kind -> unnamed layers so far
         # Locals of the scope the job was defined in: string annotations (handlers written
@@ -385,6 +387,9 @@ def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob],
     attrs = dict(attrs or {})
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     op_name = name if name is not None else graph.unique_name(prefix or _default_prefix(op_type))
+    for b in blobs:
+        if b.dtype.np_dtype.kind == "O":  # records / tensor buffers live in the data pipeline
+            raise host_only_error(b, f"an input of op {op_name!r} ({op_type})")
     dynamic = any(b.is_dynamic for b in blobs)
     if dynamic and not elementwise:
         shown = ", ".join(b.lbn for b in blobs if b.is_dynamic)
@@ -415,6 +420,15 @@ def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob],
     return tuple(op.outputs) if multi else op.outputs[0]
 
 
+def host_only_error(blob: Blob, use: str) -> OpError:
+    """The error for a data-pipeline blob (records, tensor buffers) used by the program."""
+    return OpError(
+        f"{blob.lbn} ({blob.dtype.name}) is produced by the host data pipeline and has no fixed "
+        f"numeric shape, so it cannot be {use}; decode it first (flow.data.OFRecordRawDecoder, "
+        "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w)"
+        f"\n  at {describe_frame(user_frame())}")
+
+
 def _short(attrs: dict[str, Any]) -> str:
     text = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
     return text if len(text) < 300 else text[:300] + "..."
@@ -428,6 +442,9 @@ def add_host_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., None], *
     """
     graph = current_graph()
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
+    for b in blobs:
+        if b.dtype.np_dtype.kind == "O":
+            raise host_only_error(b, f"an input of {op_type}")
     op_name = name if name is not None else graph.unique_name(_default_prefix(op_type))
     op = graph.add_op(name=op_name, op_type=op_type, kind="host", lowering=None, inputs=blobs,
                       attrs=attrs or {}, outputs=[])

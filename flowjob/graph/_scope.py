@@ -44,6 +44,7 @@ class Placement:
 
     device_tag: str
     machine_device_ids: tuple[str, ...]
+    requested_tag: str = ""  # the tag the program named ("gpu" runs on the CPU without GPUs)
 
     def device_ids(self) -> list[tuple[int, int]]:
         """(machine, device) pairs named by the placement strings."""
@@ -105,7 +106,8 @@ class placement(contextlib.ContextDecorator):  # noqa: N801 - OneFlow's spelling
 
     def __init__(self, device_tag: str, machine_device_ids: str | list[str] = "0:0",
                  hierarchy: object = None):
-        self.placement = Placement(_normalise_tag(device_tag), _parse_ids(machine_device_ids))
+        self.placement = Placement(_normalise_tag(device_tag), _parse_ids(machine_device_ids),
+                                   device_tag)
         self.hierarchy = hierarchy
 
     def __enter__(self) -> placement:

@@ -67,11 +67,29 @@ class VariableStore:
         self.values[name] = arr
 
 
-def _variable_blob(graph, vdef: VariableDef) -> Blob:
+def _free_argument_name(graph, name: str) -> None:
+    """OneFlow names job argument ops ``Input_<n>``, so a variable may take an argument's
+    name: the argument's op is renamed ``Input_<n>`` here."""
+    for op in graph.ops:
+        if op.kind == "input" and op.name == name:
+            n = 0
+            while f"Input_{n}" in graph._names:
+                n += 1
+            graph._names.discard(name)
+            graph._names.add(f"Input_{n}")
+            op.name = f"Input_{n}"
+            return
+
+
+def _variable_blob(graph, vdef: VariableDef, trainable: bool) -> Blob:
+    """The job's variable op. ``trainable`` is this job's own: as in OneFlow, each job's
+    variable op carries the flag of that job's first request (a GAN's generator job trains G
+    and reads D frozen, the discriminator job the other way round)."""
     if vdef.name in graph.variables:
         return graph.variables[vdef.name]
+    _free_argument_name(graph, vdef.name)
     conf = getattr(vdef.initializer, "conf", None)
-    attrs = {"shape": vdef.shape, "dtype": vdef.dtype.name, "trainable": vdef.trainable,
+    attrs = {"shape": vdef.shape, "dtype": vdef.dtype.name, "trainable": trainable,
              "initializer": conf}
     # Variables keep their full (namespaced) names as op names: no second prefix.
     op = graph.add_op(name=vdef.name, op_type="variable", kind="variable", lowering=None,
@@ -118,8 +136,8 @@ def get_variable(name: str, shape: tuple[int, ...] | list[int] | None = None, dt
                 f"variable {full!r} has no initializer and the job's function_config sets no "
                 "default_initializer_conf; pass initializer=flow.zeros_initializer() or similar "
                 f"({describe_frame(user_frame())})")
+    trainable = True if trainable is None else bool(trainable)
     vdef = VariableDef(full, tuple(int(d) for d in shape), dtype, initializer,
-                       trainable=True if trainable is None else bool(trainable),
-                       regularizer=regularizer, distribute=distribute)
+                       trainable=trainable, regularizer=regularizer, distribute=distribute)
     vdef = ctx.variables.define(vdef, random_seed)
-    return _variable_blob(graph, vdef)
+    return _variable_blob(graph, vdef, trainable)

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import typing as tp
 from ..errors import JobDefinitionError, describe_frame, user_frame
-from ._graph import Blob, Watch, check_blob, current_graph
+from ._graph import Blob, Watch, check_blob, current_graph, host_only_error
 
 
 def _conversion(handler: Callable[..., Any], blob: Blob) -> str:
@@ -68,6 +68,8 @@ def _printer(prompt: str | None, is_dynamic: bool) -> tuple[Callable[[Any], None
 
 def _register(blob: Blob, handler_or_prompt: Callable[..., Any] | str | None, kind: str) -> Watch:
     blob = check_blob(blob, "watched value")
+    if blob.dtype.np_dtype.kind == "O":
+        raise host_only_error(blob, "watched")
     if handler_or_prompt is None or isinstance(handler_or_prompt, str):
         handler, convert = _printer(handler_or_prompt, blob.is_dynamic)
     elif callable(handler_or_prompt):

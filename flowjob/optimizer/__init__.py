@@ -1,9 +1,9 @@
 """``flow.optimizer``: optimizers, learning-rate schedules, warmup and gradient clipping."""
 
-from . import grad_clipping, warmup
+from . import grad_clipping, loss_scale, warmup
 from ._base import Optimizer
 from ._legacy import from_model_update_conf, scheduler_from_conf
-from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, RMSProp
+from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp
 from ._schedules import (
     CosineScheduler,
     CustomScheduler,
@@ -19,9 +19,9 @@ from ._schedules import (
 )
 
 __all__ = [
-    "Optimizer", "SGD", "SGDW", "Adam", "AdamW", "RMSProp", "LAMB", "LARS",
+    "Optimizer", "SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp", "LAMB", "LARS",
     "LrScheduler", "PiecewiseConstantScheduler", "PiecewiseScalingScheduler", "CosineScheduler",
     "PolynomialScheduler", "PolynomialSchduler", "ExponentialScheduler", "InverseTimeScheduler",
     "NaturalExpScheduler", "LinearCosineScheduler", "CustomScheduler",
-    "warmup", "grad_clipping", "from_model_update_conf", "scheduler_from_conf",
+    "warmup", "grad_clipping", "loss_scale", "from_model_update_conf", "scheduler_from_conf",
 ]

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import jax.numpy as jnp
 
+from ._loss_scale import LossScalePolicy, StaticLossScalePolicy
 from ._schedules import LrScheduler, _as_step
 from .grad_clipping import ClipGradient
 
@@ -46,7 +47,8 @@ class Optimizer:
                  grad_clipping: ClipGradient | None = None,
                  variables: Sequence[str] | None = None, weight_decay: float | None = None,
                  weight_decay_includes: Sequence[str] | str | None = None,
-                 weight_decay_excludes: Sequence[str] | str | None = None):
+                 weight_decay_excludes: Sequence[str] | str | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         who = self._name
         if not isinstance(lr_scheduler, LrScheduler):
             raise TypeError(
@@ -58,6 +60,14 @@ class Optimizer:
                 f"got {type(grad_clipping).__name__}")
         if loss_scale_factor is not None and not float(loss_scale_factor) > 0:
             raise ValueError(f"{who}: loss_scale_factor must be > 0, got {loss_scale_factor}")
+        if loss_scale_policy is not None:
+            if not isinstance(loss_scale_policy, LossScalePolicy):
+                raise TypeError(
+                    f"{who}: loss_scale_policy must be flow.optimizer.loss_scale."
+                    f"static_loss_scale(...) or dynamic_loss_scale(...), got "
+                    f"{type(loss_scale_policy).__name__}")
+            if loss_scale_factor is not None:
+                raise ValueError(f"{who}: set loss_scale_factor or loss_scale_policy, not both")
         if isinstance(variables, str):
             variables = [variables]
         if variables is not None:
@@ -79,6 +89,9 @@ class Optimizer:
         # Static loss scaling (mixed precision): OneFlow seeds the loss gradient with the factor
         # and divides the parameter gradients by it again, so updates do not change with it.
         self.loss_scale_factor = None if loss_scale_factor is None else float(loss_scale_factor)
+        if loss_scale_policy is None and loss_scale_factor is not None:
+            loss_scale_policy = StaticLossScalePolicy(loss_scale_factor)
+        self.loss_scale_policy = loss_scale_policy
         self.variables = variables
         self.weight_decay = None if weight_decay is None else float(weight_decay)
         self.weight_decay_includes = includes
@@ -193,6 +206,8 @@ class Optimizer:
             fields["grad_clipping"] = self.grad_clipping
         if self.loss_scale_factor is not None:
             fields["loss_scale_factor"] = self.loss_scale_factor
+        elif self.loss_scale_policy is not None:
+            fields["loss_scale_policy"] = self.loss_scale_policy
         if self.variables is not None:
             fields["variables"] = self.variables
         body = ", ".join(f"{k}={v!r}" for k, v in fields.items())

@@ -195,8 +195,8 @@ def from_model_update_conf(conf: Mapping, primary_lr: float,
         return Adam(sched, f["beta1"], f["beta2"], f["epsilon"], f["do_bias_correction"],
                     grad_clipping=clip, **decay)
     if rule == "lazy_adam_conf":
-        # Lazy Adam differs from Adam only for sparse (indexed-slices) gradients, which flowjob
-        # does not produce; OneFlow's legacy lazy_adam_conf always corrected the bias.
+        # As in OneFlow, lazy_adam_conf is adam_update with bias correction; rows are updated
+        # lazily under indexed_slices_optimizer_conf, as for every Adam.
         return Adam(sched, f["beta1"], f["beta2"], f["epsilon"], True, grad_clipping=clip,
                     **decay)
     return LAMB(sched, f["beta1"], f["beta2"], f["epsilon"], grad_clipping=clip, **decay)

@@ -1,4 +1,4 @@
-"""Update rules: SGD (plain and momentum), Adam/AdamW, RMSProp, LAMB and LARS.
+"""Update rules: SGD (plain and momentum), Adam/AdamW/LazyAdam, RMSProp, LAMB and LARS.
 
 Each ``_apply`` mirrors the arithmetic of OneFlow's model-update kernels
 (``oneflow/user/kernels/model_update_kernel_util.*``, v0.4): weight decay enters the update
@@ -12,10 +12,11 @@ from collections.abc import Sequence
 import jax.numpy as jnp
 
 from ._base import Optimizer
+from ._loss_scale import LossScalePolicy
 from ._schedules import LrScheduler
 from .grad_clipping import ClipGradient
 
-__all__ = ["SGD", "SGDW", "Adam", "AdamW", "RMSProp", "LAMB", "LARS"]
+__all__ = ["SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp", "LAMB", "LARS"]
 
 _Patterns = Sequence[str] | str | None
 
@@ -30,6 +31,13 @@ def _unit_interval(value, who: str, name: str, *, closed_low: bool = True) -> fl
     if not ok:
         raise ValueError(f"{who}: {name} must be in {'[' if closed_low else '('}0, 1), "
                          f"got {value}")
+    return value
+
+
+def _non_negative(value, who: str, name: str) -> float:
+    value = float(value)
+    if not value >= 0.0:
+        raise ValueError(f"{who}: {name} must be >= 0, got {value}")
     return value
 
 
@@ -52,9 +60,11 @@ class SGD(Optimizer):
     def __init__(self, lr_scheduler: LrScheduler, loss_scale_factor: float | None = None,
                  momentum: float = 0.9, grad_clipping: ClipGradient | None = None, *,
                  weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None):
+                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
                          grad_clipping=grad_clipping, variables=variables,
+                         loss_scale_policy=loss_scale_policy,
                          weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
                          weight_decay_excludes=weight_decay_excludes)
         momentum = float(momentum)
@@ -85,10 +95,12 @@ class SGDW(SGD):
                  momentum: float = 0.9, weight_decay: float | None = None,
                  weight_decay_includes: _Patterns = None, weight_decay_excludes: _Patterns = None,
                  grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None):
+                 variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, loss_scale_factor, momentum, grad_clipping,
                          weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes, variables=variables)
+                         weight_decay_excludes=weight_decay_excludes, variables=variables,
+                         loss_scale_policy=loss_scale_policy)
 
 
 class Adam(Optimizer):
@@ -107,9 +119,11 @@ class Adam(Optimizer):
                  loss_scale_factor: float | None = None,
                  grad_clipping: ClipGradient | None = None, *,
                  weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None):
+                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
                          grad_clipping=grad_clipping, variables=variables,
+                         loss_scale_policy=loss_scale_policy,
                          weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
                          weight_decay_excludes=weight_decay_excludes)
         self.beta1 = _unit_interval(beta1, self._name, "beta1")
@@ -146,11 +160,34 @@ class AdamW(Adam):
                  loss_scale_factor: float | None = None, weight_decay: float | None = None,
                  weight_decay_includes: _Patterns = None, weight_decay_excludes: _Patterns = None,
                  grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None):
+                 variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, beta1, beta2, epsilon, do_bias_correction,
                          loss_scale_factor, grad_clipping, weight_decay=weight_decay,
                          weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes, variables=variables)
+                         weight_decay_excludes=weight_decay_excludes, variables=variables,
+                         loss_scale_policy=loss_scale_policy)
+
+
+class LazyAdam(Adam):
+    """OneFlow's LazyAdam: the ``adam_update`` rule with bias correction. As in OneFlow, the
+    "lazy" row updates come from ``indexed_slices_optimizer_conf`` (which makes SGD, momentum
+    and Adam update only the rows a ``flow.gather`` read), not from this class.
+    """
+
+    _name = "LazyAdam"
+
+    def __init__(self, lr_scheduler: LrScheduler, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, loss_scale_factor: float | None = None,
+                 grad_clipping: ClipGradient | None = None, *,
+                 variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
+        super().__init__(lr_scheduler, beta1, beta2, epsilon, True, loss_scale_factor,
+                         grad_clipping, variables=variables,
+                         loss_scale_policy=loss_scale_policy)
+
+    def _fields(self):
+        return {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon}
 
 
 class RMSProp(Optimizer):
@@ -158,7 +195,9 @@ class RMSProp(Optimizer):
 
     ``denom = s`` or, when ``centered``, ``s - mg^2`` with ``mg = d mg + (1-d) g``. States:
     ``"<var>-mean_square"`` and (centered) ``"<var>-mean_gradient"``. As in OneFlow's kernel,
-    weight decay is not part of this rule.
+    weight decay is not part of this rule. ``epsilon=0`` is allowed as in OneFlow; where
+    ``denom + eps`` is 0 (the element never had a gradient) the element stays unchanged,
+    where OneFlow's kernel computes ``0 * rsqrt(0)`` = NaN.
     """
 
     _name = "RMSProp"
@@ -167,11 +206,13 @@ class RMSProp(Optimizer):
                  epsilon: float = 1e-8, centered: bool = False,
                  loss_scale_factor: float | None = None,
                  grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None):
+                 variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
-                         grad_clipping=grad_clipping, variables=variables)
+                         grad_clipping=grad_clipping, variables=variables,
+                         loss_scale_policy=loss_scale_policy)
         self.decay_rate = _unit_interval(decay_rate, self._name, "decay_rate")
-        self.epsilon = _positive(epsilon, self._name, "epsilon")
+        self.epsilon = _non_negative(epsilon, self._name, "epsilon")
         self.centered = bool(centered)
 
     def _slots(self, name, param):
@@ -189,7 +230,9 @@ class RMSProp(Optimizer):
             mg = (1.0 - d) * grad + d * slots[f"{name}-mean_gradient"]
             changed[f"{name}-mean_gradient"] = mg
             denom = ms - mg * mg
-        return param - lr * grad / jnp.sqrt(denom + self.epsilon), changed
+        denom = denom + self.epsilon
+        safe = jnp.where(denom > 0, denom, 1.0)
+        return param - lr * jnp.where(denom > 0, grad / jnp.sqrt(safe), 0.0), changed
 
     def _fields(self):
         return {"decay_rate": self.decay_rate, "epsilon": self.epsilon, "centered": self.centered}
@@ -210,9 +253,11 @@ class LAMB(Optimizer):
                  epsilon: float = 1e-6, loss_scale_factor: float | None = None,
                  grad_clipping: ClipGradient | None = None, *,
                  weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None):
+                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
                          grad_clipping=grad_clipping, variables=variables,
+                         loss_scale_policy=loss_scale_policy,
                          weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
                          weight_decay_excludes=weight_decay_excludes)
         self.beta1 = _unit_interval(beta1, self._name, "beta1")
@@ -244,11 +289,12 @@ class LAMB(Optimizer):
 
 
 class LARS(Optimizer):
-    """LARS, following OneFlow's kernel (RMS norms over the variable's elements).
+    """LARS, following OneFlow v0.4's kernel (``LarsUpdateKernelUtil``).
 
-    ``local_lr = lr * coeff * |w| / (eps + |g| + wd * |w|)`` (the ``wd`` term is skipped at
-    step 0), with ``|x| = sqrt(mean(x^2))``; ``mom = beta * mom - local_lr * (g + wd * w);
-    w += mom``. State ``"<var>-momentum"``.
+    With L2 norms ``|w|`` and ``|g|`` over the variable:
+    ``local_lr = lr * coeff * |w| / (eps + |g| + wd * |w|)`` (``lr`` itself when either
+    norm is 0); ``mom = beta * mom - local_lr * g``; ``w += mom - local_lr * wd * w``: weight
+    decay stays out of the momentum. State ``"<var>-momentum"``.
     """
 
     _name = "LARS"
@@ -258,9 +304,11 @@ class LARS(Optimizer):
                  loss_scale_factor: float | None = None,
                  grad_clipping: ClipGradient | None = None, *,
                  weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None):
+                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
+                 loss_scale_policy: LossScalePolicy | None = None):
         super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
                          grad_clipping=grad_clipping, variables=variables,
+                         loss_scale_policy=loss_scale_policy,
                          weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
                          weight_decay_excludes=weight_decay_excludes)
         self.momentum_beta = _unit_interval(momentum_beta, self._name, "momentum_beta")
@@ -271,13 +319,13 @@ class LARS(Optimizer):
         return {f"{name}-momentum": _zeros(param)}
 
     def _apply(self, name, grad, param, slots, lr, step, weight_decay):
-        w_norm = jnp.sqrt(jnp.mean(param * param))
-        g_norm = jnp.sqrt(jnp.mean(grad * grad))
-        denom = self.epsilon + g_norm + jnp.where(step == 0, 0.0, weight_decay * w_norm)
-        local_lr = lr * self.lars_coefficient * w_norm / denom
+        w_norm = jnp.sqrt(jnp.sum(param * param))
+        g_norm = jnp.sqrt(jnp.sum(grad * grad))
+        ratio = self.lars_coefficient * w_norm / (self.epsilon + g_norm + weight_decay * w_norm)
+        local_lr = lr * jnp.where((w_norm > 0) & (g_norm > 0), ratio, 1.0)
         key = f"{name}-momentum"
-        mom = self.momentum_beta * slots[key] - local_lr * (grad + weight_decay * param)
-        return param + mom, {key: mom}
+        mom = self.momentum_beta * slots[key] - local_lr * grad
+        return param + mom - local_lr * weight_decay * param, {key: mom}
 
     def _fields(self):
         return {"momentum_beta": self.momentum_beta, "epsilon": self.epsilon,

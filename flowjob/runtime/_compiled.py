@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import typing as tp
 from ._arguments import StagingPool, exact_layouts
+from ._feed import Feeder
 from ._lowering import Fetch, LoweredJob
 from ._results import LocalBlob
 from ._trace import TracedJob
@@ -47,6 +48,8 @@ class CompiledJob:
     # (watch, Fetch of its value or None, index of its gradient) per handler that runs
     handler_plan: list = field(default_factory=list)
     host_op_plan: list = field(default_factory=list)  # (host op, Fetch of each input)
+    # The job's data pipeline (readers, decoders): inputs appended after the arguments.
+    feeder: Feeder | None = None
 
     @classmethod
     def build(cls, traced: TracedJob, lowered: LoweredJob, concurrency: int) -> CompiledJob:
@@ -63,6 +66,8 @@ class CompiledJob:
         if entry.layouts is not None and not entry.host_reads_inputs and lowered.mesh is None:
             entry.staging = StagingPool()
         entry.completes_inline = not (graph.watches or graph.host_ops)
+        if graph.feeds:
+            entry.feeder = Feeder(graph, sum(len(spec.defs) for spec in traced.params))
         if traced.return_tree is not None:
             entry.return_fetches = [(fetches[id(b)], b.is_dynamic) for b in traced.returns]
             tree = traced.return_tree

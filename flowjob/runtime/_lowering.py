@@ -117,9 +117,10 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
                perturb: dict[int, Any], key: Any, mesh: Any = None) -> dict[int, Any]:
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
-        if op.kind == "input":
-            if id(op.outputs[0]) in inputs:
-                env[id(op.outputs[0])] = inputs[id(op.outputs[0])]
+        if op.kind in ("input", "feed"):  # a job argument, or data pipeline outputs
+            for blob in op.outputs:
+                if id(blob) in inputs:
+                    env[id(blob)] = inputs[id(blob)]
         elif op.kind == "variable":
             env[id(op.outputs[0])] = state[op.name]
         elif op.kind == "device":
@@ -227,6 +228,10 @@ def _lower_mirrored(graph, step, store, state_names, device_inputs, fetches, dif
     are averaged across devices, so training matches one device on the whole batch."""
     from jax.sharding import PartitionSpec as P
 
+    if graph.feeds:  # its blobs have the whole batch's shape, not a device's piece
+        raise JobDefinitionError(
+            f"job {graph.name!r}: data pipeline ops (ofrecord_reader...) need the consistent "
+            "view when the job spans several devices; the batch is split among them there")
     train = graph.is_train
     split, repl = P(_sharding.AXIS), P()
     out_specs = (repl, split, split) if train else split
@@ -300,12 +305,17 @@ class _TrainStep:
         self.device_fetch = device_fetch
         self.diff_watches = diff_watches
         self.optimizer = _build_optimizer(graph)
-        trainable = [n for n in variable_names
-                     if store.defs[n].trainable and store.defs[n].dtype.is_floating]
+        # Trainable is per job: the flag of this job's own variable op.
+        trainable = [n for n in variable_names if graph.variables[n].op.attrs["trainable"]
+                     and store.defs[n].dtype.is_floating]
         chosen = getattr(self.optimizer, "variable_names", None)
         self.trained = list(chosen(trainable)) if chosen else trainable
         self.regularizers = {n: store.defs[n].regularizer for n in self.trained
                              if store.defs[n].regularizer is not None}
+        from ..optimizer._indexed_slices import sparse_variables
+
+        self.sparse = sparse_variables(graph, self.optimizer, self.trained,
+                                       set(self.regularizers))
         slots = self.optimizer.init({n: store.values[n] for n in self.trained})
         for name, value in slots.items():
             store.define_system(name, value)
@@ -313,7 +323,12 @@ class _TrainStep:
         self.step_name = TRAIN_STEP_PREFIX + graph.name
         store.define_system(self.step_name, np.zeros((1,), np.int64))
         self.loss_count = graph.losses[0].numel()
-        self.state_names = list(dict.fromkeys([*variable_names, *self.slot_names]))
+        self.loss_scale = getattr(self.optimizer, "loss_scale_policy", None)
+        scale_state = self.loss_scale.state(graph.name) if self.loss_scale else {}
+        for name, value in scale_state.items():
+            store.define_system(name, value)
+        self.state_names = list(dict.fromkeys([*variable_names, *self.slot_names,
+                                               *scale_state]))
 
     def __call__(self, state, inputs, train_step):
         graph = self.graph
@@ -324,18 +339,26 @@ class _TrainStep:
         rest = {n: v for n, v in state.items() if n not in params}
         zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype)
                  for w in self.diff_watches}
+        # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
+        # OneFlow's would) and divides it out of the parameter gradients again.
+        loss_scale = self.loss_scale.scale(graph.name, state) if self.loss_scale else None
 
         def objective(params, perturb):
             env = _interpret(graph, {**rest, **params}, feed, perturb, key, self.mesh)
             total = sum(jnp.sum(env[id(loss)].astype(jnp.float32)) for loss in graph.losses)
             fetched = tuple(env[id(b)] for b in self.device_fetch)
             assigned = {name: env[id(blob)] for name, blob in graph.assigns}
-            return total, (fetched, assigned)
+            seeded = total if loss_scale is None else total * loss_scale
+            rows = {name: env[id(blob)] for name, blob in self.sparse.items()}
+            return seeded, (fetched, assigned, rows)
 
-        (_, (fetched, assigned)), (grads, pgrads) = jax.value_and_grad(
+        (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
             objective, argnums=(0, 1), has_aux=True)(params, zeros)
         # OneFlow differentiates the sum of losses, then scales parameter gradients by 1/N.
         scale = 1.0 / self.loss_count
+        if loss_scale is not None:
+            scale = scale / loss_scale
+            pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
         grads = {n: g * jnp.asarray(scale, g.dtype) for n, g in grads.items()}
         if self.mirrored:  # average the per-device gradients (and moving statistics)
             grads = jax.lax.pmean(grads, _sharding.AXIS)
@@ -347,10 +370,26 @@ class _TrainStep:
                 grads[name] = grads[name] + regularization_grad(params[name], reg)
         slots = {n: state[n] for n in self.slot_names}
         new_params, new_slots = self.optimizer.update(grads, params, slots, train_step)
+        if rows:  # indexed_slices_optimizer_conf: only gathered rows change
+            from ..optimizer._indexed_slices import keep_untouched_rows
+
+            for name, indices in rows.items():
+                new_params = keep_untouched_rows(indices, new_params, params, [name])
+                new_slots = keep_untouched_rows(indices, new_slots, slots,
+                                                self.optimizer.slot_names(name))
         new_state = dict(state)
+        if self.loss_scale is not None:
+            finite = jnp.all(jnp.asarray([jnp.all(jnp.isfinite(g)) for g in grads.values()]))
+            if self.loss_scale.skips_non_finite:  # skip the whole update, as OneFlow's skip_if
+                new_params = _keep_unless(finite, new_params, params)
+                new_slots = _keep_unless(finite, new_slots, slots)
+            new_state.update(self.loss_scale.next_state(graph.name, state, finite))
         new_state.update(new_params)
         new_state.update(new_slots)
         new_state.update({n: v.astype(state[n].dtype) for n, v in assigned.items()})
         diffs = tuple(pgrads[id(w.blob)] for w in self.diff_watches)
         return new_state, fetched, diffs
 
+
+def _keep_unless(ok, new: dict, old: dict) -> dict:
+    return {k: jnp.where(ok, v, old[k]) for k, v in new.items()}

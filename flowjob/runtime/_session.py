@@ -44,7 +44,7 @@ class Session:
     def register(self, job: Any) -> None:
         old = self.jobs.get(job.__name__)
         if old is not None and old is not job:
-            self.compiled.pop(job.__name__, None)
+            _close_feeder(self.compiled.pop(job.__name__, None))
         self.jobs[job.__name__] = job
 
     def compiled_job(self, job: Any) -> CompiledJob:
@@ -136,10 +136,17 @@ class Session:
     def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
                    private: bool) -> tuple[list[Any], tuple[Any, ...]]:
         lowered = entry.lowered
-        host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
-                                                   lowered.device_inputs, lowered.pieces,
-                                                   private, entry.layouts,
-                                                   entry.staging if private else None)
+        if entry.feeder is None:
+            host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
+                                                       lowered.device_inputs, lowered.pieces,
+                                                       private, entry.layouts,
+                                                       entry.staging if private else None)
+        else:  # the data pipeline's inputs follow the arguments
+            host_args, _ = prepare_arguments(job.__name__, entry.traced.params, args, [],
+                                             lowered.pieces, private, entry.layouts,
+                                             entry.staging if private else None)
+            host_args.extend(entry.feeder.next())
+            device_args = tuple(host_args[i] for i in lowered.device_inputs)
         if lowered.mesh is not None:
             device_args = tuple(_sharding.to_global(a, sh)
                                 for a, sh in zip(device_args, lowered.input_shardings))
@@ -349,7 +356,14 @@ class Session:
             self.release_held()
             self.completion.drain()
         finally:
+            for entry in list(self.compiled.values()):
+                _close_feeder(entry)
             self.completion.report_pending_at_exit()
+
+
+def _close_feeder(entry: CompiledJob | None) -> None:
+    if entry is not None and entry.feeder is not None:
+        entry.feeder.close()
 
 
 def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:

@@ -25,7 +25,7 @@ def job_devices(graph: JobGraph) -> list[Any]:
     per_process = max(1, len(devices) // max(1, jax.process_count()))
     placements = [op.placement for op in graph.ops if op.placement is not None]
     if placements:
-        ids = sorted({pair for p in placements for pair in p.device_ids()})
+        ids = sorted({pair for p in placements for pair in _placed_ids(p, per_process)})
     else:
         count = min(_config.process.device_num, per_process)
         ids = [(m, d) for m in range(jax.process_count()) for d in range(count)]
@@ -39,6 +39,17 @@ def job_devices(graph: JobGraph) -> list[Any]:
                 f"{device + 1}) (or gpu_device_num) before the first job runs")
         chosen.append(devices[index])
     return chosen
+
+
+def _placed_ids(placement: Any, per_process: int) -> list[tuple[int, int]]:
+    """A placement's (machine, device) pairs. OneFlow's CPU devices are logical (threads of
+    one host), so a ``"cpu"`` placement naming more devices than exist, e.g. ``"0:0-1"``
+    under ``gpu_device_num(1)``, runs on the devices that exist; the consistent view makes
+    the result the same."""
+    ids = placement.device_ids()
+    if placement.requested_tag == "cpu":
+        ids = [(m, d) for m, d in ids if d < per_process] or [(m, 0) for m, _ in ids[:1]]
+    return ids
 
 
 def job_mesh(graph: JobGraph) -> Mesh | None:

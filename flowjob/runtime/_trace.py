@@ -11,7 +11,7 @@ import jax
 
 from .. import typing as tp
 from ..errors import JobDefinitionError
-from ..graph import Blob, JobGraph, VariableStore, tracing
+from ..graph import Blob, JobGraph, VariableStore, host_only_error, tracing
 
 _RETURN_HELP = ("allowed return annotations: None, tp.Numpy, tp.ListNumpy, Tuple/List/Dict of "
                 "them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]")
@@ -203,6 +203,8 @@ def trace(job_name: str, fn, job_type: str, config: Any, store: VariableStore,
         return TracedJob(graph, params, [], None, ret_ann)
     leaves, tree = jax.tree_util.tree_flatten(result, is_leaf=lambda x: isinstance(x, Blob))
     for leaf in leaves:
+        if isinstance(leaf, Blob) and leaf.dtype.np_dtype.kind == "O":
+            raise host_only_error(leaf, f"returned by job {job_name!r}")
         if not isinstance(leaf, Blob) or leaf.graph is not graph:
             raise JobDefinitionError(
                 f"job {job_name!r} returned {leaf!r}: a job may return blobs of its own body, "

@@ -196,11 +196,11 @@ def test_lars_local_learning_rate():
     got, _ = run(lars, params, grads)
 
     def rule(w, g, mom, lr, t, k):
-        wn, gn = np.sqrt(np.mean(w * w)), np.sqrt(np.mean(g * g))
-        extra = 0.0 if t == 0 else 0.001 * wn
-        local = lr * 0.01 * wn / (1e-9 + gn + extra)
-        mom = 0.9 * mom - local * (g + 0.001 * w)
-        return w + mom, mom
+        # OneFlow v0.4 LarsUpdateKernelUtil: L2 norms, weight decay outside the momentum.
+        wn, gn = np.sqrt(np.sum(w * w)), np.sqrt(np.sum(g * g))
+        local = lr * (0.01 * wn / (1e-9 + gn + 0.001 * wn) if wn > 0 and gn > 0 else 1.0)
+        mom = 0.9 * mom - local * g
+        return w + mom - local * 0.001 * w, mom
     want, _ = ref_run(params, grads, rule, np.zeros_like)
     assert_close(got, want)
 

@@ -1,0 +1,167 @@
+"""``flow.image.Resize``, ``flow.image.CropMirrorNormalize`` and ``flow.random.CoinFlip``
+for job bodies: data pipeline ops, run on the host ahead of the job's calls."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _dtypes
+from .._deprecation import warn_once
+from ..graph import Blob, add_feed_op
+from . import _image
+from ._decode import channels as _channels
+from ._ops import _batch, _fail, _module_name, _name_and_seed
+
+_IMAGES = (_dtypes.tensor_buffer, _dtypes.uint8)
+
+
+def Resize(image: Blob, target_size: int | Sequence[int] | None = None,  # noqa: N802
+           min_size: int | None = None, max_size: int | None = None,
+           keep_aspect_ratio: bool = False, resize_side: str = "shorter", channels: int = 3,
+           dtype: Any = None, interpolation_type: str = "auto", name: str | None = None,
+           color_space: str | None = None, interp_type: str | None = None,
+           resize_shorter: int = 0, resize_x: int = 0, resize_y: int = 0) -> Any:
+    """Resizes decoded images (Pillow), as OneFlow's ``image.Resize``.
+
+    ``keep_aspect_ratio=False``: every image to ``target_size=(width, height)``; returns
+    ``(images (N, h, w, channels) of dtype (uint8), scale (N, 2) float32 (w, h factors),
+    None)``. ``keep_aspect_ratio=True``: the ``resize_side`` ("shorter"/"longer") side to
+    the int ``target_size`` (bounded by ``max_size``/``min_size``); returns ``(images as
+    tensor buffers, scale, new (w, h) int32)``. With the deprecated ``resize_x``/``resize_y``,
+    ``resize_shorter``, ``color_space`` or ``interp_type`` only the images are returned.
+    """
+    op = "image.Resize"
+    batch = _batch(image, op, (_dtypes.tensor_buffer,))
+    deprecated = False
+    if color_space is not None:
+        warn_once("image.Resize.color_space", "color_space has been deprecated. Please use "
+                                              "channels instead.")
+        deprecated, channels = True, _channels(color_space)
+    if interp_type is not None:
+        warn_once("image.Resize.interp_type", "interp_type has been deprecated. Please use "
+                                              "interpolation_type instead.")
+        kinds = {"Linear": "bilinear", "NN": "nearest_neighbor", "Cubic": "bicubic"}
+        if interp_type not in kinds:
+            raise _fail(op, f"invalid interp_type {interp_type!r}; use one of {list(kinds)}")
+        deprecated, interpolation_type = True, kinds[interp_type]
+    if resize_x > 0 and resize_y > 0:
+        warn_once("image.Resize.resize_xy", "resize_x and resize_y has been deprecated. Please "
+                                            "use target_size instead.")
+        deprecated, target_size, keep_aspect_ratio = True, (resize_x, resize_y), False
+    if resize_shorter > 0:
+        warn_once("image.Resize.resize_shorter", "resize_shorter has been deprecated. Please "
+                                                 "use target_size instead.")
+        deprecated, target_size = True, resize_shorter
+        keep_aspect_ratio, resize_side = True, "shorter"
+    if interpolation_type not in _image.INTERPOLATIONS:
+        raise _fail(op, f"interpolation_type must be one of {list(_image.INTERPOLATIONS)}, got "
+                        f"{interpolation_type!r}")
+    if keep_aspect_ratio:
+        if not isinstance(target_size, int):
+            raise _fail(op, "target_size must be an int when keep_aspect_ratio is True, got "
+                            f"{target_size!r}")
+        if resize_side not in ("shorter", "longer"):
+            raise _fail(op, f'resize_side must be "shorter" or "longer", got {resize_side!r}')
+        fn = functools.partial(_image.resize_keep_aspect, target=target_size,
+                               min_size=min_size or 0, max_size=max_size or 0,
+                               longer=resize_side == "longer", interpolation=interpolation_type)
+        outputs = [((batch,), _dtypes.tensor_buffer, False), ((batch, 2), _dtypes.float32, False),
+                   ((batch, 2), _dtypes.int32, False)]
+        res, scale, size = add_feed_op(
+            "image_resize_keep_aspect_ratio", [image], fn, name=name, prefix="ImageResize",
+            outputs=outputs, attrs={"target_size": target_size, "resize_side": resize_side})
+        return res if deprecated else (res, scale, size)
+    if (not isinstance(target_size, (list, tuple)) or len(target_size) != 2
+            or not all(isinstance(v, int) and v > 0 for v in target_size)):
+        raise _fail(op, "target_size must be (width, height) when keep_aspect_ratio is False, "
+                        f"got {target_size!r}")
+    width, height = target_size
+    dt = _dtypes.as_dtype(dtype if dtype is not None else _dtypes.uint8)
+    fn = functools.partial(_image.resize_fixed, width=width, height=height, channels=channels,
+                           dtype=dt.np_dtype, interpolation=interpolation_type)
+    res, scale = add_feed_op(
+        "image_resize_to_fixed", [image], fn, name=name, prefix="ImageResize",
+        outputs=[((batch, height, width, channels), dt, False),
+                 ((batch, 2), _dtypes.float32, False)],
+        attrs={"target_width": width, "target_height": height, "channels": channels,
+               "data_type": dt.name, "interpolation_type": interpolation_type})
+    return res if deprecated else (res, scale, None)
+
+
+def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # noqa: N802
+                        color_space: str = "BGR", output_layout: str = "NCHW",
+                        crop_h: int = 0, crop_w: int = 0, crop_pos_y: float = 0.5,
+                        crop_pos_x: float = 0.5, mean: Sequence[float] = (0.0,),
+                        std: Sequence[float] = (1.0,), output_dtype: Any = _dtypes.float32,
+                        name: str | None = None) -> Blob:
+    """Crops each image at ``crop_pos`` (a fraction of the free space), flips those whose
+    ``mirror_blob`` flag is set, and normalizes ``(x - mean) / std`` per channel; the input is
+    a uint8 NHWC batch or tensor buffers (then ``crop_h``/``crop_w`` are required)."""
+    op = "image.CropMirrorNormalize"
+    batch = _batch(input_blob, op, _IMAGES)
+    try:
+        c = _channels(color_space)
+    except ValueError as exc:
+        raise _fail(op, str(exc)) from None
+    if output_layout not in ("NCHW", "NHWC"):
+        raise _fail(op, f'output_layout must be "NCHW" or "NHWC", got {output_layout!r}')
+    if input_blob.dtype is _dtypes.uint8:
+        if input_blob.ndim != 4 or input_blob.shape[3] != c:
+            raise _fail(op, f"a uint8 input must be (N, H, W, {c}) for color_space "
+                            f"{color_space!r}, got {input_blob.shape}")
+        h, w = crop_h or input_blob.shape[1], crop_w or input_blob.shape[2]
+        if h > input_blob.shape[1] or w > input_blob.shape[2]:
+            raise _fail(op, f"crop {h}x{w} is larger than the images {input_blob.shape[1:3]}")
+    else:
+        if crop_h <= 0 or crop_w <= 0:
+            raise _fail(op, "images of differing sizes (tensor buffers) need crop_h and crop_w")
+        h, w = crop_h, crop_w
+    mean_v, std_v = _per_channel(op, "mean", mean, c), _per_channel(op, "std", std, c)
+    dt = _dtypes.as_dtype(output_dtype)
+    if not dt.is_floating:
+        raise _fail(op, f"output_dtype must be floating point, got {dt.name}")
+    inputs = [input_blob]
+    if mirror_blob is not None:
+        if _batch(mirror_blob, op, (_dtypes.int8,)) != batch or mirror_blob.numel() != batch:
+            raise _fail(op, f"mirror_blob must hold one int8 flag per image ({batch}), got shape "
+                            f"{mirror_blob.shape}")
+        inputs.append(mirror_blob)
+    fn = functools.partial(_crop_mirror_normalize, crop_h=h, crop_w=w, crop_pos_y=crop_pos_y,
+                           crop_pos_x=crop_pos_x, mean=mean_v, std=std_v, layout=output_layout,
+                           dtype=dt.np_dtype)
+    shape = (batch, c, h, w) if output_layout == "NCHW" else (batch, h, w, c)
+    kind = "tensorbuffer" if input_blob.dtype is _dtypes.tensor_buffer else "uint8"
+    return add_feed_op(f"crop_mirror_normalize_from_{kind}", inputs, fn, name=name,
+                       prefix="CropMirrorNormalize", outputs=[(shape, dt, False)],
+                       attrs={"color_space": color_space, "output_layout": output_layout,
+                              "crop_h": h, "crop_w": w, "crop_pos_y": crop_pos_y,
+                              "crop_pos_x": crop_pos_x, "mean": list(mean_v),
+                              "std": list(std_v)})
+
+
+def CoinFlip(batch_size: int = 1, seed: int | None = None,  # noqa: N802
+             probability: float = 0.5, name: str = "CoinFlip") -> Blob:
+    """``(batch_size,)`` int8 flags, each 1 with ``probability``, drawn anew for every call
+    (the ``mirror_blob`` of :func:`CropMirrorNormalize`); seeded like the readers."""
+    if not 0.0 <= probability <= 1.0:
+        raise _fail("random.CoinFlip", f"probability must be in [0, 1], got {probability!r}")
+    name, seed = _name_and_seed(_module_name(name, "CoinFlip"), "CoinFlip", seed)
+    factory = functools.partial(_image.CoinFlip, batch_size, probability, seed)
+    return add_feed_op("coin_flip", [], factory, source=True, name=name,
+                       attrs={"batch_size": batch_size, "probability": probability},
+                       outputs=[((batch_size,), _dtypes.int8, False)])
+
+
+def _crop_mirror_normalize(images, mirror=None, **kwargs) -> np.ndarray:
+    return _image.crop_mirror_normalize(images, mirror, **kwargs)
+
+
+def _per_channel(op: str, what: str, values: Sequence[float], c: int) -> np.ndarray:
+    values = [float(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
+    if len(values) not in (1, c):
+        raise _fail(op, f"{what} must have 1 or {c} values, got {values}")
+    return np.asarray(values * (c // len(values)), np.float32)

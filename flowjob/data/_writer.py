@@ -1,0 +1,131 @@
+"""Writing OFRecord data sets: from NumPy arrays, or from a folder of images per class."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._progress import Progress
+from ._record import OFRecord, frame
+from ._stream import part_paths
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff")
+
+
+def _set_feature(feature: Any, value: Any, name: str) -> None:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        feature.bytes_list.value.append(bytes(value))
+        return
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, bytes) for v in value):
+        feature.bytes_list.value.extend(value)
+        return
+    array = np.asarray(value)
+    kind, size = array.dtype.kind, array.dtype.itemsize
+    flat = array.reshape(-1)
+    if kind == "f" and size <= 4:
+        feature.float_list.value.extend(flat.astype(np.float32).tolist())
+    elif kind == "f":
+        feature.double_list.value.extend(flat.tolist())
+    elif kind in "biu" and (size < 4 or (kind == "i" and size == 4)):
+        feature.int32_list.value.extend(flat.astype(np.int32).tolist())
+    elif kind in "iu":
+        feature.int64_list.value.extend(flat.astype(np.int64).tolist())
+    elif kind in "SO" and all(isinstance(v, bytes) for v in flat):
+        feature.bytes_list.value.extend(flat.tolist())
+    else:
+        raise TypeError(f"feature {name!r}: cannot store values of dtype {array.dtype} in an "
+                        "OFRecord (use floats, integers or bytes)")
+
+
+def make_record(features: Mapping[str, Any]) -> Any:
+    """One ``OFRecord`` from ``{name: value}``: float32/16 arrays become ``float_list``,
+    float64 ``double_list``, integers up to 32 bits ``int32_list``, wider ``int64_list``, and
+    ``bytes`` (or a list of them) ``bytes_list``."""
+    record = OFRecord()
+    for name, value in features.items():
+        _set_feature(record.feature[name], value, name)
+    return record
+
+
+def _count(features: Mapping[str, Any]) -> int:
+    counts = {name: len(v) for name, v in features.items()}
+    if not counts:
+        raise ValueError("write_ofrecord: no features given")
+    if len(set(counts.values())) != 1:
+        raise ValueError(f"write_ofrecord: every feature needs one value per record; got "
+                         f"counts {counts}")
+    return next(iter(counts.values()))
+
+
+def write_records(records: Sequence[Any], out_dir: str | os.PathLike, part_num: int = 1,
+                  part_name_prefix: str = "part-", part_name_suffix_length: int = -1,
+                  progress: bool = False) -> list[str]:
+    """Writes ``OFRecord`` messages (or serialized bytes) to ``part_num`` part files, split
+    into contiguous, nearly equal runs; returns the file paths."""
+    if part_num < 1:
+        raise ValueError(f"part_num must be >= 1, got {part_num}")
+    out_dir = os.fspath(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    paths = part_paths(out_dir, part_num, part_name_prefix, part_name_suffix_length)
+    bounds = np.linspace(0, len(records), part_num + 1).astype(int)
+    meter = Progress(f"writing {out_dir}", len(records), enabled=progress)
+    for path, start, stop in zip(paths, bounds[:-1], bounds[1:]):
+        with open(path, "wb") as handle:
+            for record in records[start:stop]:
+                handle.write(frame(record))
+                meter.update()
+    meter.close()
+    return paths
+
+
+def write_ofrecord(out_dir: str | os.PathLike, features: Mapping[str, Any], part_num: int = 1,
+                   part_name_prefix: str = "part-", part_name_suffix_length: int = -1,
+                   progress: bool = False) -> list[str]:
+    """Writes a data set that ``flow.data.ofrecord_reader`` reads.
+
+    ``features`` maps field names to one value per record: an array whose first axis is the
+    record index (each record gets its row, flattened), or a list (e.g. encoded images as
+    ``bytes``, or arrays of differing lengths). Returns the part file paths.
+    """
+    n = _count(features)
+    records = [make_record({name: values[i] for name, values in features.items()})
+               for i in range(n)]
+    return write_records(records, out_dir, part_num, part_name_prefix,
+                         part_name_suffix_length, progress)
+
+
+def write_image_folder(image_dir: str | os.PathLike, out_dir: str | os.PathLike,
+                       part_num: int = 1, part_name_prefix: str = "part-",
+                       part_name_suffix_length: int = -1, shuffle: bool = True,
+                       seed: int = 0, progress: bool = False) -> tuple[list[str], list[str]]:
+    """``image_dir/<class>/<image>`` files to records ``{"encoded": file bytes,
+    "class/label": int32 class index}`` (the fields OneFlow's ImageNet scripts read).
+
+    Classes are the sub-folder names in sorted order. Returns (part paths, class names).
+    """
+    image_dir = os.fspath(image_dir)
+    classes = sorted(e.name for e in os.scandir(image_dir) if e.is_dir())
+    if not classes:
+        raise ValueError(f"{image_dir}: no class sub-folders (expected <dir>/<class>/<image>)")
+    files = [(os.path.join(image_dir, c, f), label) for label, c in enumerate(classes)
+             for f in sorted(os.listdir(os.path.join(image_dir, c)))
+             if f.lower().endswith(IMAGE_SUFFIXES)]
+    if not files:
+        raise ValueError(f"{image_dir}: no image files ({', '.join(IMAGE_SUFFIXES)})")
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(files))
+        files = [files[i] for i in order]
+    meter = Progress(f"reading {image_dir}", len(files), unit="images", enabled=progress)
+    records = []
+    for path, label in files:
+        with open(path, "rb") as handle:
+            records.append(make_record({"encoded": handle.read(),
+                                        "class/label": np.int32(label)}))
+        meter.update()
+    meter.close()
+    paths = write_records(records, out_dir, part_num, part_name_prefix,
+                          part_name_suffix_length, progress)
+    return paths, classes

@@ -1,0 +1,113 @@
+"""Runs a job's host data pipeline (its feed ops) ahead of the calls that consume it.
+
+One thread per compiled job evaluates the whole pipeline once per call, in call order, and
+keeps up to ``depth`` calls' worth of inputs ready (as OneFlow's data readers kept a buffer of
+four batches), so reading and decoding overlap the programs of earlier calls. A failure in
+the pipeline (a truncated file, the end of a finite dataset) is raised by the call that would
+have used the failed batch, and by every later call.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+import numpy as np
+
+from ..errors import FlowJobError, describe_frame
+from ..graph import Blob, JobGraph
+
+DEPTH = 4
+
+
+class _Failed:
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+class Feeder:
+    """Values of ``graph.inputs[first:]`` (the pipeline's program inputs) for each call."""
+
+    def __init__(self, graph: JobGraph, first: int, depth: int = DEPTH):
+        self.graph = graph
+        self.wanted: list[Blob] = graph.inputs[first:]
+        self.depth = depth
+        self.produced = 0  # calls' worth of inputs computed so far (read by tests)
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = threading.Event()
+        self._failure: BaseException | None = None
+
+    def next(self) -> list[np.ndarray]:
+        """The next call's pipeline inputs (waits for them; starts the thread on first use)."""
+        if self._failure is not None:
+            raise self._failure
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name=f"flowjob-feed-{self.graph.name}", daemon=True)
+                self._thread.start()
+        item = self._queue.get()
+        if isinstance(item, _Failed):
+            self._failure = item.exc
+            raise item.exc
+        return item
+
+    def close(self) -> None:
+        """Stops the thread (within 0.1 s when it waits on a full queue)."""
+        self._closed.set()
+
+    # -- the pipeline thread -----------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            streams = {id(f.op): f.fn() for f in self.graph.feeds if f.source}
+        except BaseException as exc:  # noqa: BLE001 - delivered to the calling thread
+            self._put(_Failed(exc))
+            return
+        while not self._closed.is_set():
+            try:
+                values = self._step(streams)
+            except BaseException as exc:  # noqa: BLE001 - delivered to the calling thread
+                self._put(_Failed(exc))
+                return
+            self.produced += 1
+            if not self._put(values):
+                return
+
+    def _put(self, item: Any) -> bool:
+        while not self._closed.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _step(self, streams: dict[int, Any]) -> list[np.ndarray]:
+        env: dict[int, Any] = {}
+        for feed in self.graph.feeds:
+            op = feed.op
+            try:
+                if feed.source:
+                    out = streams[id(op)]()
+                else:
+                    out = feed.fn(*[env[id(b)] for b in op.inputs])
+            except FlowJobError as exc:  # name the op and the user's line that created it
+                raise type(exc)(f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of "
+                                f"job {self.graph.name!r}, created at "
+                                f"{describe_frame(op.user_frame)}") from None
+            outs = out if len(op.outputs) > 1 else (out,)
+            for blob, value in zip(op.outputs, outs):
+                env[id(blob)] = value
+        return [_checked(blob, env[id(blob)]) for blob in self.wanted]
+
+
+def _checked(blob: Blob, value: Any) -> np.ndarray:
+    """A pipeline value as the program input its blob promised (shape and dtype)."""
+    array = np.ascontiguousarray(value, dtype=blob.dtype.np_dtype)
+    if array.shape != blob.shape:
+        raise ValueError(f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "
+                         f"{array.shape}, but its blob {blob.lbn} has shape {blob.shape}")
+    return array
