@@ -15,6 +15,7 @@ from ._config import FunctionConfig
 from ._real_shape import real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, convert
 from ._session import default_session
+from ._trace import parse_params
 
 
 class JobFunction:
@@ -36,19 +37,21 @@ class JobFunction:
         self.config = config
         # One-device mirrored jobs: variants traced at real ListNumpy shapes (_real_shape).
         self._variants: dict[tuple, JobFunction] = {}
-        self._varies: tuple[Any, bool] | None = None  # (entry, whether variants may apply)
+        self._dynamic_params: list[Any] | None = None  # parsed at the first call
         default_session().register(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError(f"job {self.__name__!r} takes positional arguments only, got "
                             f"keyword argument(s) {sorted(kwargs)}")
-        session = default_session()
-        entry = session.compiled_job(self)
-        if self._may_vary(entry):
-            variant = self._variant(entry, args)
+        if self._dynamic_params is None:
+            self._dynamic_params = self._mirrored_dynamic_params()
+        if self._dynamic_params:
+            variant = self._variant(args)
             if variant is not None:
                 return variant(*args)
+        session = default_session()
+        entry = session.compiled_job(self)
         kind, inner = entry.return_kind, entry.return_inner
         if kind == "blocking":
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short
@@ -71,23 +74,25 @@ class JobFunction:
 
         return register
 
-    def _may_vary(self, entry: Any) -> bool:
-        varies = self._varies
-        if varies is None or varies[0] is not entry:
-            may = (entry.lowered.pieces == 1
-                   and self.config.logical_view.name == "mirrored"
-                   and any(s.defs[0].is_dynamic for s in entry.traced.params))
-            varies = self._varies = (entry, may)
-        return varies[1]
+    def _mirrored_dynamic_params(self) -> list[Any]:
+        """The parameters, for a mirrored-view job with ListNumpy ones; else []."""
+        if self.config.logical_view.name != "mirrored":
+            return []
+        try:
+            params, _ = parse_params(self.__name__, self.fn, self.definition_locals)
+        except JobDefinitionError:
+            return []  # reported by the trace
+        return params if any(s.defs[0].is_dynamic for s in params) else []
 
-    def _variant(self, entry: Any, args: tuple[Any, ...]) -> JobFunction | None:
-        shapes = real_shapes(entry.traced.params, args)
+    def _variant(self, args: tuple[Any, ...]) -> JobFunction | None:
+        params = self._dynamic_params or []
+        shapes = real_shapes(params, args)
         if shapes is None:
             return None
         variant = self._variants.get(shapes)
         if variant is None:
             shown = "_".join("x".join(map(str, s)) for s in shapes if s is not None)
-            fn = variant_function(self.fn, entry.traced.params, shapes,
+            fn = variant_function(self.fn, params, shapes,
                                   f"{self.__name__}-real_shape-{shown}")
             if fn is None:
                 return None

@@ -3,9 +3,9 @@
 OneFlow gives such an argument to the job as a dynamic blob of its real shape, and every op
 then works on the real data (argmax, concat, gather_nd, gradients...). flowjob runs the job
 traced at the real shapes instead: a variant job, compiled once per distinct set of shapes
-and sharing the variables, so results and watched values have the real size. (With several
-devices, mirrored pieces keep their declared shape; consistent-view ListNumpy blobs stay
-padded dynamic blobs.)
+and sharing the variables, so results and watched values have the real size. It applies when
+every such argument is a one-array list (one device); with several devices, mirrored pieces
+keep their declared shape, and consistent-view ListNumpy blobs stay padded dynamic blobs.
 """
 
 from __future__ import annotations
