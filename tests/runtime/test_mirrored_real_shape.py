@@ -56,3 +56,15 @@ def test_gradients_and_variables_are_shared_with_the_variant():
     # d(sum(x * w))/dw = x.sum(0), scaled by 1/N of the (1,)-shaped loss: one SGD step.
     np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), 1 - 0.1 * x.sum(0),
                                rtol=1e-6)
+
+
+def test_top_k_larger_than_the_real_axis_gives_all_of_it():
+    flow.clear_default_session()
+
+    @flow.global_function(function_config=_mirrored())
+    def Job(x: tp.ListNumpy.Placeholder((2, 50))) -> tp.ListNumpy:
+        return flow.math.top_k(x, k=50)  # OneFlow's kernel takes min(k, size)
+
+    x = np.random.default_rng(1).permutation(20).reshape(2, 10).astype(np.float32)
+    (idx,) = Job([x])
+    np.testing.assert_array_equal(idx, np.argsort(-x, axis=1))
