@@ -128,7 +128,6 @@ EXCLUDED: dict[str, str] = {
     "test_sync_dynamic_resize.py": _missing("flow.sync_dynamic_resize"),
     "test_unique.py": _missing("flow.experimental.unique_with_counts"),
     "test_unpack_pack.py": _missing("flow.pack / flow.unpack"),
-    "test_upsample.py": _missing("flow.layers.upsample_2d"),
 }
 
 SUITE: dict[str, str] = {

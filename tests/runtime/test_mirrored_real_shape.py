@@ -68,3 +68,17 @@ def test_top_k_larger_than_the_real_axis_gives_all_of_it():
     x = np.random.default_rng(1).permutation(20).reshape(2, 10).astype(np.float32)
     (idx,) = Job([x])
     np.testing.assert_array_equal(idx, np.argsort(-x, axis=1))
+
+
+def test_in_top_k_says_0_for_a_row_with_a_non_finite_prediction():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def Job(t: tp.Numpy.Placeholder((3,), dtype=flow.int32),
+            p: tp.Numpy.Placeholder((3, 4))) -> tp.Numpy:
+        return flow.math.in_top_k(t, p, 2)
+
+    preds = np.array([[0.9, 0.1, 0.2, 0.3], [0.9, np.inf, 0.2, 0.3], [np.nan, 1, 0, 0]],
+                     np.float32)
+    # As OneFlow's kernel and tf.math.in_top_k: any inf/nan in a row makes it 0.
+    np.testing.assert_array_equal(Job(np.array([0, 0, 1], np.int32), preds), [1, 0, 0])
