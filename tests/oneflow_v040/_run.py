@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,7 +42,8 @@ class Result:
 
 
 def run_file(name: str, timeout: float = 600.0, cpu_only: bool = False) -> Result:
-    """Runs ``ops/<name>`` as ``flowjob run <name> -v`` (its folder as cwd) in a subprocess.
+    """Runs ``ops/<name>`` as ``flowjob run ops/<name> -v`` in a subprocess, in a fresh
+    temporary folder (the files write logs and snapshots to their working directory).
 
     ``cpu_only``: set ``ONEFLOW_TEST_CPU_ONLY=1`` (the file then skips its "gpu" cases).
     """
@@ -51,11 +53,12 @@ def run_file(name: str, timeout: float = 600.0, cpu_only: bool = False) -> Resul
         env["ONEFLOW_TEST_CPU_ONLY"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
-    cmd = [sys.executable, str(HERE / "_launch.py"), name, "-v"]
+    cmd = [sys.executable, str(HERE / "_launch.py"), str(OPS / name), "-v"]
     start = time.monotonic()
     try:
-        proc = subprocess.run(cmd, cwd=OPS, env=env, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        with tempfile.TemporaryDirectory(prefix="oneflow_v040_") as work:
+            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
+                                  timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
         out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         return Result(name, "timeout", seconds=time.monotonic() - start,
