@@ -51,14 +51,14 @@ def _positive(value, who: str, name: str) -> float:
 class SGD(Optimizer):
     """Stochastic gradient descent; OneFlow's default ``momentum`` is 0.9.
 
-    ``momentum == 0``: ``w -= lr * (g + wd * w)`` (no state).
+    ``momentum == 0`` (or ``None``): ``w -= lr * (g + wd * w)`` (no state).
     Otherwise: ``v = momentum * v - lr * g; w += v - lr * wd * w`` with state ``"<var>-momentum"``.
     """
 
     _name = "SGD"
 
     def __init__(self, lr_scheduler: LrScheduler, loss_scale_factor: float | None = None,
-                 momentum: float = 0.9, grad_clipping: ClipGradient | None = None, *,
+                 momentum: float | None = 0.9, grad_clipping: ClipGradient | None = None, *,
                  weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
                  weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
                  loss_scale_policy: LossScalePolicy | None = None):
@@ -67,7 +67,9 @@ class SGD(Optimizer):
                          loss_scale_policy=loss_scale_policy,
                          weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
                          weight_decay_excludes=weight_decay_excludes)
-        momentum = float(momentum)
+        # OneFlow-Benchmark passes momentum=None for "no momentum" (its --momentum 0), which
+        # OneFlow v0.4 wrote into momentum_conf.beta and failed on; None means 0 here.
+        momentum = 0.0 if momentum is None else float(momentum)
         if momentum < 0.0:
             raise ValueError(f"{self._name}: momentum must be >= 0, got {momentum}")
         self.momentum = momentum
@@ -92,7 +94,7 @@ class SGDW(SGD):
     _name = "SGDW"
 
     def __init__(self, lr_scheduler: LrScheduler, loss_scale_factor: float | None = None,
-                 momentum: float = 0.9, weight_decay: float | None = None,
+                 momentum: float | None = 0.9, weight_decay: float | None = None,
                  weight_decay_includes: _Patterns = None, weight_decay_excludes: _Patterns = None,
                  grad_clipping: ClipGradient | None = None, *,
                  variables: Sequence[str] | None = None,

@@ -186,3 +186,12 @@ def test_indexed_slices_sgd_weight_decay_and_momentum_stay_on_gathered_rows():
     got = flow.get_all_variables()
     np.testing.assert_allclose(got["embeddings"].numpy(), w, rtol=1e-5)
     np.testing.assert_allclose(got["embeddings-momentum"].numpy(), mom, rtol=1e-5, atol=1e-7)
+
+
+def test_sgd_momentum_none_is_plain_sgd():
+    params, grads = make_problem(13)
+    sgd = opt.SGD(schedule(), momentum=None)
+    got, slots = run(sgd, params, grads)
+    want, _ = ref_run(params, grads, lambda w, g, s, lr, t, k: (w - lr * g, s), np.zeros_like)
+    assert_close(got, want)
+    assert slots == {}
