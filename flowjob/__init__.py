@@ -21,6 +21,7 @@ from . import (  # noqa: E402
     summary,
     train,
     typing,
+    unittest,
 )
 from ._dtypes import (  # noqa: E402
     bfloat16,
@@ -130,6 +131,8 @@ from .ops.initializers import (  # noqa: E402
 from .runtime import (  # noqa: E402
     FunctionConfig,
     clear_default_session,
+    eager_execution_enabled,
+    enable_eager_execution,
     function,
     function_config,
     global_function,

@@ -22,8 +22,19 @@ def _activation(public: str, op_type: str, prefix: str, lowering, x: Blob,
     require_blob(public, x, "x", name)
     if not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
+    if x.dtype.np_dtype.itemsize < 4:
+        lowering = _in_float32(lowering)
     return apply_op(op_type, lowering, [x], attrs=attrs, name=name, prefix=prefix,
                     elementwise=True)
+
+
+def _in_float32(lowering):
+    """Half-precision inputs computed in float32 and rounded once at the end, as OneFlow's
+    half kernels do: a float16 chain (and its gradient) loses several ulps."""
+    def run(x, **attrs):
+        return lowering(x.astype(jnp.float32), **attrs).astype(x.dtype)
+
+    return run
 
 
 def _elu(x, *, alpha):

@@ -167,7 +167,9 @@ def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob],
 def _lower_in_top_k(targets, predictions, *, k):
     picked = jnp.take_along_axis(predictions, targets.astype(jnp.int32)[:, None], axis=1)
     above = jnp.sum(predictions > picked, axis=1)
-    return ((above < k) & jnp.isfinite(picked[:, 0])).astype(jnp.int8)
+    # As OneFlow's kernel (and TensorFlow): a row with any non-finite prediction says 0.
+    finite = jnp.all(jnp.isfinite(predictions), axis=1)
+    return ((above < k) & finite).astype(jnp.int8)
 
 
 def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) -> Blob:

@@ -186,17 +186,18 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa:
           name: str | None = None) -> Blob:
     """Indices (int32) of the ``k`` largest values along ``axis`` (OneFlow returns only indices).
 
-    With ``sorted`` the indices are ordered by descending value, otherwise by index.
+    With ``sorted`` the indices are ordered by descending value, otherwise by index. A ``k``
+    larger than the axis gives all its indices, as OneFlow's kernel (``min(k, size)``).
     """
     public = "flow.math.top_k"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
     axis = norm_axis(public, axis, input.ndim, name)
-    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= input.shape[axis]:
-        fail(public, f"k must be an int in [1, {input.shape[axis]}] (the size of axis {axis}), "
-                     f"got {k!r}", name)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        fail(public, f"k must be an int >= 1, got {k!r}", name)
     return apply_op("top_k", _lower_top_k, [input],
-                    attrs={"axis": axis, "k": k, "sorted": bool(sorted)}, name=name, prefix="TopK")
+                    attrs={"axis": axis, "k": min(k, input.shape[axis]), "sorted": bool(sorted)},
+                    name=name, prefix="TopK")
 
 
 def _lower_softmax(x, *, axis):

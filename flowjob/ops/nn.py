@@ -27,6 +27,7 @@ from ._losses import (
 from ._misc_ops import random_mask_like, softmax_grad
 from ._nn import avg_pool2d, bias_add, conv2d, dropout, max_pool2d
 from ._normalization import batch_normalization, layer_norm, moments
+from ._pixel_shuffle import PixelShuffle, PixelShufflev2
 from ._reduce import log_softmax, softmax
 from ._unary import gelu, leaky_relu, relu, sigmoid, tanh
 
@@ -37,7 +38,8 @@ __all__ = [
     "sigmoid_cross_entropy_with_logits", "sparse_cross_entropy", "elu", "relu6", "hardtanh",
     "hardsigmoid", "hardswish", "swish", "mish", "logsoftmax", "conv2d_transpose",
     "compat_conv2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
-    "MarginRankingLoss", "TripletMarginLoss", "fused_bias_add_gelu", "fused_bias_add_dropout",
+    "MarginRankingLoss", "TripletMarginLoss", "PixelShuffle", "PixelShufflev2",
+    "fused_bias_add_gelu", "fused_bias_add_dropout",
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
     "fused_scale_tril", "fused_scale_tril_softmax_dropout",
 ]

@@ -102,6 +102,12 @@ class FunctionConfig:
 
         return initializers.from_conf(conf)
 
+    @property
+    def function_desc(self) -> _FlagView:
+        """OneFlow's read side: ``config.function_desc.enable_inplace`` is the value that
+        ``config.enable_inplace(...)`` stored (True when called without an argument)."""
+        return _FlagView(self.flags)
+
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
@@ -110,6 +116,19 @@ class FunctionConfig:
             self.flags[name] = value
 
         return set_flag
+
+
+class _FlagView:
+    """Read-only view of a FunctionConfig's generic flags."""
+
+    def __init__(self, flags: dict[str, Any]) -> None:
+        self._flags = flags
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._flags:
+            raise AttributeError(f"function_desc.{name}: this FunctionConfig has not set "
+                                 f"{name} (set flags: {sorted(self._flags) or 'none'})")
+        return self._flags[name]
 
 
 def function_config() -> FunctionConfig:

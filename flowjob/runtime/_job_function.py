@@ -12,8 +12,10 @@ from .. import typing as tp
 from .._deprecation import warn_once
 from ..errors import JobDefinitionError
 from ._config import FunctionConfig
+from ._real_shape import real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, convert
 from ._session import default_session
+from ._trace import parse_params
 
 
 class JobFunction:
@@ -33,6 +35,9 @@ class JobFunction:
         self.definition_locals = definition_locals or {}
         self.job_type = job_type
         self.config = config
+        # One-device mirrored jobs: variants traced at real ListNumpy shapes (_real_shape).
+        self._variants: dict[tuple, JobFunction] = {}
+        self._dynamic_params: list[Any] | None = None  # parsed at the first call
         self.session = default_session()  # the only session it may run in
         self.session.register(self)
 
@@ -40,6 +45,12 @@ class JobFunction:
         if kwargs:
             raise TypeError(f"job {self.__name__!r} takes positional arguments only, got "
                             f"keyword argument(s) {sorted(kwargs)}")
+        if self._dynamic_params is None:
+            self._dynamic_params = self._mirrored_dynamic_params()
+        if self._dynamic_params:
+            variant = self._variant(args)
+            if variant is not None:
+                return variant(*args)
         session = default_session()
         entry = session.compiled_job(self)
         kind, inner = entry.return_kind, entry.return_inner
@@ -67,6 +78,32 @@ class JobFunction:
             session.register_callback(future, deliver)
 
         return register
+
+    def _mirrored_dynamic_params(self) -> list[Any]:
+        """The parameters, for a mirrored-view job with ListNumpy ones; else []."""
+        if self.config.logical_view.name != "mirrored":
+            return []
+        try:
+            params, _ = parse_params(self.__name__, self.fn, self.definition_locals)
+        except JobDefinitionError:
+            return []  # reported by the trace
+        return params if any(s.defs[0].is_dynamic for s in params) else []
+
+    def _variant(self, args: tuple[Any, ...]) -> JobFunction | None:
+        params = self._dynamic_params or []
+        shapes = real_shapes(params, args)
+        if shapes is None:
+            return None
+        variant = self._variants.get(shapes)
+        if variant is None:
+            shown = "_".join("x".join(map(str, s)) for s in shapes if s is not None)
+            fn = variant_function(self.fn, params, shapes,
+                                  f"{self.__name__}-real_shape-{shown}")
+            if fn is None:
+                return None
+            variant = JobFunction(fn, self.job_type, self.config, self.definition_locals)
+            self._variants[shapes] = variant
+        return variant
 
     def __repr__(self) -> str:
         return f"<flowjob {self.job_type} job {self.__name__}>"

@@ -1,0 +1,56 @@
+"""Mirrored view on one device: ListNumpy arguments smaller than their placeholders.
+
+OneFlow gives such an argument to the job as a dynamic blob of its real shape, and every op
+then works on the real data (argmax, concat, gather_nd, gradients...). flowjob runs the job
+traced at the real shapes instead: a variant job, compiled once per distinct set of shapes
+and sharing the variables, so results and watched values have the real size. It applies when
+every such argument is a one-array list (one device); with several devices, mirrored pieces
+keep their declared shape, and consistent-view ListNumpy blobs stay padded dynamic blobs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
+    """Per parameter, the real shape of a one-array ListNumpy argument that fits its
+    placeholder (None for the others); None when every argument has its declared shape."""
+    if len(args) != len(params):
+        return None  # the usual argument check reports it
+    shapes: list[tuple[int, ...] | None] = []
+    for spec, value in zip(params, args):
+        shape = None
+        d = spec.defs[0]
+        if (not spec.is_tuple and d.is_dynamic and isinstance(value, (list, tuple))
+                and len(value) == 1):
+            real = getattr(value[0], "shape", None)
+            if (real is not None and len(real) == len(d.shape)
+                    and all(0 < r <= m for r, m in zip(real, d.shape))):
+                shape = tuple(int(r) for r in real)
+        shapes.append(None if shape == d.shape else shape)
+    return tuple(shapes) if any(s is not None for s in shapes) else None
+
+
+def variant_function(fn: Callable[..., Any], params: Sequence[Any],
+                     shapes: Sequence[tuple[int, ...] | None], name: str
+                     ) -> Callable[..., Any] | None:
+    """``fn`` with the placeholders of ``shapes`` declared at those shapes; None when ``fn``
+    declares its placeholders as legacy default values (not annotations)."""
+    annotations = dict(getattr(fn, "__annotations__", {}))
+    if not isinstance(fn, types.FunctionType) or any(
+            spec.name not in annotations for spec in params):
+        return None
+    for spec, shape in zip(params, shapes):
+        if shape is not None:
+            annotations[spec.name] = dataclasses.replace(spec.defs[0], shape=shape)
+    new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
+                             fn.__closure__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__annotations__ = annotations
+    new.__module__ = fn.__module__
+    new.__qualname__ = name
+    return new
