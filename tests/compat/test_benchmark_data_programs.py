@@ -119,7 +119,9 @@ def test_wide_and_deep_loss_falls(tmp_path, dataset_format):
         "--deep_dropout_rate", "0", "--learning_rate", "0.003", "--max_iter", "80",
         "--loss_print_every_n_iter", "10", "--eval_interval", "80", "--eval_batchs", "4",
         "--gpu_num_per_node", "1", "--use_single_dataloader_thread"], tmp_path)
-    losses = [float(m) for m in re.findall(r"^\d+ time [\d.]+ loss ([\d.]+)$", out, re.M)]
+    # Not anchored at the line start: the program's data-loading message, printed from its
+    # main thread, may land in front of a loss line printed from the callback thread.
+    losses = [float(m) for m in re.findall(r"\d+ time [\d.]+ loss ([\d.]+)$", out, re.M)]
     assert len(losses) == 8, out[-2000:]
     assert losses[0] > 0.6  # about ln 2 at the start
     assert losses[-1] < 0.85 * losses[0]
