@@ -52,7 +52,10 @@ def _commands(code: str) -> list[list[str]]:
     for raw in code.splitlines():
         line = raw.split(" #", 1)[0].strip()
         if line and not line.startswith("#"):
-            out.append(shlex.split(line.replace("[", "").replace("]", "")))
+            words = shlex.split(line.replace("[", "").replace("]", ""))
+            while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
+                words = words[1:]  # environment assignments before the command
+            out.append(words)
     return out
 
 
