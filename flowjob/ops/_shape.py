@@ -6,10 +6,11 @@ import builtins
 import math
 from collections.abc import Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op
 from ._util import check_name, fail, int_list, norm_axis, require_blob, shape_tuple
 
 
@@ -123,6 +124,28 @@ def _lower_concat(*xs, axis):
     return jnp.concatenate(xs, axis=axis)
 
 
+def _masked_concat(*xs, real, axis):
+    # Each input goes where the real parts before it end, over their padding.
+    out = jnp.zeros(_lower_concat(*xs, axis=axis).shape, xs[0].dtype)
+    offset = jnp.zeros((), jnp.int32)
+    for x, r in zip(xs, real):
+        out = jax.lax.dynamic_update_slice_in_dim(out, x, offset, axis)
+        offset = offset + r[axis]
+    return out
+
+
+def _concat_real(shapes, padded, *, axis):
+    first = shapes[0]
+    for i, s in enumerate(shapes):
+        if any(s[d] != first[d] for d in range(len(first)) if d != axis):
+            raise ValueError(f"inputs[{i}] has real shape {s}, inputs[0] {first}: they must "
+                             f"agree on every axis but the concatenation axis {axis}")
+    return first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1:]
+
+
+_CONCAT_REAL = RealShape(_concat_real, _masked_concat)
+
+
 def concat(inputs: Sequence[Blob] | None = None, axis: int = 0, max_dim_size: int | None = None,
            name: str | None = None, values: Sequence[Blob] | None = None) -> Blob:
     """Joins blobs of equal rank along ``axis``; other dimensions must match."""
@@ -151,7 +174,7 @@ def concat(inputs: Sequence[Blob] | None = None, axis: int = 0, max_dim_size: in
     if len(inputs) == 1:
         return first
     return apply_op("concat", _lower_concat, list(inputs), attrs={"axis": axis}, name=name,
-                    prefix="Concat")
+                    prefix="Concat", real_shape=_CONCAT_REAL)
 
 
 def stack(inputs: Sequence[Blob], axis: int = 0, name: str | None = None) -> Blob:
@@ -209,6 +232,29 @@ def _lower_slice(x, *, start, stop, step):
     return x[tuple(builtins.slice(a, b, c) for a, b, c in zip(start, stop, step))]
 
 
+def _masked_slice(x, *, real, start, stop, step):
+    # Starts and stops count from the real end; out-of-range rows are cut off on the host.
+    for d, (a, b, c) in enumerate(zip(start, stop, step)):
+        n = real[0][d]
+        c = 1 if c is None else c
+        size = len(range(*builtins.slice(a, b, c).indices(x.shape[d])))
+        if c > 0:
+            first = 0 if a is None else (a if a >= 0 else jnp.maximum(a + n, 0))
+        else:
+            first = n - 1 if a is None else (jnp.minimum(a, n - 1) if a >= 0 else a + n)
+        index = jnp.clip(first + c * jnp.arange(size), 0, x.shape[d] - 1)
+        x = jnp.take(x, index, axis=d)
+    return x
+
+
+def _slice_real(shapes, padded, *, start, stop, step):
+    return tuple(len(range(*builtins.slice(a, b, c).indices(n)))
+                 for n, a, b, c in zip(shapes[0], start, stop, step))
+
+
+_SLICE_REAL = RealShape(_slice_real, _masked_slice)
+
+
 def slice_v2(x: Blob, slice_tup_list: Sequence[Sequence[int | None]],
              name: str | None = None) -> Blob:
     """Slices each axis by a ``(start, stop, step)`` tuple; missing trailing axes are kept."""
@@ -238,7 +284,7 @@ def slice_v2(x: Blob, slice_tup_list: Sequence[Sequence[int | None]],
         step.append(c)
     return apply_op("slice", _lower_slice, [x],
                     attrs={"start": tuple(start), "stop": tuple(stop), "step": tuple(step)},
-                    name=name, prefix="Slice")
+                    name=name, prefix="Slice", real_shape=_SLICE_REAL)
 
 
 def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001

@@ -184,6 +184,11 @@ class Session:
                                              entry.staging if private else None)
             host_args.extend(entry.feeder.next())
             device_args = tuple(host_args[i] for i in lowered.device_inputs)
+        if lowered.real_plan is not None:  # last in host_args, where value_of finds it
+            real = lowered.real_plan.evaluate(host_args)
+            host_args.append(real)
+            if lowered.real_plan.size:
+                device_args = (*device_args, real.vector)
         if lowered.mesh is not None:
             device_args = tuple(_sharding.to_global(a, sh)
                                 for a, sh in zip(device_args, lowered.input_shardings))
