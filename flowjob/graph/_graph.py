@@ -12,6 +12,7 @@ import jax
 import numpy as np
 
 from .. import _dtypes
+from .._deprecation import warn_once
 from ..errors import JobDefinitionError, OpError, describe_frame, user_frame
 from . import _scope
 from ._real_shape import ELEMENTWISE, RealShape
@@ -289,7 +290,11 @@ class JobGraph:
                 f"({describe_frame(user_frame())})"
             )
         if not blob.dtype.is_floating:
-            raise OpError(f"loss {blob.lbn} must be floating point, got {blob.dtype.name}")
+            warn_once(f"integer loss {self.name}", (
+                f"job {self.name!r} minimizes the {blob.dtype.name} loss {blob.lbn}: as in "
+                "OneFlow, gradients flow along integer paths (computed as real numbers, "
+                "watched gradients cast to the blob's dtype) and into float variables "
+                f"through casts ({describe_frame(user_frame())})"))
         if not any(b is blob for b in self.losses):  # `in` would call Blob.__eq__
             self.losses.append(blob)
 

@@ -100,6 +100,14 @@ def value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray]
     return value
 
 
+def diff_of(entry: CompiledJob, watch: Any, host_args: list[Any], value: np.ndarray) -> Any:
+    """A watched gradient on the host: a dynamic blob's is cut to its real shape."""
+    if entry.lowered.real_plan is None or not watch.blob.is_dynamic:
+        return value
+    real = host_args[-1].shapes[id(watch.blob)]
+    return value[tuple(slice(0, n) for n in real)]
+
+
 def results(entry: CompiledJob, host_args: list[Any], device_values: list[np.ndarray]) -> Any:
     """The call's results as the body returned them, with ``LocalBlob`` leaves."""
     fetches = entry.return_fetches

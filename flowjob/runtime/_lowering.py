@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import JobDefinitionError
 from ..graph import Blob, JobGraph, VariableStore, Watch, valid_mask, warn_unreachable_diff
-from . import _sharding
+from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan, real_of
 
 TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
@@ -76,9 +76,7 @@ def _diff_watches(graph: JobGraph) -> list[Watch]:
     deps = _loss_dependencies(graph)
     kept = []
     for w in watches:
-        if not w.blob.dtype.is_floating:
-            warn_unreachable_diff(w, f"a {w.blob.dtype.name} blob has no gradient")
-        elif id(w.blob) not in deps:
+        if id(w.blob) not in deps:
             warn_unreachable_diff(w, "no loss depends on this blob")
         else:
             kept.append(w)
@@ -104,8 +102,10 @@ _SBP_OPS = ("with_distribute", "parallel_cast")
 
 def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
                perturb: dict[int, Any], key: Any, mesh: Any = None,
-               real: dict[int, Any] | None = None) -> dict[int, Any]:
-    """``real``: the real shape arrays of the dynamic blobs masked lowerings read."""
+               real: dict[int, Any] | None = None,
+               promoted: set[int] | None = None) -> dict[int, Any]:
+    """``real``: the real shape arrays of the dynamic blobs masked lowerings read.
+    ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
         if op.kind in ("input", "feed"):  # a job argument, or data pipeline outputs
@@ -122,6 +122,8 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
             if op.real_shape is not None and op.real_shape.masked is not None:
                 kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
                 out = op.real_shape.masked(*args, **kwargs)
+            elif promoted is not None and _int_grad.on_integer_path(op, promoted):
+                out = _int_grad.run_op(op, args, kwargs, promoted)
             else:
                 out = op.lowering(*args, **kwargs)
             if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
@@ -130,7 +132,11 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
                 env[id(blob)] = value
         for blob in op.outputs:
             if id(blob) in perturb and id(blob) in env:
-                env[id(blob)] = env[id(blob)] + perturb[id(blob)]
+                if promoted is None:
+                    env[id(blob)] = env[id(blob)] + perturb[id(blob)]
+                else:
+                    env[id(blob)] = _int_grad.perturb(env[id(blob)], blob, perturb[id(blob)],
+                                                      promoted)
     return env
 
 
@@ -312,6 +318,7 @@ class _TrainStep:
         self.input_blobs = input_blobs
         self.device_fetch = device_fetch
         self.diff_watches = diff_watches
+        self.integer_paths = _int_grad.needs_integer_paths(graph, [w.blob for w in diff_watches])
         self.optimizer = _build_optimizer(graph)
         # Trainable is per job: the flag of this job's own variable op.
         trainable = [n for n in variable_names if graph.variables[n].op.attrs["trainable"]
@@ -346,14 +353,16 @@ class _TrainStep:
         real = _real_shapes(self.real_plan, self.input_blobs, inputs)
         params = {n: state[n] for n in self.trained}
         rest = {n: v for n, v in state.items() if n not in params}
-        zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype)
+        zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype
+                                       if w.blob.dtype.is_floating else _int_grad.float_dtype())
                  for w in self.diff_watches}
         # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
         # OneFlow's would) and divides it out of the parameter gradients again.
         loss_scale = self.loss_scale.scale(graph.name, state) if self.loss_scale else None
 
         def objective(params, perturb):
-            env = _interpret(graph, {**rest, **params}, feed, perturb, key, self.mesh, real)
+            env = _interpret(graph, {**rest, **params}, feed, perturb, key, self.mesh, real,
+                             set() if self.integer_paths else None)
             total = sum(jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
                         for loss in graph.losses)
             fetched = tuple(env[id(b)] for b in self.device_fetch)
@@ -402,7 +411,8 @@ class _TrainStep:
         new_state.update(new_params)
         new_state.update(new_slots)
         new_state.update({n: v.astype(state[n].dtype) for n, v in assigned.items()})
-        diffs = tuple(pgrads[id(w.blob)] for w in self.diff_watches)
+        diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype)
+                      for w in self.diff_watches)
         return new_state, fetched, diffs
 
 

@@ -213,11 +213,15 @@ def test_padding_of_a_dynamic_loss_reaches_no_gradient():
     def Train(x: tp.ListNumpy.Placeholder((6, 2))) -> tp.Numpy:
         w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
         loss = (x + 1.0) * w  # padded rows would add 1 each to w's gradient
+        flow.watch_diff(loss, lambda d: diffs.append(d))
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [1.0])).minimize(loss)
         return w
 
+    diffs: list = []
     x = negative(2, 2)
     Train([x])
     w = Train([x])
+    flow.sync_default_session()
+    np.testing.assert_array_equal(diffs[0], np.ones((2, 2)))  # at the real shape
     # One SGD step on mean(loss) over the loss's real elements, as with a fixed (2, 2) input.
     np.testing.assert_allclose(w, 1 - (x + 1).sum(0) / x.size, rtol=1e-5)
