@@ -120,27 +120,41 @@ def squeeze(input: Blob, axis: Sequence[int] | int | None = None,  # noqa: A002
                     prefix="Squeeze")
 
 
-def _lower_concat(*xs, axis):
-    return jnp.concatenate(xs, axis=axis)
+def _lower_concat(*xs, axis, max_dim_size=None):
+    return _resize(jnp.concatenate(xs, axis=axis), axis, max_dim_size)
 
 
-def _masked_concat(*xs, real, axis):
+def _resize(x, axis, size):
+    """``x`` cut or zero-padded to ``size`` along ``axis`` (a dynamic concat's max_dim_size)."""
+    if size is None or size == x.shape[axis]:
+        return x
+    if size < x.shape[axis]:
+        return jax.lax.slice_in_dim(x, 0, size, axis=axis)
+    return jnp.pad(x, [(0, size - x.shape[axis]) if d == axis else (0, 0)
+                       for d in range(x.ndim)])
+
+
+def _masked_concat(*xs, real, axis, max_dim_size=None):
     # Each input goes where the real parts before it end, over their padding.
-    out = jnp.zeros(_lower_concat(*xs, axis=axis).shape, xs[0].dtype)
+    out = jnp.zeros(jnp.concatenate(xs, axis=axis).shape, xs[0].dtype)
     offset = jnp.zeros((), jnp.int32)
     for x, r in zip(xs, real):
         out = jax.lax.dynamic_update_slice_in_dim(out, x, offset, axis)
         offset = offset + r[axis]
-    return out
+    return _resize(out, axis, max_dim_size)
 
 
-def _concat_real(shapes, padded, *, axis):
+def _concat_real(shapes, padded, *, axis, max_dim_size=None):
     first = shapes[0]
+    total = sum(s[axis] for s in shapes)
+    if max_dim_size is not None and total > max_dim_size:
+        raise ValueError(f"the real sizes along axis {axis} add up to {total}, more than "
+                         f"max_dim_size {max_dim_size}")
     for i, s in enumerate(shapes):
         if any(s[d] != first[d] for d in range(len(first)) if d != axis):
             raise ValueError(f"inputs[{i}] has real shape {s}, inputs[0] {first}: they must "
                              f"agree on every axis but the concatenation axis {axis}")
-    return first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1:]
+    return first[:axis] + (total,) + first[axis + 1:]
 
 
 _CONCAT_REAL = RealShape(_concat_real, _masked_concat)
@@ -168,12 +182,16 @@ def concat(inputs: Sequence[Blob] | None = None, axis: int = 0, max_dim_size: in
             fail(public, f"inputs[{i}] has shape {x.shape}, incompatible with inputs[0] "
                          f"{first.shape} for concatenation along axis {axis}", name)
     total = sum(x.shape[axis] for x in inputs)
-    if max_dim_size is not None and max_dim_size < total:
+    attrs = {"axis": axis}
+    if max_dim_size is not None and any(x.is_dynamic for x in inputs):
+        # OneFlow: the dynamic result holds at most max_dim_size along axis (its padded size).
+        attrs["max_dim_size"] = int(max_dim_size)
+    elif max_dim_size is not None and max_dim_size < total:
         fail(public, f"max_dim_size {max_dim_size} is smaller than the concatenated size "
                      f"{total}", name)
     if len(inputs) == 1:
         return first
-    return apply_op("concat", _lower_concat, list(inputs), attrs={"axis": axis}, name=name,
+    return apply_op("concat", _lower_concat, list(inputs), attrs=attrs, name=name,
                     prefix="Concat", real_shape=_CONCAT_REAL)
 
 

@@ -99,6 +99,20 @@ def test_concat_along_a_later_axis_and_its_gradient():
     np.testing.assert_array_equal(grads[0], np.ones((3, 2)))
 
 
+def test_concat_max_dim_size_bounds_the_padded_size_of_dynamic_inputs():
+    @flow.global_function()
+    def Concat(x: tp.ListNumpy.Placeholder((4, 2)),
+               y: tp.ListNumpy.Placeholder((4, 2))) -> tp.ListNumpy:
+        out = flow.concat([x, y], axis=0, max_dim_size=5, name="bounded")
+        assert out.shape == (5, 2)  # as OneFlow's dynamic concat
+        return out
+
+    x, y = negative(3, 2), negative(2, 2)
+    np.testing.assert_array_equal(Concat([x], [y])[0], np.concatenate([x, y]))
+    with pytest.raises(flow.JobArgumentError, match="add up to 6, more than max_dim_size 5"):
+        Concat([x], [negative(3, 2)])
+
+
 def test_concat_with_disagreeing_real_sizes_is_a_clear_error():
     @flow.global_function()
     def Concat(x: tp.ListNumpy.Placeholder((5, 3)),
