@@ -197,6 +197,19 @@ def _lower_top_k(x, *, axis, k, sorted):
     return jnp.moveaxis(idx.astype(jnp.int32), -1, axis)
 
 
+def _masked_top_k(x, *, real, axis, k, sorted):
+    keep = valid_mask(real[0], x.shape, [axis])
+    return _lower_top_k(jnp.where(keep, x, lowest(x.dtype)), axis=axis, k=k, sorted=sorted)
+
+
+def _top_k_real(shapes, padded, *, axis, k, sorted):
+    # OneFlow's kernel takes min(k, size): a row shorter than k gives all its indices.
+    return shapes[0][:axis] + (min(k, shapes[0][axis]),) + shapes[0][axis + 1:]
+
+
+_TOP_K_REAL = RealShape(_top_k_real, _masked_top_k)
+
+
 def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa: A002
           name: str | None = None) -> Blob:
     """Indices (int32) of the ``k`` largest values along ``axis`` (OneFlow returns only indices).
@@ -211,7 +224,8 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa:
         fail(public, f"k must be an int in [1, {input.shape[axis]}] (the size of axis {axis}), "
                      f"got {k!r}", name)
     return apply_op("top_k", _lower_top_k, [input],
-                    attrs={"axis": axis, "k": k, "sorted": bool(sorted)}, name=name, prefix="TopK")
+                    attrs={"axis": axis, "k": k, "sorted": bool(sorted)}, name=name, prefix="TopK",
+                    real_shape=_TOP_K_REAL)
 
 
 def _lower_softmax(x, *, axis):

@@ -56,6 +56,18 @@ def test_sort_and_argsort_put_padding_out_of_the_real_part(direction):
     np.testing.assert_array_equal(values[0], np.take_along_axis(x, want_order, -1))
 
 
+@pytest.mark.parametrize("sorted_", [True, False])
+def test_top_k_takes_at_most_the_real_row_and_ignores_padding(sorted_):
+    @flow.global_function()
+    def TopK(x: tp.ListNumpy.Placeholder((5, 8))) -> tp.ListNumpy:
+        return flow.math.top_k(x, k=3, sorted=sorted_)
+
+    for shape in [(4, 6), (2, 2)]:
+        x = negative(*shape)
+        want = np.argsort(-x, -1, kind="stable")[:, :3]
+        np.testing.assert_array_equal(TopK([x])[0], want if sorted_ else np.sort(want, -1))
+
+
 def test_in_top_k_ignores_padded_classes():
     @flow.global_function()
     def InTopK(t: tp.ListNumpy.Placeholder((8,), dtype=flow.int32),
