@@ -25,6 +25,7 @@ from ._graph import (
     in_job,
     tracing,
 )
+from ._real_shape import ELEMENTWISE, RealShape, lowest, valid_mask
 from ._registry import all_job_graphs, set_trace_all
 from ._scope import (
     Distribute,
@@ -52,5 +53,6 @@ __all__ = [
     "set_trace_all", "Distribute", "LogicalView", "Placement", "auto", "broadcast",
     "consistent_view", "current_placement", "device_prior_placement", "fixed_placement",
     "mirrored_view", "namespace", "placement", "split", "VariableDef", "VariableStore",
-    "get_variable", "warn_unreachable_diff", "watch", "watch_diff",
+    "get_variable", "warn_unreachable_diff", "watch", "watch_diff", "ELEMENTWISE", "RealShape",
+    "lowest", "valid_mask",
 ]

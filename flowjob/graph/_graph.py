@@ -12,8 +12,10 @@ import jax
 import numpy as np
 
 from .. import _dtypes
+from .._deprecation import warn_once
 from ..errors import JobDefinitionError, OpError, describe_frame, user_frame
 from . import _scope
+from ._real_shape import ELEMENTWISE, RealShape
 
 # Filled by flowjob.ops at import time: operator name -> function(a, b) implementing it on blobs.
 OPERATORS: dict[str, Callable[..., Any]] = {}
@@ -192,6 +194,7 @@ class OpNode:
     rng: bool = False
     placement: Any = None  # the flow.scope.placement active when the op was created
     outputs: list[Blob] = field(default_factory=list)
+    real_shape: RealShape | None = None  # how it treats dynamic inputs (graph/_real_shape.py)
 
 
 @dataclass(eq=False)
@@ -263,7 +266,7 @@ class JobGraph:
 
     def add_op(self, *, name: str, op_type: str, kind: str, lowering, inputs: Sequence[Blob],
                attrs: dict[str, Any], outputs: Sequence[OutputSpec], rng: bool = False,
-               full_name: bool = False) -> OpNode:
+               full_name: bool = False, real_shape: RealShape | None = None) -> OpNode:
         """``full_name``: ``name`` already carries its namespace (variables), do not prefix."""
         namespace = _scope.current_namespace()
         full = name if full_name else "-".join((*namespace, name))
@@ -271,7 +274,7 @@ class JobGraph:
             name=self._claim(full, op_type), op_type=op_type, kind=kind, lowering=lowering,
             inputs=list(inputs), attrs=dict(attrs), namespace=namespace,
             device_tag=_scope.current_device_tag(), user_frame=user_frame(), rng=rng,
-            placement=_scope.current_placement(),
+            placement=_scope.current_placement(), real_shape=real_shape,
         )
         op.outputs = [Blob(self, op, i, s, d, dyn) for i, (s, d, dyn) in enumerate(outputs)]
         self.ops.append(op)
@@ -287,7 +290,11 @@ class JobGraph:
                 f"({describe_frame(user_frame())})"
             )
         if not blob.dtype.is_floating:
-            raise OpError(f"loss {blob.lbn} must be floating point, got {blob.dtype.name}")
+            warn_once(f"integer loss {self.name}", (
+                f"job {self.name!r} minimizes the {blob.dtype.name} loss {blob.lbn}: as in "
+                "OneFlow, gradients flow along integer paths (computed as real numbers, "
+                "watched gradients cast to the blob's dtype) and into float variables "
+                f"through casts ({describe_frame(user_frame())})"))
         if not any(b is blob for b in self.losses):  # `in` would call Blob.__eq__
             self.losses.append(blob)
 
@@ -377,11 +384,14 @@ def _default_prefix(op_type: str) -> str:
 
 def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob], *,
              attrs: dict[str, Any] | None = None, name: str | None = None,
-             prefix: str | None = None, rng: bool = False, elementwise: bool = False):
+             prefix: str | None = None, rng: bool = False, elementwise: bool = False,
+             real_shape: RealShape | None = None):
     """Records one op in the current job and returns its output blob(s).
 
     ``lowering(*arrays, **attrs)`` (plus ``key=`` when ``rng``) is the op's only
-    implementation; output shapes and dtypes come from ``jax.eval_shape`` of it.
+    implementation; output shapes and dtypes come from ``jax.eval_shape`` of it. Dynamic
+    inputs need ``real_shape`` (``elementwise=True`` is its elementwise rule); the outputs of
+    an op with a dynamic input are dynamic.
     """
     graph = current_graph()
     attrs = dict(attrs or {})
@@ -390,13 +400,16 @@ def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob],
     for b in blobs:
         if b.dtype.np_dtype.kind == "O":  # records / tensor buffers live in the data pipeline
             raise host_only_error(b, f"an input of op {op_name!r} ({op_type})")
+    if elementwise:
+        real_shape = ELEMENTWISE
     dynamic = any(b.is_dynamic for b in blobs)
-    if dynamic and not elementwise:
+    if dynamic and real_shape is None:
         shown = ", ".join(b.lbn for b in blobs if b.is_dynamic)
         raise OpError(
             f"op {op_name!r} ({op_type}) in job {graph.name!r} does not accept dynamic "
-            f"(ListNumpy) blobs ({shown}): only elementwise ops, returns, watches and summary "
-            f"ops do; use tp.Numpy.Placeholder for this input\n  at {describe_frame(user_frame())}"
+            f"(ListNumpy) blobs ({shown}): the ops that do are listed in the README (Job "
+            "functions and typing); use tp.Numpy.Placeholder for this input\n  at "
+            f"{describe_frame(user_frame())}"
         )
     specs = [jax.ShapeDtypeStruct(b.shape, b.dtype.np_dtype) for b in blobs]
     extra = {"key": jax.random.PRNGKey(0)} if rng else {}
@@ -416,7 +429,8 @@ def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob],
     leaves = out if multi else (out,)
     outputs = [(o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves]
     op = graph.add_op(name=op_name, op_type=op_type, kind="device", lowering=lowering,
-                      inputs=blobs, attrs=attrs, outputs=outputs, rng=rng)
+                      inputs=blobs, attrs=attrs, outputs=outputs, rng=rng,
+                      real_shape=real_shape if dynamic else None)
     return tuple(op.outputs) if multi else op.outputs[0]
 
 

@@ -5,14 +5,16 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtypes
-from ..graph import Blob, apply_op, current_graph
+from ..graph import Blob, RealShape, apply_op, current_graph, lowest, valid_mask
 from ._array import constant_like, where, zeros_like
 from ._binary import add, multiply
 from ._util import broadcast_shape, check_name, fail, norm_axes, norm_axis, require_blob
@@ -90,12 +92,31 @@ def reverse(input: Blob, axis: int | Sequence[int], name: str | None = None) -> 
                     prefix="Reverse")
 
 
-def _lower_sort(x, *, axis, descending, indices):
+def _sort_key(x, descending):
     # stable: equal values keep their order (argsort ties: the lower index first)
     if descending:  # negated keys keep ties in index order; integers widen so -min fits
-        key = -(x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.int64))
-    else:
-        key = x
+        return -(x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.int64))
+    return x
+
+
+def _masked_sort(x, *, real, axis, descending, indices):
+    key = _sort_key(x, descending)
+    # Padding sorts last (after real values equal to the top key too: the sort is stable).
+    top = jnp.inf if jnp.issubdtype(key.dtype, jnp.floating) else jnp.iinfo(key.dtype).max
+    key = jnp.where(valid_mask(real[0], x.shape, [axis]), key, top)
+    order = jnp.argsort(key, axis=axis, stable=True)
+    return order.astype(jnp.int32) if indices else jnp.take_along_axis(x, order, axis)
+
+
+def _same_real_shape(shapes, padded, **_):
+    return shapes[0]
+
+
+_SORT_REAL = RealShape(_same_real_shape, _masked_sort)
+
+
+def _lower_sort(x, *, axis, descending, indices):
+    key = _sort_key(x, descending)
     if indices:
         return jnp.argsort(key, axis=axis, stable=True).astype(jnp.int32)
     out = jnp.sort(x, axis=axis, stable=True)
@@ -111,7 +132,8 @@ def _sort(public: str, prefix: str, indices: bool, x: Blob, axis: int, direction
     axis = norm_axis(public, axis, x.ndim, name)
     return apply_op("arg_sort" if indices else "sort", _lower_sort, [x],
                     attrs={"axis": axis, "descending": direction == "DESCENDING",
-                           "indices": indices}, name=name, prefix=prefix)
+                           "indices": indices}, name=name, prefix=prefix,
+                    real_shape=_SORT_REAL)
 
 
 def sort(input: Blob, axis: int = -1, direction: str = "ASCENDING",  # noqa: A002
@@ -148,6 +170,25 @@ def _lower_broadcast_compatible(x, *others, shape):
     return jnp.broadcast_to(x, shape)
 
 
+def _masked_broadcast_compatible(x, *others, real, shape):
+    # A dynamic dim of real size 1 broadcasts its first element, not the padded row.
+    for d in builtins.range(x.ndim):  # flow.range shadows the builtin here
+        if x.shape[d] > 1:
+            index = jnp.where(real[0][d] == 1, 0, jnp.arange(x.shape[d]))
+            x = jnp.take(x, index, axis=d)
+    return jnp.broadcast_to(x, shape)
+
+
+def _broadcast_real(shapes, padded, *, shape):
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"real shapes {list(shapes)} do not broadcast together") from None
+
+
+_BROADCAST_REAL = RealShape(_broadcast_real, _masked_broadcast_compatible)
+
+
 def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob],
                                  name: str | None = None) -> Blob:
     """``x`` broadcast to the common broadcast shape of ``x`` and every ``compatible`` blob."""
@@ -161,7 +202,7 @@ def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob],
     shape = broadcast_shape(public, [x.shape, *(b.shape for b in compatible)], name)
     return apply_op("broadcast_to_compatible_with", _lower_broadcast_compatible,
                     [x, *compatible], attrs={"shape": shape}, name=name,
-                    prefix="BroadcastToCompatibleWith")
+                    prefix="BroadcastToCompatibleWith", real_shape=_BROADCAST_REAL)
 
 
 def _lower_in_top_k(targets, predictions, *, k):
@@ -170,6 +211,21 @@ def _lower_in_top_k(targets, predictions, *, k):
     # As OneFlow's kernel (and TensorFlow): a row with any non-finite prediction says 0.
     finite = jnp.all(jnp.isfinite(predictions), axis=1)
     return ((above < k) & finite).astype(jnp.int8)
+
+
+def _masked_in_top_k(targets, predictions, *, real, k):
+    keep = valid_mask(real[1], predictions.shape, [1])
+    return _lower_in_top_k(targets, jnp.where(keep, predictions, lowest(predictions.dtype)), k=k)
+
+
+def _in_top_k_real(shapes, padded, *, k):
+    (n,), (rows, classes) = shapes
+    if n != rows:
+        raise ValueError(f"{n} targets for {rows} rows of predictions")
+    return (n,)
+
+
+_IN_TOP_K_REAL = RealShape(_in_top_k_real, _masked_in_top_k)
 
 
 def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) -> Blob:
@@ -188,7 +244,7 @@ def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) 
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         fail(public, f"k must be an int >= 1, got {k!r}", name)
     return apply_op("in_top_k", _lower_in_top_k, [targets, predictions], attrs={"k": k},
-                    name=name, prefix="InTopK")
+                    name=name, prefix="InTopK", real_shape=_IN_TOP_K_REAL)
 
 
 def polyval(coeffs: Sequence[float], x: Blob, name: str | None = None) -> Blob:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op
 from ._util import check_name, fail, require_blob
 
 
@@ -20,6 +20,19 @@ def _lower_gather_nd(params, indices):
     picked = params[tuple(flat[:, i] for i in range(k))]  # JAX clamps out-of-range indices
     out = picked.reshape(indices.shape[:-1] + params.shape[k:])
     return out.reshape((1,)) if out.ndim == 0 else out
+
+
+def _gather_nd_real(shapes, padded, **_):
+    params, indices = shapes
+    k = indices[-1]
+    if padded[1] is not None and k != padded[1][-1]:
+        raise ValueError(f"the index tuples in the last axis of indices have real width {k}, "
+                         f"not the declared {padded[1][-1]}")
+    return indices[:-1] + params[k:]
+
+
+# Padded index rows read some element; their results lie in the padding that is cut off.
+_GATHER_ND_REAL = RealShape(_gather_nd_real)
 
 
 def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
@@ -39,7 +52,7 @@ def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
         fail(public, f"the last axis of indices {indices.shape} holds index tuples and must "
                      f"have size 1..{params.ndim} (the rank of params {params.shape})", name)
     return apply_op("gather_nd", _lower_gather_nd, [params, indices], name=name,
-                    prefix="GatherNd")
+                    prefix="GatherNd", real_shape=_GATHER_ND_REAL)
 
 
 def _slices(public: str, slice_tup_list, shape, name) -> tuple[builtins.slice, ...]:
@@ -98,6 +111,9 @@ def _lower_identity_n(*xs):
     return tuple(xs)
 
 
+_IDENTITY_N_REAL = RealShape(lambda shapes, padded: list(shapes))
+
+
 def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
     """A new blob with the same value for each of ``inputs`` (one op, ``IdentityN_<n>``)."""
     public = "flow.identity_n"
@@ -107,5 +123,5 @@ def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
     for i, b in enumerate(inputs):
         require_blob(public, b, f"inputs[{i}]", name)
     out = apply_op("tuple_identity", _lower_identity_n, list(inputs), name=name,
-                   prefix="IdentityN", elementwise=True)
+                   prefix="IdentityN", real_shape=_IDENTITY_N_REAL)
     return list(out) if isinstance(out, tuple) else [out]

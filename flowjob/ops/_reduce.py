@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op, lowest, valid_mask
 from ._util import check_name, fail, norm_axes, norm_axis, require_blob
 
 
@@ -163,6 +163,21 @@ def _lower_argmax(x, *, axis):
     return out.reshape((1,)) if out.ndim == 0 else out
 
 
+def _masked_argmax(x, *, real, axis):
+    return _lower_argmax(jnp.where(valid_mask(real[0], x.shape, [axis]), x, lowest(x.dtype)),
+                         axis=axis)
+
+
+def _argmax_real(shapes, padded, *, axis):
+    out = shapes[0][:axis] + shapes[0][axis + 1:]
+    if 0 in shapes[0][axis:axis + 1]:
+        raise ValueError(f"argmax over axis {axis} of real size 0")
+    return out or (1,)
+
+
+_ARGMAX_REAL = RealShape(_argmax_real, _masked_argmax)
+
+
 def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noqa: A002
     """Index (int32) of the largest value along ``axis``; ties give the first index. A vector
     gives shape ``(1,)``."""
@@ -171,7 +186,7 @@ def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noq
     require_blob(public, input, "input", name)
     axis = norm_axis(public, axis, input.ndim, name)
     return apply_op("argmax", _lower_argmax, [input], attrs={"axis": axis}, name=name,
-                    prefix="ArgMax")
+                    prefix="ArgMax", real_shape=_ARGMAX_REAL)
 
 
 def _lower_top_k(x, *, axis, k, sorted):
@@ -180,6 +195,19 @@ def _lower_top_k(x, *, axis, k, sorted):
     if not sorted:
         idx = jnp.sort(idx, axis=-1)  # any order is allowed; index order is deterministic
     return jnp.moveaxis(idx.astype(jnp.int32), -1, axis)
+
+
+def _masked_top_k(x, *, real, axis, k, sorted):
+    keep = valid_mask(real[0], x.shape, [axis])
+    return _lower_top_k(jnp.where(keep, x, lowest(x.dtype)), axis=axis, k=k, sorted=sorted)
+
+
+def _top_k_real(shapes, padded, *, axis, k, sorted):
+    # OneFlow's kernel takes min(k, size): a row shorter than k gives all its indices.
+    return shapes[0][:axis] + (min(k, shapes[0][axis]),) + shapes[0][axis + 1:]
+
+
+_TOP_K_REAL = RealShape(_top_k_real, _masked_top_k)
 
 
 def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa: A002
@@ -197,7 +225,7 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa:
         fail(public, f"k must be an int >= 1, got {k!r}", name)
     return apply_op("top_k", _lower_top_k, [input],
                     attrs={"axis": axis, "k": min(k, input.shape[axis]), "sorted": bool(sorted)},
-                    name=name, prefix="TopK")
+                    name=name, prefix="TopK", real_shape=_TOP_K_REAL)
 
 
 def _lower_softmax(x, *, axis):

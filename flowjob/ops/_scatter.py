@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op, valid_mask
 from ._util import check_name, fail, norm_axis, require_blob, shape_tuple
 
 
@@ -24,6 +24,28 @@ def _index_tuple(indices):
 
 def _lower_scatter_nd(indices, updates, *, shape):
     return jnp.zeros(shape, updates.dtype).at[_index_tuple(indices)].add(updates)
+
+
+def _masked_scatter_nd(indices, updates, *, real, shape):
+    # Padded index rows (zeros) must add nothing: their updates become zero.
+    keep = valid_mask(real[1], updates.shape)
+    return _lower_scatter_nd(indices, jnp.where(keep, updates, jnp.zeros((), updates.dtype)),
+                             shape=shape)
+
+
+def _scatter_nd_real(shapes, padded, *, shape):
+    indices, updates = shapes
+    k = indices[-1]
+    if padded[0] is not None and k != padded[0][-1]:
+        raise ValueError(f"the index tuples in the last axis of indices have real width {k}, "
+                         f"not the declared {padded[0][-1]}")
+    if tuple(updates) != tuple(indices[:-1]) + tuple(shape[k:]):
+        raise ValueError(f"updates have real shape {updates}, indices {indices}: expected "
+                         f"{tuple(indices[:-1]) + tuple(shape[k:])}")
+    return tuple(shape)
+
+
+_SCATTER_ND_REAL = RealShape(_scatter_nd_real, _masked_scatter_nd)
 
 
 def _lower_tensor_scatter(params, indices, updates, *, add):
@@ -54,7 +76,7 @@ def scatter_nd(indices: Blob, updates: Blob, shape: Sequence[int],
     dims = shape_tuple(public, shape, name=name)
     _check_nd(public, indices, updates, dims, name)
     return apply_op("scatter_nd", _lower_scatter_nd, [indices, updates], attrs={"shape": dims},
-                    name=name, prefix="ScatterNd")
+                    name=name, prefix="ScatterNd", real_shape=_SCATTER_ND_REAL)
 
 
 def _tensor_scatter(public: str, add: bool, params: Blob, indices: Blob, updates: Blob,

@@ -6,10 +6,11 @@ import builtins
 import math
 from collections.abc import Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op
 from ._util import check_name, fail, int_list, norm_axis, require_blob, shape_tuple
 
 
@@ -119,8 +120,44 @@ def squeeze(input: Blob, axis: Sequence[int] | int | None = None,  # noqa: A002
                     prefix="Squeeze")
 
 
-def _lower_concat(*xs, axis):
-    return jnp.concatenate(xs, axis=axis)
+def _lower_concat(*xs, axis, max_dim_size=None):
+    return _resize(jnp.concatenate(xs, axis=axis), axis, max_dim_size)
+
+
+def _resize(x, axis, size):
+    """``x`` cut or zero-padded to ``size`` along ``axis`` (a dynamic concat's max_dim_size)."""
+    if size is None or size == x.shape[axis]:
+        return x
+    if size < x.shape[axis]:
+        return jax.lax.slice_in_dim(x, 0, size, axis=axis)
+    return jnp.pad(x, [(0, size - x.shape[axis]) if d == axis else (0, 0)
+                       for d in range(x.ndim)])
+
+
+def _masked_concat(*xs, real, axis, max_dim_size=None):
+    # Each input goes where the real parts before it end, over their padding.
+    out = jnp.zeros(jnp.concatenate(xs, axis=axis).shape, xs[0].dtype)
+    offset = jnp.zeros((), jnp.int32)
+    for x, r in zip(xs, real):
+        out = jax.lax.dynamic_update_slice_in_dim(out, x, offset, axis)
+        offset = offset + r[axis]
+    return _resize(out, axis, max_dim_size)
+
+
+def _concat_real(shapes, padded, *, axis, max_dim_size=None):
+    first = shapes[0]
+    total = sum(s[axis] for s in shapes)
+    if max_dim_size is not None and total > max_dim_size:
+        raise ValueError(f"the real sizes along axis {axis} add up to {total}, more than "
+                         f"max_dim_size {max_dim_size}")
+    for i, s in enumerate(shapes):
+        if any(s[d] != first[d] for d in range(len(first)) if d != axis):
+            raise ValueError(f"inputs[{i}] has real shape {s}, inputs[0] {first}: they must "
+                             f"agree on every axis but the concatenation axis {axis}")
+    return first[:axis] + (total,) + first[axis + 1:]
+
+
+_CONCAT_REAL = RealShape(_concat_real, _masked_concat)
 
 
 def concat(inputs: Sequence[Blob] | None = None, axis: int = 0, max_dim_size: int | None = None,
@@ -145,13 +182,17 @@ def concat(inputs: Sequence[Blob] | None = None, axis: int = 0, max_dim_size: in
             fail(public, f"inputs[{i}] has shape {x.shape}, incompatible with inputs[0] "
                          f"{first.shape} for concatenation along axis {axis}", name)
     total = sum(x.shape[axis] for x in inputs)
-    if max_dim_size is not None and max_dim_size < total:
+    attrs = {"axis": axis}
+    if max_dim_size is not None and any(x.is_dynamic for x in inputs):
+        # OneFlow: the dynamic result holds at most max_dim_size along axis (its padded size).
+        attrs["max_dim_size"] = int(max_dim_size)
+    elif max_dim_size is not None and max_dim_size < total:
         fail(public, f"max_dim_size {max_dim_size} is smaller than the concatenated size "
                      f"{total}", name)
     if len(inputs) == 1:
         return first
-    return apply_op("concat", _lower_concat, list(inputs), attrs={"axis": axis}, name=name,
-                    prefix="Concat")
+    return apply_op("concat", _lower_concat, list(inputs), attrs=attrs, name=name,
+                    prefix="Concat", real_shape=_CONCAT_REAL)
 
 
 def stack(inputs: Sequence[Blob], axis: int = 0, name: str | None = None) -> Blob:
@@ -209,6 +250,29 @@ def _lower_slice(x, *, start, stop, step):
     return x[tuple(builtins.slice(a, b, c) for a, b, c in zip(start, stop, step))]
 
 
+def _masked_slice(x, *, real, start, stop, step):
+    # Starts and stops count from the real end; out-of-range rows are cut off on the host.
+    for d, (a, b, c) in enumerate(zip(start, stop, step)):
+        n = real[0][d]
+        c = 1 if c is None else c
+        size = len(range(*builtins.slice(a, b, c).indices(x.shape[d])))
+        if c > 0:
+            first = 0 if a is None else (a if a >= 0 else jnp.maximum(a + n, 0))
+        else:
+            first = n - 1 if a is None else (jnp.minimum(a, n - 1) if a >= 0 else a + n)
+        index = jnp.clip(first + c * jnp.arange(size), 0, x.shape[d] - 1)
+        x = jnp.take(x, index, axis=d)
+    return x
+
+
+def _slice_real(shapes, padded, *, start, stop, step):
+    return tuple(len(range(*builtins.slice(a, b, c).indices(n)))
+                 for n, a, b, c in zip(shapes[0], start, stop, step))
+
+
+_SLICE_REAL = RealShape(_slice_real, _masked_slice)
+
+
 def slice_v2(x: Blob, slice_tup_list: Sequence[Sequence[int | None]],
              name: str | None = None) -> Blob:
     """Slices each axis by a ``(start, stop, step)`` tuple; missing trailing axes are kept."""
@@ -238,7 +302,7 @@ def slice_v2(x: Blob, slice_tup_list: Sequence[Sequence[int | None]],
         step.append(c)
     return apply_op("slice", _lower_slice, [x],
                     attrs={"start": tuple(start), "stop": tuple(stop), "step": tuple(step)},
-                    name=name, prefix="Slice")
+                    name=name, prefix="Slice", real_shape=_SLICE_REAL)
 
 
 def slice(x: Blob, begin: Sequence[int | None], size: Sequence[int | None],  # noqa: A001

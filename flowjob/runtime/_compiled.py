@@ -95,10 +95,18 @@ def value_of(fetch: Fetch, host_args: list[Any], device_values: list[np.ndarray]
             return value[0] if len(value) == 1 else np.concatenate(value)
         return value
     value = device_values[fetch.index]
-    if fetch.dynamic_input is not None:  # padded on the device: cut back to the real shape
-        real = host_args[fetch.dynamic_input][0].shape
+    if fetch.real is not None:  # padded on the device: cut back to the real shape
+        real = host_args[-1].shapes[fetch.real]  # the call's RealShapes (Session._arguments)
         value = value[tuple(slice(0, n) for n in real)]
     return value
+
+
+def diff_of(entry: CompiledJob, watch: Any, host_args: list[Any], value: np.ndarray) -> Any:
+    """A watched gradient on the host: a dynamic blob's is cut to its real shape."""
+    if entry.lowered.real_plan is None or not watch.blob.is_dynamic:
+        return value
+    real = host_args[-1].shapes[id(watch.blob)]
+    return value[tuple(slice(0, n) for n in real)]
 
 
 def results(entry: CompiledJob, host_args: list[Any], device_values: list[np.ndarray]) -> Any:

@@ -14,8 +14,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import JobDefinitionError
-from ..graph import Blob, JobGraph, VariableStore, Watch, warn_unreachable_diff
-from . import _sharding
+from ..graph import Blob, JobGraph, VariableStore, Watch, valid_mask, warn_unreachable_diff
+from . import _int_grad, _sharding
+from ._dynamic import RealShapePlan, real_of
 
 TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
 
@@ -26,7 +27,7 @@ class Fetch:
 
     source: str  # "input" | "device"
     index: int
-    dynamic_input: int | None  # argument whose real shape a padded dynamic blob has
+    real: int | None  # a dynamic blob padded on the device: its key in RealShapes
 
 
 @dataclass
@@ -46,6 +47,9 @@ class LoweredJob:
     # Train jobs: the TrainStep variable, kept on the host and passed in as the step's third
     # argument (a donated scalar in the state measurably slows every step on the CPU).
     step_name: str | None = None
+    # Dynamic blobs reach the device: their real shapes per call (the vector of those the
+    # program reads is its last input when it reads any).
+    real_plan: RealShapePlan | None = None
 
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
@@ -72,28 +76,11 @@ def _diff_watches(graph: JobGraph) -> list[Watch]:
     deps = _loss_dependencies(graph)
     kept = []
     for w in watches:
-        if not w.blob.dtype.is_floating:
-            warn_unreachable_diff(w, f"a {w.blob.dtype.name} blob has no gradient")
-        elif id(w.blob) not in deps:
+        if id(w.blob) not in deps:
             warn_unreachable_diff(w, "no loss depends on this blob")
         else:
             kept.append(w)
     return kept
-
-
-def _dynamic_sources(graph: JobGraph) -> dict[int, int]:
-    """For each dynamic blob, the index of the input argument that gives its real shape."""
-    out: dict[int, int] = {}
-    arg_index = {id(b): i for i, b in enumerate(graph.inputs)}
-    for op in graph.ops:
-        for blob in op.outputs:
-            if not blob.is_dynamic:
-                continue
-            if id(blob) in arg_index:
-                out[id(blob)] = arg_index[id(blob)]
-            else:
-                out[id(blob)] = next(out[id(b)] for b in op.inputs if b.is_dynamic)
-    return out
 
 
 def host_blobs(graph: JobGraph, returns: list[Blob]) -> list[Blob]:
@@ -114,7 +101,11 @@ _SBP_OPS = ("with_distribute", "parallel_cast")
 
 
 def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
-               perturb: dict[int, Any], key: Any, mesh: Any = None) -> dict[int, Any]:
+               perturb: dict[int, Any], key: Any, mesh: Any = None,
+               real: dict[int, Any] | None = None,
+               promoted: set[int] | None = None) -> dict[int, Any]:
+    """``real``: the real shape arrays of the dynamic blobs masked lowerings read.
+    ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
         if op.kind in ("input", "feed"):  # a job argument, or data pipeline outputs
@@ -128,14 +119,24 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
             kwargs = dict(op.attrs)
             if op.rng:
                 kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
-            out = op.lowering(*args, **kwargs)
+            if op.real_shape is not None and op.real_shape.masked is not None:
+                kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
+                out = op.real_shape.masked(*args, **kwargs)
+            elif promoted is not None and _int_grad.on_integer_path(op, promoted):
+                out = _int_grad.run_op(op, args, kwargs, promoted)
+            else:
+                out = op.lowering(*args, **kwargs)
             if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
                 out = _sharding.constrain(out, op.attrs["distribute"], mesh)
             for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
                 env[id(blob)] = value
         for blob in op.outputs:
             if id(blob) in perturb and id(blob) in env:
-                env[id(blob)] = env[id(blob)] + perturb[id(blob)]
+                if promoted is None:
+                    env[id(blob)] = env[id(blob)] + perturb[id(blob)]
+                else:
+                    env[id(blob)] = _int_grad.perturb(env[id(blob)], blob, perturb[id(blob)],
+                                                      promoted)
     return env
 
 
@@ -163,7 +164,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
             "flow.losses.add_loss(loss) in its body")
     diff_watches = _diff_watches(graph)
     value_watches = [w for w in graph.watches if w.kind == "value"]
-    dyn_src = _dynamic_sources(graph)
+    real_plan = RealShapePlan(graph) if any(op.real_shape for op in graph.ops) else None
     arg_index = {id(b): i for i, b in enumerate(graph.inputs)}
 
     device_consumed = {id(b) for op in graph.ops if op.kind == "device" for b in op.inputs}
@@ -176,7 +177,8 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
         if id(blob) in arg_index:
             fetches[id(blob)] = Fetch("input", arg_index[id(blob)], None)
         else:
-            fetches[id(blob)] = Fetch("device", len(device_fetch), dyn_src.get(id(blob)))
+            dynamic = real_plan is not None and blob.is_dynamic
+            fetches[id(blob)] = Fetch("device", len(device_fetch), id(blob) if dynamic else None)
             device_fetch.append(blob)
 
     state_names = list(graph.variables)
@@ -185,10 +187,10 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     mirrored = mesh is not None and graph.config.logical_view.name == "mirrored"
     if train:
         step = _TrainStep(graph, store, state_names, input_blobs, device_fetch, diff_watches,
-                          mesh, mirrored)
+                          mesh, mirrored, real_plan)
         state_names = step.state_names
     else:
-        step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored)
+        step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     if mirrored:
         lowered = _lower_mirrored(graph, step, store, state_names, device_inputs, fetches,
                                   diff_watches, value_watches, mesh)
@@ -201,6 +203,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
                                  fetches, diff_watches, value_watches, mesh)
     if train:
         lowered.step_name = step.step_name
+    lowered.real_plan = real_plan
     return lowered
 
 
@@ -213,6 +216,8 @@ def _lower_sharded(graph, step, store, state_names, device_inputs, input_blobs, 
     input_sh = tuple(_sharding.sharding(mesh, b.shape, _input_distribute(graph, b))
                      for b in input_blobs)
     repl = _sharding.replicated(mesh)
+    if any(op.real_shape and op.real_shape.masked for op in graph.ops):
+        input_sh += (repl,)  # the real shapes vector
     if train:
         fn = jax.jit(step, donate_argnums=(0,), in_shardings=(state_sh, input_sh, repl),
                      out_shardings=(state_sh, repl, repl))
@@ -280,12 +285,19 @@ def _call_key(counter, mirrored: bool):
     return key
 
 
+def _real_shapes(plan: RealShapePlan | None, input_blobs: list[Blob], inputs) -> dict | None:
+    if plan is None or not plan.size:
+        return None
+    return plan.unpack(inputs[len(input_blobs)])
+
+
 def _predict_step(graph: JobGraph, input_blobs: list[Blob], device_fetch: list[Blob], mesh,
-                  mirrored: bool = False):
+                  mirrored: bool = False, real_plan: RealShapePlan | None = None):
     def step(state, inputs, counter):
         key = _call_key(counter, mirrored)
         env = _interpret(graph, state, {id(b): x for b, x in zip(input_blobs, inputs)}, {}, key,
-                         None if mirrored else mesh)
+                         None if mirrored else mesh,
+                         _real_shapes(real_plan, input_blobs, inputs))
         return tuple(env[id(b)] for b in device_fetch)
 
     return step
@@ -297,13 +309,16 @@ class _TrainStep:
 
     def __init__(self, graph: JobGraph, store: VariableStore, variable_names: list[str],
                  input_blobs: list[Blob], device_fetch: list[Blob], diff_watches: list[Watch],
-                 mesh: Any = None, mirrored: bool = False):
+                 mesh: Any = None, mirrored: bool = False,
+                 real_plan: RealShapePlan | None = None):
         self.graph = graph
+        self.real_plan = real_plan
         self.mirrored = mirrored
         self.mesh = None if mirrored else mesh
         self.input_blobs = input_blobs
         self.device_fetch = device_fetch
         self.diff_watches = diff_watches
+        self.integer_paths = _int_grad.needs_integer_paths(graph, [w.blob for w in diff_watches])
         self.optimizer = _build_optimizer(graph)
         # Trainable is per job: the flag of this job's own variable op.
         trainable = [n for n in variable_names if graph.variables[n].op.attrs["trainable"]
@@ -335,17 +350,21 @@ class _TrainStep:
         train_step = jnp.asarray(train_step, jnp.int64)  # a Python int: weakly typed
         key = _call_key(train_step, self.mirrored)
         feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
+        real = _real_shapes(self.real_plan, self.input_blobs, inputs)
         params = {n: state[n] for n in self.trained}
         rest = {n: v for n, v in state.items() if n not in params}
-        zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype)
+        zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype
+                                       if w.blob.dtype.is_floating else _int_grad.float_dtype())
                  for w in self.diff_watches}
         # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
         # OneFlow's would) and divides it out of the parameter gradients again.
         loss_scale = self.loss_scale.scale(graph.name, state) if self.loss_scale else None
 
         def objective(params, perturb):
-            env = _interpret(graph, {**rest, **params}, feed, perturb, key, self.mesh)
-            total = sum(jnp.sum(env[id(loss)].astype(jnp.float32)) for loss in graph.losses)
+            env = _interpret(graph, {**rest, **params}, feed, perturb, key, self.mesh, real,
+                             set() if self.integer_paths else None)
+            total = sum(jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
+                        for loss in graph.losses)
             fetched = tuple(env[id(b)] for b in self.device_fetch)
             assigned = {name: env[id(blob)] for name, blob in graph.assigns}
             seeded = total if loss_scale is None else total * loss_scale
@@ -354,8 +373,13 @@ class _TrainStep:
 
         (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
             objective, argnums=(0, 1), has_aux=True)(params, zeros)
-        # OneFlow differentiates the sum of losses, then scales parameter gradients by 1/N.
-        scale = 1.0 / self.loss_count
+        # OneFlow differentiates the sum of losses, then scales parameter gradients by 1/N
+        # (N: the elements of the first loss; of its real part when dynamic).
+        first = graph.losses[0]
+        if real is not None and id(first) in real:
+            scale = 1.0 / jnp.maximum(jnp.prod(real[id(first)]), 1).astype(jnp.float32)
+        else:
+            scale = 1.0 / self.loss_count
         if loss_scale is not None:
             scale = scale / loss_scale
             pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
@@ -387,8 +411,16 @@ class _TrainStep:
         new_state.update(new_params)
         new_state.update(new_slots)
         new_state.update({n: v.astype(state[n].dtype) for n, v in assigned.items()})
-        diffs = tuple(pgrads[id(w.blob)] for w in self.diff_watches)
+        diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype)
+                      for w in self.diff_watches)
         return new_state, fetched, diffs
+
+
+def _real_part(value, blob: Blob, real: dict | None):
+    """A loss with its padding zeroed: padding must not reach the gradients."""
+    if real is None or id(blob) not in real:
+        return value
+    return jnp.where(valid_mask(real[id(blob)], blob.shape), value, jnp.zeros((), value.dtype))
 
 
 def _keep_unless(ok, new: dict, old: dict) -> dict:

@@ -19,7 +19,7 @@ from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, VariableStore, set_trace_all
 from . import _config, _distributed, _sharding
 from ._arguments import prepare_arguments
-from ._compiled import CompiledJob, results, value_of
+from ._compiled import CompiledJob, diff_of, results, value_of
 from ._completion import CompletionQueue
 from ._lowering import LoweredJob, lower
 from ._results import LocalBlob, ResultFuture
@@ -195,6 +195,11 @@ class Session:
                                              entry.staging if private else None)
             host_args.extend(entry.feeder.next())
             device_args = tuple(host_args[i] for i in lowered.device_inputs)
+        if lowered.real_plan is not None:  # last in host_args, where value_of finds it
+            real = lowered.real_plan.evaluate(host_args)
+            host_args.append(real)
+            if lowered.real_plan.size:
+                device_args = (*device_args, real.vector)
         if lowered.mesh is not None:
             device_args = tuple(_sharding.to_global(a, sh)
                                 for a, sh in zip(device_args, lowered.input_shardings))
@@ -338,8 +343,8 @@ class Session:
     def _run_handlers(self, entry: CompiledJob, host_args, device_values, diff_values) -> None:
         pieces = entry.lowered.pieces
         for w, fetch, diff in entry.handler_plan:  # try/except inline: runs for every call
-            value = diff_values[diff] if fetch is None else value_of(fetch, host_args,
-                                                                       device_values)
+            value = (diff_of(entry, w, host_args, diff_values[diff]) if fetch is None
+                     else value_of(fetch, host_args, device_values))
             if w.convert != "numpy":
                 local = LocalBlob(value, w.blob.is_dynamic, pieces)
                 value = local.numpy_list() if w.convert == "list_numpy" else local

@@ -1,0 +1,91 @@
+"""Real shapes of a job's dynamic blobs in one call (the ops' rules: graph/_real_shape.py).
+
+Dynamic arguments reach the compiled program zero-padded to their declared shape, so one
+program serves every argument size. Per call the host works out the real shape of every
+dynamic blob from the arguments' shapes (once per distinct set of shapes), hands the program
+the real shapes its masked lowerings read as one int32 vector, and cuts fetched values to
+their real shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import JobArgumentError, describe_frame
+from ..graph import JobGraph
+
+_CACHE_SIZE = 256
+
+
+class RealShapes:
+    """The real shape of each dynamic blob of one call (by ``id`` of the blob), and the int32
+    vector of those the program reads."""
+
+    __slots__ = ("shapes", "vector")
+
+    def __init__(self, shapes: dict[int, tuple[int, ...]], vector: np.ndarray):
+        self.shapes = shapes
+        self.vector = vector
+
+
+class RealShapePlan:
+    """What a job with dynamic blobs on the device works out per call."""
+
+    def __init__(self, graph: JobGraph):
+        self.graph = graph
+        self.args = [(i, b) for i, b in enumerate(graph.inputs) if b.is_dynamic]
+        self.ops = [op for op in graph.ops if op.real_shape is not None]
+        # Real shapes the program reads: inputs of masked lowerings, and dynamic losses.
+        read = [b for op in self.ops if op.real_shape.masked for b in op.inputs if b.is_dynamic]
+        read += [b for b in graph.losses if b.is_dynamic]
+        self.offsets: dict[int, tuple[int, int]] = {}
+        size = 0
+        for blob in read:
+            if id(blob) not in self.offsets:
+                self.offsets[id(blob)] = (size, blob.ndim)
+                size += blob.ndim
+        self.size = size
+        self._cache: dict[tuple, RealShapes] = {}
+
+    def evaluate(self, host_args: list[Any]) -> RealShapes:
+        key = tuple(host_args[i][0].shape for i, _ in self.args)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        shapes = {id(b): s for (_, b), s in zip(self.args, key)}
+        for op in self.ops:
+            ins = [shapes.get(id(b), b.shape) for b in op.inputs]
+            padded = [b.shape if b.is_dynamic else None for b in op.inputs]
+            try:
+                out = op.real_shape.rule(ins, padded, **op.attrs)
+            except ValueError as exc:
+                shown = ", ".join(f"{b.lbn}: {s}" for b, s in zip(op.inputs, ins))
+                raise JobArgumentError(
+                    f"job {self.graph.name!r}, op {op.name!r} ({op.op_type}): the real shapes "
+                    f"of its inputs do not fit: {exc}\n  real input shapes: {shown}\n  op "
+                    f"defined at {describe_frame(op.user_frame)}") from None
+            outs = [out] * len(op.outputs) if not out or isinstance(out[0], int) else out
+            for blob, real in zip(op.outputs, outs):
+                # A real size never exceeds the padded one the program holds.
+                shapes[id(blob)] = tuple(min(int(r), m) for r, m in zip(real, blob.shape))
+        vector = np.zeros((self.size,), np.int32)
+        for bid, (offset, n) in self.offsets.items():
+            vector[offset:offset + n] = shapes[bid]
+        found = RealShapes(shapes, vector)
+        if len(self._cache) < _CACHE_SIZE:
+            self._cache[key] = found
+        return found
+
+    def unpack(self, vector: Any) -> dict[int, Any]:
+        """In the program: the real shape arrays of the blobs it reads, from the vector."""
+        return {bid: vector[o:o + n] for bid, (o, n) in self.offsets.items()}
+
+
+def real_of(real: dict[int, Any] | None, blob: Any) -> Any:
+    """The real shape of ``blob`` in the program (a static blob's is its shape)."""
+    if real is not None and id(blob) in real:
+        return real[id(blob)]
+    return jnp.asarray(blob.shape, jnp.int32)
