@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
-from ..graph import Blob, RealShape, apply_op, current_graph, lowest, valid_mask
+from ..graph import Blob, RealShape, apply_op, current_graph, valid_mask
 from ._array import constant_like, where, zeros_like
 from ._binary import add, multiply
 from ._util import broadcast_shape, check_name, fail, norm_axes, norm_axis, require_blob
@@ -205,17 +205,21 @@ def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob],
                     prefix="BroadcastToCompatibleWith", real_shape=_BROADCAST_REAL)
 
 
-def _lower_in_top_k(targets, predictions, *, k):
+def _in_top_k(targets, predictions, keep, k):
     picked = jnp.take_along_axis(predictions, targets.astype(jnp.int32)[:, None], axis=1)
-    above = jnp.sum(predictions > picked, axis=1)
+    above = jnp.sum((predictions > picked) & keep, axis=1)
     # As OneFlow's kernel (and TensorFlow): a row with any non-finite prediction says 0.
-    finite = jnp.all(jnp.isfinite(predictions), axis=1)
+    finite = jnp.all(jnp.isfinite(predictions) | ~keep, axis=1)
     return ((above < k) & finite).astype(jnp.int8)
 
 
+def _lower_in_top_k(targets, predictions, *, k):
+    return _in_top_k(targets, predictions, jnp.ones(predictions.shape, bool), k)
+
+
 def _masked_in_top_k(targets, predictions, *, real, k):
-    keep = valid_mask(real[1], predictions.shape, [1])
-    return _lower_in_top_k(targets, jnp.where(keep, predictions, lowest(predictions.dtype)), k=k)
+    # Padded classes neither rank above the target nor count as non-finite.
+    return _in_top_k(targets, predictions, valid_mask(real[1], predictions.shape, [1]), k)
 
 
 def _in_top_k_real(shapes, padded, *, k):
