@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import os
-import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -15,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._exit_status import mark_exit_failure
 from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, VariableStore, set_trace_all
 from . import _config, _distributed, _sharding
@@ -491,32 +490,7 @@ def _trace_all_graphs() -> list[JobGraph]:
 set_trace_all(_trace_all_graphs)
 
 
-_exit_failed = False
-
-
-def mark_exit_failure() -> None:
-    """Something was lost at interpreter exit (a callback raised, an event file could not be
-    written): the process then exits with status 1 (``_close_at_exit``)."""
-    global _exit_failed
-    _exit_failed = True
-
-
-@atexit.register  # registered on import, before other flowjob hooks: so it runs last
+@atexit.register  # registered after _exit_status's hook (imported above), so it runs first
 def _close_at_exit() -> None:
     if _default is not None and _default.close():
         mark_exit_failure()
-    if _exit_failed:
-        _exit_with_failure()
-
-
-def _exit_with_failure() -> None:
-    # atexit hooks cannot change the exit status; end the process with status 1 instead, once
-    # the output that exiting normally would still write is out.
-    if "logging" in sys.modules:
-        sys.modules["logging"].shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a closed stream: nothing more to write
-            pass
-    os._exit(1)

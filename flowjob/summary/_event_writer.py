@@ -39,6 +39,7 @@ from collections.abc import Callable
 
 from tensorboard.compat.proto import event_pb2
 
+from .._exit_status import mark_exit_failure
 from ._record_file import RecordFile
 from ._records import frame_record
 
@@ -367,14 +368,7 @@ def _drain_jobs() -> None:
     except BaseException as e:  # a handler failed earlier; say so rather than lose it
         print("flowjob: while finishing jobs at exit:", file=sys.stderr)
         traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
-        _mark_exit_failure()
-
-
-def _mark_exit_failure() -> None:
-    """Makes the process exit with status 1 (the runtime's last exit hook does it)."""
-    mark = getattr(sys.modules.get("flowjob.runtime._session"), "mark_exit_failure", None)
-    if mark is not None:
-        mark()
+        mark_exit_failure()
 
 
 def _close_all_at_exit() -> None:
@@ -384,7 +378,7 @@ def _close_all_at_exit() -> None:
             w.close()
         except Exception as e:  # nothing to raise to at exit; say it instead of losing it
             print(f"flowjob.summary: {e}", file=sys.stderr)
-            _mark_exit_failure()
+            mark_exit_failure()
 
 
 def _flush_all_from_signal() -> None:
