@@ -381,8 +381,7 @@ class Session:
 
     def sync(self) -> None:
         """Waits for every launched call and its handlers; re-raises their exceptions."""
-        self.release_held()
-        self.completion.drain()
+        self.wait()
         self.completion.raise_pending()
 
     def wait(self) -> None:
