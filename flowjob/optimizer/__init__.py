@@ -1,7 +1,11 @@
-"""``flow.optimizer``: optimizers, learning-rate schedules, warmup and gradient clipping."""
+"""``flow.optimizer``: optimizers, learning-rate schedules, warmup and gradient clipping.
+
+``TrainUpdate`` and ``sparse_variables`` are the runtime's entry points: one job's optimizer
+step, and the variables ``indexed_slices_optimizer_conf`` updates row-wise."""
 
 from . import grad_clipping, loss_scale, warmup
 from ._base import Optimizer
+from ._indexed_slices import sparse_variables
 from ._legacy import from_model_update_conf, scheduler_from_conf
 from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp
 from ._schedules import (
@@ -17,6 +21,7 @@ from ._schedules import (
     PolynomialSchduler,
     PolynomialScheduler,
 )
+from ._train_update import TrainUpdate
 
 __all__ = [
     "Optimizer", "SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp", "LAMB", "LARS",
@@ -24,4 +29,5 @@ __all__ = [
     "PolynomialScheduler", "PolynomialSchduler", "ExponentialScheduler", "InverseTimeScheduler",
     "NaturalExpScheduler", "LinearCosineScheduler", "CustomScheduler",
     "warmup", "grad_clipping", "loss_scale", "from_model_update_conf", "scheduler_from_conf",
+    "TrainUpdate", "sparse_variables",
 ]

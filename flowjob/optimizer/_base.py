@@ -1,10 +1,9 @@
-"""The optimizer protocol shared by every update rule.
+"""The optimizer: its settings, and the Optax chain that turns gradients into updates.
 
-An optimizer is a small object in the Optax spirit: ``init(params) -> slots`` and
-``update(grads, params, slots, step) -> (params, slots)``, both pure JAX. Slots are keyed by
-OneFlow's state-variable names (``"<var>-momentum"``, ``"<var>-m"``...), so checkpoints keep
-OneFlow's layout. Gradients arrive final: the runtime already differentiated the summed loss,
-multiplied by ``1/N`` and added regularizer terms; the optimizer clips (if asked) and updates.
+``transformation()`` builds the chain of small gradient transformations (``_transforms``) a
+train job runs; ``init(params) -> slots`` and ``update(grads, params, slots, step)`` use the
+same chain on final gradients. Slots are keyed by OneFlow's state-variable names
+(``"<var>-momentum"``, ``"<var>-m"``...), so checkpoints keep OneFlow's layout.
 """
 
 from __future__ import annotations
@@ -13,8 +12,11 @@ import collections.abc
 import re
 from collections.abc import Mapping, Sequence
 
+import jax
 import jax.numpy as jnp
+import optax
 
+from . import _transforms as T
 from ._loss_scale import LossScalePolicy, StaticLossScalePolicy
 from ._schedules import LrScheduler, _as_step
 from .grad_clipping import ClipGradient
@@ -39,7 +41,7 @@ def _patterns(value, who: str, name: str) -> list[str] | None:
 
 
 class Optimizer:
-    """Base class. Subclasses define ``_slots(name, param)`` and ``_apply(...)``."""
+    """Base class. Subclasses define ``_rule()``, the update rule's link of the chain."""
 
     _name = "Optimizer"
 
@@ -126,21 +128,48 @@ class Optimizer:
             return 0.0 if hit else self.weight_decay
         return self.weight_decay
 
-    # -- state -------------------------------------------------------------------------------
-    def _slots(self, name: str, param) -> dict:
-        """Initial slot arrays of one variable, keyed by full slot name."""
-        return {}
+    # -- the chain -----------------------------------------------------------------------------
+    def _rule(self) -> optax.GradientTransformation:
+        """The update rule: final gradients -> the updates added to the variables."""
+        raise NotImplementedError
 
+    def _decay(self) -> optax.GradientTransformation:
+        """``u + wd * w`` for the variables the include/exclude patterns keep: Optax's
+        ``add_decayed_weights`` is OneFlow's ``model_diff + weight_decay * model`` term."""
+        if self.weight_decay is None:
+            return optax.identity()
+        return optax.add_decayed_weights(
+            self.weight_decay, mask=lambda tree: {k: self.weight_decay_rate(k) > 0 for k in tree})
+
+    def transformation(self, job_name: str | None = None,
+                       regularizers: Mapping[str, object] | None = None,
+                       sparse: bool = False) -> optax.GradientTransformationExtraArgs:
+        """The whole gradient path of a train job as one Optax chain, in OneFlow's order:
+        ``1/N``, device mean, loss-scale undo, then (skipped on non-finite gradients under a
+        dynamic loss scale of job ``job_name``) regularizers, clipping and the update rule
+        (row-masked when ``sparse``). Extra arguments: ``learning_rate``, ``step`` and
+        optionally ``loss_count``, ``device_axis``, ``loss_scale``, ``rows``."""
+        guarded = [T.add_regularization(regularizers)] if regularizers else []
+        if self.grad_clipping is not None:
+            guarded.append(self.grad_clipping.transformation())
+        rule = self._rule()
+        guarded.append(T.keep_untouched_rows(rule, self.slot_names) if sparse else rule)
+        inner = optax.chain(*guarded)
+        policy = self.loss_scale_policy
+        if job_name is not None and policy is not None and policy.skips_non_finite:
+            inner = T.skip_if_non_finite(inner, policy, job_name)
+        return optax.chain(T.scale_by_loss_count(), T.mean_over_devices(), T.undo_loss_scale(),
+                           inner)
+
+    # -- state -------------------------------------------------------------------------------
     def slot_names(self, name: str) -> list[str]:
         """The OneFlow names of the state variables kept for variable ``name``."""
-        return list(self._slots(name, jnp.zeros((1,), jnp.float32)).keys())
+        probe = {name: jax.ShapeDtypeStruct((1,), jnp.float32)}
+        return T.state_names(jax.eval_shape(self.transformation().init, probe))
 
     def init(self, params: Mapping[str, object]) -> dict:
         """Slot variables for ``params`` (arrays or anything with ``.shape``/``.dtype``)."""
-        slots: dict = {}
-        for name, param in params.items():
-            slots.update(self._slots(name, param))
-        return slots
+        return T.flatten_state(self.transformation().init(dict(params)))
 
     def lr(self, step):
         """The learning rate at ``step`` (float32 scalar)."""
@@ -148,38 +177,26 @@ class Optimizer:
 
     def update(self, grads: Mapping[str, object], params: Mapping[str, object],
                slots: Mapping[str, object], step) -> tuple[dict, dict]:
-        """Applies one step; returns new ``params`` and ``slots`` (all keys kept).
-
-        Only variables present in ``grads`` change. ``step`` is the train step before this
-        update (0 for the first call).
-        """
+        """Applies one step to final gradients; returns new ``params`` and ``slots`` (all keys
+        kept). Only variables present in ``grads`` change. ``step`` is the train step before
+        this update (0 for the first call)."""
         step = _as_step(step)
         missing = [k for k in grads if k not in params]
         if missing:
             raise KeyError(f"{self._name}.update: gradients for unknown parameters {missing}")
-        lr = self.lr_scheduler(step)
-        if self.grad_clipping is not None:
-            grads = self.grad_clipping(grads)
-        new_params = dict(params)
-        new_slots = dict(slots)
-        for name, grad in grads.items():
-            param = jnp.asarray(params[name])
-            own = {}
+        for name in grads:
             for key in self.slot_names(name):
                 if key not in slots:
                     raise KeyError(
                         f"{self._name}.update: slot {key!r} of variable {name!r} is missing; "
                         "create slots with optimizer.init(params)")
-                own[key] = jnp.asarray(slots[key])
-            value, changed = self._apply(name, jnp.asarray(grad), param, own, lr, step,
-                                         self.weight_decay_rate(name))
-            new_params[name] = value.astype(param.dtype)
-            for key, arr in changed.items():
-                new_slots[key] = arr.astype(own[key].dtype)
-        return new_params, new_slots
-
-    def _apply(self, name, grad, param, slots, lr, step, weight_decay):
-        raise NotImplementedError
+        own = {k: jnp.asarray(params[k]) for k in grads}
+        tx = self.transformation()
+        state = T.unflatten_state(jax.eval_shape(tx.init, own), slots)
+        updates, state = tx.update({k: jnp.asarray(g) for k, g in grads.items()}, state, own,
+                                   learning_rate=self.lr(step), step=step)
+        return ({**params, **optax.apply_updates(own, updates)},
+                {**slots, **T.flatten_state(state)})
 
     # -- job definition ------------------------------------------------------------------------
     def minimize(self, loss) -> None:

@@ -6,6 +6,7 @@ gradient is the one of a ``gather`` along axis 0 (possibly through scalar multip
 Those kernels touch only the rows whose index was gathered: the other rows, and their
 momentum/``m``/``v``, keep their values (no weight decay, no momentum decay). The rewrite is
 skipped (dense update) with a regularizer, gradient clipping or loss scaling, as in OneFlow.
+The row masks themselves are a link of the optimizer chain (``_transforms.keep_untouched_rows``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import jax.numpy as jnp
-
 from ._optimizers import SGD, Adam
 
-__all__ = ["sparse_variables", "keep_untouched_rows"]
+__all__ = ["sparse_variables"]
 
 _PASS_THROUGH = ("scalar_multiply", "parallel_cast", "with_distribute")
 
@@ -60,18 +59,4 @@ def sparse_variables(graph: Any, optimizer: Any, trained: list[str],
                     and op.attrs["batch_dims"] == 0):
                 out[name] = op.inputs[1]
             break
-    return out
-
-
-def keep_untouched_rows(indices, new: dict, old: dict, names: list[str]) -> dict:
-    """``new`` with the rows of ``names`` not listed in ``indices`` taken from ``old``;
-    indices outside ``[0, rows)`` touch nothing (OneFlow's kernels skip them)."""
-    out = dict(new)
-    for key in names:
-        rows = old[key].shape[0]
-        flat = indices.reshape(-1)
-        flat = jnp.where((flat >= 0) & (flat < rows), flat, rows)
-        touched = jnp.zeros((rows,), bool).at[flat].set(True, mode="drop")
-        touched = touched.reshape((rows,) + (1,) * (old[key].ndim - 1))
-        out[key] = jnp.where(touched, new[key], old[key])
     return out

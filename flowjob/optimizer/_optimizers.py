@@ -1,8 +1,13 @@
 """Update rules: SGD (plain and momentum), Adam/AdamW/LazyAdam, RMSProp, LAMB and LARS.
 
-Each ``_apply`` mirrors the arithmetic of OneFlow's model-update kernels
-(``oneflow/user/kernels/model_update_kernel_util.*``, v0.4): weight decay enters the update
-itself (``w -= lr * (update + wd * w)``), so it is decoupled from the gradient statistics.
+Each ``_rule`` is the last link of the optimizer chain and mirrors the arithmetic of OneFlow's
+model-update kernels (``oneflow/user/kernels/model_update_kernel_util.*``, v0.4): weight decay
+enters the update itself (``w -= lr * (update + wd * w)``), so it is decoupled from the
+gradient statistics. Plain SGD and Adam take their weight decay from Optax
+(``add_decayed_weights``: the kernels' ``g + wd * w``) and their moments from
+``optax.tree.update_moment`` (``b * m + (1 - b) * g^k``); momentum SGD, RMSProp, LAMB and
+LARS keep the rate or the decay inside their own formula (momentum ``v = b v - lr g``, the
+trust ratios, RMSProp's guard for a zero denominator), which no Optax piece computes.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import jax.numpy as jnp
+import optax
 
+from . import _transforms as T
 from ._base import Optimizer
 from ._loss_scale import LossScalePolicy
 from ._schedules import LrScheduler
@@ -74,15 +81,15 @@ class SGD(Optimizer):
             raise ValueError(f"{self._name}: momentum must be >= 0, got {momentum}")
         self.momentum = momentum
 
-    def _slots(self, name, param):
-        return {} if self.momentum == 0.0 else {f"{name}-momentum": _zeros(param)}
-
-    def _apply(self, name, grad, param, slots, lr, step, weight_decay):
+    def _rule(self):
         if self.momentum == 0.0:
-            return param - lr * (grad + weight_decay * param), {}
-        key = f"{name}-momentum"
-        velocity = self.momentum * slots[key] - lr * grad
-        return param + velocity - lr * weight_decay * param, {key: velocity}
+            return optax.chain(self._decay(), T.scale_by_learning_rate())
+
+        def rule(name, g, w, own, lr, step):
+            velocity = self.momentum * own["momentum"] - lr * g
+            return velocity - lr * self.weight_decay_rate(name) * w, {"momentum": velocity}
+
+        return T.per_variable(lambda p: {"momentum": _zeros(p)}, rule)
 
     def _fields(self):
         return {"momentum": self.momentum}
@@ -133,19 +140,22 @@ class Adam(Optimizer):
         self.epsilon = _positive(epsilon, self._name, "epsilon")
         self.do_bias_correction = bool(do_bias_correction)
 
-    def _slots(self, name, param):
-        return {f"{name}-m": _zeros(param), f"{name}-v": _zeros(param)}
+    def _rule(self):
+        def moments(name, g, w, own, lr, step):
+            m = optax.tree.update_moment(g, own["m"], self.beta1, 1)
+            v = optax.tree.update_moment(g, own["v"], self.beta2, 2)
+            return m / (jnp.sqrt(v) + self.epsilon), {"m": m, "v": v}
 
-    def _apply(self, name, grad, param, slots, lr, step, weight_decay):
-        b1, b2 = self.beta1, self.beta2
-        m = b1 * slots[f"{name}-m"] + (1.0 - b1) * grad
-        v = b2 * slots[f"{name}-v"] + (1.0 - b2) * grad * grad
-        if self.do_bias_correction:
-            t = step.astype(jnp.float32) + 1.0
-            lr = lr * jnp.sqrt(1.0 - jnp.power(jnp.float32(b2), t)) / (
-                1.0 - jnp.power(jnp.float32(b1), t))
-        new = param - lr * (m / (jnp.sqrt(v) + self.epsilon) + weight_decay * param)
-        return new, {f"{name}-m": m, f"{name}-v": v}
+        slots = T.per_variable(lambda p: {"m": _zeros(p), "v": _zeros(p)}, moments)
+        rate = T.scale_by_learning_rate(self._bias_corrected if self.do_bias_correction else None)
+        return optax.chain(slots, self._decay(), rate)
+
+    def _bias_corrected(self, lr, step):
+        """OneFlow's ``adam_bias_correction_learning_rate``: ``lr * sqrt(1 - b2^t) /
+        (1 - b1^t)`` with ``t = step + 1``; the whole update (weight decay too) uses it."""
+        t = step.astype(jnp.float32) + 1.0
+        return lr * jnp.sqrt(1.0 - jnp.power(jnp.float32(self.beta2), t)) / (
+            1.0 - jnp.power(jnp.float32(self.beta1), t))
 
     def _fields(self):
         return {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
@@ -217,24 +227,27 @@ class RMSProp(Optimizer):
         self.epsilon = _non_negative(epsilon, self._name, "epsilon")
         self.centered = bool(centered)
 
-    def _slots(self, name, param):
-        slots = {f"{name}-mean_square": _zeros(param)}
-        if self.centered:
-            slots[f"{name}-mean_gradient"] = _zeros(param)
-        return slots
+    def _rule(self):
+        def slots(param):
+            own = {"mean_square": _zeros(param)}
+            if self.centered:
+                own["mean_gradient"] = _zeros(param)
+            return own
 
-    def _apply(self, name, grad, param, slots, lr, step, weight_decay):
-        d = self.decay_rate
-        ms = (1.0 - d) * grad * grad + d * slots[f"{name}-mean_square"]
-        changed = {f"{name}-mean_square": ms}
-        denom = ms
-        if self.centered:
-            mg = (1.0 - d) * grad + d * slots[f"{name}-mean_gradient"]
-            changed[f"{name}-mean_gradient"] = mg
-            denom = ms - mg * mg
-        denom = denom + self.epsilon
-        safe = jnp.where(denom > 0, denom, 1.0)
-        return param - lr * jnp.where(denom > 0, grad / jnp.sqrt(safe), 0.0), changed
+        def rule(name, g, w, own, lr, step):
+            d = self.decay_rate
+            ms = (1.0 - d) * g * g + d * own["mean_square"]
+            changed = {"mean_square": ms}
+            denom = ms
+            if self.centered:
+                mg = (1.0 - d) * g + d * own["mean_gradient"]
+                changed["mean_gradient"] = mg
+                denom = ms - mg * mg
+            denom = denom + self.epsilon
+            safe = jnp.where(denom > 0, denom, 1.0)
+            return -(lr * jnp.where(denom > 0, g / jnp.sqrt(safe), 0.0)), changed
+
+        return T.per_variable(slots, rule)
 
     def _fields(self):
         return {"decay_rate": self.decay_rate, "epsilon": self.epsilon, "centered": self.centered}
@@ -266,25 +279,26 @@ class LAMB(Optimizer):
         self.beta2 = _unit_interval(beta2, self._name, "beta2")
         self.epsilon = _positive(epsilon, self._name, "epsilon")
 
-    def _slots(self, name, param):
-        return {f"{name}-m": _zeros(param), f"{name}-v": _zeros(param),
-                f"{name}-beta1_t": jnp.full((1,), self.beta1, param.dtype),
-                f"{name}-beta2_t": jnp.full((1,), self.beta2, param.dtype)}
+    def _rule(self):
+        def slots(param):
+            return {"m": _zeros(param), "v": _zeros(param),
+                    "beta1_t": jnp.full((1,), self.beta1, param.dtype),
+                    "beta2_t": jnp.full((1,), self.beta2, param.dtype)}
 
-    def _apply(self, name, grad, param, slots, lr, step, weight_decay):
-        b1, b2 = self.beta1, self.beta2
-        b1t = slots[f"{name}-beta1_t"] * b1
-        b2t = slots[f"{name}-beta2_t"] * b2
-        m = b1 * slots[f"{name}-m"] + (1.0 - b1) * grad
-        v = b2 * slots[f"{name}-v"] + (1.0 - b2) * grad * grad
-        u = (m / (1.0 - b1t[0])) / jnp.sqrt(v / (1.0 - b2t[0]) + self.epsilon)
-        w_norm = jnp.sqrt(jnp.sum(param * param))
-        u_norm = jnp.sqrt(jnp.sum(u * u))
-        ok = (w_norm > 0) & (u_norm > 0)
-        trust = jnp.where(ok, w_norm / jnp.where(ok, u_norm, 1.0), 1.0)
-        new = param - lr * trust * (u + weight_decay * param)
-        return new, {f"{name}-m": m, f"{name}-v": v, f"{name}-beta1_t": b1t,
-                     f"{name}-beta2_t": b2t}
+        def rule(name, g, w, own, lr, step):
+            b1t = own["beta1_t"] * self.beta1
+            b2t = own["beta2_t"] * self.beta2
+            m = optax.tree.update_moment(g, own["m"], self.beta1, 1)
+            v = optax.tree.update_moment(g, own["v"], self.beta2, 2)
+            u = (m / (1.0 - b1t[0])) / jnp.sqrt(v / (1.0 - b2t[0]) + self.epsilon)
+            w_norm = jnp.sqrt(jnp.sum(w * w))
+            u_norm = jnp.sqrt(jnp.sum(u * u))
+            ok = (w_norm > 0) & (u_norm > 0)
+            trust = jnp.where(ok, w_norm / jnp.where(ok, u_norm, 1.0), 1.0)
+            update = -(lr * trust * (u + self.weight_decay_rate(name) * w))
+            return update, {"m": m, "v": v, "beta1_t": b1t, "beta2_t": b2t}
+
+        return T.per_variable(slots, rule)
 
     def _fields(self):
         return {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon}
@@ -317,17 +331,17 @@ class LARS(Optimizer):
         self.epsilon = _positive(epsilon, self._name, "epsilon")
         self.lars_coefficient = _positive(lars_coefficient, self._name, "lars_coefficient")
 
-    def _slots(self, name, param):
-        return {f"{name}-momentum": _zeros(param)}
+    def _rule(self):
+        def rule(name, g, w, own, lr, step):
+            decay = self.weight_decay_rate(name)
+            w_norm = jnp.sqrt(jnp.sum(w * w))
+            g_norm = jnp.sqrt(jnp.sum(g * g))
+            ratio = self.lars_coefficient * w_norm / (self.epsilon + g_norm + decay * w_norm)
+            local_lr = lr * jnp.where((w_norm > 0) & (g_norm > 0), ratio, 1.0)
+            mom = self.momentum_beta * own["momentum"] - local_lr * g
+            return mom - local_lr * decay * w, {"momentum": mom}
 
-    def _apply(self, name, grad, param, slots, lr, step, weight_decay):
-        w_norm = jnp.sqrt(jnp.sum(param * param))
-        g_norm = jnp.sqrt(jnp.sum(grad * grad))
-        ratio = self.lars_coefficient * w_norm / (self.epsilon + g_norm + weight_decay * w_norm)
-        local_lr = lr * jnp.where((w_norm > 0) & (g_norm > 0), ratio, 1.0)
-        key = f"{name}-momentum"
-        mom = self.momentum_beta * slots[key] - local_lr * grad
-        return param + mom - local_lr * weight_decay * param, {key: mom}
+        return T.per_variable(lambda p: {"momentum": _zeros(p)}, rule)
 
     def _fields(self):
         return {"momentum_beta": self.momentum_beta, "epsilon": self.epsilon,

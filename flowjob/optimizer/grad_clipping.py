@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import jax.numpy as jnp
+import optax
 
 __all__ = ["ClipGradient", "by_global_norm", "global_norm"]
 
@@ -21,8 +22,13 @@ def global_norm(grads: Mapping[str, object]):
 class ClipGradient:
     """Base class: ``clip(grads) -> grads`` over the gradients of one optimizer."""
 
-    def __call__(self, grads: Mapping[str, object]) -> dict:
+    def transformation(self) -> optax.GradientTransformation:
+        """This clipping as a link of the optimizer chain."""
         raise NotImplementedError
+
+    def __call__(self, grads: Mapping[str, object]) -> dict:
+        """The clipped gradients."""
+        return self.transformation().update(dict(grads), optax.EmptyState())[0]
 
     @property
     def clip_conf(self) -> dict:
@@ -49,16 +55,10 @@ class by_global_norm(ClipGradient):  # noqa: N801 - OneFlow's public spelling
                 f"grad_clipping.by_global_norm: clip_norm must be > 0, got {clip_norm}")
         self.clip_norm = clip_norm
 
-    def factor(self, grads: Mapping[str, object]):
-        """The scale applied to every gradient (1.0 when no clipping happens)."""
-        norm = global_norm(grads)
-        return jnp.float32(self.clip_norm) / jnp.maximum(norm, jnp.float32(self.clip_norm))
-
-    def __call__(self, grads: Mapping[str, object]) -> dict:
-        if not grads:
-            return {}
-        scale = self.factor(grads)
-        return {k: (jnp.asarray(g) * scale).astype(jnp.asarray(g).dtype) for k, g in grads.items()}
+    def transformation(self) -> optax.GradientTransformation:
+        # Optax's clip_by_global_norm is this rule: g unchanged while the norm is below
+        # clip_norm, else g / norm * clip_norm (tests/optimizer/test_chain.py checks it).
+        return optax.clip_by_global_norm(self.clip_norm)
 
     @property
     def clip_conf(self) -> dict:

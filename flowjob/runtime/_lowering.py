@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import JobDefinitionError
 from ..graph import Blob, JobGraph, VariableStore, Watch, valid_mask, warn_unreachable_diff
+from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan, real_of
 
@@ -145,8 +146,6 @@ def _build_optimizer(graph: JobGraph) -> Any:
         return graph.optimizer
     train = graph.config.train
     if train.configured:
-        from ..optimizer import from_model_update_conf
-
         return from_model_update_conf(train.model_update or {"naive_conf": {}},
                                       train.primary_lr_value, train.secondary_lr_value)
     raise JobDefinitionError(
@@ -323,27 +322,19 @@ class _TrainStep:
         # Trainable is per job: the flag of this job's own variable op.
         trainable = [n for n in variable_names if graph.variables[n].op.attrs["trainable"]
                      and store.defs[n].dtype.is_floating]
-        chosen = getattr(self.optimizer, "variable_names", None)
-        self.trained = list(chosen(trainable)) if chosen else trainable
-        self.regularizers = {n: store.defs[n].regularizer for n in self.trained
-                             if store.defs[n].regularizer is not None}
-        from ..optimizer._indexed_slices import sparse_variables
-
-        self.sparse = sparse_variables(graph, self.optimizer, self.trained,
-                                       set(self.regularizers))
-        slots = self.optimizer.init({n: store.values[n] for n in self.trained})
-        for name, value in slots.items():
+        self.trained = self.optimizer.variable_names(trainable)
+        regularizers = {n: store.defs[n].regularizer for n in self.trained
+                        if store.defs[n].regularizer is not None}
+        self.sparse = sparse_variables(graph, self.optimizer, self.trained, set(regularizers))
+        self.update = TrainUpdate(self.optimizer, graph.name,
+                                  {n: store.values[n] for n in self.trained}, regularizers,
+                                  bool(self.sparse))
+        for name, value in self.update.initial_state.items():
             store.define_system(name, value)
-        self.slot_names = list(slots)
         self.step_name = TRAIN_STEP_PREFIX + graph.name
         store.define_system(self.step_name, np.zeros((1,), np.int64))
         self.loss_count = graph.losses[0].numel()
-        self.loss_scale = getattr(self.optimizer, "loss_scale_policy", None)
-        scale_state = self.loss_scale.state(graph.name) if self.loss_scale else {}
-        for name, value in scale_state.items():
-            store.define_system(name, value)
-        self.state_names = list(dict.fromkeys([*variable_names, *self.slot_names,
-                                               *scale_state]))
+        self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
 
     def __call__(self, state, inputs, train_step):
         graph = self.graph
@@ -352,16 +343,15 @@ class _TrainStep:
         feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
         real = _real_shapes(self.real_plan, self.input_blobs, inputs)
         params = {n: state[n] for n in self.trained}
-        rest = {n: v for n, v in state.items() if n not in params}
         zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype
                                        if w.blob.dtype.is_floating else _int_grad.float_dtype())
                  for w in self.diff_watches}
         # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
-        # OneFlow's would) and divides it out of the parameter gradients again.
-        loss_scale = self.loss_scale.scale(graph.name, state) if self.loss_scale else None
+        # OneFlow's would); the optimizer chain divides it out of the parameter gradients.
+        loss_scale = self.update.loss_scale(state)
 
         def objective(params, perturb):
-            env = _interpret(graph, {**rest, **params}, feed, perturb, key, self.mesh, real,
+            env = _interpret(graph, state | params, feed, perturb, key, self.mesh, real,
                              set() if self.integer_paths else None)
             total = sum(jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
                         for loss in graph.losses)
@@ -373,47 +363,26 @@ class _TrainStep:
 
         (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
             objective, argnums=(0, 1), has_aux=True)(params, zeros)
-        # OneFlow differentiates the sum of losses, then scales parameter gradients by 1/N
-        # (N: the elements of the first loss; of its real part when dynamic).
-        first = graph.losses[0]
-        if real is not None and id(first) in real:
-            scale = 1.0 / jnp.maximum(jnp.prod(real[id(first)]), 1).astype(jnp.float32)
-        else:
-            scale = 1.0 / self.loss_count
-        if loss_scale is not None:
-            scale = scale / loss_scale
-            pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
-        grads = {n: g * jnp.asarray(scale, g.dtype) for n, g in grads.items()}
-        if self.mirrored:  # average the per-device gradients (and moving statistics)
-            grads = jax.lax.pmean(grads, _sharding.AXIS)
+        if self.mirrored:  # moving statistics are averaged like the gradients
             assigned = jax.lax.pmean(assigned, _sharding.AXIS)
-        if self.regularizers:
-            from ..ops.regularizers import regularization_grad
-
-            for name, reg in self.regularizers.items():
-                grads[name] = grads[name] + regularization_grad(params[name], reg)
-        slots = {n: state[n] for n in self.slot_names}
-        new_params, new_slots = self.optimizer.update(grads, params, slots, train_step)
-        if rows:  # indexed_slices_optimizer_conf: only gathered rows change
-            from ..optimizer._indexed_slices import keep_untouched_rows
-
-            for name, indices in rows.items():
-                new_params = keep_untouched_rows(indices, new_params, params, [name])
-                new_slots = keep_untouched_rows(indices, new_slots, slots,
-                                                self.optimizer.slot_names(name))
-        new_state = dict(state)
-        if self.loss_scale is not None:
-            finite = jnp.all(jnp.asarray([jnp.all(jnp.isfinite(g)) for g in grads.values()]))
-            if self.loss_scale.skips_non_finite:  # skip the whole update, as OneFlow's skip_if
-                new_params = _keep_unless(finite, new_params, params)
-                new_slots = _keep_unless(finite, new_slots, slots)
-            new_state.update(self.loss_scale.next_state(graph.name, state, finite))
-        new_state.update(new_params)
-        new_state.update(new_slots)
-        new_state.update({n: v.astype(state[n].dtype) for n, v in assigned.items()})
+        new_params, new_opt = self.update(
+            grads, params, {n: state[n] for n in self.update.state_names}, step=train_step,
+            loss_count=self._loss_count(real), loss_scale=loss_scale, rows=rows,
+            device_axis=_sharding.AXIS if self.mirrored else None)
+        assigned = {n: v.astype(state[n].dtype) for n, v in assigned.items()}
+        if loss_scale is not None:
+            pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
         diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype)
                       for w in self.diff_watches)
-        return new_state, fetched, diffs
+        return state | new_params | new_opt | assigned, fetched, diffs
+
+    def _loss_count(self, real: dict | None):
+        """N of OneFlow's 1/N gradient scale: the first loss's elements (its real ones when
+        dynamic)."""
+        first = self.graph.losses[0]
+        if real is not None and id(first) in real:
+            return jnp.maximum(jnp.prod(real[id(first)]), 1).astype(jnp.float32)
+        return self.loss_count
 
 
 def _real_part(value, blob: Blob, real: dict | None):
@@ -421,7 +390,3 @@ def _real_part(value, blob: Blob, real: dict | None):
     if real is None or id(blob) not in real:
         return value
     return jnp.where(valid_mask(real[id(blob)], blob.shape), value, jnp.zeros((), value.dtype))
-
-
-def _keep_unless(ok, new: dict, old: dict) -> dict:
-    return {k: jnp.where(ok, v, old[k]) for k, v in new.items()}

@@ -1,0 +1,60 @@
+"""One train job's optimizer step: the chain, its named state, one call per step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import jax
+import optax
+
+from . import _transforms as T
+from ._base import Optimizer
+from ._schedules import _as_step
+
+__all__ = ["TrainUpdate"]
+
+
+class TrainUpdate:
+    """``optimizer``'s whole gradient path for job ``job_name``, as the runtime runs it.
+
+    ``state`` is ``{OneFlow variable name: array}``: the update rule's slots and, under a
+    dynamic loss scale, the job's loss-scale variables; :attr:`initial_state` holds their
+    first values. ``regularizers`` maps variables to their ``flow.regularizers`` object;
+    ``sparse`` says some variables are updated row-wise (``rows=`` at each call).
+    """
+
+    def __init__(self, optimizer: Optimizer, job_name: str, params: Mapping[str, Any],
+                 regularizers: Mapping[str, Any] | None = None, sparse: bool = False):
+        self.optimizer = optimizer
+        self.job_name = job_name
+        self.chain = optimizer.transformation(job_name, regularizers, sparse)
+        state = self.chain.init(dict(params))
+        self._template = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), state)
+        self.initial_state = T.flatten_state(state)
+
+    @property
+    def state_names(self) -> list[str]:
+        return list(self.initial_state)
+
+    def loss_scale(self, state: Mapping[str, Any]):
+        """This step's loss scale (a float32 scalar), or None without loss scaling."""
+        policy = self.optimizer.loss_scale_policy
+        return None if policy is None else policy.scale(self.job_name, state)
+
+    def __call__(self, grads: Mapping[str, Any], params: Mapping[str, Any],
+                 state: Mapping[str, Any], *, step, loss_count=1, loss_scale=None,
+                 device_axis: str | None = None,
+                 rows: Mapping[str, Any] | None = None) -> tuple[dict, dict]:
+        """New ``params`` and ``state`` from the raw gradients of the summed loss.
+
+        ``step``: the train step before this update; ``loss_count``: the elements N of the
+        first loss; ``loss_scale``: the factor the loss gradient was seeded with;
+        ``device_axis``: the mesh axis to average gradients over (mirrored view); ``rows``:
+        ``{variable: gathered indices}`` of the row-wise variables."""
+        step = _as_step(step)
+        updates, new = self.chain.update(
+            dict(grads), T.unflatten_state(self._template, state), dict(params),
+            learning_rate=self.optimizer.lr(step), step=step, loss_count=loss_count,
+            loss_scale=loss_scale, device_axis=device_axis, rows=rows)
+        return optax.apply_updates(dict(params), updates), T.flatten_state(new)
