@@ -3,7 +3,7 @@
 ``TrainUpdate`` and ``sparse_variables`` are the runtime's entry points: one job's optimizer
 step, and the variables ``indexed_slices_optimizer_conf`` updates row-wise."""
 
-from . import grad_clipping, loss_scale, warmup
+from . import grad_clipping, loss_scale, transforms, warmup
 from ._base import Optimizer
 from ._indexed_slices import sparse_variables
 from ._legacy import from_model_update_conf, scheduler_from_conf
@@ -28,6 +28,6 @@ __all__ = [
     "LrScheduler", "PiecewiseConstantScheduler", "PiecewiseScalingScheduler", "CosineScheduler",
     "PolynomialScheduler", "PolynomialSchduler", "ExponentialScheduler", "InverseTimeScheduler",
     "NaturalExpScheduler", "LinearCosineScheduler", "CustomScheduler",
-    "warmup", "grad_clipping", "loss_scale", "from_model_update_conf", "scheduler_from_conf",
-    "TrainUpdate", "sparse_variables",
+    "warmup", "grad_clipping", "loss_scale", "transforms", "from_model_update_conf",
+    "scheduler_from_conf", "TrainUpdate", "sparse_variables",
 ]

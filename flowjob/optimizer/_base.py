@@ -1,6 +1,6 @@
 """The optimizer: its settings, and the Optax chain that turns gradients into updates.
 
-``transformation()`` builds the chain of small gradient transformations (``_transforms``) a
+``transformation()`` builds the chain of small gradient transformations (``transforms``) a
 train job runs; ``init(params) -> slots`` and ``update(grads, params, slots, step)`` use the
 same chain on final gradients. Slots are keyed by OneFlow's state-variable names
 (``"<var>-momentum"``, ``"<var>-m"``...), so checkpoints keep OneFlow's layout.
@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from . import _transforms as T
+from . import transforms as T
 from ._loss_scale import LossScalePolicy, StaticLossScalePolicy
 from ._schedules import LrScheduler, _as_step
 from .grad_clipping import ClipGradient

@@ -6,7 +6,7 @@ gradient is the one of a ``gather`` along axis 0 (possibly through scalar multip
 Those kernels touch only the rows whose index was gathered: the other rows, and their
 momentum/``m``/``v``, keep their values (no weight decay, no momentum decay). The rewrite is
 skipped (dense update) with a regularizer, gradient clipping or loss scaling, as in OneFlow.
-The row masks themselves are a link of the optimizer chain (``_transforms.keep_untouched_rows``).
+The row masks themselves are a link of the optimizer chain (``transforms.keep_untouched_rows``).
 """
 
 from __future__ import annotations

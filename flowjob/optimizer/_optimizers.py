@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import jax.numpy as jnp
 import optax
 
-from . import _transforms as T
+from . import transforms as T
 from ._base import Optimizer
 from ._loss_scale import LossScalePolicy
 from ._schedules import LrScheduler

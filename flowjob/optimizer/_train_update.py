@@ -8,7 +8,7 @@ from typing import Any
 import jax
 import optax
 
-from . import _transforms as T
+from . import transforms as T
 from ._base import Optimizer
 from ._schedules import _as_step
 

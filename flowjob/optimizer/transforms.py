@@ -173,7 +173,7 @@ def per_variable(slots: SlotInit, rule: RuleStep) -> Transformation:
                            for suffix, value in slots(param).items())
 
     def update(updates, state, params=None, *, learning_rate, step, **extra):
-        out, new_state = {}, OrderedDict(state)
+        out, new_state = {}, state.copy()  # dict or OrderedDict, as given
         for name, g in updates.items():
             own = {s: state[f"{name}-{s}"] for s in suffixes}
             out[name], changed = rule(name, g, params[name], own, learning_rate, step)
