@@ -178,25 +178,34 @@ def from_model_update_conf(conf: Mapping, primary_lr: float,
                                 conf.get("warmup_conf"))
     clip = _clipping(conf.get("clip_conf"))
     decay = _weight_decay(conf.get("weight_decay_conf"))
-    if rule == "naive_conf":
-        return SGD(sched, momentum=0.0, grad_clipping=clip, **decay)
-    if rule == "momentum_conf":
-        return SGD(sched, momentum=f["beta"], grad_clipping=clip, **decay)
-    if rule == "rmsprop_conf":
-        if decay:
-            warn_once("rmsprop_weight_decay",
-                      "weight_decay_conf has no effect with rmsprop_conf (as in OneFlow's "
-                      "rmsprop kernel)")
-        return RMSProp(sched, f["decay_rate"], f["epsilon"], f["centered"], grad_clipping=clip)
-    if rule == "lars_conf":
-        return LARS(sched, f["momentum_beta"], f["epsilon"], f["lars_coefficient"],
-                    grad_clipping=clip, **decay)
-    if rule == "adam_conf":
-        return Adam(sched, f["beta1"], f["beta2"], f["epsilon"], f["do_bias_correction"],
-                    grad_clipping=clip, **decay)
-    if rule == "lazy_adam_conf":
-        # As in OneFlow, lazy_adam_conf is adam_update with bias correction; rows are updated
-        # lazily under indexed_slices_optimizer_conf, as for every Adam.
-        return Adam(sched, f["beta1"], f["beta2"], f["epsilon"], True, grad_clipping=clip,
-                    **decay)
-    return LAMB(sched, f["beta1"], f["beta2"], f["epsilon"], grad_clipping=clip, **decay)
+    return _BUILD[rule](f, sched, clip, decay)
+
+
+def _rmsprop(f, sched, clip, decay) -> Optimizer:
+    if decay:
+        warn_once("rmsprop_weight_decay",
+                  "weight_decay_conf has no effect with rmsprop_conf (as in OneFlow's rmsprop "
+                  "kernel)")
+    return RMSProp(sched, f["decay_rate"], f["epsilon"], f["centered"], grad_clipping=clip)
+
+
+# Each update rule's optimizer from (its fields, scheduler, clipping, weight-decay kwargs).
+_BUILD = {
+    "naive_conf": lambda f, sched, clip, decay: SGD(sched, momentum=0.0, grad_clipping=clip,
+                                                    **decay),
+    "momentum_conf": lambda f, sched, clip, decay: SGD(sched, momentum=f["beta"],
+                                                       grad_clipping=clip, **decay),
+    "rmsprop_conf": _rmsprop,
+    "lars_conf": lambda f, sched, clip, decay: LARS(
+        sched, f["momentum_beta"], f["epsilon"], f["lars_coefficient"], grad_clipping=clip,
+        **decay),
+    "adam_conf": lambda f, sched, clip, decay: Adam(
+        sched, f["beta1"], f["beta2"], f["epsilon"], f["do_bias_correction"],
+        grad_clipping=clip, **decay),
+    # As in OneFlow, lazy_adam_conf is adam_update with bias correction; rows are updated
+    # lazily under indexed_slices_optimizer_conf, as for every Adam.
+    "lazy_adam_conf": lambda f, sched, clip, decay: Adam(
+        sched, f["beta1"], f["beta2"], f["epsilon"], True, grad_clipping=clip, **decay),
+    "lamb_conf": lambda f, sched, clip, decay: LAMB(
+        sched, f["beta1"], f["beta2"], f["epsilon"], grad_clipping=clip, **decay),
+}

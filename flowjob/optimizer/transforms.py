@@ -100,13 +100,13 @@ def skip_if_non_finite(inner: optax.GradientTransformation, policy: Any,
 def add_regularization(regularizers: Mapping[str, Any]) -> Transformation:
     """``g + l1 * sign(w) + l2 * w`` for the variables with a regularizer (OneFlow's
     ``l1_l2_regularize_gradient``); the term's math is ``flow.regularizers``' own."""
-    from ..ops.regularizers import regularization_grad  # public module; ops imports late
+    from .. import regularizers as flow_regularizers  # flow.regularizers: imported after us
 
     def update(updates, state, params=None, **extra):
         out = dict(updates)
         for name, reg in regularizers.items():
             if name in out:
-                out[name] = out[name] + regularization_grad(params[name], reg)
+                out[name] = out[name] + flow_regularizers.regularization_grad(params[name], reg)
         return out, state
 
     return _stateless(update)
