@@ -98,40 +98,54 @@ def scheduler_from_conf(primary_lr: float, decay: Mapping | None = None,
     if warmup is not None:
         kind = _one_of(warmup, list(_WARMUPS), "warmup_conf")
         f = _fields(warmup[kind], _WARMUPS[kind], f"warmup_conf.{kind}")
-        if kind == "constant_conf":
-            warm = W.constant(f["warmup_batches"], f["multiplier"])
-        else:
-            warm = W.linear(f["warmup_batches"], f["start_multiplier"])
+        warm = _WARMUP_BUILD[kind](f)
     if decay is None:
         return S.PiecewiseConstantScheduler([], [primary_lr], warmup=warm)
     kind = _one_of(decay, list(_DECAYS), "learning_rate_decay")
     f = _fields(decay[kind], _DECAYS[kind], f"learning_rate_decay.{kind}")
-    if kind in ("exponential_conf", "inverse_time_conf", "natural_exp_conf"):
-        cls = {"exponential_conf": S.ExponentialScheduler,
-               "inverse_time_conf": S.InverseTimeScheduler,
-               "natural_exp_conf": S.NaturalExpScheduler}[kind]
-        return cls(primary_lr, f["decay_batches"], f["decay_rate"], f["staircase"], warm)
-    if kind == "piecewise_constant_conf":
-        sched = S.PiecewiseConstantScheduler(f["boundaries"], f["values"], warm)
-        sched.base_lr = float(primary_lr)  # the kernel's warmup scales primary_lr, not values[0]
-        return sched
-    if kind == "piecewise_scaling_conf":
-        scales = [float(s) for s in f["scales"]]
-        if len(scales) != len(f["boundaries"]) + 1:
-            raise ValueError(
-                "model_update_conf: learning_rate_decay.piecewise_scaling_conf needs "
-                f"len(scales) == len(boundaries) + 1, got {len(f['boundaries'])} boundaries "
-                f"and {len(scales)} scales")
-        sched = S.PiecewiseScalingScheduler(primary_lr, f["boundaries"], scales[1:], warm)
-        sched.scale = scales  # the proto lists the first-interval factor explicitly
-        return sched
-    if kind == "polynomial_conf":
-        return S.PolynomialScheduler(primary_lr, f["decay_batches"], f["end_learning_rate"],
-                                     f["power"], f["cycle"], warm)
-    if kind == "cosine_conf":
-        return S.CosineScheduler(primary_lr, f["decay_batches"], f["alpha"], warm)
-    return S.LinearCosineScheduler(primary_lr, f["decay_batches"], f["num_periods"],
-                                   f["alpha"], f["beta"], warm)
+    return _DECAY_BUILD[kind](primary_lr, f, warm)
+
+
+def _rate_decay(cls):
+    return lambda lr, f, warm: cls(lr, f["decay_batches"], f["decay_rate"], f["staircase"], warm)
+
+
+def _piecewise_constant(lr, f, warm) -> S.LrScheduler:
+    sched = S.PiecewiseConstantScheduler(f["boundaries"], f["values"], warm)
+    sched.base_lr = float(lr)  # the kernel's warmup scales primary_lr, not values[0]
+    return sched
+
+
+def _piecewise_scaling(lr, f, warm) -> S.LrScheduler:
+    scales = [float(s) for s in f["scales"]]
+    if len(scales) != len(f["boundaries"]) + 1:
+        raise ValueError(
+            "model_update_conf: learning_rate_decay.piecewise_scaling_conf needs "
+            f"len(scales) == len(boundaries) + 1, got {len(f['boundaries'])} boundaries "
+            f"and {len(scales)} scales")
+    sched = S.PiecewiseScalingScheduler(lr, f["boundaries"], scales[1:], warm)
+    sched.scale = scales  # the proto lists the first-interval factor explicitly
+    return sched
+
+
+# Each learning_rate_decay kind's scheduler from (primary_lr, its fields, warmup).
+_DECAY_BUILD = {
+    "exponential_conf": _rate_decay(S.ExponentialScheduler),
+    "inverse_time_conf": _rate_decay(S.InverseTimeScheduler),
+    "natural_exp_conf": _rate_decay(S.NaturalExpScheduler),
+    "piecewise_constant_conf": _piecewise_constant,
+    "piecewise_scaling_conf": _piecewise_scaling,
+    "polynomial_conf": lambda lr, f, warm: S.PolynomialScheduler(
+        lr, f["decay_batches"], f["end_learning_rate"], f["power"], f["cycle"], warm),
+    "cosine_conf": lambda lr, f, warm: S.CosineScheduler(lr, f["decay_batches"], f["alpha"],
+                                                         warm),
+    "linear_cosine_conf": lambda lr, f, warm: S.LinearCosineScheduler(
+        lr, f["decay_batches"], f["num_periods"], f["alpha"], f["beta"], warm),
+}
+_WARMUP_BUILD = {
+    "constant_conf": lambda f: W.constant(f["warmup_batches"], f["multiplier"]),
+    "linear_conf": lambda f: W.linear(f["warmup_batches"], f["start_multiplier"]),
+}
 
 
 def _weight_decay(conf) -> dict:
