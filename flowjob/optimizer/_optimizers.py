@@ -258,7 +258,8 @@ class LAMB(Optimizer):
 
     ``b1t *= b1; b2t *= b2`` (states ``"<var>-beta1_t"``/``"<var>-beta2_t"``, shape (1,),
     starting at ``b1``/``b2``, updated *before* use, so the first step corrects with
-    ``1 - b1^2``); ``u = (m / (1-b1t)) / sqrt(v / (1-b2t) + eps)``;
+    ``1 - b1^2``); ``u = (m / (1-b1t)) / (sqrt(v / (1-b2t)) + eps)`` (epsilon outside the root,
+    as the kernel's ``LambGradFunctor``);
     ``w -= lr * r * (u + wd * w)`` with ``r = ||w|| / ||u||`` (1 if either norm is 0).
     """
 
@@ -290,7 +291,7 @@ class LAMB(Optimizer):
             b2t = own["beta2_t"] * self.beta2
             m = optax.tree.update_moment(g, own["m"], self.beta1, 1)
             v = optax.tree.update_moment(g, own["v"], self.beta2, 2)
-            u = (m / (1.0 - b1t[0])) / jnp.sqrt(v / (1.0 - b2t[0]) + self.epsilon)
+            u = (m / (1.0 - b1t[0])) / (jnp.sqrt(v / (1.0 - b2t[0])) + self.epsilon)
             w_norm = jnp.sqrt(jnp.sum(w * w))
             u_norm = jnp.sqrt(jnp.sum(u * u))
             ok = (w_norm > 0) & (u_norm > 0)

@@ -178,7 +178,7 @@ def test_lamb_trust_ratio_and_beta_powers():
         b1t, b2t = b1t * b1, b2t * b2
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
-        u = (m / (1 - b1t)) / np.sqrt(v / (1 - b2t) + eps)
+        u = (m / (1 - b1t)) / (np.sqrt(v / (1 - b2t)) + eps)
         wn, un = np.linalg.norm(w), np.linalg.norm(u)
         r = wn / un if wn > 0 and un > 0 else 1.0
         return w - lr * r * (u + 0.01 * w), (m, v, b1t, b2t)
