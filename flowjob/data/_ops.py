@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +20,8 @@ from .._deprecation import warn_once
 from ..errors import OpError, describe_frame, user_frame
 from ..graph import Blob, add_feed_op, apply_op, current_context
 from . import _decode
+from ._dataset import check_parts
+from ._record import RecordError
 from ._stream import RecordStream, part_paths
 
 
@@ -63,6 +66,12 @@ def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int =
         raise _fail(op, f"{len(missing)} of {data_part_num} part file(s) not found: {shown} "
                         f"(data_part_num={data_part_num}, part_name_prefix={part_name_prefix!r}, "
                         f"part_name_suffix_length={part_name_suffix_length})")
+    try:
+        notes = check_parts(os.fspath(ofrecord_dir), paths)
+    except RecordError as exc:
+        raise _fail(op, str(exc)) from None
+    for note in notes:
+        warnings.warn(f"{op}: {note}", stacklevel=2)
     name, seed = _name_and_seed(name, "OFRecord_Reader", seed)
     stream = functools.partial(RecordStream, paths, batch_size, random_shuffle=random_shuffle,
                                shuffle_buffer_size=shuffle_buffer_size,

@@ -26,7 +26,8 @@ _MAX_RECORD_BYTES = 1 << 31
 
 
 class RecordError(FlowJobError, ValueError):
-    """An OFRecord file is truncated or holds bytes that are not records."""
+    """An OFRecord file or data set is damaged or incomplete (the message names the file and
+    byte offset), or cannot be written as asked."""
 
 
 def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
