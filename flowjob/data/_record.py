@@ -83,6 +83,26 @@ Feature = _CLASSES["Feature"]
 OFRecord = _CLASSES["OFRecord"]
 
 
+class RecordBatch(list):
+    """A reader's batch of parsed records that remembers where each came from, so that a
+    decoder can name the record it cannot decode."""
+
+    def __init__(self, records: list[Any], origins: list[tuple[str, int, int]]):
+        super().__init__(records)
+        self.origins = origins  # (file, record index in the file, byte offset) per record
+
+    def describe(self, i: int) -> str:
+        path, index, offset = self.origins[i]
+        return f"record {index} of {path} (byte offset {offset})"
+
+
+def describe_record(records: Any, i: int) -> str:
+    """Where record ``i`` of a batch came from, as precisely as the batch knows."""
+    if isinstance(records, RecordBatch):
+        return records.describe(i)
+    return f"record {i} of the batch"
+
+
 def file_descriptor_proto() -> descriptor_pb2.FileDescriptorProto:
     """The schema the classes are built from (a copy), e.g. to compare with protoc's."""
     return _file_descriptor()
