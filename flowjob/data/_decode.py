@@ -60,8 +60,9 @@ def check_range(values: np.ndarray, dtype: np.dtype, what: str) -> None:
         return
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise DecodeError(f"{what}: value {values[first]} (value {first}; {int(bad.sum())} "
-                          f"of {values.size} out of range) does not fit dtype {want}")
+        more = (f" ({int(bad.sum())} of the {values.size} values do not; the first is value "
+                f"{first})" if values.size > 1 else "")
+        raise DecodeError(f"{what}: value {values[first]!s} does not fit dtype {want}{more}")
 
 
 def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dtype,

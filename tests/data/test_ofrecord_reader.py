@@ -164,8 +164,8 @@ def test_decoder_errors_name_the_field(tmp_path):
         r = flow.data.ofrecord_reader(str(tmp_path), batch_size=2)
         return flow.data.OFRecordRawDecoder(r, "v", shape=(4,), dtype=flow.float)
 
-    with pytest.raises(flow.data.DecodeError, match=r"'v' of record 0 of .*part-0 \(byte offset 0\) holds 3 "
-                                                     r"values, but shape \(4,\)") as err:
+    with pytest.raises(flow.data.DecodeError, match=r"'v' of record 0 of .*part-0 \(byte offset "
+                                                    r"0\) holds 3 values, but shape \(4,\)") as err:
         wrong_count()
     # ... and names the op and the user's line that created it
     assert "in data pipeline op 'OFRecordRawDecoder_0' (ofrecord_raw_decoder) of job " \
