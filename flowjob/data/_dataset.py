@@ -19,7 +19,6 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -149,7 +148,10 @@ def staged_folder(out_dir: str, overwrite: bool) -> Iterator[str]:
     check_target(out_dir, overwrite)
     parent, base = os.path.split(out_dir)
     os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=f".{base}.writing-", dir=parent)
+    # os.mkdir, not tempfile.mkdtemp: the folder keeps the umask's permissions (mkdtemp's
+    # are 0700, and the folder becomes the data set)
+    staging = os.path.join(parent, f".{base}.writing-{secrets.token_hex(6)}")
+    os.mkdir(staging)
     try:
         yield staging
         _fsync_dir(staging)

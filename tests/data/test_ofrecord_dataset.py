@@ -69,6 +69,8 @@ def test_a_non_empty_folder_is_refused_or_replaced_whole(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == [MANIFEST_NAME, "part-0", "part-1"]
     assert _ids(out) == list(range(100, 110))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "new.npz"]  # no leftovers
+    (tmp_path / "plain").mkdir()  # the set's folder has the permissions of a plain mkdir
+    assert out.stat().st_mode & 0o777 == (tmp_path / "plain").stat().st_mode & 0o777
     (out / "sub").mkdir()
     with pytest.raises(DatasetExistsError, match="holds sub-folders"):
         _dataset(out, 10, parts=1, overwrite=True)
