@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FlowJobError
+from ._modes import ColorSpace
 from ._parallel import parallel_map
 from ._record import describe_record
 
@@ -117,28 +118,20 @@ def bytes_values(records: Sequence[Any], name: str) -> list[np.ndarray]:
     return out
 
 
-def channels(color_space: str) -> int:
-    space = color_space.upper()
-    if space in ("RGB", "BGR"):
-        return 3
-    if space == "GRAY":
-        return 1
-    raise DecodeError(f"color_space must be 'RGB', 'BGR' or 'GRAY', got {color_space!r}")
-
-
-def decode_image(data: bytes | np.ndarray, color_space: str = "BGR") -> np.ndarray:
+def decode_image(data: bytes | np.ndarray, color_space: ColorSpace = ColorSpace.BGR
+                 ) -> np.ndarray:
     """An encoded image (JPEG, PNG...) as an HWC uint8 array in ``color_space`` (Pillow)."""
     from PIL import Image
 
     raw_bytes = data.tobytes() if isinstance(data, np.ndarray) else data
     try:
         with Image.open(io.BytesIO(raw_bytes)) as image:
-            if channels(color_space) == 1:
+            if color_space is ColorSpace.GRAY:
                 return np.asarray(image.convert("L"))[:, :, None]
             array = np.asarray(image.convert("RGB"))
     except (OSError, SyntaxError) as exc:  # PIL.UnidentifiedImageError is an OSError
         raise DecodeError(f"cannot decode image ({len(raw_bytes)} bytes): {exc}") from None
-    return np.ascontiguousarray(array[:, :, ::-1]) if color_space.upper() == "BGR" else array
+    return np.ascontiguousarray(array[:, :, ::-1]) if color_space is ColorSpace.BGR else array
 
 
 def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
@@ -154,7 +147,8 @@ def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
     return height, width
 
 
-def decode_batch(encoded: Sequence[Any], color_space: str, crop: Any = None) -> list[np.ndarray]:
+def decode_batch(encoded: Sequence[Any], color_space: ColorSpace,
+                 crop: Any = None) -> list[np.ndarray]:
     """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool.
     Crop windows are drawn in batch order first, so a seed gives the same crops every run."""
     windows = ([crop.window(*image_size(data)) for data in encoded] if crop is not None
@@ -171,7 +165,7 @@ def decode_batch(encoded: Sequence[Any], color_space: str, crop: Any = None) -> 
     return parallel_map(one, zip(encoded, windows))
 
 
-def images(records: Sequence[Any], name: str, color_space: str = "BGR",
+def images(records: Sequence[Any], name: str, color_space: ColorSpace = ColorSpace.BGR,
            crop: Any = None) -> list[np.ndarray]:
     """``OFRecordImageDecoder`` (``crop`` None) and ``...RandomCrop`` (a ``RandomCrop``)."""
     return decode_batch(bytes_values(records, name), color_space, crop)
