@@ -149,3 +149,27 @@ def test_empty_records_are_refused_before_anything_is_written(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == []  # no staging folder left behind
     with pytest.raises(RecordError, match="no records to write"):
         write_ofrecord(tmp_path / "none", {"v": np.zeros((0, 2), np.float32)})
+
+
+def test_onerec_decode_errors_name_the_file_and_example_index(tmp_path):
+    pytest.importorskip("xxhash")
+    pytest.importorskip("flatbuffers")
+    from flowjob.data import write_onerec
+
+    # example 2 of the file has a shorter tensor than the decoder's shape
+    path = tmp_path / "a.onerec"
+    write_onerec(path, {"x": [np.zeros(n, np.float32) for n in (3, 3, 2, 3)]})
+    data, offset = path.read_bytes(), 0
+    for _ in range(2):  # frame: 24-byte header (size at byte 12), payload padded to 8, digest
+        size = struct.unpack_from("<i", data, offset + 12)[0]
+        offset += 24 + size + (-size % 8) + 8
+
+    @flow.global_function(type="predict")
+    def decode() -> tp.Numpy:
+        r = flow.data.onerec_reader(files=[str(path)], batch_size=4)
+        return flow.data.onerec_decoder(r, key="x", shape=(3,), dtype=flow.float)
+
+    with pytest.raises(flow.data.DecodeError,
+                       match=rf"feature 'x' of record 2 of {path} \(byte offset {offset}\) has "
+                             r"shape \(2,\), expected \(3,\)"):
+        decode()
