@@ -55,13 +55,18 @@ def _wait_for_files(proc: subprocess.Popen, out: Path) -> float:
     return time.monotonic()
 
 
-def _write_seconds(npz: Path, out: Path, *extra: str) -> float:
-    """How long a complete write takes once its files appear (the window to kill in)."""
-    proc = _write(npz, out, *extra)
+def _write_seconds(npz: Path, out: Path) -> float:
+    """How long a complete write takes from its first file until ``out`` appears (the window
+    to kill in; the interpreter's exit after it is left out)."""
+    proc = _write(npz, out)
     started = _wait_for_files(proc, out)
+    while not out.exists():
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.002)
+    window = time.monotonic() - started
     assert proc.wait(300) == 0, proc.stderr.read()
     proc.stderr.close()
-    return time.monotonic() - started
+    return window
 
 
 def _kill_while_writing(proc: subprocess.Popen, out: Path, delay: float) -> bool:
@@ -88,12 +93,12 @@ def test_sigkill_while_writing_leaves_the_whole_set_or_nothing(tmp_path):
     npz = tmp_path / "rows.npz"
     np.savez(npz, id=np.arange(N)[:, None], x=np.ones((N, 4), np.float32))
     rng = random.Random(f"ofrecord-kill-{os.getpid()}")
-    window = _write_seconds(npz, tmp_path / "whole")
+    window = _write_seconds(npz, tmp_path / "whole")  # kills land inside it, some just after
     killed_mid_write = 0
     for trial in range(5):
         out = tmp_path / f"out{trial}"
         proc = _write(npz, out)
-        killed = _kill_while_writing(proc, out, rng.uniform(0.0, window))
+        killed = _kill_while_writing(proc, out, rng.uniform(0.0, 1.3 * window))
         if out.exists():
             assert _ids(out) == list(range(N)), f"trial {trial}: a short or broken set"
             assert _inspect(out) == 0
@@ -116,7 +121,7 @@ def test_sigkill_while_replacing_leaves_the_old_set_or_the_new_one(tmp_path):
         first = _write(old, out, "--part-num", "7")  # more parts than the new set has
         assert first.wait(300) == 0, first.stderr.read()
         first.stderr.close()
-        _kill_while_writing(_write(new, out, "--overwrite"), out, rng.uniform(0.0, window))
+        _kill_while_writing(_write(new, out, "--overwrite"), out, rng.uniform(0.0, 1.3 * window))
         ids = _ids(out)
         assert ids in (list(range(1_000, 1_000 + N // 2)), list(range(N))), \
             f"trial {trial}: {len(ids)} records, a mix or a short set"
