@@ -1,5 +1,6 @@
 """Data: ``load_mnist`` (bundled MNIST subset, attribution in ``NOTICE``), OFRecord data sets
-(readers and decoders for job bodies, the record classes, writers) and OneRec files."""
+(readers and decoders for job bodies, the record classes, writers that publish a whole set
+with its manifest, ``inspect_ofrecord``) and OneRec files."""
 
 from flowjob.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
 from flowjob.data._decode import DecodeError
@@ -14,6 +15,7 @@ from flowjob.data._legacy import (
     decode_ofrecord,
 )
 from flowjob.data._mnist import load_mnist
+from flowjob.data._modes import ModeError
 from flowjob.data._onerec import make_example, parse_example, write_onerec
 from flowjob.data._ops import (
     ImageDecoderRandomCropResize,
@@ -63,5 +65,5 @@ __all__ = [
     "OneRecDecoder", "write_onerec", "make_example", "parse_example", "decode_ofrecord",
     "BlobConf", "ImageCodec", "RawCodec", "ImagePreprocessor", "ImageResizePreprocessor",
     "NormByChannelPreprocessor", "inspect_ofrecord", "DatasetReport", "Problem", "ProblemKind",
-    "DatasetExistsError", "Manifest", "MANIFEST_NAME", "read_manifest",
+    "DatasetExistsError", "Manifest", "MANIFEST_NAME", "read_manifest", "ModeError",
 ]
