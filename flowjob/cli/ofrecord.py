@@ -74,8 +74,11 @@ def _write(args: argparse.Namespace) -> int:
         print(f"wrote {len(paths)} part file(s) to {args.out_dir}; classes (label order): "
               + ", ".join(classes))
         return 0
-    with np.load(args.source) as data:
-        features = {name: data[name] for name in data.files}
+    try:
+        with np.load(args.source) as data:
+            features = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, AttributeError) as exc:  # .npy: no .files
+        raise RecordError(f"{args.source}: not a readable .npz file ({exc})") from None
     paths = write_ofrecord(args.out_dir, features, **layout)
     print(f"wrote {len(paths)} part file(s) to {args.out_dir}; fields: "
           + ", ".join(f"{n} {a.dtype}{list(a.shape[1:])}" for n, a in features.items()))

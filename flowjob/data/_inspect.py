@@ -86,7 +86,7 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
     meter.close()
     if report.manifest is not None:
         _compare(report, folder)
-    elif os.path.isdir(report.path):
+    elif files and os.path.isdir(report.path):
         report.notes.append("no manifest (written by OneFlow or an older flowjob): each file "
                             "was checked, but whether parts are missing or cut short on a "
                             "record boundary cannot be told")
