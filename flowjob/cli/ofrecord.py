@@ -4,21 +4,29 @@
   ``encoded`` (the file's bytes) and ``class/label`` (int32, classes in sorted order).
 * ``npz FILE.npz OUT_DIR``: one record per row of the arrays in the file (same first axis).
 * ``inspect PATH``: counts the records of a part file or of every file in a folder (each
-  parsed with the protobuf classes) and shows the fields of the first record; a damaged file
-  is reported with its byte offset and makes the exit status 1.
+  parsed with the protobuf classes) and shows the fields of the first record. A folder written
+  by flowjob is checked against its manifest (part names, record counts, sizes, CRC-32C). A
+  damaged file (with its byte offset), a missing, extra or changed part, an empty folder or a
+  set without records makes the exit status 1.
+
+Writing is all or nothing: the parts go to a hidden folder next to OUT_DIR that is renamed into
+place when complete. A non-empty OUT_DIR is refused unless --overwrite (it is then replaced).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import numpy as np
 
-from ..data import _writer
-from ..data._progress import Progress
-from ..data._record import RecordError, iter_raw_records, parse_record
+from ..data import (
+    DatasetReport,
+    RecordError,
+    inspect_ofrecord,
+    write_image_folder,
+    write_ofrecord,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -35,6 +43,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         sub.add_argument("--part-name-prefix", default="part-")
         sub.add_argument("--part-name-suffix-length", type=int, default=-1,
                          help="zero-pad part numbers to this many digits (-1: no padding)")
+        sub.add_argument("--overwrite", action="store_true",
+                         help="replace OUT_DIR if it is not empty (default: refuse)")
         if name == "images":
             sub.add_argument("--no-shuffle", action="store_true",
                              help="keep the sorted order instead of shuffling the images")
@@ -45,52 +55,60 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    layout = {}
-    if args.action != "inspect":
-        layout = dict(part_num=args.part_num, part_name_prefix=args.part_name_prefix,
-                      part_name_suffix_length=args.part_name_suffix_length, progress=True)
+    if args.action == "inspect":
+        return _inspect(args.path)
+    try:
+        return _write(args)
+    except RecordError as exc:  # a refused folder or bad input: the message says which
+        print(f"flowjob ofrecord {args.action}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _write(args: argparse.Namespace) -> int:
+    layout = dict(part_num=args.part_num, part_name_prefix=args.part_name_prefix,
+                  part_name_suffix_length=args.part_name_suffix_length, progress=True,
+                  overwrite=args.overwrite)
     if args.action == "images":
-        paths, classes = _writer.write_image_folder(
+        paths, classes = write_image_folder(
             args.source, args.out_dir, shuffle=not args.no_shuffle, seed=args.seed, **layout)
         print(f"wrote {len(paths)} part file(s) to {args.out_dir}; classes (label order): "
               + ", ".join(classes))
         return 0
-    if args.action == "npz":
+    try:
         with np.load(args.source) as data:
             features = {name: data[name] for name in data.files}
-        paths = _writer.write_ofrecord(args.out_dir, features, **layout)
-        print(f"wrote {len(paths)} part file(s) to {args.out_dir}; fields: "
-              + ", ".join(f"{n} {a.dtype}{list(a.shape[1:])}" for n, a in features.items()))
-        return 0
-    return _inspect(args.path)
+    except (OSError, ValueError, EOFError, AttributeError) as exc:  # .npy: no .files
+        raise RecordError(f"{args.source}: not a readable .npz file ({exc})") from None
+    paths = write_ofrecord(args.out_dir, features, **layout)
+    print(f"wrote {len(paths)} part file(s) to {args.out_dir}; fields: "
+          + ", ".join(f"{n} {a.dtype}{list(a.shape[1:])}" for n, a in features.items()))
+    return 0
 
 
 def _inspect(path: str) -> int:
-    files = ([os.path.join(path, f) for f in sorted(os.listdir(path))
-              if os.path.isfile(os.path.join(path, f))] if os.path.isdir(path) else [path])
-    meter = Progress(f"scanning {path}")
-    total, failed, first = 0, 0, None
-    for file in files:
-        count = 0
-        try:
-            for offset, data in iter_raw_records(file):
-                record = parse_record(data, file, offset)
-                first = record if first is None else first
-                count += 1
-                meter.update()
-        except RecordError as exc:
-            failed += 1
-            print(f"DAMAGED {exc}", file=sys.stderr)
-        print(f"{file}: {count} records")
-        total += count
-    meter.close()
-    print(f"total: {total} records in {len(files)} file(s)")
-    if first is not None:
-        for name in sorted(first.feature):
-            feature = first.feature[name]
-            kind = feature.WhichOneof("kind")
-            values = getattr(feature, kind).value if kind else []
-            size = sum(len(v) for v in values) if kind == "bytes_list" else len(values)
-            unit = "bytes" if kind == "bytes_list" else "values"
-            print(f"  field {name!r}: {kind} ({size} {unit} in the first record)")
-    return 1 if failed else 0
+    report = inspect_ofrecord(path, progress=True)
+    for file in report.files:
+        print(f"{file.path}: {file.records} records")
+    print(f"total: {report.records} records in {len(report.files)} file(s)")
+    _show_fields(report)
+    for note in report.notes:
+        print(f"note: {note}")
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.ok and report.manifest is not None:
+        print(f"complete: {len(report.manifest.parts)} part(s) and {report.manifest.records} "
+              "records, as the manifest lists")
+    return 0 if report.ok else 1
+
+
+def _show_fields(report: DatasetReport) -> None:
+    first = report.first_record
+    if first is None:
+        return
+    for name in sorted(first.feature):
+        feature = first.feature[name]
+        kind = feature.WhichOneof("kind")
+        values = getattr(feature, kind).value if kind else []
+        size = sum(len(v) for v in values) if kind == "bytes_list" else len(values)
+        unit = "bytes" if kind == "bytes_list" else "values"
+        print(f"  field {name!r}: {kind} ({size} {unit} in the first record)")

@@ -1,7 +1,10 @@
 """Data: ``load_mnist`` (bundled MNIST subset, attribution in ``NOTICE``), OFRecord data sets
-(readers and decoders for job bodies, the record classes, writers) and OneRec files."""
+(readers and decoders for job bodies, the record classes, writers that publish a whole set
+with its manifest, ``inspect_ofrecord``) and OneRec files."""
 
+from flowjob.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
 from flowjob.data._decode import DecodeError
+from flowjob.data._inspect import DatasetReport, Problem, ProblemKind, inspect_ofrecord
 from flowjob.data._legacy import (
     BlobConf,
     ImageCodec,
@@ -12,6 +15,7 @@ from flowjob.data._legacy import (
     decode_ofrecord,
 )
 from flowjob.data._mnist import load_mnist
+from flowjob.data._modes import ModeError
 from flowjob.data._onerec import make_example, parse_example, write_onerec
 from flowjob.data._ops import (
     ImageDecoderRandomCropResize,
@@ -60,5 +64,6 @@ __all__ = [
     "write_ofrecord", "write_records", "write_image_folder", "onerec_reader", "onerec_decoder",
     "OneRecDecoder", "write_onerec", "make_example", "parse_example", "decode_ofrecord",
     "BlobConf", "ImageCodec", "RawCodec", "ImagePreprocessor", "ImageResizePreprocessor",
-    "NormByChannelPreprocessor",
+    "NormByChannelPreprocessor", "inspect_ofrecord", "DatasetReport", "Problem", "ProblemKind",
+    "DatasetExistsError", "Manifest", "MANIFEST_NAME", "read_manifest", "ModeError",
 ]

@@ -11,20 +11,59 @@ from typing import Any
 import numpy as np
 
 from ..errors import FlowJobError
+from ._modes import ColorSpace
 from ._parallel import parallel_map
+from ._record import describe_record
 
-_NUMERIC_LISTS = ("float_list", "double_list", "int32_list", "int64_list")
+# Each numeric list's values in their stored type: the range check starts from these.
+_NUMERIC_LISTS = {"float_list": np.float32, "double_list": np.float64,
+                  "int32_list": np.int32, "int64_list": np.int64}
 
 
 class DecodeError(FlowJobError, ValueError):
-    """A record lacks a field, or a field does not fit what the decoder was told."""
+    """A record lacks a field, or a field does not fit what the decoder was told; the
+    message names the file, the record's index in it and the field."""
 
 
-def _feature(record: Any, name: str, op: str) -> Any:
+def _feature(records: Sequence[Any], i: int, name: str, op: str) -> Any:
+    record = records[i]
     if name not in record.feature:
         have = ", ".join(sorted(record.feature)) or "none"
-        raise DecodeError(f"{op}: field {name!r} not found in the record (its fields: {have})")
+        raise DecodeError(f"{op}: field {name!r} not found in {describe_record(records, i)} "
+                          f"(its fields: {have})")
     return record.feature[name]
+
+
+def check_range(values: np.ndarray, dtype: np.dtype, what: str) -> None:
+    """The rule job inputs follow: integers must fit the target's range (no wrap-around) and
+    finite floats must stay finite. Floats going to integers are truncated toward zero as in
+    OneFlow, so they must be finite and lie within the range."""
+    dtype = np.dtype(dtype)
+    if not values.size or np.can_cast(values.dtype, dtype, "safe"):
+        return
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if values.dtype.kind == "f":
+            whole = np.trunc(values)
+            high = 2.0 ** (info.bits - (dtype.kind == "i"))  # exact in floating point
+            low = -high if dtype.kind == "i" else 0.0
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(values) | (whole < low) | (whole >= high)
+        else:  # bounds clipped to the source type, so the comparison stays in it
+            source = np.iinfo(values.dtype)
+            bad = ((values < max(info.min, source.min)) | (values > min(info.max, source.max)))
+        want = f"{dtype.name} ({info.min}..{info.max})"
+    elif dtype.kind == "f" and values.dtype.kind in "iuf":
+        with np.errstate(over="ignore"):
+            bad = np.isinf(values.astype(dtype)) & np.isfinite(values)
+        want = f"{dtype.name} (finite, |x| <= {np.finfo(dtype).max:.6g})"
+    else:
+        return
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        more = (f" ({int(bad.sum())} of the {values.size} values do not; the first is value "
+                f"{first})" if values.size > 1 else "")
+        raise DecodeError(f"{what}: value {values[first]!s} does not fit dtype {want}{more}")
 
 
 def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dtype,
@@ -33,30 +72,32 @@ def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dty
 
     Numeric lists must hold exactly ``prod(shape)`` values; with ``truncate`` or
     ``dim1_varying_length`` shorter lists are zero-padded and (``truncate``) longer ones cut.
-    A bytes list (one value) is read as int8 and cast, as OneFlow does; short values are
-    zero-padded.
+    Values must fit ``dtype`` (:func:`check_range`). A bytes list (one value) is read as int8
+    and cast, as OneFlow does; short values are zero-padded.
     """
     count = math.prod(shape)
     out = np.zeros((len(records), count), dtype)
     op = "OFRecordRawDecoder"
-    for i, record in enumerate(records):
-        feature = _feature(record, name, op)
+    for i in range(len(records)):
+        feature = _feature(records, i, name, op)
         kind = feature.WhichOneof("kind")
+        where = f"{op}: field {name!r} of {describe_record(records, i)}"
         if kind == "bytes_list":
             if len(feature.bytes_list.value) != 1:
-                raise DecodeError(f"{op}: field {name!r} holds {len(feature.bytes_list.value)} "
-                                  "byte strings, expected exactly one")
+                raise DecodeError(f"{where} holds {len(feature.bytes_list.value)} byte strings, "
+                                  "expected exactly one")
             values = np.frombuffer(feature.bytes_list.value[0], np.int8)[:count]
         elif kind in _NUMERIC_LISTS:
-            values = np.asarray(getattr(feature, kind).value)
+            values = np.asarray(getattr(feature, kind).value, _NUMERIC_LISTS[kind])
             if len(values) > count and truncate:
                 values = values[:count]
             elif len(values) > count or (len(values) < count and not (truncate or varying)):
                 raise DecodeError(
-                    f"{op}: field {name!r} holds {len(values)} values, but shape {shape} needs "
-                    f"{count} (pass truncate=True to pad or cut)")
+                    f"{where} holds {len(values)} values, but shape {shape} needs {count} "
+                    "(pass truncate=True to pad or cut)")
+            check_range(values, dtype, where)
         else:
-            raise DecodeError(f"{op}: field {name!r} is empty (no value list set)")
+            raise DecodeError(f"{where} is empty (no value list set)")
         out[i, :len(values)] = values.astype(dtype, copy=False)
     return out.reshape((len(records), *shape))
 
@@ -64,37 +105,33 @@ def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dty
 def bytes_values(records: Sequence[Any], name: str) -> list[np.ndarray]:
     """``OFRecordBytesDecoder``: each record's single byte string as a uint8 array."""
     out = []
-    for record in records:
-        feature = _feature(record, name, "OFRecordBytesDecoder")
-        if feature.WhichOneof("kind") != "bytes_list" or len(feature.bytes_list.value) != 1:
-            raise DecodeError(f"OFRecordBytesDecoder: field {name!r} must hold exactly one "
-                              "byte string")
+    op = "OFRecordBytesDecoder"
+    for i in range(len(records)):
+        feature = _feature(records, i, name, op)
+        kind = feature.WhichOneof("kind")
+        if kind != "bytes_list" or len(feature.bytes_list.value) != 1:
+            have = (f"{len(feature.bytes_list.value)} byte strings" if kind == "bytes_list"
+                    else f"a {kind}" if kind else "no value list")
+            raise DecodeError(f"{op}: field {name!r} of {describe_record(records, i)} must hold "
+                              f"exactly one byte string, it holds {have}")
         out.append(np.frombuffer(feature.bytes_list.value[0], np.uint8))
     return out
 
 
-def channels(color_space: str) -> int:
-    space = color_space.upper()
-    if space in ("RGB", "BGR"):
-        return 3
-    if space == "GRAY":
-        return 1
-    raise DecodeError(f"color_space must be 'RGB', 'BGR' or 'GRAY', got {color_space!r}")
-
-
-def decode_image(data: bytes | np.ndarray, color_space: str = "BGR") -> np.ndarray:
+def decode_image(data: bytes | np.ndarray, color_space: ColorSpace = ColorSpace.BGR
+                 ) -> np.ndarray:
     """An encoded image (JPEG, PNG...) as an HWC uint8 array in ``color_space`` (Pillow)."""
     from PIL import Image
 
     raw_bytes = data.tobytes() if isinstance(data, np.ndarray) else data
     try:
         with Image.open(io.BytesIO(raw_bytes)) as image:
-            if channels(color_space) == 1:
+            if color_space is ColorSpace.GRAY:
                 return np.asarray(image.convert("L"))[:, :, None]
             array = np.asarray(image.convert("RGB"))
     except (OSError, SyntaxError) as exc:  # PIL.UnidentifiedImageError is an OSError
         raise DecodeError(f"cannot decode image ({len(raw_bytes)} bytes): {exc}") from None
-    return np.ascontiguousarray(array[:, :, ::-1]) if color_space.upper() == "BGR" else array
+    return np.ascontiguousarray(array[:, :, ::-1]) if color_space is ColorSpace.BGR else array
 
 
 def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
@@ -110,7 +147,8 @@ def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
     return height, width
 
 
-def decode_batch(encoded: Sequence[Any], color_space: str, crop: Any = None) -> list[np.ndarray]:
+def decode_batch(encoded: Sequence[Any], color_space: ColorSpace,
+                 crop: Any = None) -> list[np.ndarray]:
     """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool.
     Crop windows are drawn in batch order first, so a seed gives the same crops every run."""
     windows = ([crop.window(*image_size(data)) for data in encoded] if crop is not None
@@ -127,7 +165,7 @@ def decode_batch(encoded: Sequence[Any], color_space: str, crop: Any = None) -> 
     return parallel_map(one, zip(encoded, windows))
 
 
-def images(records: Sequence[Any], name: str, color_space: str = "BGR",
+def images(records: Sequence[Any], name: str, color_space: ColorSpace = ColorSpace.BGR,
            crop: Any = None) -> list[np.ndarray]:
     """``OFRecordImageDecoder`` (``crop`` None) and ``...RandomCrop`` (a ``RandomCrop``)."""
     return decode_batch(bytes_values(records, name), color_space, crop)

@@ -12,22 +12,22 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._decode import DecodeError
+from ._modes import Interpolation, Layout
 from ._parallel import parallel_map
 
-INTERPOLATIONS = ("auto", "bilinear", "nearest_neighbor", "nn", "bicubic", "area")
 
-
-def _resample(kind: str, old_w: int, old_h: int, new_w: int, new_h: int) -> int:
+def _resample(kind: Interpolation, old_w: int, old_h: int, new_w: int, new_h: int) -> int:
     from PIL import Image
 
-    if kind == "auto":  # OneFlow: enlarge bilinearly, shrink by area averaging
-        kind = "bilinear" if new_w * new_h >= old_w * old_h else "area"
-    return {"bilinear": Image.BILINEAR, "nearest_neighbor": Image.NEAREST,
-            "nn": Image.NEAREST, "bicubic": Image.BICUBIC, "area": Image.BOX}[kind]
+    if kind is Interpolation.AUTO:  # OneFlow: enlarge bilinearly, shrink by area averaging
+        grows = new_w * new_h >= old_w * old_h
+        kind = Interpolation.BILINEAR if grows else Interpolation.AREA
+    return {Interpolation.BILINEAR: Image.BILINEAR, Interpolation.NEAREST: Image.NEAREST,
+            Interpolation.BICUBIC: Image.BICUBIC, Interpolation.AREA: Image.BOX}[kind]
 
 
-def resize_one(image: np.ndarray, width: int, height: int, interpolation: str = "auto"
-               ) -> np.ndarray:
+def resize_one(image: np.ndarray, width: int, height: int,
+               interpolation: Interpolation = Interpolation.AUTO) -> np.ndarray:
     """One HWC uint8 image resized to ``width`` x ``height`` (Pillow)."""
     from PIL import Image
 
@@ -41,7 +41,8 @@ def resize_one(image: np.ndarray, width: int, height: int, interpolation: str = 
 
 
 def resize_fixed(images: Sequence[np.ndarray], width: int, height: int, channels: int,
-                 dtype: np.dtype, interpolation: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+                 dtype: np.dtype, interpolation: Interpolation = Interpolation.AUTO
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """``image_resize_to_fixed``: an NHWC batch of ``dtype`` and each image's (w, h) scale."""
     out = np.empty((len(images), height, width, channels), dtype)
     scale = np.empty((len(images), 2), np.float32)
@@ -75,7 +76,8 @@ def keep_aspect_size(height: int, width: int, target: int, min_size: int, max_si
 
 
 def resize_keep_aspect(images: Sequence[np.ndarray], target: int, min_size: int,
-                       max_size: int, longer: bool, interpolation: str = "auto"
+                       max_size: int, longer: bool,
+                       interpolation: Interpolation = Interpolation.AUTO
                        ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """``image_resize_keep_aspect_ratio``: resized images, (w, h) scales and new (w, h)."""
     out, scale = [], np.empty((len(images), 2), np.float32)
@@ -92,7 +94,7 @@ def resize_keep_aspect(images: Sequence[np.ndarray], target: int, min_size: int,
 
 def crop_mirror_normalize(images: np.ndarray | Sequence[np.ndarray], mirror: np.ndarray | None,
                           crop_h: int, crop_w: int, crop_pos_y: float, crop_pos_x: float,
-                          mean: np.ndarray, std: np.ndarray, layout: str,
+                          mean: np.ndarray, std: np.ndarray, layout: Layout,
                           dtype: np.dtype) -> np.ndarray:
     """OneFlow's ``crop_mirror_normalize``: crop at the relative position, flip the images
     whose ``mirror`` flag is set, ``(x - mean) / std`` per channel, NCHW or NHWC."""
@@ -111,7 +113,7 @@ def crop_mirror_normalize(images: np.ndarray | Sequence[np.ndarray], mirror: np.
             piece = piece[:, ::-1]
         out.append(piece)
     batch = (np.stack(out).astype(np.float32) - mean) * (np.float32(1) / std)
-    if layout == "NCHW":
+    if layout is Layout.NCHW:
         batch = batch.transpose(0, 3, 1, 2)
     return np.ascontiguousarray(batch, dtype=dtype)
 

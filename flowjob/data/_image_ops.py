@@ -13,8 +13,8 @@ from .. import _dtypes
 from .._deprecation import warn_once
 from ..graph import Blob, add_feed_op
 from . import _image
-from ._decode import channels as _channels
-from ._ops import _batch, _fail, _module_name, _name_and_seed
+from ._modes import ColorSpace, Interpolation, Layout, ResizeSide
+from ._ops import _batch, _fail, _mode, _module_name, _name_and_seed
 
 _IMAGES = (_dtypes.tensor_buffer, _dtypes.uint8)
 
@@ -40,7 +40,8 @@ def Resize(image: Blob, target_size: int | Sequence[int] | None = None,  # noqa:
     if color_space is not None:
         warn_once("image.Resize.color_space", "color_space has been deprecated. Please use "
                                               "channels instead.")
-        deprecated, channels = True, _channels(color_space)
+        deprecated = True
+        channels = _mode(op, ColorSpace, color_space, "color_space").channels
     if interp_type is not None:
         warn_once("image.Resize.interp_type", "interp_type has been deprecated. Please use "
                                               "interpolation_type instead.")
@@ -57,18 +58,15 @@ def Resize(image: Blob, target_size: int | Sequence[int] | None = None,  # noqa:
                                                  "use target_size instead.")
         deprecated, target_size = True, resize_shorter
         keep_aspect_ratio, resize_side = True, "shorter"
-    if interpolation_type not in _image.INTERPOLATIONS:
-        raise _fail(op, f"interpolation_type must be one of {list(_image.INTERPOLATIONS)}, got "
-                        f"{interpolation_type!r}")
+    interpolation = _mode(op, Interpolation, interpolation_type, "interpolation_type")
     if keep_aspect_ratio:
         if not isinstance(target_size, int):
             raise _fail(op, "target_size must be an int when keep_aspect_ratio is True, got "
                             f"{target_size!r}")
-        if resize_side not in ("shorter", "longer"):
-            raise _fail(op, f'resize_side must be "shorter" or "longer", got {resize_side!r}')
+        side = _mode(op, ResizeSide, resize_side, "resize_side")
         fn = functools.partial(_image.resize_keep_aspect, target=target_size,
                                min_size=min_size or 0, max_size=max_size or 0,
-                               longer=resize_side == "longer", interpolation=interpolation_type)
+                               longer=side is ResizeSide.LONGER, interpolation=interpolation)
         outputs = [((batch,), _dtypes.tensor_buffer, False), ((batch, 2), _dtypes.float32, False),
                    ((batch, 2), _dtypes.int32, False)]
         res, scale, size = add_feed_op(
@@ -82,7 +80,7 @@ def Resize(image: Blob, target_size: int | Sequence[int] | None = None,  # noqa:
     width, height = target_size
     dt = _dtypes.as_dtype(dtype if dtype is not None else _dtypes.uint8)
     fn = functools.partial(_image.resize_fixed, width=width, height=height, channels=channels,
-                           dtype=dt.np_dtype, interpolation=interpolation_type)
+                           dtype=dt.np_dtype, interpolation=interpolation)
     res, scale = add_feed_op(
         "image_resize_to_fixed", [image], fn, name=name, prefix="ImageResize",
         outputs=[((batch, height, width, channels), dt, False),
@@ -103,12 +101,8 @@ def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # no
     a uint8 NHWC batch or tensor buffers (then ``crop_h``/``crop_w`` are required)."""
     op = "image.CropMirrorNormalize"
     batch = _batch(input_blob, op, _IMAGES)
-    try:
-        c = _channels(color_space)
-    except ValueError as exc:
-        raise _fail(op, str(exc)) from None
-    if output_layout not in ("NCHW", "NHWC"):
-        raise _fail(op, f'output_layout must be "NCHW" or "NHWC", got {output_layout!r}')
+    c = _mode(op, ColorSpace, color_space, "color_space").channels
+    layout = _mode(op, Layout, output_layout, "output_layout")
     if input_blob.dtype is _dtypes.uint8:
         if input_blob.ndim != 4 or input_blob.shape[3] != c:
             raise _fail(op, f"a uint8 input must be (N, H, W, {c}) for color_space "
@@ -131,9 +125,9 @@ def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # no
                             f"{mirror_blob.shape}")
         inputs.append(mirror_blob)
     fn = functools.partial(_crop_mirror_normalize, crop_h=h, crop_w=w, crop_pos_y=crop_pos_y,
-                           crop_pos_x=crop_pos_x, mean=mean_v, std=std_v, layout=output_layout,
+                           crop_pos_x=crop_pos_x, mean=mean_v, std=std_v, layout=layout,
                            dtype=dt.np_dtype)
-    shape = (batch, c, h, w) if output_layout == "NCHW" else (batch, h, w, c)
+    shape = (batch, c, h, w) if layout is Layout.NCHW else (batch, h, w, c)
     kind = "tensorbuffer" if input_blob.dtype is _dtypes.tensor_buffer else "uint8"
     return add_feed_op(f"crop_mirror_normalize_from_{kind}", inputs, fn, name=name,
                        prefix="CropMirrorNormalize", outputs=[(shape, dt, False)],

@@ -8,7 +8,8 @@ import zipfile
 
 import numpy as np
 
-from flowjob.data._subset import subset_split
+from ._modes import Layout
+from ._subset import subset_split
 
 OFFICIAL_URL = "https://oneflow-public.oss-cn-beijing.aliyuncs.com/datasets/mnist.npz"
 OFFICIAL_SHA256 = "63d4344077849053dc3036b247fa012b2b381de53fd055a66b539dffd76cf08e"
@@ -44,8 +45,7 @@ def load_mnist(
     if hash_check is not None and not isinstance(hash_check, str):
         raise TypeError(f"load_mnist: hash_check must be a hex SHA-256 string or None, got "
                         f"{hash_check!r}")
-    if data_format not in ("NCHW", "NHWC"):
-        raise ValueError(f'load_mnist: data_format must be "NCHW" or "NHWC", got {data_format!r}')
+    layout = Layout.parse(data_format, "load_mnist: data_format")
     path = os.path.join(os.fspath(out_dir), FILE_NAME)
     if os.path.isfile(path):
         print(f"File {FILE_NAME} already exist, path: {path}")
@@ -55,8 +55,8 @@ def load_mnist(
         train, test = subset_split()
         print(f"{FILE_NAME} not found in {os.fspath(out_dir)!r} (no download attempted): using the "
               f"bundled MNIST subset, {len(train[0])} training and {len(test[0])} test images")
-    return (_batch(*train, train_batch_size, data_format, "train_batch_size", "training"),
-            _batch(*test, test_batch_size, data_format, "test_batch_size", "test"))
+    return (_batch(*train, train_batch_size, layout, "train_batch_size", "training"),
+            _batch(*test, test_batch_size, layout, "test_batch_size", "test"))
 
 
 def _check_batch_size(name: str, value: object) -> None:
@@ -114,14 +114,14 @@ def _verify(path: str, hash_check: str | None, n_train: int, n_test: int) -> Non
                          f"{digest.hexdigest()}; remove {path} and try again")
 
 
-def _batch(x: np.ndarray, y: np.ndarray, batch_size: int, data_format: str,
+def _batch(x: np.ndarray, y: np.ndarray, batch_size: int, layout: Layout,
            arg: str, which: str) -> _Split:
     n = len(x)
     if n % batch_size:
         raise ValueError(f"load_mnist: {arg}={batch_size} does not divide the {n} {which} "
                          f"images; use a batch size that divides {n}")
     images = x.astype(np.float32) / np.float32(255.0)
-    if data_format == "NCHW":
+    if layout is Layout.NCHW:
         images = images.reshape(n // batch_size, batch_size, 1, 28, 28)
     else:
         images = images.reshape(n // batch_size, batch_size, 28, 28, 1)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._decode import DecodeError
-from ._record import RecordError
+from ._record import RecordError, describe_record
 
 MAGIC = 0x24434552454E4F5E  # '^ONEREC$' read as a little-endian int64
 _HEADER = struct.Struct("<qii")
@@ -167,21 +167,23 @@ def decode(examples: Sequence[dict], key: str, dtype: np.dtype, shape: tuple[int
     reshaped, as ``(batch, *shape)``; ``pad_dim0`` zero-pads a shorter first axis."""
     out = np.zeros((len(examples), *shape), dtype)
     for i, example in enumerate(examples):
+        where = f"onerec_decoder: feature {key!r} of {describe_record(examples, i)}"
         if key not in example:
-            raise DecodeError(f"onerec_decoder: feature {key!r} not found (its features: "
+            raise DecodeError(f"onerec_decoder: feature {key!r} not found in "
+                              f"{describe_record(examples, i)} (its features: "
                               f"{', '.join(sorted(example))})")
         dims, values = example[key]
         if values is None or values.dtype != dtype:
             have = "no numeric tensor" if values is None else values.dtype
-            raise DecodeError(f"onerec_decoder: feature {key!r} holds {have}, the decoder's "
-                              f"dtype is {np.dtype(dtype)} (OneFlow does not convert)")
+            raise DecodeError(f"{where} holds {have}, the decoder's dtype is "
+                              f"{np.dtype(dtype)} (OneFlow does not convert)")
         if reshape is not None:
             dims = tuple(values.size // max(1, -int(np.prod(reshape))) if d == -1 else d
                          for d in reshape)
         if len(dims) != len(shape) or dims[1:] != shape[1:] or (
                 dims[:1] != shape[:1] and not (pad_dim0 and dims[0] <= shape[0])):
-            raise DecodeError(f"onerec_decoder: feature {key!r} has shape {dims}, expected "
-                              f"{shape}" + (" (or a shorter first axis)" if pad_dim0 else ""))
+            raise DecodeError(f"{where} has shape {dims}, expected {shape}"
+                              + (" (or a shorter first axis)" if pad_dim0 else ""))
         if shape:
             out[i, :dims[0]] = values.reshape(dims)
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +20,9 @@ from .._deprecation import warn_once
 from ..errors import OpError, describe_frame, user_frame
 from ..graph import Blob, add_feed_op, apply_op, current_context
 from . import _decode
+from ._dataset import check_parts
+from ._modes import ColorSpace, Mode, ModeError, ShuffleMode
+from ._record import RecordError
 from ._stream import RecordStream, part_paths
 
 
@@ -63,6 +67,12 @@ def ofrecord_reader(ofrecord_dir: str, batch_size: int = 1, data_part_num: int =
         raise _fail(op, f"{len(missing)} of {data_part_num} part file(s) not found: {shown} "
                         f"(data_part_num={data_part_num}, part_name_prefix={part_name_prefix!r}, "
                         f"part_name_suffix_length={part_name_suffix_length})")
+    try:
+        notes = check_parts(os.fspath(ofrecord_dir), paths)
+    except RecordError as exc:
+        raise _fail(op, str(exc)) from None
+    for note in notes:
+        warnings.warn(f"{op}: {note}", stacklevel=2)
     name, seed = _name_and_seed(name, "OFRecord_Reader", seed)
     stream = functools.partial(RecordStream, paths, batch_size, random_shuffle=random_shuffle,
                                shuffle_buffer_size=shuffle_buffer_size,
@@ -124,9 +134,10 @@ def OFRecordBytesDecoder(input_blob: Blob, blob_name: str,  # noqa: N802
 def OFRecordImageDecoder(input_blob: Blob, blob_name: str, color_space: str = "BGR",  # noqa: N802
                          name: str | None = None) -> Blob:
     """Encoded images of field ``blob_name`` decoded (Pillow) to HWC uint8 tensor buffers."""
-    batch = _batch(input_blob, "OFRecordImageDecoder", (_dtypes.record,))
-    _check_color_space("OFRecordImageDecoder", color_space)
-    fn = functools.partial(_decode.images, name=blob_name, color_space=color_space)
+    op = "OFRecordImageDecoder"
+    batch = _batch(input_blob, op, (_dtypes.record,))
+    space = _mode(op, ColorSpace, color_space, "color_space")
+    fn = functools.partial(_decode.images, name=blob_name, color_space=space)
     return add_feed_op("ofrecord_image_decoder", [input_blob], fn, name=name,
                        prefix="OFRecordImageDecoder",
                        attrs={"name": blob_name, "color_space": color_space},
@@ -142,12 +153,12 @@ def OFRecordImageDecoderRandomCrop(  # noqa: N802
     (area fraction in ``random_area``, width/height ratio in ``random_aspect_ratio``)."""
     op = "OFRecordImageDecoderRandomCrop"
     batch = _batch(input_blob, op, (_dtypes.record,))
-    _check_color_space(op, color_space)
+    space = _mode(op, ColorSpace, color_space, "color_space")
     _check_range(op, "random_area", random_area)
     _check_range(op, "random_aspect_ratio", random_aspect_ratio)
     op_name, seed = _name_and_seed(_module_name(name, op), op, seed)
     crop = _decode.RandomCrop(seed, num_attempts, random_area, random_aspect_ratio)
-    fn = functools.partial(_decode.images, name=blob_name, color_space=color_space, crop=crop)
+    fn = functools.partial(_decode.images, name=blob_name, color_space=space, crop=crop)
     attrs = {"name": blob_name, "color_space": color_space, "num_attempts": num_attempts,
              "random_area": list(random_area), "random_aspect_ratio": list(random_aspect_ratio)}
     return add_feed_op("ofrecord_image_decoder_random_crop", [input_blob], fn,
@@ -178,7 +189,7 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     crop = _decode.RandomCrop(seed, num_attempts or 10, area, ratio)
 
     def decode(encoded: list[np.ndarray]) -> np.ndarray:
-        cropped = _decode.decode_batch(encoded, "RGB", crop)
+        cropped = _decode.decode_batch(encoded, ColorSpace.RGB, crop)
         resized = parallel_map(lambda im: resize_one(im, target_width, target_height), cropped)
         return np.stack(resized) if resized else np.empty((0, target_height, target_width, 3),
                                                            np.uint8)
@@ -229,10 +240,11 @@ def _module_name(name: str, default: str) -> str | None:
     return None if name == default else name
 
 
-def _check_color_space(op: str, color_space: str) -> None:
+def _mode(op: str, kind: type[Mode], value: object, what: str) -> Any:
+    """A mode argument parsed to its enum; an ``OpError`` at the user's line otherwise."""
     try:
-        _decode.channels(color_space)
-    except _decode.DecodeError as exc:
+        return kind.parse(value, what)
+    except ModeError as exc:
         raise _fail(op, str(exc)) from None
 
 
@@ -253,8 +265,7 @@ def onerec_reader(files: Sequence[str], batch_size: int = 1, random_shuffle: boo
     op = "onerec_reader"
     if not isinstance(files, (list, tuple)) or not files:
         raise _fail(op, f"files must be a non-empty list of paths, got {files!r}")
-    if shuffle_mode not in ("instance", "batch"):
-        raise _fail(op, f'shuffle_mode must be "instance" or "batch", got {shuffle_mode!r}')
+    mode = _mode(op, ShuffleMode, shuffle_mode, "shuffle_mode")
     missing = [f for f in files if not os.path.isfile(f)]
     if missing:
         raise _fail(op, f"{len(missing)} of {len(files)} file(s) not found: {missing[:3]}")
@@ -265,7 +276,7 @@ def onerec_reader(files: Sequence[str], batch_size: int = 1, random_shuffle: boo
                                shuffle_buffer_size=shuffle_buffer_size,
                                shuffle_after_epoch=shuffle_after_epoch, seed=seed,
                                epochs=epochs, read=iter_frames, parse=parse,
-                               shuffle_batches=random_shuffle and shuffle_mode == "batch")
+                               shuffle_batches=random_shuffle and mode is ShuffleMode.BATCH)
     return add_feed_op("OneRecReader", [], stream, source=True, name=name,
                        outputs=[((batch_size,), _dtypes.record, False)],
                        attrs={"files": list(files), "batch_size": batch_size,

@@ -26,7 +26,8 @@ _MAX_RECORD_BYTES = 1 << 31
 
 
 class RecordError(FlowJobError, ValueError):
-    """An OFRecord file is truncated or holds bytes that are not records."""
+    """An OFRecord file or data set is damaged or incomplete (the message names the file and
+    byte offset), or cannot be written as asked."""
 
 
 def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
@@ -80,6 +81,26 @@ Int32List = _CLASSES["Int32List"]
 Int64List = _CLASSES["Int64List"]
 Feature = _CLASSES["Feature"]
 OFRecord = _CLASSES["OFRecord"]
+
+
+class RecordBatch(list):
+    """A reader's batch of parsed records that remembers where each came from, so that a
+    decoder can name the record it cannot decode."""
+
+    def __init__(self, records: list[Any], origins: list[tuple[str, int, int]]):
+        super().__init__(records)
+        self.origins = origins  # (file, record index in the file, byte offset) per record
+
+    def describe(self, i: int) -> str:
+        path, index, offset = self.origins[i]
+        return f"record {index} of {path} (byte offset {offset})"
+
+
+def describe_record(records: Any, i: int) -> str:
+    """Where record ``i`` of a batch came from, as precisely as the batch knows."""
+    if isinstance(records, RecordBatch):
+        return records.describe(i)
+    return f"record {i} of the batch"
 
 
 def file_descriptor_proto() -> descriptor_pb2.FileDescriptorProto:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FlowJobError
-from ._record import iter_raw_records, parse_record
+from ._record import RecordBatch, iter_raw_records, parse_record
 
 # OneFlow seeds its per-epoch file shuffle with a constant plus the epoch number.
 _FILE_ORDER_SEED = 524287
@@ -72,7 +72,8 @@ class RecordStream:
             raise EndOfData(f"data reader: all {self.epochs} epoch(s) of {len(self.paths)} "
                             "file(s) were read (the last partial batch is dropped)")
         samples = units[0] if self._batched else units
-        return [self._parse(data, path, offset) for path, offset, data in samples]
+        return RecordBatch([self._parse(data, path, offset) for path, _, offset, data in samples],
+                           [(path, index, offset) for path, index, offset, _ in samples])
 
     def _batches(self, samples: Iterator) -> Iterator[list]:
         while True:
@@ -81,14 +82,15 @@ class RecordStream:
                 return
             yield batch
 
-    def _read(self) -> Iterator[tuple[str, int, bytes]]:
+    def _read(self) -> Iterator[tuple[str, int, int, bytes]]:
+        """(file, record index in the file, byte offset, serialized record), pass after pass."""
         order = list(self.paths)
         while self.epochs is None or self.epoch < self.epochs:
             empty = True
             for path in order:
-                for offset, data in self._read_file(path):
+                for index, (offset, data) in enumerate(self._read_file(path)):
                     empty = False
-                    yield path, offset, data
+                    yield path, index, offset, data
             if empty:
                 raise EndOfData(f"data reader: the files hold no records: {order}")
             self.epoch += 1

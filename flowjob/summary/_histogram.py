@@ -27,10 +27,24 @@ import numpy as np
 from tensorboard.compat.proto import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from tensorboard.plugins.histogram import plugin_data_pb2 as histogram_data_pb2
 
-__all__ = ["DEFAULT_BINS", "NonFinite", "histogram_buckets", "histogram_value",
-           "histogram_metadata"]
+__all__ = ["DEFAULT_BINS", "MAX_BINS", "NonFinite", "check_bins", "histogram_buckets",
+           "histogram_value", "histogram_metadata"]
 
 DEFAULT_BINS = 30
+# Every bucket is three float64s in every event: 65,536 buckets are 1.5 MiB per value. Far
+# more would allocate gigabytes, then overflow protobuf's 2 GiB message limit.
+MAX_BINS = 1 << 16
+
+
+def check_bins(bins: object, what: str, argument: str = "bins") -> int:
+    """``bins`` as an int in ``1..MAX_BINS``; a ``ValueError`` naming ``argument`` otherwise
+    (checked before anything is allocated)."""
+    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 1:
+        raise ValueError(f"{what}: {argument} must be an int >= 1, got {bins!r}")
+    if bins > MAX_BINS:
+        raise ValueError(f"{what}: {argument}={int(bins):,} is over the limit of {MAX_BINS:,} "
+                         f"buckets (each is 24 bytes in every event); use fewer buckets")
+    return int(bins)
 
 
 class NonFinite(NamedTuple):
@@ -64,9 +78,7 @@ def histogram_buckets(values, bins: int = DEFAULT_BINS,
     ``values`` may have any shape and any real dtype. An input with no finite values gives a
     ``[0, 3]`` array.
     """
-    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 1:
-        raise ValueError(f"{what}: bins must be an int >= 1, got {bins!r}")
-    k = int(bins)
+    k = check_bins(bins, what)
     a = _as_real_array(values, what)
     nonfinite = _NO_NONFINITE
     if a.size == 0:

@@ -51,12 +51,28 @@ def as_image_batch(images, what: str = "image") -> np.ndarray:
     if a.dtype == np.uint8:
         return np.array(a, dtype=np.uint8, order="C", copy=True)
     if np.issubdtype(a.dtype, np.floating):
-        if not np.isfinite(a).all() or a.min() < 0.0 or a.max() > 1.0:
+        finite = np.isfinite(a)
+        if not finite.all() or a.min() < 0.0 or a.max() > 1.0:
             raise ValueError(f"{what}: float images must hold finite values in [0, 1], got "
-                             f"range [{np.nanmin(a)}, {np.nanmax(a)}] (dtype {a.dtype}); "
-                             "pass uint8 for 0..255 data")
+                             f"{_value_range(a, finite)} (dtype {a.dtype}); pass uint8 for "
+                             "0..255 data")
         return np.rint(a * 255.0).astype(np.uint8)
     raise TypeError(f"{what}: expected dtype uint8 (or float in [0, 1]), got {a.dtype}")
+
+
+def _value_range(a: np.ndarray, finite: np.ndarray) -> str:
+    """The range of the finite values, and what and where the non-finite ones are."""
+    kept = a[finite]
+    shown = f"range [{kept.min()}, {kept.max()}]" if kept.size else "no finite value"
+    if finite.all():
+        return shown
+    bad = ~finite
+    nan = int(np.isnan(a).sum())
+    counts = {"NaN": nan, "+Inf": int((a == np.inf).sum()), "-Inf": int((a == -np.inf).sum())}
+    kinds = ", ".join(f"{n:,} {k}" for k, n in counts.items() if n)
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    return (f"{shown} and {int(bad.sum()):,} non-finite of {a.size:,} values ({kinds}; the "
+            f"first at index {first} of the (N, H, W, C) batch)")
 
 
 def encode_png(image: np.ndarray, compress_level: int = 6) -> bytes:

@@ -19,7 +19,7 @@ from google.protobuf import text_format
 from tensorboard.compat.proto import event_pb2, summary_pb2
 
 from ._event_writer import EventFileWriter
-from ._histogram import DEFAULT_BINS, NonFinite, histogram_buckets, histogram_value
+from ._histogram import DEFAULT_BINS, NonFinite, check_bins, histogram_buckets, histogram_value
 from ._hparams import Metric, session_end_summary
 from ._hparams import hparams as _hparams_summary
 from ._image import as_image_batch, image_value
@@ -123,9 +123,7 @@ class SummaryWriter:
                  histogram_bins: int = DEFAULT_BINS, png_compress_level: int = 6):
         if not isinstance(logdir, (str, os.PathLike)) or not os.fspath(logdir):
             raise TypeError(f"SummaryWriter: logdir must be a non-empty path, got {logdir!r}")
-        if not isinstance(histogram_bins, int) or histogram_bins < 1:
-            raise ValueError(f"SummaryWriter: histogram_bins must be an int >= 1, got "
-                             f"{histogram_bins!r}")
+        check_bins(histogram_bins, "SummaryWriter", "histogram_bins")
         if not isinstance(png_compress_level, int) or not 0 <= png_compress_level <= 9:
             raise ValueError(f"SummaryWriter: png_compress_level must be 0..9, got "
                              f"{png_compress_level!r}")
