@@ -57,8 +57,14 @@ from .graph import (  # noqa: E402
     watch,
     watch_diff,
 )
-from .ops import layers, losses, math, nn, regularizers  # noqa: E402
-from .ops._loss_fns import smooth_l1_loss  # noqa: E402
+from .ops import (  # noqa: E402
+    layers,
+    losses,
+    math,
+    nn,
+    regularizers,
+    smooth_l1_loss,  # noqa: E402
+)
 from .ops.array_ops import (  # noqa: E402
     amp_white_identity,
     argsort,

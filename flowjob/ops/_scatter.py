@@ -1,5 +1,5 @@
-"""Scatters and segment sums: ``flow.scatter_nd``, ``tensor_scatter_nd_update/add``,
-``dim_gather`` and ``flow.math.unsorted_segment_sum(_like)``/``unsorted_batch_segment_sum``.
+"""Scatters and segment sums: ``flow.scatter_nd``, ``tensor_scatter_nd_update/add`` and
+``flow.math.unsorted_segment_sum(_like)``/``unsorted_batch_segment_sum``.
 
 Index tuples (the last axis of ``indices``) address ``params`` as in ``flow.gather_nd``;
 segment ids outside ``[0, num_segments)`` are dropped, as OneFlow's kernels do.
@@ -103,29 +103,6 @@ def tensor_scatter_nd_add(params: Blob, indices: Blob, updates: Blob,
                           name: str | None = None) -> Blob:
     """``params`` with ``updates`` added to the slices at ``indices``."""
     return _tensor_scatter("flow.tensor_scatter_nd_add", True, params, indices, updates, name)
-
-
-def _lower_dim_gather(x, index, *, dim):
-    x = x[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
-    return jnp.take_along_axis(x, index.astype(jnp.int32), axis=dim)
-
-
-def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> Blob:  # noqa: A002
-    """``out[..., j, ...] = input[..., index[..., j, ...], ...]`` along ``dim`` (PyTorch's
-    ``gather``); ``index`` has ``input``'s rank and is no larger on the other axes."""
-    public = "flow.dim_gather"
-    name = check_name(public, name)
-    require_blob(public, input, "input", name)
-    require_blob(public, index, "index", name)
-    if index.dtype.np_dtype.kind not in "iu":
-        fail(public, f"index must be integers, got {index.dtype.name}", name)
-    dim = norm_axis(public, dim, input.ndim, name, "dim")
-    if index.ndim != input.ndim or any(
-            i > n for d, (i, n) in enumerate(zip(index.shape, input.shape)) if d != dim):
-        fail(public, f"index {index.shape} must have the rank of input {input.shape} and be no "
-                     f"larger on every axis but {dim}", name)
-    return apply_op("dim_gather", _lower_dim_gather, [input, index], attrs={"dim": dim},
-                    name=name, prefix="DimGather")
 
 
 def _lower_segment_sum(data, ids, *, axis, num_segments):

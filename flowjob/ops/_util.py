@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
 
 from .. import _dtypes
 from ..errors import OpError, describe_frame, user_frame
-from ..graph import Blob
+from ..graph import Blob, current_graph
 
 
 def fail(op: str, message: str, name: str | None = None) -> NoReturn:
     """Raises an OpError naming the public op, the op name if given, and the user's line."""
     label = f"{op} (op {name!r})" if name else op
     raise OpError(f"{label}: {message}\n  at {describe_frame(user_frame())}")
+
+
+def failer(op: str, name: str | None) -> Callable[[str], NoReturn]:
+    """``fail`` bound to one op and name, for helpers that only know the message."""
+    return lambda message: fail(op, message, name)
+
+
+def layer_name(name: str | None, default: str) -> str:
+    """OneFlow v0.4 named every unnamed layer ``default`` (a second one collided); mid-2020
+    OneFlow named them uniquely. flowjob does both: the first unnamed layer of a job keeps
+    ``default`` (so v0.4 checkpoints load), later ones get ``<default>_<n>``."""
+    if name is not None:
+        return name
+    counts = current_graph().unnamed_layers
+    n = counts.get(default, 0)
+    counts[default] = n + 1
+    return default if n == 0 else f"{default}_{n}"
 
 
 def check_name(op: str, name: Any) -> str | None:

@@ -1,7 +1,7 @@
 """``oneflow.core.record.record_pb2``: the OFRecord message classes, as programs that write
 their own datasets import them (``ofrecord.OFRecord(feature={...})``)."""
 
-from flowjob.data._record import (
+from flowjob.data import (
     BytesList,
     DoubleList,
     Feature,
