@@ -5,6 +5,7 @@ from ..graph import OPERATORS
 from . import array_ops, initializers, layers, losses, math, nn, regularizers
 from ._binary import binary as _binary
 from ._creation import with_distribute
+from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
 from ._losses import smooth_l1_loss
 from ._slicing import getitem
@@ -27,4 +28,5 @@ _register()
 
 __all__ = [
     "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
+    "truncated_normal",
 ]

@@ -20,14 +20,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
-from .._deprecation import warn_once
 
 __all__ = [
     "Initializer", "constant_initializer", "zeros_initializer", "ones_initializer",
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "glorot_uniform_initializer", "xavier_uniform_initializer", "glorot_normal_initializer",
     "xavier_normal_initializer", "variance_scaling_initializer", "kaiming_initializer",
-    "empty_initializer", "truncated_normal", "compute_fans", "from_conf",
+    "empty_initializer", "compute_fans", "from_conf",
 ]
 
 # Standard deviation of a unit normal truncated to [-2, 2]; variance scaling divides by it.
@@ -178,18 +177,6 @@ def truncated_normal_initializer(mean: float = 0.0, stddev: float = 1.0) -> Init
     return Initializer({"truncated_normal_conf": {"mean": mean, "std": stddev}},
                        _truncated(mean, stddev),
                        f"truncated_normal_initializer(mean={mean!r}, stddev={stddev!r})")
-
-
-def truncated_normal(stddev: float = 1.0) -> Initializer:
-    """Deprecated ``flow.truncated_normal(stddev)``: mean 0, truncated at 2 sigma."""
-    warn_once("truncated_normal",
-              "oneflow.truncated_normal is deprecated, use "
-              "oneflow.truncated_normal_initializer(mean=0.0, stddev=...) instead")
-    if stddev < 0:
-        raise ValueError(f"truncated_normal: stddev must be >= 0, got {stddev}")
-    stddev = float(stddev)
-    return Initializer({"truncated_normal_conf": {"std": stddev}}, _truncated(0.0, stddev),
-                       f"truncated_normal(stddev={stddev!r})")
 
 
 def _data_format(data_format: str, who: str) -> str:
