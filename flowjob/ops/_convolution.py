@@ -19,6 +19,7 @@ from jax import lax
 
 from ..graph import Blob, apply_op
 from . import _conv
+from ._modes import DataFormat, Padding, PoolMode
 from ._util import check_name, fail, failer, int_list, require_blob
 
 
@@ -42,9 +43,9 @@ def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
         fail(public, f"groups must be an int >= 1, got {groups!r}", name)
     h_axis, w_axis = _conv.spatial_axes(fmt)
-    channels = input.shape[1] if fmt == "NCHW" else input.shape[3]
-    kernel = filters.shape[2:4] if fmt == "NCHW" else filters.shape[1:3]
-    filter_in = filters.shape[1] if fmt == "NCHW" else filters.shape[3]
+    channels = input.shape[1] if fmt == DataFormat.NCHW else input.shape[3]
+    kernel = filters.shape[2:4] if fmt == DataFormat.NCHW else filters.shape[1:3]
+    filter_in = filters.shape[1] if fmt == DataFormat.NCHW else filters.shape[3]
     if channels % groups or filters.shape[0] % groups:
         fail(public, f"groups={groups} must divide the input channels ({channels}) and the "
                      f"filters ({filters.shape[0]})", name)
@@ -64,7 +65,7 @@ def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
                            "groups": groups, "data_format": fmt}, name=name, prefix="Conv2d")
 
 
-def _pool(mode: str, input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+def _pool(mode: PoolMode, input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A002
           data_format: str, ceil_mode: bool, name: str | None) -> Blob:
     public = f"flow.nn.{mode}_pool2d"
     name = check_name(public, name)
@@ -72,7 +73,7 @@ def _pool(mode: str, input: Blob, ksize: Any, strides: Any, padding: Any,  # noq
     fmt = _conv.data_format_of(data_format, failer(public, name))
     if input.ndim != 4:
         fail(public, f"input must be 4-D ({fmt}), got shape {input.shape}", name)
-    if mode == "avg" and not input.dtype.is_floating:
+    if mode == PoolMode.AVG and not input.dtype.is_floating:
         fail(public, f"needs a floating point input, got {input.dtype.name}", name)
     ksize = int_list(public, ksize, 2, "ksize", name)
     strides = int_list(public, strides, 2, "strides", name)
@@ -83,7 +84,7 @@ def _pool(mode: str, input: Blob, ksize: Any, strides: Any, padding: Any,  # noq
         if n + p[0] + p[1] < k:
             fail(public, f"the window {ksize} is larger than the padded input {spatial} "
                          f"(padding {pads})", name)
-    prefix = "MaxPool2D" if mode == "max" else "AvgPool2D"
+    prefix = "MaxPool2D" if mode == PoolMode.MAX else "AvgPool2D"
     return apply_op(f"{mode}_pool_2d", functools.partial(_conv.lower_pool2d, mode=mode),
                     [input], attrs={"ksize": ksize, "strides": strides, "pads": pads,
                                     "ceil_mode": bool(ceil_mode), "data_format": fmt},
@@ -94,22 +95,22 @@ def max_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A00
                data_format: str = "NCHW", ceil_mode: bool = False,
                name: str | None = None) -> Blob:
     """2-D max pooling; ``ksize``/``strides`` are an int or 1 or 2 ints."""
-    return _pool("max", input, ksize, strides, padding, data_format, ceil_mode, name)
+    return _pool(PoolMode.MAX, input, ksize, strides, padding, data_format, ceil_mode, name)
 
 
 def avg_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A002
                data_format: str = "NCHW", ceil_mode: bool = False,
                name: str | None = None) -> Blob:
     """2-D average pooling over the real (non-padding) elements of each window."""
-    return _pool("avg", input, ksize, strides, padding, data_format, ceil_mode, name)
+    return _pool(PoolMode.AVG, input, ksize, strides, padding, data_format, ceil_mode, name)
 
 
-_FORMATS = {1: ("NCW", "NWC"), 3: ("NCDHW", "NDHWC")}
+ND_FORMATS = {1: (DataFormat.NCW, DataFormat.NWC), 3: (DataFormat.NCDHW, DataFormat.NDHWC)}
 
 
-def _kernel_spec(fmt: str) -> str:
-    spatial = fmt[2:] if fmt.startswith("NC") else fmt[1:-1]
-    return "OI" + spatial if fmt.startswith("NC") else "O" + spatial + "I"
+def _kernel_spec(fmt: DataFormat) -> str:
+    spatial = fmt[2:] if fmt.channels_first else fmt[1:-1]
+    return "OI" + spatial if fmt.channels_first else "O" + spatial + "I"
 
 
 def _lower_conv_nd(x, w, *, strides, pads, dilations, groups, data_format):
@@ -119,16 +120,17 @@ def _lower_conv_nd(x, w, *, strides, pads, dilations, groups, data_format):
         feature_group_count=groups)
 
 
-def _conv_nd(ndims: int, input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
+def conv_nd(ndims: int, input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
              data_format: str, dilations: Any, groups: int, name: str | None) -> Blob:
     public = f"flow.nn.conv{ndims}d"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
     require_blob(public, filters, "filters", name)
-    fmt = data_format.upper() if isinstance(data_format, str) else data_format
-    if fmt not in _FORMATS[ndims]:
-        fail(public, f"data_format must be one of {_FORMATS[ndims]}, got {data_format!r}", name)
-    first = fmt.startswith("NC")
+    fmt = DataFormat.lookup(data_format, upper=True)
+    if fmt not in ND_FORMATS[ndims]:
+        fail(public, f"data_format must be one of {tuple(map(str, ND_FORMATS[ndims]))}, got "
+                     f"{data_format!r}", name)
+    first = fmt.channels_first
     if input.ndim != ndims + 2 or filters.ndim != ndims + 2:
         fail(public, f"input and filters must be {ndims + 2}-D, got {input.shape} and "
                      f"{filters.shape}", name)
@@ -145,7 +147,7 @@ def _conv_nd(ndims: int, input: Blob, filters: Blob, strides: Any, padding: Any,
         fail(public, f"filters {filters.shape} with groups={groups} do not fit the {fmt} input "
                      f"{input.shape} ({channels} channels)", name)
     # _conv's padding rules only need to know where the spatial axes start
-    proxy = "NCHW" if first else "NHWC"
+    proxy = DataFormat.NCHW if first else DataFormat.NHWC
     pads = _conv.resolve_padding(padding, proxy, spatial, kernel, strides, dilations,
                                  lambda message: fail(public, message, name))
     for n, k, d, p in zip(spatial, kernel, dilations, pads):
@@ -162,20 +164,20 @@ def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
            data_format: str = "NCW", dilations: Any = None, groups: int = 1,
            name: str | None = None) -> Blob:
     """1-D convolution of ``input`` with the weight blob ``filters``."""
-    return _conv_nd(1, input, filters, strides, padding, data_format, dilations, groups, name)
+    return conv_nd(1, input, filters, strides, padding, data_format, dilations, groups, name)
 
 
 def conv3d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
            data_format: str = "NCDHW", dilations: Any = None, groups: int = 1,
            name: str | None = None) -> Blob:
     """3-D convolution of ``input`` with the weight blob ``filters``."""
-    return _conv_nd(3, input, filters, strides, padding, data_format, dilations, groups, name)
+    return conv_nd(3, input, filters, strides, padding, data_format, dilations, groups, name)
 
 
 def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format):
     # The transposed convolution is the input-gradient of the convolution that maps an
     # `output_shape` tensor to `x` with weight `w` (read as OIHW / OHWI: O = x's channels).
-    kernel = "OIHW" if data_format == "NCHW" else "OHWI"
+    kernel = "OIHW" if data_format == DataFormat.NCHW else "OHWI"
 
     def forward(z):
         return lax.conv_general_dilated(z, w, window_strides=strides, padding=pads,
@@ -214,9 +216,9 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
     strides = int_list(public, strides, 2, "strides", name)
     dilations = int_list(public, 1 if dilations is None else dilations, 2, "dilations", name)
     h, w_ax = _conv.spatial_axes(fmt)
-    c_axis = 1 if fmt == "NCHW" else 3
-    out_channels = w.shape[1] if fmt == "NCHW" else w.shape[3]
-    kernel = w.shape[2:4] if fmt == "NCHW" else w.shape[1:3]
+    c_axis = 1 if fmt == DataFormat.NCHW else 3
+    out_channels = w.shape[1] if fmt == DataFormat.NCHW else w.shape[3]
+    kernel = w.shape[2:4] if fmt == DataFormat.NCHW else w.shape[1:3]
     if output_shape[0] != x.shape[0]:
         fail(public, f"output_shape {output_shape} must have the batch size of the input "
                      f"({x.shape[0]})", name)
@@ -226,10 +228,12 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
     if w.shape[0] != x.shape[c_axis]:
         fail(public, f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
                      f"{x.shape} has {x.shape[c_axis]}", name)
-    if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
+    mode = Padding.lookup(padding, upper=True)
+    if mode not in (Padding.VALID, Padding.SAME):
         fail(public, f'padding must be "SAME" or "VALID", got {padding!r}', name)
     out_spatial = (output_shape[h], output_shape[w_ax])
-    pads = _conv.resolve_padding("SAME_UPPER" if padding.upper() == "SAME" else "VALID", fmt,
+    # TensorFlow's transposed SAME puts an odd padding's extra element after the data.
+    pads = _conv.resolve_padding(Padding.SAME_UPPER if mode == Padding.SAME else Padding.VALID, fmt,
                                  out_spatial, kernel, strides, dilations, failer(public, name))
     for n, k, s, d, (lo, hi), got in zip(out_spatial, kernel, strides, dilations, pads,
                                          (x.shape[h], x.shape[w_ax])):
@@ -247,6 +251,6 @@ def compat_conv2d(input: Blob, filters: Blob, strides: Any, padding: str,  # noq
                   data_format: str = "NCHW", dilations: Any = None, groups: int = 1,
                   name: str | None = None) -> Blob:
     """``flow.nn.conv2d`` where "SAME" means TensorFlow's SAME (extra padding after)."""
-    if isinstance(padding, str) and padding.upper() == "SAME":
-        padding = "SAME_UPPER"
+    if Padding.lookup(padding, upper=True) == Padding.SAME:
+        padding = Padding.SAME_UPPER
     return conv2d(input, filters, strides, padding, data_format, dilations, groups, name)

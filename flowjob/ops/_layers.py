@@ -14,8 +14,9 @@ import jax.numpy as jnp
 
 from ..graph import Blob, Distribute, apply_op, broadcast, get_variable, namespace
 from . import _convolution
-from ._convolution import _FORMATS, _conv_nd
+from ._convolution import ND_FORMATS, conv_nd
 from ._linalg import bias_add, matmul
+from ._modes import DataFormat
 from ._shape import reshape
 from ._util import check_name, fail, int_list, layer_name, require_blob
 from .initializers import constant_initializer, xavier_uniform_initializer, zeros_initializer
@@ -110,11 +111,11 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or filters % groups:
         fail(public, f"groups must be a positive int dividing filters ({filters}), got "
                      f"{groups!r}", name)
-    fmt = data_format.upper() if isinstance(data_format, str) else data_format
-    if fmt == "NCHW":
+    fmt = DataFormat.lookup(data_format, upper=True)
+    if fmt == DataFormat.NCHW:
         channels = inputs.shape[1]
         shape = (filters, channels // groups) + kernel
-    elif fmt == "NHWC":
+    elif fmt == DataFormat.NHWC:
         channels = inputs.shape[3]
         if groups != 1:
             fail(public, f"NHWC convolution layers need groups=1 (as OneFlow), got {groups}",
@@ -168,9 +169,10 @@ def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, stride
     check_name(public, name)
     name = layer_name(name, f"Conv{ndims}d")
     require_blob(public, inputs, "inputs", name)
-    fmt = data_format.upper() if isinstance(data_format, str) else data_format
-    if fmt not in _FORMATS[ndims] or inputs.ndim != ndims + 2:
-        fail(public, f"inputs must be {ndims + 2}-D with data_format in {_FORMATS[ndims]}, got "
+    fmt = DataFormat.lookup(data_format, upper=True)
+    if fmt not in ND_FORMATS[ndims] or inputs.ndim != ndims + 2:
+        fail(public, f"inputs must be {ndims + 2}-D with data_format in "
+                     f"{tuple(map(str, ND_FORMATS[ndims]))}, got "
                      f"{inputs.shape} and {data_format!r}", name)
     kernel = int_list(public, kernel_size, ndims, "kernel_size", name)
     if not isinstance(filters, int) or isinstance(filters, bool) or filters < 1:
@@ -178,7 +180,7 @@ def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, stride
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or filters % groups:
         fail(public, f"groups must be a positive int dividing filters ({filters}), got "
                      f"{groups!r}", name)
-    first = fmt.startswith("NC")
+    first = fmt.channels_first
     channels = inputs.shape[1] if first else inputs.shape[-1]
     if channels % groups:
         fail(public, f"groups={groups} must divide the {channels} input channels", name)
@@ -190,7 +192,7 @@ def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, stride
             else kernel_initializer)
     weight = _layer_variable(name, weight_name, "weight", shape, inputs.dtype, init,
                              kernel_regularizer, trainable)
-    out = _conv_nd(ndims, inputs, weight, strides, padding, fmt, dilation_rate, groups, name)
+    out = conv_nd(ndims, inputs, weight, strides, padding, fmt, dilation_rate, groups, name)
     if use_bias:
         bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
                                _or(bias_initializer, zeros_initializer), bias_regularizer,

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 from ..graph import Blob, apply_op, current_graph
 from ._activations import log_sigmoid
 from ._binary import multiply, subtract
+from ._modes import Reduction
 from ._reduce import reduce_mean, reduce_sum
 from ._unary import abs as _abs
 from ._unary import log, negative, square
@@ -138,11 +139,9 @@ def add_loss(loss: Blob) -> None:
     current_graph().add_loss(loss)
 
 
-_REDUCTIONS = ("none", "mean", "sum")
-
-
 def _check(public: str, input: Blob, target: Blob, reduction: str,  # noqa: A002
-           name: str | None, default: str) -> str:
+           name: str | None, default: str) -> tuple[str, Reduction]:
+    """The loss's name (``default`` numbered when unnamed) and its ``reduction`` as an enum."""
     check_name(public, name)
     require_blob(public, input, "input", name)
     require_blob(public, target, "target", name)
@@ -151,15 +150,17 @@ def _check(public: str, input: Blob, target: Blob, reduction: str,  # noqa: A002
              name)
     if not input.dtype.is_floating:
         fail(public, f"input must be floating point, got {input.dtype.name}", name)
-    if reduction not in _REDUCTIONS:
-        fail(public, f"reduction must be one of {_REDUCTIONS}, got {reduction!r}", name)
-    return name if name is not None else current_graph().unique_name(default)
+    mode = Reduction.lookup(reduction)
+    if mode is None:
+        fail(public, f"reduction must be one of {tuple(map(str, Reduction))}, got "
+                     f"{reduction!r}", name)
+    return (name if name is not None else current_graph().unique_name(default)), mode
 
 
-def _reduce(loss: Blob, reduction: str, name: str) -> Blob:
-    if reduction == "mean":
+def _reduce(loss: Blob, reduction: Reduction, name: str) -> Blob:
+    if reduction == Reduction.MEAN:
         return reduce_mean(loss, name=name + "_reduce_mean")
-    if reduction == "sum":
+    if reduction == Reduction.SUM:
         return reduce_sum(loss, name=name + "_reduce_sum")
     return loss
 
@@ -177,7 +178,7 @@ def _weighted(public: str, loss: Blob, weight: Blob | None, what: str, like: Blo
 def mse_loss(input: Blob, target: Blob, reduction: str = "mean",  # noqa: A002
              name: str | None = None) -> Blob:
     """``(target - input) ** 2``, reduced by ``reduction``."""
-    name = _check("flow.nn.MSELoss", input, target, reduction, name, "MSELoss")
+    name, reduction = _check("flow.nn.MSELoss", input, target, reduction, name, "MSELoss")
     diff = subtract(target, input, name=name + "_sub")
     return _reduce(square(diff, name=name + "_mean_squared"), reduction, name)
 
@@ -185,7 +186,7 @@ def mse_loss(input: Blob, target: Blob, reduction: str = "mean",  # noqa: A002
 def l1_loss(input: Blob, target: Blob, reduction: str = "mean",  # noqa: A002
             name: str | None = None) -> Blob:
     """``|target - input|``, reduced by ``reduction``."""
-    name = _check("flow.nn.L1Loss", input, target, reduction, name, "L1Loss")
+    name, reduction = _check("flow.nn.L1Loss", input, target, reduction, name, "L1Loss")
     diff = subtract(target, input, name=name + "_sub")
     return _reduce(_abs(diff, name=name + "_abs"), reduction, name)
 
@@ -195,7 +196,7 @@ def bce_loss(input: Blob, target: Blob, weight: Blob | None = None,  # noqa: A00
     """``-weight * (target log(input) + (1 - target) log(1 - input))`` for probabilities
     ``input`` in (0, 1), reduced by ``reduction``."""
     public = "flow.nn.BCELoss"
-    name = _check(public, input, target, reduction, name, "BCELoss")
+    name, reduction = _check(public, input, target, reduction, name, "BCELoss")
     pos = multiply(target, log(input, name=name + "_log"), name=name + "_pos")
     one_minus_t = subtract(1.0, target, name=name + "_one_minus_target")
     one_minus_x = subtract(1.0, input, name=name + "_one_minus_input")
@@ -210,7 +211,7 @@ def bce_with_logits_loss(input: Blob, target: Blob, weight: Blob | None = None, 
     """BCELoss on ``sigmoid(input)``, computed stably from the logits; ``pos_weight`` (shape
     ``(C,)`` for inputs ``(..., C)``) weighs the positive term."""
     public = "flow.nn.BCEWithLogitsLoss"
-    name = _check(public, input, target, reduction, name, "BCEWithLogitsLoss")
+    name, reduction = _check(public, input, target, reduction, name, "BCEWithLogitsLoss")
     log_p = log_sigmoid(input, name=name + "_log_sigmoid")
     log_not_p = log_sigmoid(negative(input, name=name + "_neg_input"),
                             name=name + "_log_sigmoid_neg")
@@ -240,7 +241,7 @@ def kl_div_loss(input: Blob, target: Blob, log_target: bool = False,  # noqa: A0
     """``target * (log(target) - input)`` for log-probabilities ``input`` (0 where
     ``target`` is 0; no NaN there), or ``exp(target) * (target - input)`` with
     ``log_target``; reduced by ``reduction``."""
-    name = _check("flow.nn.KLDivLoss", input, target, reduction, name, "KLDivLoss")
+    name, reduction = _check("flow.nn.KLDivLoss", input, target, reduction, name, "KLDivLoss")
     loss = apply_op("kl_div_loss", _lower_kl_div, [input, target],
                     attrs={"log_target": bool(log_target)}, name=name + "_elementwise")
     return _reduce(loss, reduction, name)
@@ -254,7 +255,7 @@ def margin_ranking_loss(input1: Blob, input2: Blob, target: Blob, margin: float 
                         reduction: str = "mean", name: str | None = None) -> Blob:
     """``max(0, margin - target * (input1 - input2))``, reduced by ``reduction``."""
     public = "flow.nn.MarginRankingLoss"
-    name = _check(public, input1, input2, reduction, name, "MarginRankingLoss")
+    name, reduction = _check(public, input1, input2, reduction, name, "MarginRankingLoss")
     require_blob(public, target, "target", name)
     broadcast_shape(public, [input1.shape, target.shape], name)
     loss = apply_op("margin_ranking_loss", _lower_margin_ranking, [input1, input2, target],
@@ -282,7 +283,7 @@ def triplet_margin_loss(anchor: Blob, positive: Blob, negative: Blob, margin: fl
     ``swap`` uses the smaller of the anchor's and the positive's distance to the negative
     (OneFlow v0.4 rejected ``swap=True``)."""
     public = "flow.nn.TripletMarginLoss"
-    name = _check(public, anchor, positive, reduction, name, "TripletMarginLoss")
+    name, reduction = _check(public, anchor, positive, reduction, name, "TripletMarginLoss")
     require_blob(public, negative, "negative", name)
     if negative.shape != anchor.shape or anchor.ndim < 2:
         fail(public, f"anchor, positive and negative must share one shape of rank >= 2, got "

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import Blob, apply_op
+from ._modes import DataFormat, Interpolation
 from ._util import check_name, fail, layer_name, require_blob
 
 
@@ -54,26 +55,27 @@ def upsample_2d(x: Blob, size: Any = (2, 2), align_corners: bool = False,
     scales = (size, size) if isinstance(size, (int, float)) else tuple(size)
     if len(scales) != 2 or not all(isinstance(s, (int, float)) and s > 0 for s in scales):
         fail(public, f"size must be a positive number or two of them, got {size!r}", name)
-    if interpolation not in ("nearest", "bilinear"):
+    mode = Interpolation.lookup(interpolation)
+    if mode is None:
         fail(public, f'interpolation must be "nearest" or "bilinear", got {interpolation!r}',
              name)
-    if interpolation == "nearest" and align_corners:
+    if mode == Interpolation.NEAREST and align_corners:
         fail(public, 'interpolation "nearest" does not support align_corners', name)
-    fmt = data_format.upper() if isinstance(data_format, str) else data_format
-    if fmt not in ("NCHW", "NHWC") or x.ndim != 4:
+    fmt = DataFormat.lookup(data_format, upper=True)
+    if fmt not in (DataFormat.NCHW, DataFormat.NHWC) or x.ndim != 4:
         fail(public, f"x must be 4-D NCHW or NHWC, got {x.shape} with data_format "
                      f"{data_format!r}", name)
     if not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
-    h, w = (x.shape[2], x.shape[3]) if fmt == "NCHW" else (x.shape[1], x.shape[2])
+    h, w = (x.shape[2], x.shape[3]) if fmt == DataFormat.NCHW else (x.shape[1], x.shape[2])
     outs = (int(h * scales[0]), int(w * scales[1]))
-    if interpolation == "nearest":
+    if mode == Interpolation.NEAREST:
         rows, cols = (_nearest_matrix(n, o, s) for n, o, s in zip((h, w), outs, scales))
     else:
         rows, cols = (_bilinear_matrix(n, o, s, align_corners)
                       for n, o, s in zip((h, w), outs, scales))
     attrs = {"rows": rows, "cols": cols}
-    if fmt == "NHWC":
+    if fmt == DataFormat.NHWC:
         return apply_op("upsample", _lower_upsample_nhwc, [x], attrs=attrs, name=name)
     return apply_op("upsample", _lower_upsample, [x], attrs=attrs, name=name)
 

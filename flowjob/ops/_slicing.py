@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import Blob, RealShape, apply_op
+from ._modes import PadMode
 from ._util import check_name, fail, int_list, norm_axes, require_blob
 
 
@@ -260,12 +261,12 @@ def reverse(input: Blob, axis: int | Sequence[int], name: str | None = None) -> 
 def _lower_pad2d(x, *, pads, mode, value):
     left, right, top, bottom = pads
     cfg = ((0, 0), (0, 0), (top, bottom), (left, right))
-    if mode == "constant":
+    if mode == PadMode.CONSTANT:
         return jnp.pad(x, cfg, constant_values=jnp.asarray(value, x.dtype))
-    return jnp.pad(x, cfg, mode=mode)
+    return jnp.pad(x, cfg, mode=mode.value)
 
 
-def _pad2d(public: str, mode: str, prefix: str, x: Blob, padding: Any, value: Any,
+def _pad2d(public: str, mode: PadMode, prefix: str, x: Blob, padding: Any, value: Any,
            name: str | None) -> Blob:
     name = check_name(public, name)
     require_blob(public, x, "x", name)
@@ -282,10 +283,11 @@ def _pad2d(public: str, mode: str, prefix: str, x: Blob, padding: Any, value: An
     if any(p < 0 for p in pads):
         fail(public, f"padding must be >= 0, got {padding!r}", name)
     h, w = x.shape[2], x.shape[3]
-    if mode != "constant" and not (pads[0] < w and pads[1] < w and pads[2] < h and pads[3] < h):
+    fits = pads[0] < w and pads[1] < w and pads[2] < h and pads[3] < h
+    if mode != PadMode.CONSTANT and not fits:
         fail(public, f"padding {padding!r} must be smaller than the padded dimension "
                      f"(H={h}, W={w})", name)
-    if mode == "constant":
+    if mode == PadMode.CONSTANT:
         value = pad_constant(public, x, value, name)
     return apply_op(f"{mode}_pad2d", _lower_pad2d, [x],
                     attrs={"pads": pads, "mode": mode, "value": value}, name=name, prefix=prefix)
@@ -294,21 +296,22 @@ def _pad2d(public: str, mode: str, prefix: str, x: Blob, padding: Any, value: An
 def constant_pad2d(x: Blob, padding: Any, constant_value: float = 0,
                    name: str | None = None) -> Blob:
     """Pads H and W with ``constant_value``."""
-    return _pad2d("flow.constant_pad2d", "constant", "Constant_Pad2d", x, padding,
+    return _pad2d("flow.constant_pad2d", PadMode.CONSTANT, "Constant_Pad2d", x, padding,
                   constant_value, name)
 
 
 def zero_pad2d(x: Blob, padding: Any, name: str | None = None) -> Blob:
     """Pads H and W with zeros."""
-    return _pad2d("flow.zero_pad2d", "constant", "Zero_Pad2d", x, padding, 0, name)
+    return _pad2d("flow.zero_pad2d", PadMode.CONSTANT, "Zero_Pad2d", x, padding, 0, name)
 
 
 def reflection_pad2d(x: Blob, padding: Any, name: str | None = None) -> Blob:
     """Pads H and W with the mirror image of the input (edge not repeated)."""
-    return _pad2d("flow.reflection_pad2d", "reflect", "Reflection_Pad2d", x, padding, None,
+    return _pad2d("flow.reflection_pad2d", PadMode.REFLECT, "Reflection_Pad2d", x, padding, None,
                   name)
 
 
 def replication_pad2d(x: Blob, padding: Any, name: str | None = None) -> Blob:
     """Pads H and W by repeating the edge values."""
-    return _pad2d("flow.replication_pad2d", "edge", "Replication_Pad2d", x, padding, None, name)
+    return _pad2d("flow.replication_pad2d", PadMode.EDGE, "Replication_Pad2d", x, padding, None,
+                  name)

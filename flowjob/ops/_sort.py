@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, RealShape, apply_op, lowest, valid_mask
+from ._modes import SortDirection
 from ._util import check_name, fail, norm_axis, require_blob
 
 
@@ -47,11 +48,12 @@ def _sort(public: str, prefix: str, indices: bool, x: Blob, axis: int, direction
           name: str | None) -> Blob:
     name = check_name(public, name)
     require_blob(public, x, "input", name)
-    if direction not in ("ASCENDING", "DESCENDING"):
+    order = SortDirection.lookup(direction)
+    if order is None:
         fail(public, f"direction must be 'ASCENDING' or 'DESCENDING', got {direction!r}", name)
     axis = norm_axis(public, axis, x.ndim, name)
     return apply_op("arg_sort" if indices else "sort", _lower_sort, [x],
-                    attrs={"axis": axis, "descending": direction == "DESCENDING",
+                    attrs={"axis": axis, "descending": order == SortDirection.DESCENDING,
                            "indices": indices}, name=name, prefix=prefix,
                     real_shape=_SORT_REAL)
 
