@@ -84,3 +84,45 @@ class Reduction(Mode):
 class Interpolation(Mode):
     NEAREST = "nearest"
     BILINEAR = "bilinear"
+
+
+class FanMode(Mode):
+    """Which fan variance scaling divides by; ``conf`` is OneFlow's ``variance_norm``."""
+
+    FAN_IN = "fan_in"
+    FAN_OUT = "fan_out"
+    FAN_AVG = "fan_avg"
+
+    @property
+    def conf(self) -> str:
+        return {"fan_in": "kFanIn", "fan_out": "kFanOut", "fan_avg": "kAverage"}[self.value]
+
+
+class Distribution(Mode):
+    """What variance scaling draws from; ``conf`` is OneFlow's ``distribution``."""
+
+    TRUNCATED_NORMAL = "truncated_normal"
+    RANDOM_NORMAL = "random_normal"
+    RANDOM_UNIFORM = "random_uniform"
+
+    @property
+    def conf(self) -> str:
+        return {"truncated_normal": "kTruncatedNormal", "random_normal": "kRandomNormal",
+                "random_uniform": "kRandomUniform"}[self.value]
+
+
+class ChannelLayout(Mode):
+    """Where a weight's channels are, for its fans (``""``: unknown, counted as last)."""
+
+    CHANNELS_FIRST = "channels_first"
+    CHANNELS_LAST = "channels_last"
+    UNKNOWN = ""
+
+    @classmethod
+    def of(cls, data_format: str) -> ChannelLayout | None:
+        """``"NC..."`` -> first, ``"N...C"`` -> last, ``""`` -> unknown, else None."""
+        if data_format.startswith("NC"):
+            return cls.CHANNELS_FIRST
+        if data_format.startswith("N") and data_format.endswith("C"):
+            return cls.CHANNELS_LAST
+        return cls.UNKNOWN if data_format == "" else None
