@@ -10,11 +10,17 @@ from typing import Any
 
 import numpy as np
 
+from flowjob._enum import Mode
 from flowjob.checkpoint import _oneflow_dir, _safetensors
 from flowjob.checkpoint._blobs import FileBackendVariableBlob, VariableBlob, value_array, value_spec
 from flowjob.checkpoint._meta import CheckpointError
 
-FORMATS = ("oneflow", "safetensors")
+
+class CheckpointFormat(Mode):
+    """What ``save`` writes: OneFlow's directory layout or one safetensors file."""
+
+    ONEFLOW = "oneflow"
+    SAFETENSORS = "safetensors"
 
 
 def _session() -> Any:
@@ -43,7 +49,7 @@ _DISK_ERRORS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS,
 
 
 def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
-         format: str = "oneflow") -> None:
+         format: str | CheckpointFormat = "oneflow") -> None:
     """Saves ``var_dict`` (default: all variables) to ``path``, atomically.
 
     ``format="oneflow"`` writes OneFlow's directory layout (``<var>/out``, ``<var>/meta``,
@@ -54,8 +60,10 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
     """
     if isinstance(path, Mapping) and isinstance(var_dict, (str, os.PathLike)):
         path, var_dict = var_dict, path  # flow.save(var_dict, save_dir), OneFlow's alias order
-    if format not in FORMATS:
-        raise ValueError(f"save: format must be one of {FORMATS}, got {format!r}")
+    kind = CheckpointFormat.lookup(format)
+    if kind is None:
+        raise ValueError(f"save: format must be one of "
+                         f"{tuple(f.value for f in CheckpointFormat)}, got {format!r}")
     path = os.fspath(path)
     if var_dict is None:
         var_dict = get_all_variables()
@@ -65,7 +73,7 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
     if not getattr(_session(), "primary", True):
         return  # several processes: values are gathered everywhere, the first one writes
     try:
-        if format == "oneflow":
+        if kind == CheckpointFormat.ONEFLOW:
             _oneflow_dir.save_dir(path, var_dict)
         else:
             _safetensors.save_file(path, var_dict)

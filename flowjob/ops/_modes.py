@@ -1,40 +1,12 @@
 """The modes the ops take as OneFlow strings (``data_format="NCHW"``, ``padding="SAME"``...),
 as enums: a public function converts the user's string once (``Mode.lookup``) and everything
-after it compares members, never string literals.
-
-Members are ``str`` subclasses equal to (and hashing as) their OneFlow spelling, so op
-attributes recorded in graphs, structure graphs and exports read exactly as before.
+after it compares members, never string literals. Being ``str``-valued (``flowjob._enum``),
+op attributes recorded in graphs, structure graphs and exports read exactly as before.
 """
 
 from __future__ import annotations
 
-import enum
-from typing import Any, TypeVar
-
-M = TypeVar("M", bound="Mode")
-
-
-class Mode(str, enum.Enum):
-    """Base of the mode enums: the value is OneFlow's spelling."""
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    @classmethod
-    def lookup(cls: type[M], value: Any, *, upper: bool = False) -> M | None:
-        """The member spelled ``value`` (upper-cased first when OneFlow accepts any case), or
-        None when there is none; callers fail with their own op-specific message."""
-        if isinstance(value, cls):
-            return value
-        if not isinstance(value, str):
-            return None
-        try:
-            return cls(value.upper() if upper else value)
-        except ValueError:
-            return None
+from .._enum import Mode
 
 
 class DataFormat(Mode):
