@@ -114,16 +114,17 @@ def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = Tru
     values. When the dict is a whole checkpoint (``flow.checkpoint.get``), variables it lacks
     are named in a warning (``ignore_mismatch=False``: a ``CheckpointError``, nothing loaded).
     """
-    _load(value_dict, ignore_extra=ignore_mismatch, missing="warn" if ignore_mismatch else "raise")
+    _load(value_dict, ignore_extra=ignore_mismatch, missing_raises=not ignore_mismatch)
 
 
 def restore(path: str | os.PathLike) -> None:
     """Loads a whole checkpoint into every variable: one the checkpoint lacks is an error
     (``train.CheckPoint().load``, ``SimpleCheckPointManager.initialize_or_restore``)."""
-    _load(get(path), ignore_extra=True, missing="raise")
+    _load(get(path), ignore_extra=True, missing_raises=True)
 
 
-def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing: str) -> None:
+def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: bool) -> None:
+    """``missing_raises``: a variable the checkpoint lacks is an error (else a warning)."""
     if not isinstance(value_dict, Mapping):
         raise TypeError("load_variables: value_dict must be a dict of name -> value (for one "
                         f"variable use {{name: value}}), got {type(value_dict).__name__}")
@@ -156,7 +157,7 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing: str) ->
     if lacking and isinstance(value_dict, _oneflow_dir.Checkpoint):
         text = (f"checkpoint {value_dict.path} has no value for variable(s) "
                 f"{', '.join(map(repr, lacking))}")
-        if missing == "raise":
+        if missing_raises:
             raise CheckpointError(f"{text}; nothing was loaded (to load the variables it has, "
                                   "use flow.load_variables(flow.checkpoint.get(path)))")
         warnings.warn(f"{text}: they kept their current values", UserWarning, stacklevel=3)

@@ -71,12 +71,13 @@ def _sample_dtype(np_dtype) -> np.dtype:
     return np.dtype(np.float64) if np.dtype(np_dtype) == np.float64 else np.dtype(np.float32)
 
 
-def _conf_dtype(dtype, who: str) -> str:
+def _float_conf(dtype, who: str) -> bool:
+    """Whether ``dtype`` takes OneFlow's float conf (else its ``*_int_conf``)."""
     name = _dtypes.as_dtype(dtype).name
     if name in _FLOAT_CONF_DTYPES:
-        return "float"
+        return True
     if name in _INT_CONF_DTYPES:
-        return "int"
+        return False
     raise TypeError(f"{who}: dtype {name} is not supported; use a float32/float64 or "
                     "int8/int32/int64 dtype")
 
@@ -106,7 +107,7 @@ def _uniform(low: float, high: float) -> Callable:
 
 def constant_initializer(value: float = 0, dtype=_dtypes.float32) -> Initializer:
     """Fills with ``value`` (``constant_conf``, or ``constant_int_conf`` for int dtypes)."""
-    if _conf_dtype(dtype, "constant_initializer") == "float":
+    if _float_conf(dtype, "constant_initializer"):
         conf = {"constant_conf": {"value": float(value)}}
     else:
         conf = {"constant_int_conf": {"value": int(value)}}
@@ -132,7 +133,7 @@ def random_uniform_initializer(minval: float = 0, maxval: float = 1,
         raise ValueError(
             f"random_uniform_initializer: minval ({minval}) must be <= maxval ({maxval})")
     text = f"random_uniform_initializer(minval={minval!r}, maxval={maxval!r})"
-    if _conf_dtype(dtype, "random_uniform_initializer") == "float":
+    if _float_conf(dtype, "random_uniform_initializer"):
         low, high = float(minval), float(maxval)
         return Initializer({"random_uniform_conf": {"min": low, "max": high}},
                            _uniform(low, high), text)
@@ -153,7 +154,7 @@ def random_normal_initializer(mean: float = 0.0, stddev: float = 1.0, seed: int 
     if stddev < 0:
         raise ValueError(f"random_normal_initializer: stddev must be >= 0, got {stddev}")
     if dtype is not None:
-        _conf_dtype(dtype, "random_normal_initializer")
+        _float_conf(dtype, "random_normal_initializer")  # checks the dtype
     mean, stddev = float(mean), float(stddev)
     sample = _normal(mean, stddev)
     if seed is not None:
