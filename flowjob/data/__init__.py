@@ -2,6 +2,7 @@
 (readers and decoders for job bodies, the record classes, writers) and OneRec files."""
 
 from flowjob.data._decode import DecodeError
+from flowjob.data._image_ops import CoinFlip, CropMirrorNormalize, Resize  # flow.image/.random
 from flowjob.data._legacy import (
     BlobConf,
     ImageCodec,
