@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, apply_op
-from ._unary import _op, unary
+from ._unary import math_unary, unary
 from ._util import check_name, fail, norm_axis, require_blob
 
 
@@ -164,12 +164,12 @@ def logsoftmax(logits: Blob, axis: int | None = None, name: str | None = None) -
 
 def log_sigmoid(x: Blob, name: str | None = None) -> Blob:
     """``log(1 / (1 + exp(-x)))``, stable for large ``|x|``."""
-    return _op("log_sigmoid", jax.nn.log_sigmoid, x, name)
+    return math_unary("log_sigmoid", jax.nn.log_sigmoid, x, name)
 
 
 def sigmoid_v2(x: Blob, name: str | None = None) -> Blob:
     """``1 / (1 + exp(-x))`` (OneFlow's second sigmoid kernel; same values)."""
-    return _op("sigmoid_v2", jax.nn.sigmoid, x, name)
+    return math_unary("sigmoid_v2", jax.nn.sigmoid, x, name)
 
 
 def tanh_v2(x: Blob, name: str | None = None) -> Blob:

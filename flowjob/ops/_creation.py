@@ -13,14 +13,7 @@ import numpy as np
 
 from .. import _dtypes
 from ..graph import Blob, Distribute, RealShape, apply_op
-from ._util import check_name, fail, norm_axis, require_blob, shape_tuple
-
-
-def _dtype(op: str, dtype: Any, name: str | None) -> _dtypes.DType:
-    try:
-        return _dtypes.as_dtype(dtype)
-    except TypeError as exc:
-        fail(op, f"dtype: {exc}", name)
+from ._util import check_name, dtype_arg, fail, norm_axis, require_blob, shape_tuple
 
 
 def _lower_constant(*, value, shape, dtype):
@@ -36,7 +29,7 @@ def constant(value: float, dtype: Any = None, shape: Sequence[int] | None = None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
         fail(public, f"value must be an int or float, got {type(value).__name__}: {value!r}",
              name)
-    dt = _dtypes.float32 if dtype is None else _dtype(public, dtype, name)
+    dt = _dtypes.float32 if dtype is None else dtype_arg(public, dtype, name)
     dims = () if shape is None else shape_tuple(public, shape, name=name)
     return apply_op("constant", _lower_constant, [],
                     attrs={"value": value, "shape": dims or (1,), "dtype": dt.np_dtype},
@@ -67,7 +60,7 @@ def constant_like(like: Blob, value: float, dtype: Any = None, name: str | None 
     public = "flow.constant_like"
     name = check_name(public, name)
     require_blob(public, like, "like", name)
-    dt = None if dtype is None else _dtype(public, dtype, name).np_dtype
+    dt = None if dtype is None else dtype_arg(public, dtype, name).np_dtype
     return apply_op("constant_like", _lower_full_like, [like], attrs={"value": value, "dtype": dt},
                     name=name, prefix="ConstantLike", elementwise=True)
 
@@ -91,7 +84,7 @@ def cast(x: Blob, dtype: Any, name: str | None = None) -> Blob:
     public = "flow.cast"
     name = check_name(public, name)
     require_blob(public, x, "x", name)
-    dt = _dtype(public, dtype, name)
+    dt = dtype_arg(public, dtype, name)
     if x.dtype == dt:
         return x
     return apply_op("cast", _lower_cast, [x], attrs={"dtype": dt.np_dtype}, name=name,

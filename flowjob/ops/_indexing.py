@@ -12,15 +12,17 @@ import numpy as np
 
 from .. import _dtypes
 from ..graph import Blob, RealShape, apply_op, current_graph
-from ._creation import _dtype, constant_like
+from ._creation import constant_like
 from ._util import (
     as_constant,
     broadcast_shape,
     check_name,
+    dtype_arg,
     fail,
     is_constant,
     norm_axis,
     require_blob,
+    require_int_blob,
 )
 
 
@@ -93,9 +95,7 @@ def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int 
     public = "flow.gather"
     name = check_name(public, name)
     require_blob(public, params, "params", name)
-    require_blob(public, indices, "indices", name)
-    if indices.dtype.np_dtype.kind not in "iu":
-        fail(public, f"indices must be integers, got {indices.dtype.name}", name)
+    require_int_blob(public, indices, "indices", name)
     if not isinstance(batch_dims, int) or not 0 <= batch_dims <= min(indices.ndim, params.ndim):
         fail(public, f"batch_dims must be an int in [0, {min(indices.ndim, params.ndim)}], "
                      f"got {batch_dims!r}", name)
@@ -130,13 +130,11 @@ def one_hot(indices: Blob, depth: int, on_value: float = 1, off_value: float = 0
     ``off_value`` (default dtype float32). Out-of-range indices give all ``off_value``."""
     public = "flow.one_hot"
     name = check_name(public, name)
-    require_blob(public, indices, "indices", name)
-    if indices.dtype.np_dtype.kind not in "iu":
-        fail(public, f"indices must be integers, got {indices.dtype.name}", name)
+    require_int_blob(public, indices, "indices", name)
     if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
         fail(public, f"depth must be an int >= 1, got {depth!r}", name)
     axis = norm_axis(public, axis, indices.ndim + 1, name)
-    dt = _dtypes.float32 if dtype is None else _dtype(public, dtype, name)
+    dt = _dtypes.float32 if dtype is None else dtype_arg(public, dtype, name)
     return apply_op("one_hot", _lower_one_hot, [indices],
                     attrs={"depth": depth, "on_value": on_value, "off_value": off_value,
                            "axis": axis, "dtype": dt.np_dtype}, name=name, prefix="OneHot")
@@ -173,9 +171,7 @@ def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
     public = "flow.gather_nd"
     name = check_name(public, name)
     require_blob(public, params, "params", name)
-    require_blob(public, indices, "indices", name)
-    if indices.dtype.np_dtype.kind not in "iu":
-        fail(public, f"indices must be integers, got {indices.dtype.name}", name)
+    require_int_blob(public, indices, "indices", name)
     if indices.ndim < 1 or not 1 <= indices.shape[-1] <= params.ndim:
         fail(public, f"the last axis of indices {indices.shape} holds index tuples and must "
                      f"have size 1..{params.ndim} (the rank of params {params.shape})", name)
@@ -194,9 +190,7 @@ def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> B
     public = "flow.dim_gather"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
-    require_blob(public, index, "index", name)
-    if index.dtype.np_dtype.kind not in "iu":
-        fail(public, f"index must be integers, got {index.dtype.name}", name)
+    require_int_blob(public, index, "index", name)
     dim = norm_axis(public, dim, input.ndim, name, "dim")
     if index.ndim != input.ndim or any(
             i > n for d, (i, n) in enumerate(zip(index.shape, input.shape)) if d != dim):

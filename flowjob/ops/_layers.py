@@ -24,7 +24,7 @@ from .initializers import constant_initializer, xavier_uniform_initializer, zero
 Activation = Callable[..., Blob]
 
 
-def _or(initializer: Any, default: Callable[[], Any]) -> Any:
+def or_default(initializer: Any, default: Callable[[], Any]) -> Any:
     return default() if initializer is None else initializer
 
 
@@ -64,7 +64,7 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
     with namespace(name):
         weight = get_variable(
             "weight", shape=(units, in_shape[-1]), dtype=inputs.dtype,
-            initializer=_or(kernel_initializer, zeros_initializer),
+            initializer=or_default(kernel_initializer, zeros_initializer),
             regularizer=kernel_regularizer, trainable=trainable, model_name="weight",
             distribute=distribute, reuse=False)
         if kind != "broadcast":
@@ -73,7 +73,7 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
         if use_bias:
             bias = get_variable(
                 "bias", shape=(units,), dtype=inputs.dtype,
-                initializer=_or(bias_initializer, zeros_initializer),
+                initializer=or_default(bias_initializer, zeros_initializer),
                 regularizer=bias_regularizer, trainable=trainable, model_name="bias",
                 distribute=distribute, reuse=False)
             if kind != "broadcast":
@@ -133,7 +133,7 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
                      name=name)
     if use_bias:
         bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
-                               _or(bias_initializer, zeros_initializer), bias_regularizer,
+                               or_default(bias_initializer, zeros_initializer), bias_regularizer,
                                trainable)
         with namespace(name):
             out = bias_add(out, bias, fmt, name="bias_add")
@@ -195,7 +195,7 @@ def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, stride
     out = conv_nd(ndims, inputs, weight, strides, padding, fmt, dilation_rate, groups, name)
     if use_bias:
         bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
-                               _or(bias_initializer, zeros_initializer), bias_regularizer,
+                               or_default(bias_initializer, zeros_initializer), bias_regularizer,
                                trainable)
         with namespace(name):
             out = bias_add(out, bias, fmt, name="bias_add")

@@ -14,7 +14,7 @@ from .. import _dtypes
 from ..graph import Blob, broadcast, current_graph, get_variable, namespace
 from . import _normalization
 from ._activations import relu
-from ._layers import _or
+from ._layers import or_default
 from ._util import check_name, fail, layer_name, norm_axis, require_blob
 from .initializers import ones_initializer, zeros_initializer
 
@@ -99,7 +99,7 @@ def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99,
 
     def variable(var: str, explicit: str | None, init, default, regularizer=None,
                  var_trainable=trainable):
-        kwargs = dict(shape=params_shape, dtype=params_dtype, initializer=_or(init, default),
+        kwargs = dict(shape=params_shape, dtype=params_dtype, initializer=or_default(init, default),
                       regularizer=regularizer, trainable=var_trainable, distribute=broadcast(),
                       reuse=False)
         if explicit is not None:

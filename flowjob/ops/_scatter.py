@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, RealShape, apply_op, valid_mask
-from ._util import check_name, fail, norm_axis, require_blob, shape_tuple
+from ._util import check_name, fail, norm_axis, require_blob, require_int_blob, shape_tuple
 
 
 def _index_tuple(indices):
@@ -55,10 +55,8 @@ def _lower_tensor_scatter(params, indices, updates, *, add):
 
 def _check_nd(public: str, indices: Blob, updates: Blob, shape: tuple[int, ...],
               name: str | None) -> None:
-    require_blob(public, indices, "indices", name)
+    require_int_blob(public, indices, "indices", name)
     require_blob(public, updates, "updates", name)
-    if indices.dtype.np_dtype.kind not in "iu":
-        fail(public, f"indices must be integers, got {indices.dtype.name}", name)
     if indices.ndim < 1 or not 1 <= indices.shape[-1] <= len(shape):
         fail(public, f"the last axis of indices {indices.shape} holds index tuples and must "
                      f"have size 1..{len(shape)}", name)
@@ -122,9 +120,7 @@ def _lower_segment_sum(data, ids, *, axis, num_segments):
 def _segment_sum(public: str, data: Blob, segment_ids: Blob, num_segments: int, axis: int,
                  name: str | None) -> Blob:
     require_blob(public, data, "data", name)
-    require_blob(public, segment_ids, "segment_ids", name)
-    if segment_ids.dtype.np_dtype.kind not in "iu":
-        fail(public, f"segment_ids must be integers, got {segment_ids.dtype.name}", name)
+    require_int_blob(public, segment_ids, "segment_ids", name)
     axis = norm_axis(public, axis, data.ndim, name)
     span = data.shape[axis:axis + segment_ids.ndim]
     if segment_ids.shape != span:
@@ -170,9 +166,7 @@ def unsorted_batch_segment_sum(data: Blob, segment_ids: Blob, num_segments: int,
     public = "flow.math.unsorted_batch_segment_sum"
     name = check_name(public, name)
     require_blob(public, data, "data", name)
-    require_blob(public, segment_ids, "segment_ids", name)
-    if segment_ids.dtype.np_dtype.kind not in "iu":
-        fail(public, f"segment_ids must be integers, got {segment_ids.dtype.name}", name)
+    require_int_blob(public, segment_ids, "segment_ids", name)
     if data.shape[:segment_ids.ndim] != segment_ids.shape:
         fail(public, f"segment_ids {segment_ids.shape} must match the leading axes of data "
                      f"{data.shape}", name)

@@ -135,68 +135,69 @@ def clip_by_value(values: Blob, min_value: float | None = None, max_value: float
                     elementwise=True)
 
 
-def _op(kind: str, fn, x: Blob, name: str | None) -> Blob:
+def math_unary(kind: str, fn, x: Blob, name: str | None) -> Blob:
+    """A float-only ``flow.math.<kind>`` op (op type and automatic name prefix ``kind``)."""
     return unary(f"flow.math.{kind}", kind, kind, fn, x, name, floating=True)
 
 
 def acos(x: Blob, name: str | None = None) -> Blob:
     """Inverse cosine, in ``[0, pi]``."""
-    return _op("acos", jnp.arccos, x, name)
+    return math_unary("acos", jnp.arccos, x, name)
 
 
 def acosh(x: Blob, name: str | None = None) -> Blob:
     """Inverse hyperbolic cosine (``x >= 1``)."""
-    return _op("acosh", jnp.arccosh, x, name)
+    return math_unary("acosh", jnp.arccosh, x, name)
 
 
 def asin(x: Blob, name: str | None = None) -> Blob:
     """Inverse sine, in ``[-pi/2, pi/2]``."""
-    return _op("asin", jnp.arcsin, x, name)
+    return math_unary("asin", jnp.arcsin, x, name)
 
 
 def asinh(x: Blob, name: str | None = None) -> Blob:
     """Inverse hyperbolic sine."""
-    return _op("asinh", jnp.arcsinh, x, name)
+    return math_unary("asinh", jnp.arcsinh, x, name)
 
 
 def atan(x: Blob, name: str | None = None) -> Blob:
     """Inverse tangent, in ``(-pi/2, pi/2)``."""
-    return _op("atan", jnp.arctan, x, name)
+    return math_unary("atan", jnp.arctan, x, name)
 
 
 def atanh(x: Blob, name: str | None = None) -> Blob:
     """Inverse hyperbolic tangent (``|x| < 1``)."""
-    return _op("atanh", jnp.arctanh, x, name)
+    return math_unary("atanh", jnp.arctanh, x, name)
 
 
 def cosh(x: Blob, name: str | None = None) -> Blob:
     """Hyperbolic cosine."""
-    return _op("cosh", jnp.cosh, x, name)
+    return math_unary("cosh", jnp.cosh, x, name)
 
 
 def sinh(x: Blob, name: str | None = None) -> Blob:
     """Hyperbolic sine."""
-    return _op("sinh", jnp.sinh, x, name)
+    return math_unary("sinh", jnp.sinh, x, name)
 
 
 def tan(x: Blob, name: str | None = None) -> Blob:
     """Tangent."""
-    return _op("tan", jnp.tan, x, name)
+    return math_unary("tan", jnp.tan, x, name)
 
 
 def erf(x: Blob, name: str | None = None) -> Blob:
     """Gauss error function."""
-    return _op("erf", lax.erf, x, name)
+    return math_unary("erf", lax.erf, x, name)
 
 
 def erfc(x: Blob, name: str | None = None) -> Blob:
     """Complementary error function ``1 - erf(x)``, accurate for large ``x``."""
-    return _op("erfc", lax.erfc, x, name)
+    return math_unary("erfc", lax.erfc, x, name)
 
 
 def expm1(x: Blob, name: str | None = None) -> Blob:
     """``exp(x) - 1``, accurate near 0."""
-    return _op("expm1", jnp.expm1, x, name)
+    return math_unary("expm1", jnp.expm1, x, name)
 
 
 def _lgamma(x):
@@ -207,12 +208,12 @@ def _lgamma(x):
 
 def lgamma(x: Blob, name: str | None = None) -> Blob:
     """``log(|gamma(x)|)`` (computed in float64); its gradient is the digamma function."""
-    return _op("lgamma", _lgamma, x, name)
+    return math_unary("lgamma", _lgamma, x, name)
 
 
 def rint(x: Blob, name: str | None = None) -> Blob:
     """Nearest integer value, halves to even; zero gradient."""
-    return _op("rint", jnp.rint, x, name)
+    return math_unary("rint", jnp.rint, x, name)
 
 
 def _reciprocal_no_nan(x):
@@ -222,4 +223,4 @@ def _reciprocal_no_nan(x):
 
 def reciprocal_no_nan(x: Blob, name: str | None = None) -> Blob:
     """``1 / x``, but 0 (with gradient 0) where ``x`` is 0."""
-    return _op("reciprocal_no_nan", _reciprocal_no_nan, x, name)
+    return math_unary("reciprocal_no_nan", _reciprocal_no_nan, x, name)

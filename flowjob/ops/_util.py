@@ -47,6 +47,22 @@ def require_blob(op: str, value: Any, what: str, name: str | None = None) -> Blo
     return value
 
 
+def dtype_arg(op: str, dtype: Any, name: str | None) -> _dtypes.DType:
+    """A ``dtype=`` argument as a flowjob DType, or an OpError naming ``op``."""
+    try:
+        return _dtypes.as_dtype(dtype)
+    except TypeError as exc:
+        fail(op, f"dtype: {exc}", name)
+
+
+def require_int_blob(op: str, value: Any, what: str, name: str | None = None) -> Blob:
+    """``require_blob`` for index-like inputs: the blob must have an integer dtype."""
+    blob = require_blob(op, value, what, name)
+    if blob.dtype.np_dtype.kind not in "iu":
+        fail(op, f"{what} must be integers, got {blob.dtype.name}", name)
+    return blob
+
+
 def norm_axis(op: str, axis: Any, ndim: int, name: str | None = None,
               what: str = "axis") -> int:
     """``axis`` as a non-negative int in ``[0, ndim)``; negative values count from the end."""
