@@ -3,6 +3,8 @@ the user's line, and the scope helpers."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,32 @@ def test_bad_arguments_raise_op_error_naming_op_and_user_line(body, fragments):
     for fragment in fragments:
         assert fragment in message
     assert f'File "{__file__}"' in message  # the user's line, not a flowjob-internal one
+
+
+def test_mode_strings_are_converted_once_and_recorded_as_oneflow_spells_them():
+    recorded = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((1, 2, 4, 4))) -> tp.Numpy:
+        w = flow.constant(1.0, shape=(3, 2, 3, 3))
+        y = flow.nn.conv2d(x, w, strides=1, padding="same", data_format="nchw")
+        z = flow.nn.avg_pool2d(y, ksize=2, strides=2, padding="VALID")
+        recorded["ops"] = [y.op, z.op]
+        return z
+
+    out = job(np.ones((1, 2, 4, 4), np.float32))
+    conv, pool = recorded["ops"]
+    assert (conv.op_type, pool.op_type) == ("conv2d", "avg_pool_2d")
+    # Attributes hold OneFlow's spelling: equal to it, printed and serialized as it.
+    for attrs in (conv.attrs, pool.attrs):
+        assert attrs["data_format"] == "NCHW" and str(attrs["data_format"]) == "NCHW"
+        assert json.dumps(attrs["data_format"]) == '"NCHW"'
+    # SAME (any case) pads 1 on each side of a 3x3 kernel: every output sums a full window
+    # at the centre; the pool averages 2x2 blocks of the 4x4 map.
+    conv_np = np.zeros((1, 3, 4, 4))
+    xp = np.pad(np.ones((1, 2, 4, 4)), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    for i in range(4):
+        for j in range(4):
+            conv_np[:, :, i, j] = xp[:, :, i:i + 3, j:j + 3].sum()
+    want = conv_np.reshape(1, 3, 2, 2, 2, 2).mean(axis=(3, 5))
+    np.testing.assert_allclose(out, want, rtol=1e-6)
