@@ -37,6 +37,12 @@ from ._dtypes import (  # noqa: E402
     int64,
     uint8,
 )
+from ._legacy import (  # noqa: E402
+    FixedTensorDef,
+    MirroredTensorDef,
+    device_prior_placement,
+    fixed_placement,
+)
 from .checkpoint import get_all_variables, load_variables  # noqa: E402
 from .distribute import parallel_cast  # noqa: E402
 from .errors import (  # noqa: E402
@@ -51,14 +57,19 @@ from .graph import (  # noqa: E402
     cast_to_current_logical_view,
     current_global_function_desc,
     current_scope,
-    device_prior_placement,
-    fixed_placement,
     get_variable,
     watch,
     watch_diff,
 )
-from .ops import layers, losses, math, nn, regularizers  # noqa: E402
-from .ops._loss_fns import smooth_l1_loss  # noqa: E402
+from .ops import (  # noqa: E402
+    layers,
+    losses,
+    math,
+    nn,
+    regularizers,
+    smooth_l1_loss,
+    truncated_normal,
+)
 from .ops.array_ops import (  # noqa: E402
     amp_white_identity,
     argsort,
@@ -121,7 +132,6 @@ from .ops.initializers import (  # noqa: E402
     ones_initializer,
     random_normal_initializer,
     random_uniform_initializer,
-    truncated_normal,
     truncated_normal_initializer,
     variance_scaling_initializer,
     xavier_normal_initializer,
@@ -138,7 +148,6 @@ from .runtime import (  # noqa: E402
     global_function,
     sync_default_session,
 )
-from .typing import FixedTensorDef, MirroredTensorDef  # noqa: E402
 
 if _jax.config.jax_compilation_cache_dir is None:
     from .runtime._config import compilation_cache as _compilation_cache

@@ -1,6 +1,6 @@
 """``flow.image``: image ops of the host data pipeline (see ``flowjob.data``)."""
 
-from .data._image_ops import CropMirrorNormalize, Resize
+from .data import CropMirrorNormalize, Resize
 
 resize = Resize
 image_resize = Resize

@@ -1,6 +1,6 @@
 """``flow.random``: random sources of the host data pipeline."""
 
-from .data._image_ops import CoinFlip
+from .data import CoinFlip
 
 coin_flip = CoinFlip
 

@@ -15,7 +15,6 @@ import typing
 from dataclasses import dataclass
 
 from . import _dtypes
-from ._deprecation import warn_once
 
 T = typing.TypeVar("T")
 
@@ -76,19 +75,4 @@ class Bundle(typing.Generic[T]):
     """``-> tp.Bundle[tp.Numpy]``: any nesting of list/tuple/dict of blobs, leaves converted."""
 
 
-def FixedTensorDef(shape, dtype=_dtypes.float32, batch_axis=0, name=None) -> ArgBlobDef:  # noqa: N802
-    """Legacy default-argument placeholder, same as ``Numpy.Placeholder``."""
-    warn_once("FixedTensorDef", "oneflow.FixedTensorDef has been deprecated. "
-              "Please use oneflow.typing.Numpy.Placeholder instead.")
-    return _placeholder(shape, dtype, False, batch_axis, name)
-
-
-def MirroredTensorDef(shape, dtype=_dtypes.float32, batch_axis=0, name=None) -> ArgBlobDef:  # noqa: N802
-    """Legacy default-argument placeholder, same as ``ListNumpy.Placeholder``."""
-    warn_once("MirroredTensorDef", "oneflow.MirroredTensorDef has been deprecated. "
-              "Please use oneflow.typing.ListNumpy.Placeholder instead.")
-    return _placeholder(shape, dtype, True, batch_axis, name)
-
-
-__all__ = ["Numpy", "ListNumpy", "Callback", "Bundle", "ArgBlobDef", "FixedTensorDef",
-           "MirroredTensorDef"]
+__all__ = ["Numpy", "ListNumpy", "Callback", "Bundle", "ArgBlobDef"]

@@ -1,11 +1,20 @@
 """Checkpoints: OneFlow's directory layout, safetensors, and the variable load/save API."""
 
 from flowjob.checkpoint._api import get, get_all_variables, load_variables, save
-from flowjob.checkpoint._blobs import FileBackendVariableBlob, VariableBlob
+from flowjob.checkpoint._blobs import (
+    DATA_FILENAME,
+    META_FILENAME,
+    SNAPSHOT_DONE,
+    FileBackendVariableBlob,
+    VariableBlob,
+)
 from flowjob.checkpoint._legacy import CheckPoint, SimpleCheckPointManager
 from flowjob.checkpoint._meta import CheckpointError
 
 __all__ = [
+    "DATA_FILENAME",
+    "META_FILENAME",
+    "SNAPSHOT_DONE",
     "CheckPoint",
     "CheckpointError",
     "FileBackendVariableBlob",

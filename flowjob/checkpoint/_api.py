@@ -10,11 +10,17 @@ from typing import Any
 
 import numpy as np
 
+from flowjob._enum import Mode
 from flowjob.checkpoint import _oneflow_dir, _safetensors
 from flowjob.checkpoint._blobs import FileBackendVariableBlob, VariableBlob, value_array, value_spec
 from flowjob.checkpoint._meta import CheckpointError
 
-FORMATS = ("oneflow", "safetensors")
+
+class CheckpointFormat(Mode):
+    """What ``save`` writes: OneFlow's directory layout or one safetensors file."""
+
+    ONEFLOW = "oneflow"
+    SAFETENSORS = "safetensors"
 
 
 def _session() -> Any:
@@ -43,7 +49,7 @@ _DISK_ERRORS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS,
 
 
 def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
-         format: str = "oneflow") -> None:
+         format: str | CheckpointFormat = "oneflow") -> None:
     """Saves ``var_dict`` (default: all variables) to ``path``, atomically.
 
     ``format="oneflow"`` writes OneFlow's directory layout (``<var>/out``, ``<var>/meta``,
@@ -54,8 +60,10 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
     """
     if isinstance(path, Mapping) and isinstance(var_dict, (str, os.PathLike)):
         path, var_dict = var_dict, path  # flow.save(var_dict, save_dir), OneFlow's alias order
-    if format not in FORMATS:
-        raise ValueError(f"save: format must be one of {FORMATS}, got {format!r}")
+    kind = CheckpointFormat.lookup(format)
+    if kind is None:
+        raise ValueError(f"save: format must be one of "
+                         f"{tuple(f.value for f in CheckpointFormat)}, got {format!r}")
     path = os.fspath(path)
     if var_dict is None:
         var_dict = get_all_variables()
@@ -65,7 +73,7 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
     if not getattr(_session(), "primary", True):
         return  # several processes: values are gathered everywhere, the first one writes
     try:
-        if format == "oneflow":
+        if kind == CheckpointFormat.ONEFLOW:
             _oneflow_dir.save_dir(path, var_dict)
         else:
             _safetensors.save_file(path, var_dict)
@@ -106,16 +114,17 @@ def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = Tru
     values. When the dict is a whole checkpoint (``flow.checkpoint.get``), variables it lacks
     are named in a warning (``ignore_mismatch=False``: a ``CheckpointError``, nothing loaded).
     """
-    _load(value_dict, ignore_extra=ignore_mismatch, missing="warn" if ignore_mismatch else "raise")
+    _load(value_dict, ignore_extra=ignore_mismatch, missing_raises=not ignore_mismatch)
 
 
 def restore(path: str | os.PathLike) -> None:
     """Loads a whole checkpoint into every variable: one the checkpoint lacks is an error
     (``train.CheckPoint().load``, ``SimpleCheckPointManager.initialize_or_restore``)."""
-    _load(get(path), ignore_extra=True, missing="raise")
+    _load(get(path), ignore_extra=True, missing_raises=True)
 
 
-def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing: str) -> None:
+def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: bool) -> None:
+    """``missing_raises``: a variable the checkpoint lacks is an error (else a warning)."""
     if not isinstance(value_dict, Mapping):
         raise TypeError("load_variables: value_dict must be a dict of name -> value (for one "
                         f"variable use {{name: value}}), got {type(value_dict).__name__}")
@@ -148,7 +157,7 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing: str) ->
     if lacking and isinstance(value_dict, _oneflow_dir.Checkpoint):
         text = (f"checkpoint {value_dict.path} has no value for variable(s) "
                 f"{', '.join(map(repr, lacking))}")
-        if missing == "raise":
+        if missing_raises:
             raise CheckpointError(f"{text}; nothing was loaded (to load the variables it has, "
                                   "use flow.load_variables(flow.checkpoint.get(path)))")
         warnings.warn(f"{text}: they kept their current values", UserWarning, stacklevel=3)

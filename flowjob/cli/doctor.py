@@ -178,7 +178,7 @@ def check_logdir(logdir: str, report: Report) -> None:
 
 # --- checkpoints ----------------------------------------------------------------------------
 def _is_snapshot(path: str) -> bool:
-    from flowjob.checkpoint._blobs import DATA_FILENAME, SNAPSHOT_DONE
+    from flowjob.checkpoint import DATA_FILENAME, SNAPSHOT_DONE
 
     if os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
         return True
@@ -213,7 +213,7 @@ def _check_variable(var_dir: str, report: Report) -> bool:
 
 
 def _check_snapshot(path: str, report: Report) -> None:
-    from flowjob.checkpoint._blobs import DATA_FILENAME, META_FILENAME, SNAPSHOT_DONE
+    from flowjob.checkpoint import DATA_FILENAME, META_FILENAME, SNAPSHOT_DONE
 
     if os.path.isfile(os.path.join(path, DATA_FILENAME)):  # a single variable's directory
         if _check_variable(path, report):

@@ -4,6 +4,7 @@ with its manifest, ``inspect_ofrecord``) and OneRec files."""
 
 from flowjob.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
 from flowjob.data._decode import DecodeError
+from flowjob.data._image_ops import CoinFlip, CropMirrorNormalize, Resize  # flow.image/.random
 from flowjob.data._inspect import DatasetReport, Problem, ProblemKind, inspect_ofrecord
 from flowjob.data._legacy import (
     BlobConf,

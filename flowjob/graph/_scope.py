@@ -8,8 +8,6 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .._deprecation import warn_once
-
 _local = threading.local()
 
 
@@ -118,18 +116,6 @@ class placement(contextlib.ContextDecorator):  # noqa: N801 - OneFlow's spelling
         _get("placements").pop()
 
 
-def fixed_placement(device_tag: str, machine_device_ids: str | list[str] = "0:0") -> placement:
-    warn_once("fixed_placement", "oneflow.device_prior_placement/oneflow.fixed_placement will be "
-              "removed in the future, use oneflow.scope.placement instead.")
-    return placement(device_tag, machine_device_ids)
-
-
-def device_prior_placement(device_tag: str, machine_device_ids: str | list[str] = "0:0"):
-    warn_once("fixed_placement", "oneflow.device_prior_placement/oneflow.fixed_placement will be "
-              "removed in the future, use oneflow.scope.placement instead.")
-    return placement(device_tag, machine_device_ids)
-
-
 def current_placement() -> Placement | None:
     stack = _get("placements")
     return stack[-1] if stack else None
@@ -152,18 +138,6 @@ def consistent_view() -> LogicalView:
 
 def mirrored_view() -> LogicalView:
     return LogicalView("mirrored")
-
-
-def consistent_strategy() -> LogicalView:
-    warn_once("consistent_strategy", "flow.distribute.consistent_strategy() is deprecated, "
-              "use flow.scope.consistent_view()")
-    return consistent_view()
-
-
-def mirrored_strategy() -> LogicalView:
-    warn_once("mirrored_strategy", "flow.distribute.mirrored_strategy() is deprecated, "
-              "use flow.scope.mirrored_view()")
-    return mirrored_view()
 
 
 @dataclass(frozen=True)

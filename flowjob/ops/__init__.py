@@ -3,9 +3,12 @@ implements the Python operators of blobs (``a + b``, ``x[1:3]``, ``-x``...)."""
 
 from ..graph import OPERATORS
 from . import array_ops, initializers, layers, losses, math, nn, regularizers
-from ._array import getitem, with_distribute
 from ._binary import binary as _binary
+from ._creation import with_distribute
+from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
+from ._losses import smooth_l1_loss
+from ._slicing import getitem
 from ._unary import abs as _abs
 from ._unary import negative as _negative
 
@@ -23,4 +26,7 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers"]
+__all__ = [
+    "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
+    "truncated_normal",
+]

@@ -1,5 +1,7 @@
-"""``flow.nn`` activations beyond relu/sigmoid/tanh: elu, relu6, hardtanh, hardsigmoid,
-hardswish, swish, mish and ``logsoftmax``.
+"""Activations and softmax (``flow.nn`` / ``flow.math``): relu, sigmoid, tanh, gelu,
+leaky_relu, softplus, elu, relu6, hardtanh, hardsigmoid, hardswish, swish, mish,
+``log_sigmoid``, softmax/log_softmax, and OneFlow's explicit gradient ops (``gelu_grad``,
+``sigmoid_grad``, ``softmax_grad``).
 
 Gradients at the kinks follow OneFlow's kernels: hardtanh/relu6 pass the gradient only
 strictly inside ``(min_val, max_val)``, hardsigmoid/hardswish use the inner piece on
@@ -8,12 +10,58 @@ strictly inside ``(min_val, max_val)``, hardsigmoid/hardswish use the inner piec
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, apply_op
-from ._reduce import log_softmax
-from ._util import check_name, fail, require_blob
+from ._unary import math_unary, unary
+from ._util import check_name, fail, norm_axis, require_blob
+
+
+def relu(x: Blob, name: str | None = None) -> Blob:
+    """``max(x, 0)``."""
+    return unary("flow.math.relu", "relu", "Relu", jax.nn.relu, x, name)
+
+
+def sigmoid(x: Blob, name: str | None = None) -> Blob:
+    """``1 / (1 + exp(-x))``."""
+    return unary("flow.math.sigmoid", "sigmoid", "Sigmoid", jax.nn.sigmoid, x, name, True)
+
+
+def tanh(x: Blob, name: str | None = None) -> Blob:
+    """Hyperbolic tangent."""
+    return unary("flow.math.tanh", "tanh", "TanH", jnp.tanh, x, name, True)
+
+
+def _gelu(x):
+    return jax.nn.gelu(x, approximate=False)
+
+
+def gelu(x: Blob, name: str | None = None) -> Blob:
+    """Gaussian error linear unit ``0.5 x (1 + erf(x / sqrt(2)))`` (exact form)."""
+    return unary("flow.math.gelu", "gelu", "Gelu", _gelu, x, name, True)
+
+
+def softplus(x: Blob, name: str | None = None) -> Blob:
+    """``log(1 + exp(x))``."""
+    return unary("flow.math.softplus", "softplus", "Softplus", jax.nn.softplus, x, name, True)
+
+
+def _lower_leaky(x, *, alpha):
+    return jnp.where(x > 0, x, x * alpha)
+
+
+def leaky_relu(x: Blob, alpha: float = 0.2, name: str | None = None) -> Blob:
+    """``x`` where positive, ``alpha * x`` elsewhere."""
+    public = "flow.nn.leaky_relu"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    if not x.dtype.is_floating:
+        fail(public, f"needs a floating point input, got {x.dtype.name}", name)
+    return apply_op("leaky_relu", _lower_leaky, [x], attrs={"alpha": float(alpha)}, name=name,
+                    prefix="LeakyRelu", elementwise=True)
 
 
 def _activation(public: str, op_type: str, prefix: str, lowering, x: Blob,
@@ -113,3 +161,96 @@ def logsoftmax(logits: Blob, axis: int | None = None, name: str | None = None) -
     """``log(softmax(logits))`` along ``axis`` (default last), computed stably in one op."""
     return log_softmax(logits, axis, name)
 
+
+def log_sigmoid(x: Blob, name: str | None = None) -> Blob:
+    """``log(1 / (1 + exp(-x)))``, stable for large ``|x|``."""
+    return math_unary("log_sigmoid", jax.nn.log_sigmoid, x, name)
+
+
+def sigmoid_v2(x: Blob, name: str | None = None) -> Blob:
+    """``1 / (1 + exp(-x))`` (OneFlow's second sigmoid kernel; same values)."""
+    return math_unary("sigmoid_v2", jax.nn.sigmoid, x, name)
+
+
+def tanh_v2(x: Blob, name: str | None = None) -> Blob:
+    """Hyperbolic tangent (OneFlow: an alias of ``flow.math.tanh``)."""
+    return tanh(x, name)
+
+
+def _lower_softmax(x, *, axis):
+    return jax.nn.softmax(x, axis=axis)
+
+
+def _lower_log_softmax(x, *, axis):
+    return jax.nn.log_softmax(x, axis=axis)
+
+
+def _softmax(public: str, op_type: str, prefix: str, lowering, logits: Blob, axis: Any,
+             name: str | None) -> Blob:
+    name = check_name(public, name)
+    require_blob(public, logits, "logits", name)
+    if not logits.dtype.is_floating:
+        fail(public, f"needs floating point logits, got {logits.dtype.name}", name)
+    if logits.ndim == 0:
+        fail(public, "needs logits of rank >= 1, got a scalar", name)
+    axis = norm_axis(public, -1 if axis is None else axis, logits.ndim, name)
+    return apply_op(op_type, lowering, [logits], attrs={"axis": axis}, name=name, prefix=prefix)
+
+
+def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (default: the last axis)."""
+    return _softmax("flow.nn.softmax", "softmax", "Softmax", _lower_softmax, logits, axis, name)
+
+
+def log_softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
+    """``x - log(sum(exp(x)))`` along ``axis`` (default: the last axis)."""
+    return _softmax("flow.nn.log_softmax", "log_softmax", "LogSoftmax", _lower_log_softmax,
+                    logits, axis, name)
+
+
+def _pair(public: str, a: Blob, b: Blob, names: tuple[str, str], name: str | None) -> None:
+    require_blob(public, a, names[0], name)
+    require_blob(public, b, names[1], name)
+    if a.shape != b.shape or a.dtype != b.dtype or not a.dtype.is_floating:
+        fail(public, f"{names[0]} ({a.shape} {a.dtype.name}) and {names[1]} ({b.shape} "
+                     f"{b.dtype.name}) need one floating point shape and dtype", name)
+
+
+def _lower_gelu_grad(x, dy):
+    return dy * jax.grad(lambda v: jnp.sum(jax.nn.gelu(v, approximate=False)))(x)
+
+
+def gelu_grad(x: Blob, dy: Blob, name: str | None = None) -> Blob:
+    """``dy * gelu'(x)`` (exact gelu)."""
+    public = "flow.math.gelu_grad"
+    name = check_name(public, name)
+    _pair(public, x, dy, ("x", "dy"), name)
+    return apply_op("gelu_grad", _lower_gelu_grad, [x, dy], name=name, prefix="GeluGrad",
+                    elementwise=True)
+
+
+def _lower_sigmoid_grad(y, dy):
+    return dy * y * (1 - y)
+
+
+def sigmoid_grad(y: Blob, dy: Blob, name: str | None = None) -> Blob:
+    """``dy * y * (1 - y)`` for ``y = sigmoid(x)``."""
+    public = "flow.math.sigmoid_grad"
+    name = check_name(public, name)
+    _pair(public, y, dy, ("y", "dy"), name)
+    return apply_op("sigmoid_grad", _lower_sigmoid_grad, [y, dy], name=name,
+                    prefix="SigmoidGrad", elementwise=True)
+
+
+def _lower_softmax_grad(y, dy, *, axis):
+    return y * (dy - jnp.sum(dy * y, axis=axis, keepdims=True))
+
+
+def softmax_grad(y: Blob, dy: Blob, axis: int | None = None, name: str | None = None) -> Blob:
+    """``y * (dy - sum(dy * y))`` along ``axis`` (default last) for ``y = softmax(x)``."""
+    public = "flow.nn.softmax_grad"
+    name = check_name(public, name)
+    _pair(public, y, dy, ("y", "dy"), name)
+    axis = norm_axis(public, -1 if axis is None else axis, y.ndim, name)
+    return apply_op("softmax_grad", _lower_softmax_grad, [y, dy], attrs={"axis": axis},
+                    name=name, prefix="SoftmaxGrad")

@@ -1,8 +1,14 @@
-"""Elementwise binary ops with broadcasting: arithmetic, comparisons, maximum/minimum.
+"""Elementwise binary ops with broadcasting: arithmetic, comparisons, maximum/minimum, and
+the float-only math ``atan2``, ``floordiv``, ``xdivy``, ``xlogy``.
 
-Either operand may be a Python/NumPy constant; it becomes an attribute of the op, never an
-input. Automatic names follow OneFlow: ``ScalarAdd_<n>`` for a constant operand, ``AddN_<n>``
-and ``ElementWiseMul_<n>`` for equal shapes, ``broadcast_add_<n>`` otherwise.
+Either operand of the arithmetic ops may be a Python/NumPy constant; it becomes an attribute
+of the op, never an input. Automatic names follow OneFlow: ``ScalarAdd_<n>`` for a constant
+operand, ``AddN_<n>`` and ``ElementWiseMul_<n>`` for equal shapes, ``broadcast_add_<n>``
+otherwise; the float-only math ops are ``<op>_<n>``.
+
+OneFlow requires equal shapes for the float-only math; flowjob also broadcasts. Their
+gradients follow OneFlow's kernels: ``floordiv`` has none (zero), and ``xdivy``/``xlogy`` give
+0 for both operands where ``x == 0`` (no NaN from ``y == 0`` there).
 """
 
 from __future__ import annotations
@@ -15,7 +21,16 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..graph import Blob, apply_op
-from ._util import as_constant, broadcast_shape, check_name, const_shape, fail, is_constant
+from ._unary import square
+from ._util import (
+    as_constant,
+    broadcast_shape,
+    check_name,
+    const_shape,
+    fail,
+    is_constant,
+    require_blob,
+)
 
 Operand = Any  # Blob | int | float | np.ndarray
 
@@ -64,6 +79,8 @@ _KINDS: dict[str, tuple[Callable[..., Any], dict[str, str | None]]] = {
     "minimum": (jnp.minimum, {"scalar": "ScalarMinimum", "same": "ElementWiseMinimum",
                               "by_tensor": None, "broadcast": "broadcast_minimum"}),
 }
+
+
 for _cmp, _fn in (("equal", jnp.equal), ("not_equal", jnp.not_equal), ("less", jnp.less),
                   ("less_equal", jnp.less_equal), ("greater", jnp.greater),
                   ("greater_equal", jnp.greater_equal), ("logical_and", jnp.logical_and)):
@@ -183,8 +200,56 @@ def logical_and(x: Operand, y: Operand, name: str | None = None) -> Blob:
 
 def squared_difference(x: Operand, y: Operand, name: str | None = None) -> Blob:
     """``(x - y) ** 2`` elementwise (two ops, as OneFlow)."""
-    from ._unary import square
-
     diff = subtract(x, y, None if name is None else name + "_subtract")
     return square(diff, None if name is None else name + "_square")
 
+
+def _binary(kind: str, fn, x: Blob, y: Blob, name: str | None) -> Blob:
+    public = f"flow.math.{kind}"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    require_blob(public, y, "y", name)
+    if x.dtype != y.dtype or not x.dtype.is_floating:
+        fail(public, f"x and y must have one floating point dtype, got {x.dtype.name} and "
+                     f"{y.dtype.name}", name)
+    out = broadcast_shape(public, [x.shape, y.shape], name)
+    return apply_op(kind, functools.partial(_lower_pair, fn=fn), [x, y], name=name, prefix=kind,
+                    elementwise=all(b.shape == out for b in (x, y) if b.is_dynamic))
+
+
+def atan2(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``arctan(x / y)`` in the quadrant of the point ``(y, x)`` (as ``np.arctan2(x, y)``)."""
+    return _binary("atan2", jnp.arctan2, x, y, name)
+
+
+def _floordiv(x, y):
+    return jnp.floor(x / y)
+
+
+def floordiv(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``floor(x / y)``; zero gradient."""
+    return _binary("floordiv", _floordiv, x, y, name)
+
+
+def _safe_y(x, y):
+    return jnp.where(x == 0, jnp.ones((), y.dtype), y)
+
+
+def _xdivy(x, y):
+    zero = jnp.zeros((), jnp.result_type(x, y))
+    return jnp.where(x == 0, zero, x / _safe_y(x, y))
+
+
+def xdivy(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``x / y``, but 0 where ``x`` is 0."""
+    return _binary("xdivy", _xdivy, x, y, name)
+
+
+def _xlogy(x, y):
+    zero = jnp.zeros((), jnp.result_type(x, y))
+    return jnp.where(x == 0, zero, x * jnp.log(_safe_y(x, y)))
+
+
+def xlogy(x: Blob, y: Blob, name: str | None = None) -> Blob:
+    """``x * log(y)``, but 0 where ``x`` is 0."""
+    return _binary("xlogy", _xlogy, x, y, name)

@@ -21,18 +21,21 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ._modes import DataFormat, Padding, PoolMode
+
 Pads = tuple[tuple[int, int], ...]
 
 
-def data_format_of(value: Any, fail: Callable[[str], Any]) -> str:
-    fmt = value.upper() if isinstance(value, str) else value
-    if fmt not in ("NCHW", "NHWC"):
+def data_format_of(value: Any, fail: Callable[[str], Any]) -> DataFormat:
+    """The 2-D ``data_format`` (any case) as an enum."""
+    fmt = DataFormat.lookup(value, upper=True)
+    if fmt not in (DataFormat.NCHW, DataFormat.NHWC):
         fail(f"data_format must be 'NCHW' or 'NHWC', got {value!r}")
     return fmt
 
 
-def spatial_axes(data_format: str) -> tuple[int, int]:
-    return (2, 3) if data_format == "NCHW" else (1, 2)
+def spatial_axes(data_format: DataFormat) -> tuple[int, int]:
+    return (2, 3) if data_format == DataFormat.NCHW else (1, 2)
 
 
 def _same(size: int, k: int, s: int, d: int, lower: bool) -> tuple[int, int]:
@@ -43,16 +46,16 @@ def _same(size: int, k: int, s: int, d: int, lower: bool) -> tuple[int, int]:
     return (large, small) if lower else (small, large)
 
 
-def resolve_padding(padding: Any, data_format: str, spatial: Sequence[int],
+def resolve_padding(padding: Any, data_format: DataFormat, spatial: Sequence[int],
                     kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
                     fail: Callable[[str], Any]) -> Pads:
     """Per spatial axis ``(before, after)`` padding for a string or explicit ``padding``."""
     if isinstance(padding, str):
-        mode = padding.upper()
-        if mode == "VALID":
+        mode = Padding.lookup(padding, upper=True)
+        if mode == Padding.VALID:
             return tuple((0, 0) for _ in spatial)
-        if mode in ("SAME", "SAME_LOWER", "SAME_UPPER"):
-            lower = mode != "SAME_UPPER"
+        if mode is not None:
+            lower = mode != Padding.SAME_UPPER
             return tuple(_same(n, k, s, d, lower)
                          for n, k, s, d in zip(spatial, kernel, strides, dilations))
         fail(f"padding must be 'SAME', 'SAME_LOWER', 'SAME_UPPER', 'VALID' or a list of "
@@ -107,7 +110,7 @@ POINTWISE_AS_DOT = True
 
 
 def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
-    kernel = "OIHW" if data_format == "NCHW" else "OHWI"
+    kernel = "OIHW" if data_format == DataFormat.NCHW else "OHWI"
     return lax.conv_general_dilated(
         x, w, window_strides=strides, padding=pads, rhs_dilation=dilations,
         dimension_numbers=(data_format, kernel, data_format), feature_group_count=groups)
@@ -115,14 +118,14 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
 
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
     cpu = jax.default_backend() == "cpu"
-    if cpu and data_format == "NCHW" and INTERNAL_LAYOUT == "NHWC":
+    if cpu and data_format == DataFormat.NCHW and INTERNAL_LAYOUT == DataFormat.NHWC:
         y = lower_conv2d(x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1), strides=strides,
-                         pads=pads, dilations=dilations, groups=groups, data_format="NHWC")
+                         pads=pads, dilations=dilations, groups=groups, data_format=DataFormat.NHWC)
         return y.transpose(0, 3, 1, 2)
     args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
     if cpu and 1 < groups <= GROUPED_SPLIT_MAX:
         return _conv_grouped_split(x, w, *args)
-    spatial = w.shape[2:] if data_format == "NCHW" else w.shape[1:3]
+    spatial = w.shape[2:] if data_format == DataFormat.NCHW else w.shape[1:3]
     if (cpu and POINTWISE_AS_DOT and groups == 1 and tuple(spatial) == (1, 1)
             and all(p == (0, 0) for p in args[1])):
         return _conv_pointwise(x, w, args[0], data_format)
@@ -163,7 +166,7 @@ _conv_chunked_wgrad.defvjp(_conv_vjp_fwd, _conv_vjp_bwd)
 
 def _conv_pointwise(x, w, strides, data_format):
     """An unpadded 1x1 convolution: strided subsampling, then a product over channels."""
-    if data_format == "NCHW":
+    if data_format == DataFormat.NCHW:
         x = x[:, :, ::strides[0], ::strides[1]]
         y = lax.dot_general(w[:, :, 0, 0], x, (((1,), (1,)), ((), ())))  # (O, N, H, W)
         return y.transpose(1, 0, 2, 3)
@@ -174,23 +177,23 @@ def _conv_pointwise(x, w, strides, data_format):
 def _conv_grouped_split(x, w, strides, pads, dilations, groups, data_format):
     """``groups`` channels-last convolutions of one group each, concatenated; JAX's own
     gradients of it are per-group convolutions too."""
-    if data_format == "NCHW":
+    if data_format == DataFormat.NCHW:
         x, w = x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1)  # to NHWC / OHWI
     cin, cout = x.shape[3] // groups, w.shape[0] // groups
     parts = [_conv_plain(x[..., g * cin:(g + 1) * cin], w[g * cout:(g + 1) * cout], strides,
-                         pads, dilations, 1, "NHWC") for g in range(groups)]
+                         pads, dilations, 1, DataFormat.NHWC) for g in range(groups)]
     y = jnp.concatenate(parts, axis=3)
-    return y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y
+    return y.transpose(0, 3, 1, 2) if data_format == DataFormat.NCHW else y
 
 
 # -- pooling ------------------------------------------------------------------------------
 def lower_pool2d(x, *, mode, ksize, strides, pads, ceil_mode, data_format):
-    """``mode`` is "max" or "avg". Non-overlapping windows (ksize == strides) use a
+    """``mode`` is a ``PoolMode``. Non-overlapping windows (ksize == strides) use a
     reshape + reduction, which XLA:CPU runs faster than ``reduce_window``."""
-    if (POOL_INTERNAL_LAYOUT == "NHWC" and data_format == "NCHW"
+    if (POOL_INTERNAL_LAYOUT == DataFormat.NHWC and data_format == DataFormat.NCHW
             and jax.default_backend() == "cpu"):
         y = lower_pool2d(x.transpose(0, 2, 3, 1), mode=mode, ksize=ksize, strides=strides,
-                         pads=pads, ceil_mode=ceil_mode, data_format="NHWC")
+                         pads=pads, ceil_mode=ceil_mode, data_format=DataFormat.NHWC)
         return y.transpose(0, 3, 1, 2)
     axes = spatial_axes(data_format)
     sizes = [x.shape[a] for a in axes]
@@ -203,10 +206,10 @@ def lower_pool2d(x, *, mode, ksize, strides, pads, ceil_mode, data_format):
     return _pool_windows(x, mode, ksize, strides, full, outs, sizes, axes)
 
 
-def _pad_value(dtype, mode: str):
+def _pad_value(dtype, mode: PoolMode):
     # Python scalars: reduce_window recognizes (0, add) and (-inf, max) as monoids only for
     # concrete init values, and only those forms have gradients.
-    if mode == "avg":
+    if mode == PoolMode.AVG:
         return 0.0 if jnp.issubdtype(dtype, jnp.floating) else 0
     if jnp.issubdtype(dtype, jnp.floating):
         return -float("inf")
@@ -222,8 +225,8 @@ def _window_counts(sizes, ksize, strides, full, outs) -> np.ndarray:
     return np.multiply.outer(per_axis[0], per_axis[1]).astype(np.float64)
 
 
-def _expand_counts(counts: np.ndarray, data_format: str, dtype) -> jax.Array:
-    shape = (1, 1) + counts.shape if data_format == "NCHW" else (1,) + counts.shape + (1,)
+def _expand_counts(counts: np.ndarray, data_format: DataFormat, dtype) -> jax.Array:
+    shape = (1, 1) + counts.shape if data_format == DataFormat.NCHW else (1,) + counts.shape + (1,)
     return jnp.asarray(counts.reshape(shape), dtype)
 
 
@@ -232,15 +235,15 @@ def _pool_windows(x, mode, ksize, strides, full, outs, sizes, axes):
     for a, k, s, p in zip(axes, ksize, strides, full):
         window[a], step[a], padding[a] = k, s, p
     init = _pad_value(x.dtype, mode)
-    reducer = lax.max if mode == "max" else lax.add
+    reducer = lax.max if mode == PoolMode.MAX else lax.add
     out = lax.reduce_window(x, init, reducer, tuple(window), tuple(step), tuple(padding))
     index = [slice(None)] * x.ndim
     for a, o in zip(axes, outs):
         index[a] = slice(0, o)  # a trailing padding >= ksize would add windows past `outs`
     out = out[tuple(index)]
-    if mode == "max":
+    if mode == PoolMode.MAX:
         return out
-    data_format = "NCHW" if axes == (2, 3) else "NHWC"
+    data_format = DataFormat.NCHW if axes == (2, 3) else DataFormat.NHWC
     counts = _window_counts(sizes, ksize, strides, full, outs)
     return out / _expand_counts(counts, data_format, x.dtype)
 
@@ -264,10 +267,10 @@ def _pool_blocks(x, mode, ksize, full, outs, sizes, axes):
             shape.append(n)
     blocks = x.reshape(shape)
     window_axes = (axes[0] + 1, axes[1] + 2)
-    if mode == "max":
+    if mode == PoolMode.MAX:
         return _block_max(blocks, window_axes)
     total = jnp.sum(blocks, axis=window_axes)
-    data_format = "NCHW" if axes == (2, 3) else "NHWC"
+    data_format = DataFormat.NCHW if axes == (2, 3) else DataFormat.NHWC
     counts = _window_counts(sizes, ksize, ksize, full, outs)
     if np.all(counts == counts.flat[0]):
         return total / jnp.asarray(counts.flat[0], x.dtype)

@@ -1,34 +1,30 @@
-"""``flow.layers``: ops that create their own variables (dense, conv2d, normalization)."""
+"""``flow.layers`` that create their own weights: ``dense``, ``conv1d/conv2d/conv3d`` and
+``prelu`` (a learned leaky slope), and the variable naming they share.
+
+The normalization layers are in ``_norm_layers``; the ops they call take the weights as
+arguments (``_convolution``, ``_linalg``, ``_normalization``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _dtypes
-from ..graph import Blob, Distribute, broadcast, current_graph, get_variable, namespace
-from . import _nn, _normalization
-from ._linalg import matmul
+import jax.numpy as jnp
+
+from ..graph import Blob, Distribute, apply_op, broadcast, get_variable, namespace
+from . import _convolution
+from ._convolution import ND_FORMATS, conv_nd
+from ._linalg import bias_add, matmul
+from ._modes import DataFormat
 from ._shape import reshape
-from ._util import check_name, fail, int_list, norm_axis, require_blob
-from .initializers import ones_initializer, xavier_uniform_initializer, zeros_initializer
+from ._util import check_name, fail, int_list, layer_name, require_blob
+from .initializers import constant_initializer, xavier_uniform_initializer, zeros_initializer
 
 Activation = Callable[..., Blob]
 
 
-def _layer_name(name: str | None, default: str) -> str:
-    """OneFlow v0.4 named every unnamed layer ``default`` (a second one collided); mid-2020
-    OneFlow named them uniquely. flowjob does both: the first unnamed layer of a job keeps
-    ``default`` (so v0.4 checkpoints load), later ones get ``<default>_<n>``."""
-    if name is not None:
-        return name
-    counts = current_graph().unnamed_layers
-    n = counts.get(default, 0)
-    counts[default] = n + 1
-    return default if n == 0 else f"{default}_{n}"
-
-
-def _or(initializer: Any, default: Callable[[], Any]) -> Any:
+def or_default(initializer: Any, default: Callable[[], Any]) -> Any:
     return default() if initializer is None else initializer
 
 
@@ -53,7 +49,7 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
     """
     public = "flow.layers.dense"
     check_name(public, name)
-    name = _layer_name(name, "Dense")
+    name = layer_name(name, "Dense")
     require_blob(public, inputs, "inputs", name)
     if inputs.ndim < 2:
         fail(public, f"inputs must have rank >= 2, got shape {inputs.shape}", name)
@@ -68,7 +64,7 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
     with namespace(name):
         weight = get_variable(
             "weight", shape=(units, in_shape[-1]), dtype=inputs.dtype,
-            initializer=_or(kernel_initializer, zeros_initializer),
+            initializer=or_default(kernel_initializer, zeros_initializer),
             regularizer=kernel_regularizer, trainable=trainable, model_name="weight",
             distribute=distribute, reuse=False)
         if kind != "broadcast":
@@ -77,12 +73,12 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
         if use_bias:
             bias = get_variable(
                 "bias", shape=(units,), dtype=inputs.dtype,
-                initializer=_or(bias_initializer, zeros_initializer),
+                initializer=or_default(bias_initializer, zeros_initializer),
                 regularizer=bias_regularizer, trainable=trainable, model_name="bias",
                 distribute=distribute, reuse=False)
             if kind != "broadcast":
                 bias = bias.with_distribute(distribute)
-            out = _nn.bias_add(out, bias, name="bias_add")
+            out = bias_add(out, bias, name="bias_add")
         if callable(activation):
             out = activation(out, name="activation")
     if len(in_shape) > 2:
@@ -105,7 +101,7 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
     """
     public = "flow.layers.conv2d"
     check_name(public, name)
-    name = _layer_name(name, "Conv2d")
+    name = layer_name(name, "Conv2d")
     require_blob(public, inputs, "inputs", name)
     if inputs.ndim != 4:
         fail(public, f"inputs must be 4-D, got shape {inputs.shape}", name)
@@ -115,11 +111,11 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or filters % groups:
         fail(public, f"groups must be a positive int dividing filters ({filters}), got "
                      f"{groups!r}", name)
-    fmt = data_format.upper() if isinstance(data_format, str) else data_format
-    if fmt == "NCHW":
+    fmt = DataFormat.lookup(data_format, upper=True)
+    if fmt == DataFormat.NCHW:
         channels = inputs.shape[1]
         shape = (filters, channels // groups) + kernel
-    elif fmt == "NHWC":
+    elif fmt == DataFormat.NHWC:
         channels = inputs.shape[3]
         if groups != 1:
             fail(public, f"NHWC convolution layers need groups=1 (as OneFlow), got {groups}",
@@ -133,14 +129,14 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
             else kernel_initializer)
     weight = _layer_variable(name, weight_name, "weight", shape, inputs.dtype, init,
                              kernel_regularizer, trainable)
-    out = _nn.conv2d(inputs, weight, strides, padding, fmt, dilation_rate, groups=groups,
+    out = _convolution.conv2d(inputs, weight, strides, padding, fmt, dilation_rate, groups=groups,
                      name=name)
     if use_bias:
         bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
-                               _or(bias_initializer, zeros_initializer), bias_regularizer,
+                               or_default(bias_initializer, zeros_initializer), bias_regularizer,
                                trainable)
         with namespace(name):
-            out = _nn.bias_add(out, bias, fmt, name="bias_add")
+            out = bias_add(out, bias, fmt, name="bias_add")
     if callable(activation):
         with namespace(name):
             out = activation(out, name="activation")
@@ -157,94 +153,108 @@ def _layer_variable(layer: str, explicit: str | None, default: str, shape, dtype
         return get_variable(default, **kwargs)
 
 
-def batch_normalization(inputs: Blob, axis: int = -1, momentum: float = 0.99,
-                        epsilon: float = 0.001, center: bool = True, scale: bool = True,
-                        beta_initializer: Any = None, gamma_initializer: Any = None,
-                        beta_regularizer: Any = None, gamma_regularizer: Any = None,
-                        moving_mean_initializer: Any = None,
-                        moving_variance_initializer: Any = None, trainable: bool = True,
-                        training: bool = True, name: str | None = None,
-                        gamma_name: str | None = None, beta_name: str | None = None,
-                        moving_mean_name: str | None = None,
-                        moving_variance_name: str | None = None) -> Blob:
-    """Batch normalization over every axis but ``axis``.
+max_pool2d = _convolution.max_pool2d
 
-    Variables ``<name>-beta``/``-gamma`` (if center/scale) and ``<name>-moving_mean``/
-    ``-moving_variance``. In train jobs (with ``training`` and ``trainable``) it normalizes
-    with the batch mean and population variance and, after the job, sets
-    ``moving = momentum * moving + (1 - momentum) * batch``; otherwise it uses the moving
-    statistics and changes nothing. ``gamma_name``... give a variable a full name of its own
-    instead of ``<name>-gamma``...
-    """
-    public = "flow.layers.batch_normalization"
+
+avg_pool2d = _convolution.avg_pool2d
+
+
+def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, strides: Any,
+                padding: Any, data_format: str, dilation_rate: Any, groups: int,
+                activation: Any, use_bias: bool, kernel_initializer: Any,
+                bias_initializer: Any, kernel_regularizer: Any, bias_regularizer: Any,
+                trainable: bool, name: str | None, weight_name: str | None,
+                bias_name: str | None) -> Blob:
+    public = f"flow.layers.conv{ndims}d"
     check_name(public, name)
-    name = _layer_name(name, "BatchNorm")
+    name = layer_name(name, f"Conv{ndims}d")
     require_blob(public, inputs, "inputs", name)
-    if not inputs.dtype.is_floating:
-        fail(public, f"needs a floating point input, got {inputs.dtype.name}", name)
-    axis = norm_axis(public, axis, inputs.ndim, name)
-    if not 0.0 <= momentum <= 1.0:
-        fail(public, f"momentum must be in [0, 1], got {momentum!r}", name)
-    graph = current_graph()
-    training = bool(training and trainable and graph.is_train)
-    params_shape = (inputs.shape[axis],)
-    params_dtype = _dtypes.float32 if inputs.dtype == _dtypes.float16 else inputs.dtype
-
-    def variable(var: str, explicit: str | None, init, default, regularizer=None,
-                 var_trainable=trainable):
-        kwargs = dict(shape=params_shape, dtype=params_dtype, initializer=_or(init, default),
-                      regularizer=regularizer, trainable=var_trainable, distribute=broadcast(),
-                      reuse=False)
-        if explicit is not None:
-            return get_variable(explicit, **kwargs)
+    fmt = DataFormat.lookup(data_format, upper=True)
+    if fmt not in ND_FORMATS[ndims] or inputs.ndim != ndims + 2:
+        fail(public, f"inputs must be {ndims + 2}-D with data_format in "
+                     f"{tuple(map(str, ND_FORMATS[ndims]))}, got "
+                     f"{inputs.shape} and {data_format!r}", name)
+    kernel = int_list(public, kernel_size, ndims, "kernel_size", name)
+    if not isinstance(filters, int) or isinstance(filters, bool) or filters < 1:
+        fail(public, f"filters must be a positive int, got {filters!r}", name)
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or filters % groups:
+        fail(public, f"groups must be a positive int dividing filters ({filters}), got "
+                     f"{groups!r}", name)
+    first = fmt.channels_first
+    channels = inputs.shape[1] if first else inputs.shape[-1]
+    if channels % groups:
+        fail(public, f"groups={groups} must divide the {channels} input channels", name)
+    if not first and groups != 1:
+        fail(public, f"{fmt} convolution layers need groups=1 (as OneFlow), got {groups}", name)
+    shape = ((filters, channels // groups) + kernel if first
+             else (filters,) + kernel + (channels // groups,))
+    init = (xavier_uniform_initializer(data_format=fmt) if kernel_initializer is None
+            else kernel_initializer)
+    weight = _layer_variable(name, weight_name, "weight", shape, inputs.dtype, init,
+                             kernel_regularizer, trainable)
+    out = conv_nd(ndims, inputs, weight, strides, padding, fmt, dilation_rate, groups, name)
+    if use_bias:
+        bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
+                               or_default(bias_initializer, zeros_initializer), bias_regularizer,
+                               trainable)
         with namespace(name):
-            return get_variable(var, **kwargs)
-
-    beta = variable("beta", beta_name, beta_initializer, zeros_initializer,
-                    beta_regularizer) if center else None
-    gamma = variable("gamma", gamma_name, gamma_initializer, ones_initializer,
-                     gamma_regularizer) if scale else None
-    moving_mean = variable("moving_mean", moving_mean_name, moving_mean_initializer,
-                           zeros_initializer, var_trainable=False)
-    moving_variance = variable("moving_variance", moving_variance_name,
-                               moving_variance_initializer, ones_initializer,
-                               var_trainable=False)
-    if not training:
-        return _normalization.batch_normalization(
-            inputs, moving_mean, moving_variance, offset=beta, scale=gamma,
-            variance_epsilon=epsilon, axis=axis, name=name)
-    y, new_mean, new_variance = _normalization.batch_norm_train(
-        inputs, moving_mean, moving_variance, gamma, beta, axis, epsilon, momentum, name)
-    graph.assign(moving_mean, new_mean)
-    graph.assign(moving_variance, new_variance)
-    return y
+            out = bias_add(out, bias, fmt, name="bias_add")
+    if callable(activation):
+        with namespace(name):
+            out = activation(out, name="activation")
+    return out
 
 
-def layer_norm(inputs: Blob, center: bool = True, scale: bool = True, trainable: bool = True,
-               begin_norm_axis: int = 1, begin_params_axis: int = -1, epsilon: float = 1e-5,
-               name: str | None = None) -> Blob:
-    """Layer normalization with variables ``<name>-beta`` (zeros) and ``<name>-gamma`` (ones)
-    of shape ``inputs.shape[begin_params_axis:]``."""
-    public = "flow.layers.layer_norm"
+def conv1d_layer(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
+                 padding: Any = "VALID", data_format: str = "NCW", dilation_rate: Any = None,
+                 groups: int = 1, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = None,
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 trainable: bool = True, name: str | None = None,
+                 weight_name: str | None = None, bias_name: str | None = None) -> Blob:
+    """``flow.layers.conv1d``: variables ``<name>-weight`` and ``<name>-bias``."""
+    return _conv_layer(1, inputs, filters, kernel_size, strides, padding, data_format,
+                       dilation_rate, groups, activation, use_bias, kernel_initializer,
+                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
+                       weight_name, bias_name)
+
+
+def conv3d_layer(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
+                 padding: Any = "VALID", data_format: str = "NCDHW", dilation_rate: Any = None,
+                 groups: int = 1, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = None,
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 trainable: bool = True, name: str | None = None,
+                 weight_name: str | None = None, bias_name: str | None = None) -> Blob:
+    """``flow.layers.conv3d``: variables ``<name>-weight`` and ``<name>-bias``."""
+    return _conv_layer(3, inputs, filters, kernel_size, strides, padding, data_format,
+                       dilation_rate, groups, activation, use_bias, kernel_initializer,
+                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
+                       weight_name, bias_name)
+
+
+def _lower_prelu(x, alpha):
+    return jnp.where(x > 0, x, x * alpha)
+
+
+def prelu(inputs: Blob, alpha_initializer: Any = None, alpha_regularizer: Any = None,
+          shared_axes: Sequence[int] | None = None, trainable: bool = True,
+          name: str | None = None, model_distribute: Any = None) -> Blob:
+    """``x`` where positive, ``alpha * x`` elsewhere; the variable ``<name>-alpha`` has shape
+    ``inputs.shape[1:]`` with size 1 on ``shared_axes`` (initialized to 0 by default)."""
+    public = "flow.layers.prelu"
     check_name(public, name)
-    name = _layer_name(name, "LayerNorm")
+    name = layer_name(name, "PRelu")
     require_blob(public, inputs, "inputs", name)
-    params_axis = norm_axis(public, begin_params_axis, inputs.ndim, name, "begin_params_axis")
-    shape = inputs.shape[params_axis:]
-    trainable = trainable and (center or scale)
-    beta = gamma = None
+    shape = list(inputs.shape[1:])
+    for axis in shared_axes or ():
+        if not isinstance(axis, int) or not 1 <= axis < inputs.ndim:
+            fail(public, f"shared_axes entries must be ints in [1, {inputs.ndim}), got "
+                         f"{shared_axes!r}", name)
+        shape[axis - 1] = 1
     with namespace(name):
-        if center:
-            beta = get_variable("beta", shape=shape, dtype=inputs.dtype,
-                                initializer=zeros_initializer(), trainable=trainable,
-                                model_name="beta", distribute=broadcast(), reuse=False)
-        if scale:
-            gamma = get_variable("gamma", shape=shape, dtype=inputs.dtype,
-                                 initializer=ones_initializer(), trainable=trainable,
-                                 model_name="gamma", distribute=broadcast(), reuse=False)
-    return _normalization.layer_norm(inputs, gamma, beta, begin_norm_axis, params_axis,
-                                     epsilon, name=name)
-
-
-max_pool2d = _nn.max_pool2d
-avg_pool2d = _nn.avg_pool2d
+        alpha = get_variable("alpha", shape=tuple(shape), dtype=inputs.dtype,
+                             initializer=alpha_initializer or constant_initializer(0),
+                             regularizer=alpha_regularizer, trainable=trainable,
+                             distribute=model_distribute or broadcast(), reuse=False)
+    return apply_op("prelu", _lower_prelu, [inputs, alpha], name=name)

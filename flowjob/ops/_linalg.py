@@ -1,4 +1,5 @@
-"""Matrix multiplication and n-ary sums."""
+"""Linear algebra: ``matmul``, ``add_n``, ``bias_add``, ``diag``, ``tril`` and ``polyval``.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op
-from ._util import as_constant, check_name, fail, is_constant
+from ..graph import Blob, apply_op, current_graph
+from ._binary import add, multiply
+from ._creation import zeros_like
+from ._util import as_constant, check_name, fail, is_constant, require_blob
 
 
 def _mt(x):
@@ -90,3 +93,85 @@ def add_n(inputs: Sequence[Blob], name: str | None = None) -> Blob:
         return inputs[0]
     return apply_op("add_n", _lower_add_n, list(inputs), name=name, prefix="AddN",
                     elementwise=True)
+
+
+def _lower_bias_add(value, bias, *, axis):
+    shape = [1] * value.ndim
+    shape[axis] = bias.shape[0]
+    return value + bias.reshape(shape)
+
+
+def bias_add(value: Blob, bias: Blob, data_format: str | None = None,
+             name: str | None = None) -> Blob:
+    """Adds the 1-D ``bias`` along the channel axis: 1 for None/"NC...", last for "N...C"."""
+    public = "flow.nn.bias_add"
+    name = check_name(public, name)
+    require_blob(public, value, "value", name)
+    require_blob(public, bias, "bias", name)
+    if data_format is None or data_format.startswith("NC"):
+        axis = 1
+    elif data_format.startswith("N") and data_format.endswith("C"):
+        axis = value.ndim - 1
+    else:
+        fail(public, f"data_format must be of the form 'N...C' or 'NC...', got {data_format!r}",
+             name)
+    if value.ndim < 2 or axis >= value.ndim:
+        fail(public, f"value must have rank >= 2 with a channel axis {axis}, got {value.shape}",
+             name)
+    if bias.ndim != 1 or bias.shape[0] != value.shape[axis]:
+        fail(public, f"bias must be 1-D with {value.shape[axis]} elements (axis {axis} of "
+                     f"value {value.shape}), got shape {bias.shape}", name)
+    return apply_op("bias_add", _lower_bias_add, [value, bias], attrs={"axis": axis}, name=name,
+                    prefix="BiasAdd")
+
+
+def lower_tril(x, *, diagonal, fill):
+    rows, cols = x.shape[-2:]
+    keep = jnp.tril(jnp.ones((rows, cols), bool), diagonal)
+    return jnp.where(keep, x, jnp.asarray(fill, x.dtype))
+
+
+def tril(x: Blob, diagonal: int = 0, fill_value: float = 0, name: str | None = None) -> Blob:
+    """The lower triangle of the last two axes (on and below ``diagonal``); ``fill_value``
+    elsewhere."""
+    public = "flow.math.tril"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    if x.ndim < 2:
+        fail(public, f"x needs rank >= 2, got shape {x.shape}", name)
+    return apply_op("tril", lower_tril, [x], attrs={"diagonal": int(diagonal),
+                                                      "fill": fill_value},
+                    name=name, prefix="Tril")
+
+
+def _lower_diag(x, *, diagonal):
+    return jnp.diag(x, diagonal)
+
+
+def diag(input: Blob, diagonal: int = 0, name: str | None = None) -> Blob:  # noqa: A002
+    """A 1-D ``input`` as the ``diagonal``-th diagonal of a square matrix, or the
+    ``diagonal``-th diagonal of a 2-D ``input``."""
+    public = "flow.diag"
+    name = check_name(public, name)
+    require_blob(public, input, "input", name)
+    if input.ndim not in (1, 2):
+        fail(public, f"input must be 1-D or 2-D, got shape {input.shape}", name)
+    if input.ndim == 2 and not -input.shape[0] < diagonal < input.shape[1]:
+        fail(public, f"diagonal {diagonal} is outside the {input.shape} matrix", name)
+    return apply_op("diag", _lower_diag, [input], attrs={"diagonal": int(diagonal)}, name=name,
+                    prefix="Diag")
+
+
+def polyval(coeffs: Sequence[float], x: Blob, name: str | None = None) -> Blob:
+    """``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule (OneFlow's op chain)."""
+    public = "flow.math.polyval"
+    check_name(public, name)
+    require_blob(public, x, "x", name)
+    if not isinstance(coeffs, (list, tuple)):
+        fail(public, f"coeffs must be a list of numbers, got {type(coeffs).__name__}", name)
+    if name is None:
+        name = current_graph().unique_name("Polyval")
+    p = zeros_like(x, name=name)
+    for c in coeffs:
+        p = add(c, multiply(p, x))
+    return p

@@ -1,15 +1,37 @@
-"""Normalization: moments, batch normalization and layer normalization (functional forms)."""
+"""Normalization with the parameters passed in: ``moments``, batch normalization (inference
+and training forms), layer normalization and ``l2_normalize``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
 from ..graph import Blob, apply_op, current_graph, namespace
 from ._reduce import reduce_mean, reduce_variance
 from ._util import check_name, fail, norm_axes, norm_axis, require_blob
+
+
+def _lower_l2_normalize(x, *, axis, epsilon):
+    total = jnp.sum(jnp.square(x), axis=axis, keepdims=True)
+    return x * jax.lax.rsqrt(jnp.maximum(total, jnp.asarray(epsilon, x.dtype)))
+
+
+def l2_normalize(input: Blob, axis: int | None = None, epsilon: float = 1e-12,  # noqa: A002
+                 name: str | None = None) -> Blob:
+    """``x / sqrt(max(sum(x ** 2, axis), epsilon))``."""
+    public = "flow.math.l2_normalize"
+    name = check_name(public, name)
+    require_blob(public, input, "input", name)
+    if axis is None:
+        fail(public, "axis is required (OneFlow fails without one)", name)
+    axis = norm_axis(public, axis, input.ndim, name)
+    return apply_op("l2_normalize", _lower_l2_normalize, [input],
+                    attrs={"axis": axis, "epsilon": float(epsilon)}, name=name,
+                    prefix="L2Normalize")
 
 
 def moments(x: Blob, axes: Sequence[int], keepdims: bool = False,

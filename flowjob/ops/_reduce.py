@@ -1,20 +1,26 @@
-"""Reductions along axes, arg-max/top-k and softmax.
+"""Reductions along axes (``reduce_*``), ``square_sum``, ``reduced_shape_elem_cnt`` and the
+non-finite counts.
 
-As in OneFlow, there are no 0-d results: reducing every axis without ``keepdims`` (and
-``argmax`` of a vector) gives shape ``(1,)``.
+As in OneFlow, there are no 0-d results: reducing every axis without ``keepdims`` gives
+shape ``(1,)``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, RealShape, apply_op, lowest, valid_mask
-from ._util import check_name, fail, norm_axes, norm_axis, require_blob
+from .. import _dtypes
+from ..graph import Blob, apply_op
+from ._binary import not_equal
+from ._creation import zeros_like
+from ._unary import abs as abs_
+from ._util import check_name, fail, norm_axes, require_blob
 
 
 def _lower_reduce(x, *, fn, axis, keepdims):
@@ -80,8 +86,6 @@ def reduce_prod(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
 
 
 def _zeros_like(x: Blob, name: str | None) -> Blob:
-    from ._array import zeros_like
-
     return zeros_like(x, name=None if name is None else name + "_zeros_like")
 
 
@@ -104,8 +108,6 @@ def reduce_std(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
 
 
 def _nonzero(x: Blob, name: str | None) -> Blob:
-    from ._binary import not_equal
-
     return not_equal(x, 0, name=name)
 
 
@@ -139,8 +141,6 @@ def reduce_euclidean_norm(input_tensor: Blob, axis: Any = None, keepdims: bool =
                           name: str | None = None) -> Blob:
     """``sqrt(sum(x ** 2))`` over ``axis``."""
     def no_axes(x: Blob, op_name: str | None) -> Blob:
-        from ._unary import abs as abs_
-
         return abs_(x, name=op_name)
 
     return _reduce("reduce_euclidean_norm", "ReduceEuclideanNorm", _euclidean_norm,
@@ -158,102 +158,57 @@ def reduce_logsumexp(input_tensor: Blob, axis: Any = None, keepdims: bool = Fals
                    keepdims, name, floating=True)
 
 
-def _lower_argmax(x, *, axis):
-    out = jnp.argmax(x, axis=axis).astype(jnp.int32)
-    return out.reshape((1,)) if out.ndim == 0 else out
+def _lower_square_sum(x):
+    return jnp.sum(jnp.square(x)).reshape((1,))
 
 
-def _masked_argmax(x, *, real, axis):
-    return _lower_argmax(jnp.where(valid_mask(real[0], x.shape, [axis]), x, lowest(x.dtype)),
-                         axis=axis)
-
-
-def _argmax_real(shapes, padded, *, axis):
-    out = shapes[0][:axis] + shapes[0][axis + 1:]
-    if 0 in shapes[0][axis:axis + 1]:
-        raise ValueError(f"argmax over axis {axis} of real size 0")
-    return out or (1,)
-
-
-_ARGMAX_REAL = RealShape(_argmax_real, _masked_argmax)
-
-
-def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noqa: A002
-    """Index (int32) of the largest value along ``axis``; ties give the first index. A vector
-    gives shape ``(1,)``."""
-    public = "flow.math.argmax"
+def square_sum(x: Blob, name: str | None = None) -> Blob:
+    """``sum(x ** 2)`` over every element, shape ``(1,)``."""
+    public = "flow.experimental.square_sum"
     name = check_name(public, name)
-    require_blob(public, input, "input", name)
-    axis = norm_axis(public, axis, input.ndim, name)
-    return apply_op("argmax", _lower_argmax, [input], attrs={"axis": axis}, name=name,
-                    prefix="ArgMax", real_shape=_ARGMAX_REAL)
+    require_blob(public, x, "x", name)
+    return apply_op("square_sum", _lower_square_sum, [x], name=name, prefix="SquareSum")
 
 
-def _lower_top_k(x, *, axis, k, sorted):
-    moved = jnp.moveaxis(x, axis, -1)
-    _, idx = jax.lax.top_k(moved, k)  # sorted by value, descending
-    if not sorted:
-        idx = jnp.sort(idx, axis=-1)  # any order is allowed; index order is deterministic
-    return jnp.moveaxis(idx.astype(jnp.int32), -1, axis)
+def _lower_count_not_finite(*xs):
+    return sum(jnp.sum(~jnp.isfinite(x), dtype=jnp.int64) for x in xs).reshape((1,))
 
 
-def _masked_top_k(x, *, real, axis, k, sorted):
-    keep = valid_mask(real[0], x.shape, [axis])
-    return _lower_top_k(jnp.where(keep, x, lowest(x.dtype)), axis=axis, k=k, sorted=sorted)
-
-
-def _top_k_real(shapes, padded, *, axis, k, sorted):
-    # OneFlow's kernel takes min(k, size): a row shorter than k gives all its indices.
-    return shapes[0][:axis] + (min(k, shapes[0][axis]),) + shapes[0][axis + 1:]
-
-
-_TOP_K_REAL = RealShape(_top_k_real, _masked_top_k)
-
-
-def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa: A002
-          name: str | None = None) -> Blob:
-    """Indices (int32) of the ``k`` largest values along ``axis`` (OneFlow returns only indices).
-
-    With ``sorted`` the indices are ordered by descending value, otherwise by index. A ``k``
-    larger than the axis gives all its indices, as OneFlow's kernel (``min(k, size)``).
-    """
-    public = "flow.math.top_k"
+def multi_count_not_finite(x: Sequence[Blob] | None = None, name: str | None = None) -> Blob:
+    """How many elements of all blobs in ``x`` are inf or NaN: int64, shape ``(1,)``."""
+    public = "flow.multi_count_not_finite"
     name = check_name(public, name)
-    require_blob(public, input, "input", name)
-    axis = norm_axis(public, axis, input.ndim, name)
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        fail(public, f"k must be an int >= 1, got {k!r}", name)
-    return apply_op("top_k", _lower_top_k, [input],
-                    attrs={"axis": axis, "k": min(k, input.shape[axis]), "sorted": bool(sorted)},
-                    name=name, prefix="TopK", real_shape=_TOP_K_REAL)
+    if not isinstance(x, (list, tuple)) or not x:
+        fail(public, f"x must be a non-empty list of blobs, got {x!r}", name)
+    for i, b in enumerate(x):
+        require_blob(public, b, f"x[{i}]", name)
+    return apply_op("multi_count_not_finite", _lower_count_not_finite, list(x), name=name,
+                    prefix="MultiCountNotFinite")
 
 
-def _lower_softmax(x, *, axis):
-    return jax.nn.softmax(x, axis=axis)
-
-
-def _lower_log_softmax(x, *, axis):
-    return jax.nn.log_softmax(x, axis=axis)
-
-
-def _softmax(public: str, op_type: str, prefix: str, lowering, logits: Blob, axis: Any,
-             name: str | None) -> Blob:
+def count_not_finite(x: Blob, name: str | None = None) -> Blob:
+    """How many elements of ``x`` are inf or NaN: int64, shape ``(1,)``."""
+    public = "flow.count_not_finite"
     name = check_name(public, name)
-    require_blob(public, logits, "logits", name)
-    if not logits.dtype.is_floating:
-        fail(public, f"needs floating point logits, got {logits.dtype.name}", name)
-    if logits.ndim == 0:
-        fail(public, "needs logits of rank >= 1, got a scalar", name)
-    axis = norm_axis(public, -1 if axis is None else axis, logits.ndim, name)
-    return apply_op(op_type, lowering, [logits], attrs={"axis": axis}, name=name, prefix=prefix)
+    require_blob(public, x, "x", name)
+    return apply_op("count_not_finite", _lower_count_not_finite, [x], name=name,
+                    prefix="CountNotFinite")
 
 
-def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
-    """``exp(x) / sum(exp(x))`` along ``axis`` (default: the last axis)."""
-    return _softmax("flow.nn.softmax", "softmax", "Softmax", _lower_softmax, logits, axis, name)
+def _lower_elem_cnt(x, *, count, dtype):
+    return jnp.full((1,), count, dtype)
 
 
-def log_softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
-    """``x - log(sum(exp(x)))`` along ``axis`` (default: the last axis)."""
-    return _softmax("flow.nn.log_softmax", "log_softmax", "LogSoftmax", _lower_log_softmax,
-                    logits, axis, name)
+def reduced_shape_elem_cnt(input_blob: Blob, axis: Sequence[int] | None = None,
+                           dtype: Any = None, name: str | None = None) -> Blob:
+    """The number of elements over ``axis`` (all axes by default) as a ``(1,)`` blob
+    (default dtype int32)."""
+    public = "flow.math.reduced_shape_elem_cnt"
+    name = check_name(public, name)
+    require_blob(public, input_blob, "input_blob", name)
+    axes = norm_axes(public, axis, input_blob.ndim, name)
+    dt = _dtypes.int32 if dtype is None else _dtypes.as_dtype(dtype)
+    count = math.prod(input_blob.shape[a] for a in axes)
+    return apply_op("shape_elem_cnt", _lower_elem_cnt, [input_blob],
+                    attrs={"count": count, "dtype": dt.np_dtype}, name=name,
+                    prefix="ShapeElemCnt")

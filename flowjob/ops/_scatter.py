@@ -1,5 +1,5 @@
-"""Scatters and segment sums: ``flow.scatter_nd``, ``tensor_scatter_nd_update/add``,
-``dim_gather`` and ``flow.math.unsorted_segment_sum(_like)``/``unsorted_batch_segment_sum``.
+"""Scatters and segment sums: ``flow.scatter_nd``, ``tensor_scatter_nd_update/add`` and
+``flow.math.unsorted_segment_sum(_like)``/``unsorted_batch_segment_sum``.
 
 Index tuples (the last axis of ``indices``) address ``params`` as in ``flow.gather_nd``;
 segment ids outside ``[0, num_segments)`` are dropped, as OneFlow's kernels do.
@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, RealShape, apply_op, valid_mask
-from ._util import check_name, fail, norm_axis, require_blob, shape_tuple
+from ._util import check_name, fail, norm_axis, require_blob, require_int_blob, shape_tuple
 
 
 def _index_tuple(indices):
@@ -55,10 +55,8 @@ def _lower_tensor_scatter(params, indices, updates, *, add):
 
 def _check_nd(public: str, indices: Blob, updates: Blob, shape: tuple[int, ...],
               name: str | None) -> None:
-    require_blob(public, indices, "indices", name)
+    require_int_blob(public, indices, "indices", name)
     require_blob(public, updates, "updates", name)
-    if indices.dtype.np_dtype.kind not in "iu":
-        fail(public, f"indices must be integers, got {indices.dtype.name}", name)
     if indices.ndim < 1 or not 1 <= indices.shape[-1] <= len(shape):
         fail(public, f"the last axis of indices {indices.shape} holds index tuples and must "
                      f"have size 1..{len(shape)}", name)
@@ -105,29 +103,6 @@ def tensor_scatter_nd_add(params: Blob, indices: Blob, updates: Blob,
     return _tensor_scatter("flow.tensor_scatter_nd_add", True, params, indices, updates, name)
 
 
-def _lower_dim_gather(x, index, *, dim):
-    x = x[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
-    return jnp.take_along_axis(x, index.astype(jnp.int32), axis=dim)
-
-
-def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> Blob:  # noqa: A002
-    """``out[..., j, ...] = input[..., index[..., j, ...], ...]`` along ``dim`` (PyTorch's
-    ``gather``); ``index`` has ``input``'s rank and is no larger on the other axes."""
-    public = "flow.dim_gather"
-    name = check_name(public, name)
-    require_blob(public, input, "input", name)
-    require_blob(public, index, "index", name)
-    if index.dtype.np_dtype.kind not in "iu":
-        fail(public, f"index must be integers, got {index.dtype.name}", name)
-    dim = norm_axis(public, dim, input.ndim, name, "dim")
-    if index.ndim != input.ndim or any(
-            i > n for d, (i, n) in enumerate(zip(index.shape, input.shape)) if d != dim):
-        fail(public, f"index {index.shape} must have the rank of input {input.shape} and be no "
-                     f"larger on every axis but {dim}", name)
-    return apply_op("dim_gather", _lower_dim_gather, [input, index], attrs={"dim": dim},
-                    name=name, prefix="DimGather")
-
-
 def _lower_segment_sum(data, ids, *, axis, num_segments):
     moved = jnp.moveaxis(data, axis, 0) if ids.ndim == 1 else None
     if moved is None:  # several id axes: flatten them into one
@@ -145,9 +120,7 @@ def _lower_segment_sum(data, ids, *, axis, num_segments):
 def _segment_sum(public: str, data: Blob, segment_ids: Blob, num_segments: int, axis: int,
                  name: str | None) -> Blob:
     require_blob(public, data, "data", name)
-    require_blob(public, segment_ids, "segment_ids", name)
-    if segment_ids.dtype.np_dtype.kind not in "iu":
-        fail(public, f"segment_ids must be integers, got {segment_ids.dtype.name}", name)
+    require_int_blob(public, segment_ids, "segment_ids", name)
     axis = norm_axis(public, axis, data.ndim, name)
     span = data.shape[axis:axis + segment_ids.ndim]
     if segment_ids.shape != span:
@@ -193,9 +166,7 @@ def unsorted_batch_segment_sum(data: Blob, segment_ids: Blob, num_segments: int,
     public = "flow.math.unsorted_batch_segment_sum"
     name = check_name(public, name)
     require_blob(public, data, "data", name)
-    require_blob(public, segment_ids, "segment_ids", name)
-    if segment_ids.dtype.np_dtype.kind not in "iu":
-        fail(public, f"segment_ids must be integers, got {segment_ids.dtype.name}", name)
+    require_int_blob(public, segment_ids, "segment_ids", name)
     if data.shape[:segment_ids.ndim] != segment_ids.shape:
         fail(public, f"segment_ids {segment_ids.shape} must match the leading axes of data "
                      f"{data.shape}", name)

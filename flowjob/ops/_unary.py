@@ -1,4 +1,11 @@
-"""Elementwise unary ops: activations and math functions."""
+"""Elementwise unary math: exp/log, roots, rounding, trigonometric, hyperbolic, error and
+gamma functions, ``clip_by_value``.
+
+Automatic names are OneFlow's (``<op>_<n>``, e.g. ``acos_0``). Gradients are the exact
+derivatives; OneFlow v0.4's kernels differ in two places, where flowjob does better:
+``lgamma`` has a gradient (digamma; OneFlow's asserts), and ``acosh``'s float64 gradient has
+the right sign.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 
 from ..graph import Blob, apply_op
 from ._util import check_name, fail, require_blob
@@ -27,30 +35,6 @@ def unary(public: str, op_type: str, prefix: str, fn: Callable[[Any], Any], x: B
                      "use flow.cast first", name)
     return apply_op(op_type, functools.partial(_lower, fn=fn), [x], name=name, prefix=prefix,
                     elementwise=True)
-
-
-def relu(x: Blob, name: str | None = None) -> Blob:
-    """``max(x, 0)``."""
-    return unary("flow.math.relu", "relu", "Relu", jax.nn.relu, x, name)
-
-
-def sigmoid(x: Blob, name: str | None = None) -> Blob:
-    """``1 / (1 + exp(-x))``."""
-    return unary("flow.math.sigmoid", "sigmoid", "Sigmoid", jax.nn.sigmoid, x, name, True)
-
-
-def tanh(x: Blob, name: str | None = None) -> Blob:
-    """Hyperbolic tangent."""
-    return unary("flow.math.tanh", "tanh", "TanH", jnp.tanh, x, name, True)
-
-
-def _gelu(x):
-    return jax.nn.gelu(x, approximate=False)
-
-
-def gelu(x: Blob, name: str | None = None) -> Blob:
-    """Gaussian error linear unit ``0.5 x (1 + erf(x / sqrt(2)))`` (exact form)."""
-    return unary("flow.math.gelu", "gelu", "Gelu", _gelu, x, name, True)
 
 
 def exp(x: Blob, name: str | None = None) -> Blob:
@@ -129,26 +113,6 @@ def cos(x: Blob, name: str | None = None) -> Blob:
     return unary("flow.math.cos", "cos", "Cos", jnp.cos, x, name, True)
 
 
-def softplus(x: Blob, name: str | None = None) -> Blob:
-    """``log(1 + exp(x))``."""
-    return unary("flow.math.softplus", "softplus", "Softplus", jax.nn.softplus, x, name, True)
-
-
-def _lower_leaky(x, *, alpha):
-    return jnp.where(x > 0, x, x * alpha)
-
-
-def leaky_relu(x: Blob, alpha: float = 0.2, name: str | None = None) -> Blob:
-    """``x`` where positive, ``alpha * x`` elsewhere."""
-    public = "flow.nn.leaky_relu"
-    name = check_name(public, name)
-    require_blob(public, x, "x", name)
-    if not x.dtype.is_floating:
-        fail(public, f"needs a floating point input, got {x.dtype.name}", name)
-    return apply_op("leaky_relu", _lower_leaky, [x], attrs={"alpha": float(alpha)}, name=name,
-                    prefix="LeakyRelu", elementwise=True)
-
-
 def _lower_clip(x, *, lo, hi):
     # bounds take x's dtype (OneFlow clips integers with integral bounds)
     lo = None if lo is None else jnp.asarray(lo).astype(x.dtype)
@@ -169,3 +133,94 @@ def clip_by_value(values: Blob, min_value: float | None = None, max_value: float
     return apply_op("clip_by_scalar", _lower_clip, [values],
                     attrs={"lo": min_value, "hi": max_value}, name=name, prefix="ClipByValue",
                     elementwise=True)
+
+
+def math_unary(kind: str, fn, x: Blob, name: str | None) -> Blob:
+    """A float-only ``flow.math.<kind>`` op (op type and automatic name prefix ``kind``)."""
+    return unary(f"flow.math.{kind}", kind, kind, fn, x, name, floating=True)
+
+
+def acos(x: Blob, name: str | None = None) -> Blob:
+    """Inverse cosine, in ``[0, pi]``."""
+    return math_unary("acos", jnp.arccos, x, name)
+
+
+def acosh(x: Blob, name: str | None = None) -> Blob:
+    """Inverse hyperbolic cosine (``x >= 1``)."""
+    return math_unary("acosh", jnp.arccosh, x, name)
+
+
+def asin(x: Blob, name: str | None = None) -> Blob:
+    """Inverse sine, in ``[-pi/2, pi/2]``."""
+    return math_unary("asin", jnp.arcsin, x, name)
+
+
+def asinh(x: Blob, name: str | None = None) -> Blob:
+    """Inverse hyperbolic sine."""
+    return math_unary("asinh", jnp.arcsinh, x, name)
+
+
+def atan(x: Blob, name: str | None = None) -> Blob:
+    """Inverse tangent, in ``(-pi/2, pi/2)``."""
+    return math_unary("atan", jnp.arctan, x, name)
+
+
+def atanh(x: Blob, name: str | None = None) -> Blob:
+    """Inverse hyperbolic tangent (``|x| < 1``)."""
+    return math_unary("atanh", jnp.arctanh, x, name)
+
+
+def cosh(x: Blob, name: str | None = None) -> Blob:
+    """Hyperbolic cosine."""
+    return math_unary("cosh", jnp.cosh, x, name)
+
+
+def sinh(x: Blob, name: str | None = None) -> Blob:
+    """Hyperbolic sine."""
+    return math_unary("sinh", jnp.sinh, x, name)
+
+
+def tan(x: Blob, name: str | None = None) -> Blob:
+    """Tangent."""
+    return math_unary("tan", jnp.tan, x, name)
+
+
+def erf(x: Blob, name: str | None = None) -> Blob:
+    """Gauss error function."""
+    return math_unary("erf", lax.erf, x, name)
+
+
+def erfc(x: Blob, name: str | None = None) -> Blob:
+    """Complementary error function ``1 - erf(x)``, accurate for large ``x``."""
+    return math_unary("erfc", lax.erfc, x, name)
+
+
+def expm1(x: Blob, name: str | None = None) -> Blob:
+    """``exp(x) - 1``, accurate near 0."""
+    return math_unary("expm1", jnp.expm1, x, name)
+
+
+def _lgamma(x):
+    # XLA's float32 lgamma is off by ~5e-7 around its zeros (x = 1, 2); float64 is exact
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    return lax.lgamma(x.astype(wide)).astype(x.dtype)
+
+
+def lgamma(x: Blob, name: str | None = None) -> Blob:
+    """``log(|gamma(x)|)`` (computed in float64); its gradient is the digamma function."""
+    return math_unary("lgamma", _lgamma, x, name)
+
+
+def rint(x: Blob, name: str | None = None) -> Blob:
+    """Nearest integer value, halves to even; zero gradient."""
+    return math_unary("rint", jnp.rint, x, name)
+
+
+def _reciprocal_no_nan(x):
+    zero = x == 0
+    return jnp.where(zero, jnp.zeros((), x.dtype), 1 / jnp.where(zero, jnp.ones((), x.dtype), x))
+
+
+def reciprocal_no_nan(x: Blob, name: str | None = None) -> Blob:
+    """``1 / x``, but 0 (with gradient 0) where ``x`` is 0."""
+    return math_unary("reciprocal_no_nan", _reciprocal_no_nan, x, name)

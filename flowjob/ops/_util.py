@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
 
 from .. import _dtypes
 from ..errors import OpError, describe_frame, user_frame
-from ..graph import Blob
+from ..graph import Blob, current_graph
 
 
 def fail(op: str, message: str, name: str | None = None) -> NoReturn:
     """Raises an OpError naming the public op, the op name if given, and the user's line."""
     label = f"{op} (op {name!r})" if name else op
     raise OpError(f"{label}: {message}\n  at {describe_frame(user_frame())}")
+
+
+def failer(op: str, name: str | None) -> Callable[[str], NoReturn]:
+    """``fail`` bound to one op and name, for helpers that only know the message."""
+    return lambda message: fail(op, message, name)
+
+
+def layer_name(name: str | None, default: str) -> str:
+    """OneFlow v0.4 named every unnamed layer ``default`` (a second one collided); mid-2020
+    OneFlow named them uniquely. flowjob does both: the first unnamed layer of a job keeps
+    ``default`` (so v0.4 checkpoints load), later ones get ``<default>_<n>``."""
+    if name is not None:
+        return name
+    counts = current_graph().unnamed_layers
+    n = counts.get(default, 0)
+    counts[default] = n + 1
+    return default if n == 0 else f"{default}_{n}"
 
 
 def check_name(op: str, name: Any) -> str | None:
@@ -28,6 +45,22 @@ def require_blob(op: str, value: Any, what: str, name: str | None = None) -> Blo
     if not isinstance(value, Blob):
         fail(op, f"{what} must be a blob of the job, got {type(value).__name__}: {value!r}", name)
     return value
+
+
+def dtype_arg(op: str, dtype: Any, name: str | None) -> _dtypes.DType:
+    """A ``dtype=`` argument as a flowjob DType, or an OpError naming ``op``."""
+    try:
+        return _dtypes.as_dtype(dtype)
+    except TypeError as exc:
+        fail(op, f"dtype: {exc}", name)
+
+
+def require_int_blob(op: str, value: Any, what: str, name: str | None = None) -> Blob:
+    """``require_blob`` for index-like inputs: the blob must have an integer dtype."""
+    blob = require_blob(op, value, what, name)
+    if blob.dtype.np_dtype.kind not in "iu":
+        fail(op, f"{what} must be integers, got {blob.dtype.name}", name)
+    return blob
 
 
 def norm_axis(op: str, axis: Any, ndim: int, name: str | None = None,

@@ -1,35 +1,24 @@
 """Top-level array ops (``flow.reshape``, ``flow.concat``, ``flow.matmul``...)."""
 
-from ._array import (
+from ._concat import concat, split, stack
+from ._creation import (
+    amp_white_identity,
     cast,
     constant,
     constant_like,
     constant_scalar,
-    gather,
     identity,
-    one_hot,
+    identity_n,
     ones,
     ones_like,
-    where,
+    range,
     zeros,
     zeros_like,
 )
-from ._array_more import (
-    argsort,
-    broadcast_to_compatible_with,
-    diag,
-    expand,
-    masked_fill,
-    range,
-    reverse,
-    sort,
-)
-from ._index import gather_nd, identity_n, slice_update
-from ._linalg import matmul
-from ._misc_ops import amp_white_identity, count_not_finite, multi_count_not_finite, reshape_like
-from ._pad2d import constant_pad2d, reflection_pad2d, replication_pad2d, zero_pad2d
+from ._indexing import dim_gather, gather, gather_nd, masked_fill, one_hot, where
+from ._linalg import diag, matmul
+from ._reduce import count_not_finite, multi_count_not_finite
 from ._scatter import (
-    dim_gather,
     scatter_nd,
     tensor_scatter_nd_add,
     tensor_scatter_nd_update,
@@ -39,18 +28,27 @@ from ._scatter import (
 )
 from ._shape import (
     broadcast_like,
-    concat,
+    broadcast_to_compatible_with,
+    expand,
     expand_dims,
     flatten,
-    pad,
     reshape,
-    slice,
-    slice_v2,
-    split,
+    reshape_like,
     squeeze,
-    stack,
     transpose,
 )
+from ._slicing import (
+    constant_pad2d,
+    pad,
+    reflection_pad2d,
+    replication_pad2d,
+    reverse,
+    slice,
+    slice_update,
+    slice_v2,
+    zero_pad2d,
+)
+from ._sort import argsort, sort
 
 __all__ = [
     "reshape", "flatten", "transpose", "concat", "stack", "split", "slice", "slice_v2",

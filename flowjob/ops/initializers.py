@@ -20,14 +20,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
-from .._deprecation import warn_once
+from ._modes import ChannelLayout, DataFormat, Distribution, FanMode
 
 __all__ = [
     "Initializer", "constant_initializer", "zeros_initializer", "ones_initializer",
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "glorot_uniform_initializer", "xavier_uniform_initializer", "glorot_normal_initializer",
     "xavier_normal_initializer", "variance_scaling_initializer", "kaiming_initializer",
-    "empty_initializer", "truncated_normal", "compute_fans", "from_conf",
+    "empty_initializer", "compute_fans", "from_conf",
 ]
 
 # Standard deviation of a unit normal truncated to [-2, 2]; variance scaling divides by it.
@@ -71,12 +71,13 @@ def _sample_dtype(np_dtype) -> np.dtype:
     return np.dtype(np.float64) if np.dtype(np_dtype) == np.float64 else np.dtype(np.float32)
 
 
-def _conf_dtype(dtype, who: str) -> str:
+def _float_conf(dtype, who: str) -> bool:
+    """Whether ``dtype`` takes OneFlow's float conf (else its ``*_int_conf``)."""
     name = _dtypes.as_dtype(dtype).name
     if name in _FLOAT_CONF_DTYPES:
-        return "float"
+        return True
     if name in _INT_CONF_DTYPES:
-        return "int"
+        return False
     raise TypeError(f"{who}: dtype {name} is not supported; use a float32/float64 or "
                     "int8/int32/int64 dtype")
 
@@ -106,7 +107,7 @@ def _uniform(low: float, high: float) -> Callable:
 
 def constant_initializer(value: float = 0, dtype=_dtypes.float32) -> Initializer:
     """Fills with ``value`` (``constant_conf``, or ``constant_int_conf`` for int dtypes)."""
-    if _conf_dtype(dtype, "constant_initializer") == "float":
+    if _float_conf(dtype, "constant_initializer"):
         conf = {"constant_conf": {"value": float(value)}}
     else:
         conf = {"constant_int_conf": {"value": int(value)}}
@@ -132,7 +133,7 @@ def random_uniform_initializer(minval: float = 0, maxval: float = 1,
         raise ValueError(
             f"random_uniform_initializer: minval ({minval}) must be <= maxval ({maxval})")
     text = f"random_uniform_initializer(minval={minval!r}, maxval={maxval!r})"
-    if _conf_dtype(dtype, "random_uniform_initializer") == "float":
+    if _float_conf(dtype, "random_uniform_initializer"):
         low, high = float(minval), float(maxval)
         return Initializer({"random_uniform_conf": {"min": low, "max": high}},
                            _uniform(low, high), text)
@@ -153,7 +154,7 @@ def random_normal_initializer(mean: float = 0.0, stddev: float = 1.0, seed: int 
     if stddev < 0:
         raise ValueError(f"random_normal_initializer: stddev must be >= 0, got {stddev}")
     if dtype is not None:
-        _conf_dtype(dtype, "random_normal_initializer")
+        _float_conf(dtype, "random_normal_initializer")  # checks the dtype
     mean, stddev = float(mean), float(stddev)
     sample = _normal(mean, stddev)
     if seed is not None:
@@ -180,27 +181,12 @@ def truncated_normal_initializer(mean: float = 0.0, stddev: float = 1.0) -> Init
                        f"truncated_normal_initializer(mean={mean!r}, stddev={stddev!r})")
 
 
-def truncated_normal(stddev: float = 1.0) -> Initializer:
-    """Deprecated ``flow.truncated_normal(stddev)``: mean 0, truncated at 2 sigma."""
-    warn_once("truncated_normal",
-              "oneflow.truncated_normal is deprecated, use "
-              "oneflow.truncated_normal_initializer(mean=0.0, stddev=...) instead")
-    if stddev < 0:
-        raise ValueError(f"truncated_normal: stddev must be >= 0, got {stddev}")
-    stddev = float(stddev)
-    return Initializer({"truncated_normal_conf": {"std": stddev}}, _truncated(0.0, stddev),
-                       f"truncated_normal(stddev={stddev!r})")
-
-
-def _data_format(data_format: str, who: str) -> str:
+def _data_format(data_format: str, who: str) -> ChannelLayout:
     if not isinstance(data_format, str):
         raise TypeError(f"{who}: data_format must be a string, got {data_format!r}")
-    if data_format.startswith("NC"):
-        return "channels_first"
-    if data_format.startswith("N") and data_format.endswith("C"):
-        return "channels_last"
-    if data_format == "":
-        return ""
+    layout = ChannelLayout.of(data_format)
+    if layout is not None:
+        return layout
     raise ValueError(f'{who}: data_format must be "NC..." , "N...C" or "", got {data_format!r}')
 
 
@@ -216,22 +202,19 @@ def compute_fans(shape: Sequence[int], data_format: str = "") -> tuple[float, fl
     shape = tuple(int(d) for d in shape)
     if not shape:
         raise ValueError("compute_fans: a scalar variable has no fan; give a shape of rank >= 1")
-    fmt = data_format if data_format in ("channels_first", "channels_last") else \
-        _data_format(data_format, "compute_fans")
+    fmt = ChannelLayout.lookup(data_format)
+    if fmt is None or fmt == ChannelLayout.UNKNOWN:
+        fmt = _data_format(data_format, "compute_fans")
     fan_in = float(np.prod(shape[1:], dtype=np.float64))
-    spatial = shape[2:] if fmt == "channels_first" else shape[1:-1]
+    spatial = shape[2:] if fmt == ChannelLayout.CHANNELS_FIRST else shape[1:-1]
     fan_out = float(shape[0] * np.prod(spatial, dtype=np.float64))
     return fan_in, fan_out
 
 
-_MODES = {"fan_in": "kFanIn", "fan_out": "kFanOut", "fan_avg": "kAverage"}
-_DISTRIBUTIONS = {"truncated_normal": "kTruncatedNormal", "random_normal": "kRandomNormal",
-                  "random_uniform": "kRandomUniform"}
-
-
-def _fan(shape, mode: str, data_format: str) -> float:
+def _fan(shape, mode: FanMode, data_format: ChannelLayout) -> float:
     fan_in, fan_out = compute_fans(shape, data_format)
-    fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[mode]
+    fan = {FanMode.FAN_IN: fan_in, FanMode.FAN_OUT: fan_out,
+           FanMode.FAN_AVG: (fan_in + fan_out) / 2.0}[mode]
     if fan <= 0:
         raise ValueError(f"variance scaling: {mode} of shape {tuple(shape)} is 0")
     return fan
@@ -248,28 +231,28 @@ def variance_scaling_initializer(scale: float = 1.0, mode: str = "fan_in",
     """
     who = "variance_scaling_initializer"
     mode, distribution = str(mode).lower(), str(distribution).lower()
-    if mode not in _MODES:
-        raise ValueError(f"{who}: mode must be one of {list(_MODES)}, got {mode!r}")
-    if distribution not in _DISTRIBUTIONS:
-        raise ValueError(
-            f"{who}: distribution must be one of {list(_DISTRIBUTIONS)}, got {distribution!r}")
+    fan_mode, dist = FanMode.lookup(mode), Distribution.lookup(distribution)
+    if fan_mode is None:
+        raise ValueError(f"{who}: mode must be one of {[m.value for m in FanMode]}, got {mode!r}")
+    if dist is None:
+        raise ValueError(f"{who}: distribution must be one of "
+                         f"{[d.value for d in Distribution]}, got {distribution!r}")
     if not float(scale) > 0:
         raise ValueError(f"{who}: scale must be > 0, got {scale}")
     scale = float(scale)
     fmt = _data_format(data_format, who)
 
     def sample(key, shape, dt):
-        var = scale / _fan(shape, mode, fmt)
-        if distribution == "truncated_normal":
+        var = scale / _fan(shape, fan_mode, fmt)
+        if dist == Distribution.TRUNCATED_NORMAL:
             return _truncated(0.0, math.sqrt(var) / _TRUNC_STD)(key, shape, dt)
-        if distribution == "random_normal":
+        if dist == Distribution.RANDOM_NORMAL:
             return _normal(0.0, math.sqrt(var))(key, shape, dt)
         bound = math.sqrt(3.0 * var)
         return _uniform(-bound, bound)(key, shape, dt)
 
-    conf = {"variance_scaling_conf": {"scale": scale, "variance_norm": _MODES[mode],
-                                      "distribution": _DISTRIBUTIONS[distribution],
-                                      "data_format": fmt}}
+    conf = {"variance_scaling_conf": {"scale": scale, "variance_norm": fan_mode.conf,
+                                      "distribution": dist.conf, "data_format": fmt.value}}
     text = (f"{who}(scale={scale!r}, mode={mode!r}, distribution={distribution!r}, "
             f"data_format={data_format!r})")
     return Initializer(conf, sample, text)
@@ -309,13 +292,15 @@ def kaiming_initializer(shape: Sequence[int], distribution: str = "random_normal
     shape = tuple(int(d) for d in shape)
     if len(shape) < 2 or any(d <= 0 for d in shape):
         raise ValueError(f"{who}: shape must have rank >= 2 and positive dims, got {shape}")
-    if distribution not in ("random_normal", "random_uniform"):
+    dist = Distribution.lookup(distribution)
+    if dist not in (Distribution.RANDOM_NORMAL, Distribution.RANDOM_UNIFORM):
         raise ValueError(
             f"{who}: distribution must be 'random_normal' or 'random_uniform', got "
             f"{distribution!r}")
-    if mode not in _MODES:
-        raise ValueError(f"{who}: mode must be one of {list(_MODES)}, got {mode!r}")
-    if data_format not in ("NCHW", "NHWC"):
+    fan_mode = FanMode.lookup(mode)
+    if fan_mode is None:
+        raise ValueError(f"{who}: mode must be one of {[m.value for m in FanMode]}, got {mode!r}")
+    if DataFormat.lookup(data_format) not in (DataFormat.NCHW, DataFormat.NHWC):
         raise ValueError(f"{who}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
     if nonlinearity == "leaky_relu":
         slope = 0.01 if negative_slope is None else float(negative_slope)
@@ -326,8 +311,8 @@ def kaiming_initializer(shape: Sequence[int], distribution: str = "random_normal
         raise ValueError(
             f"{who}: nonlinearity must be one of None, 'linear', 'sigmoid', 'tanh', 'relu', "
             f"'leaky_relu', got {nonlinearity!r}")
-    std = gain / math.sqrt(_fan(shape, mode, _data_format(data_format, who)))
-    if distribution == "random_normal":
+    std = gain / math.sqrt(_fan(shape, fan_mode, _data_format(data_format, who)))
+    if dist == Distribution.RANDOM_NORMAL:
         return random_normal_initializer(0.0, std)
     bound = math.sqrt(3.0) * std
     return random_uniform_initializer(-bound, bound)
@@ -356,8 +341,8 @@ _FROM_CONF = {
 
 
 def _variance_scaling_from_conf(c: dict) -> Initializer:
-    modes = {v: k for k, v in _MODES.items()}
-    dists = {v: k for k, v in _DISTRIBUTIONS.items()}
+    modes = {m.conf: m.value for m in FanMode}
+    dists = {d.conf: d.value for d in Distribution}
     fmt = {"channels_first": "NCHW", "channels_last": "NHWC", "": ""}
     try:
         return variance_scaling_initializer(

@@ -1,11 +1,26 @@
 """``flow.math``: elementwise math, activations, reductions, comparisons and matmul."""
 
-from ._array_more import broadcast_to_compatible_with, in_top_k, l2_normalize, polyval, tril
+from ._activations import (
+    gelu,
+    gelu_grad,
+    log_sigmoid,
+    log_softmax,
+    relu,
+    sigmoid,
+    sigmoid_grad,
+    sigmoid_v2,
+    softmax,
+    softplus,
+    tanh,
+    tanh_v2,
+)
 from ._binary import (
     add,
+    atan2,
     divide,
     equal,
     floor_mod,
+    floordiv,
     greater,
     greater_equal,
     less,
@@ -18,14 +33,13 @@ from ._binary import (
     pow,
     squared_difference,
     subtract,
+    xdivy,
+    xlogy,
 )
-from ._binary_math import atan2, floordiv, xdivy, xlogy
-from ._fused_ops import fused_scale_tril, fused_scale_tril_softmax_dropout
-from ._linalg import add_n, matmul
-from ._misc_ops import gelu_grad, reduced_shape_elem_cnt, sigmoid_grad
+from ._fused import fused_scale_tril, fused_scale_tril_softmax_dropout
+from ._linalg import add_n, matmul, polyval, tril
+from ._normalization import l2_normalize
 from ._reduce import (
-    argmax,
-    log_softmax,
     reduce_all,
     reduce_any,
     reduce_euclidean_norm,
@@ -37,52 +51,43 @@ from ._reduce import (
     reduce_std,
     reduce_sum,
     reduce_variance,
-    softmax,
-    top_k,
+    reduced_shape_elem_cnt,
 )
 from ._scatter import unsorted_batch_segment_sum, unsorted_segment_sum, unsorted_segment_sum_like
+from ._shape import broadcast_to_compatible_with
+from ._sort import argmax, in_top_k, top_k
 from ._unary import (
     abs,
-    ceil,
-    clip_by_value,
-    cos,
-    exp,
-    floor,
-    gelu,
-    log,
-    log1p,
-    negative,
-    reciprocal,
-    relu,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    softplus,
-    sqrt,
-    square,
-    tanh,
-)
-from ._unary_math import (
     acos,
     acosh,
     asin,
     asinh,
     atan,
     atanh,
+    ceil,
+    clip_by_value,
+    cos,
     cosh,
     erf,
     erfc,
+    exp,
     expm1,
+    floor,
     lgamma,
-    log_sigmoid,
+    log,
+    log1p,
+    negative,
+    reciprocal,
     reciprocal_no_nan,
     rint,
-    sigmoid_v2,
+    round,
+    rsqrt,
+    sign,
+    sin,
     sinh,
+    sqrt,
+    square,
     tan,
-    tanh_v2,
 )
 
 mod = floor_mod

@@ -1,35 +1,55 @@
 """``flow.nn``: convolution, pooling, dropout, normalization and cross-entropy ops."""
 
-from ._activations import elu, hardsigmoid, hardswish, hardtanh, logsoftmax, mish, relu6, swish
-from ._conv_nd import conv1d, conv3d
-from ._deconv import compat_conv2d, conv2d_transpose
-from ._fused_ops import (
+from ._activations import (
+    elu,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    log_softmax,
+    logsoftmax,
+    mish,
+    relu,
+    relu6,
+    sigmoid,
+    softmax,
+    softmax_grad,
+    swish,
+    tanh,
+)
+from ._convolution import (
+    avg_pool2d,
+    compat_conv2d,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    conv3d,
+    max_pool2d,
+)
+from ._fused import (
     fused_bias_add_dropout,
     fused_bias_add_gelu,
     fused_scale_tril,
     fused_scale_tril_softmax_dropout,
 )
-from ._loss_fns import (
+from ._linalg import bias_add
+from ._losses import (
     bce_loss,
     bce_with_logits_loss,
     kl_div_loss,
     l1_loss,
     margin_ranking_loss,
     mse_loss,
-    triplet_margin_loss,
-)
-from ._losses import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
     sparse_cross_entropy,
     sparse_softmax_cross_entropy_with_logits,
+    triplet_margin_loss,
 )
-from ._misc_ops import random_mask_like, softmax_grad
-from ._nn import avg_pool2d, bias_add, conv2d, dropout, max_pool2d
 from ._normalization import batch_normalization, layer_norm, moments
-from ._pixel_shuffle import PixelShuffle, PixelShufflev2
-from ._reduce import log_softmax, softmax
-from ._unary import gelu, leaky_relu, relu, sigmoid, tanh
+from ._random import dropout, random_mask_like
+from ._resample import PixelShuffle, PixelShufflev2
 
 __all__ = [
     "conv2d", "max_pool2d", "avg_pool2d", "bias_add", "dropout", "relu", "leaky_relu", "gelu",

@@ -73,12 +73,6 @@ def test_small_batches_use_the_plain_convolution():
     assert jax.jit(grad_big).lower(w).as_text().count("stablehlo.convolution") == 3  # pieces
 
 
-@pytest.fixture
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
-
 
 def test_flowjob_conv_train_step_matches_jax_grad(fresh_session):
     batch = 24

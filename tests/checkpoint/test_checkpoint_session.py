@@ -85,12 +85,6 @@ def test_sigkill_during_save_keeps_previous_snapshot(tmp_path):
     np.testing.assert_array_equal(b["step"], a["step"])
 
 
-@pytest.fixture
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
-
 
 def _define_job():
     @flow.global_function(type="predict")

@@ -18,11 +18,7 @@ from flowjob.data._decode import RandomCrop
 SIZES = [(20, 30), (32, 24), (25, 25), (18, 40)]  # (height, width)
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def _png(array: np.ndarray) -> bytes:

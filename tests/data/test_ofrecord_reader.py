@@ -18,11 +18,7 @@ from flowjob.runtime._session import default_session
 N = 20
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 @pytest.fixture

@@ -25,11 +25,7 @@ HERE = Path(__file__).parent
 SCHEMA = Path(flow.data.__file__).parent / "onerec_example.fbs"
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def _tokens(text: str) -> list[str]:

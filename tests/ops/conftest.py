@@ -1,16 +1,10 @@
-"""Fixtures for the op tests: every test starts and ends with a fresh default session."""
+"""Every op test starts and ends with a fresh default session (the root ``fresh_session``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-
-import flowjob as flow
 
 
 @pytest.fixture(autouse=True)
-def fresh_session() -> Iterator[None]:
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+def _every_test_in_a_fresh_session(fresh_session) -> None:
+    """Applies the root ``fresh_session`` to each test of this folder."""

@@ -120,3 +120,43 @@ def numeric_grad(np_fn, arrays, cotangent, eps=1e-6):
                 / (2 * eps)
         grads.append(g)
     return grads
+
+
+def arange(*shape) -> np.ndarray:
+    """``0, 1, 2, ...`` as float32 in ``shape``."""
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+
+
+def normal(*shape, seed=0) -> np.ndarray:
+    """Standard normal float32 samples of ``shape``."""
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def uniform(*shape, seed=0, low=-2.0, high=2.0) -> np.ndarray:
+    """Uniform float32 samples of ``shape`` in ``[low, high)``."""
+    return np.random.default_rng(seed).uniform(low, high, shape).astype(np.float32)
+
+
+def np_sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def np_conv_nd(x, w, strides, pads, dilations, groups=1):
+    """Channels-first N-d convolution by explicit loops over output positions (float64)."""
+    nd = x.ndim - 2
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(pads))
+    o, cg = w.shape[:2]
+    k = w.shape[2:]
+    outs = [(xp.shape[2 + i] - (k[i] - 1) * dilations[i] - 1) // strides[i] + 1
+            for i in range(nd)]
+    out = np.zeros((x.shape[0], o, *outs))
+    og = o // groups
+    for g in range(groups):
+        xs, ws = xp[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        for pos in np.ndindex(*outs):
+            index = (slice(None), slice(None)) + tuple(
+                slice(p * s, p * s + (kk - 1) * d + 1, d)
+                for p, s, kk, d in zip(pos, strides, k, dilations))
+            out[(slice(None), slice(g * og, (g + 1) * og)) + pos] = np.tensordot(
+                xs[index], ws, axes=(list(range(1, nd + 2)), list(range(1, nd + 2))))
+    return out

@@ -6,6 +6,7 @@ import jax
 import numpy as np
 import pytest
 
+import flowjob as flow
 from flowjob import _dtypes
 from flowjob.ops import initializers as I
 
@@ -74,12 +75,12 @@ def test_truncated_normal_bound_and_std():
 
 def test_deprecated_truncated_normal_warns_once(capsys):
     with pytest.warns(FutureWarning, match="truncated_normal_initializer"):
-        init = I.truncated_normal(0.1)
+        init = flow.truncated_normal(0.1)
     assert "WARNING: oneflow.truncated_normal is deprecated" in capsys.readouterr().err
     assert init.conf == {"truncated_normal_conf": {"std": 0.1}}
     x = draw(init)
     assert np.all(np.abs(x) <= 0.2 + 1e-6) and abs(x.std() - 0.1 * truncated_std_factor()) < 1e-3
-    I.truncated_normal(0.1)
+    flow.truncated_normal(0.1)
     assert capsys.readouterr().err == ""
 
 

@@ -1,4 +1,4 @@
-"""flow.layers: variables, names, values and one SGD step checked against NumPy gradients."""
+"""``flowjob/ops/_layers.py``: dense, convolution and prelu layers."""
 
 from __future__ import annotations
 
@@ -6,19 +6,46 @@ from typing import Tuple
 
 import numpy as np
 import pytest
-from ops_helpers import FixedInit, np_conv2d, same_pads, sgd, variables
+from ops_helpers import (
+    FixedInit,
+    normal,
+    np_conv2d,
+    same_pads,
+    sgd,
+    value_and_grads,
+    variables,
+)
 
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob.runtime import default_session
 
 
-def _rand(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+def _np_conv_weight_grad(x, g, w_shape, strides, pads):
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0)) + tuple(pads))
+    _, _, kh, kw = w_shape
+    dw = np.zeros(w_shape)
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, :, i:i + strides[0] * g.shape[2]:strides[0],
+                       j:j + strides[1] * g.shape[3]:strides[1]]
+            dw[:, :, i, j] = np.einsum("nohw,nchw->oc", g, patch)
+    return dw
+
+
+def test_prelu_layer_variable_and_gradients():
+    x = np.array([[[-2.0, 1.0], [3.0, -0.5]], [[0.5, -1.0], [-4.0, 2.0]]])  # (2, 2, 2)
+    init = np.array([[0.1], [0.3]])  # shared over axis 2
+    value, (g,), c = value_and_grads(
+        lambda b: flow.layers.prelu(b, alpha_initializer=FixedInit(init), shared_axes=[2],
+                                    name="act"), x)
+    np.testing.assert_allclose(value, np.where(x > 0, x, x * init))
+    np.testing.assert_allclose(g, np.where(x > 0, c, c * init))
+    assert variables()["act-alpha"].shape == (2, 1)
 
 
 def test_dense_variables_names_and_values():
-    x, w, b = _rand(4, 3), _rand(5, 3, seed=1), _rand(5, seed=2)
+    x, w, b = normal(4, 3), normal(5, 3, seed=1), normal(5, seed=2)
     names = {}
 
     def activation(v, name=None):
@@ -36,7 +63,7 @@ def test_dense_variables_names_and_values():
         shared = flow.layers.dense(x3, 5, kernel_initializer=FixedInit(w), name="dense3")
         return out, zero, shared
 
-    x3 = _rand(2, 4, 3, seed=3)
+    x3 = normal(2, 4, 3, seed=3)
     out, zero, shared = job(x, x3)
     np.testing.assert_allclose(out, np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
     assert names == {"activation_kw": "activation", "out": "dense1-activation",
@@ -92,8 +119,8 @@ def test_dense_split_distribute_needs_2d_inputs():
 
 
 def test_dense_sgd_step_matches_numpy_gradients():
-    x, w, b = _rand(6, 4), _rand(3, 4, seed=1), _rand(3, seed=2)
-    g = _rand(6, 3, seed=3)
+    x, w, b = normal(6, 4), normal(3, 4, seed=1), normal(3, seed=2)
+    g = normal(6, 3, seed=3)
 
     @flow.global_function(type="train")
     def job(x: tp.Numpy.Placeholder((6, 4))) -> tp.Numpy:
@@ -112,9 +139,9 @@ def test_dense_sgd_step_matches_numpy_gradients():
 
 
 def test_conv2d_layer_weights_names_and_values():
-    x = _rand(2, 4, 6, 6)
-    w_nchw, b = _rand(6, 2, 3, 3, seed=1), _rand(6, seed=2)
-    w_nhwc = _rand(5, 3, 3, 4, seed=3)
+    x = normal(2, 4, 6, 6)
+    w_nchw, b = normal(6, 2, 3, 3, seed=1), normal(6, seed=2)
+    w_nhwc = normal(5, 3, 3, 4, seed=3)
     names = {}
 
     @flow.global_function()
@@ -149,21 +176,9 @@ def test_conv2d_layer_weights_names_and_values():
                                rtol=1e-4, atol=1e-5)
 
 
-def _np_conv_weight_grad(x, g, w_shape, strides, pads):
-    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0)) + tuple(pads))
-    _, _, kh, kw = w_shape
-    dw = np.zeros(w_shape)
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, :, i:i + strides[0] * g.shape[2]:strides[0],
-                       j:j + strides[1] * g.shape[3]:strides[1]]
-            dw[:, :, i, j] = np.einsum("nohw,nchw->oc", g, patch)
-    return dw
-
-
 def test_conv2d_layer_sgd_step_matches_numpy_gradients():
-    x, w, b = _rand(2, 3, 7, 7), _rand(4, 3, 3, 3, seed=1), _rand(4, seed=2)
-    g = _rand(2, 4, 4, 4, seed=3)
+    x, w, b = normal(2, 3, 7, 7), normal(4, 3, 3, 3, seed=1), normal(4, seed=2)
+    g = normal(2, 4, 4, 4, seed=3)
 
     @flow.global_function(type="train")
     def job(x: tp.Numpy.Placeholder((2, 3, 7, 7))) -> tp.Numpy:
@@ -181,101 +196,6 @@ def test_conv2d_layer_sgd_step_matches_numpy_gradients():
     np.testing.assert_allclose(values["conv-bias"], b - 0.01 * g.sum((0, 2, 3)), rtol=1e-5)
 
 
-def _batch_norm_jobs(axis=1, **kwargs):
-    @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((8, 3, 2, 2))) -> tp.Numpy:
-        y = flow.layers.batch_normalization(x, axis=axis, name="bn", **kwargs)
-        sgd(0.0).minimize(flow.math.reduce_mean(y))
-        return y
-
-    @flow.global_function()
-    def predict(x: tp.Numpy.Placeholder((8, 3, 2, 2))) -> tp.Numpy:
-        return flow.layers.batch_normalization(x, axis=axis, name="bn", **kwargs)
-
-    return train, predict
-
-
-def test_batch_norm_train_uses_batch_statistics_and_updates_moving_ones():
-    train, predict = _batch_norm_jobs()
-    x1, x2 = _rand(8, 3, 2, 2) * 2 + 1, _rand(8, 3, 2, 2, seed=1) - 3
-
-    def normalized(x, mean, var):
-        return (x - mean[:, None, None]) / np.sqrt(var[:, None, None] + 1e-3)
-
-    y1 = train(x1)
-    m1, v1 = x1.mean((0, 2, 3)), x1.var((0, 2, 3))
-    np.testing.assert_allclose(y1, normalized(x1, m1, v1), rtol=1e-4, atol=1e-5)
-    values = variables()
-    mm, mv = 0.01 * m1, 0.99 + 0.01 * v1
-    np.testing.assert_allclose(values["bn-moving_mean"], mm, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(values["bn-moving_variance"], mv, rtol=1e-5)
-    np.testing.assert_array_equal(values["bn-gamma"], np.ones(3))
-    np.testing.assert_array_equal(values["bn-beta"], np.zeros(3))
-
-    train(x2)
-    m2, v2 = x2.mean((0, 2, 3)), x2.var((0, 2, 3))
-    mm, mv = 0.99 * mm + 0.01 * m2, 0.99 * mv + 0.01 * v2
-    values = variables()
-    np.testing.assert_allclose(values["bn-moving_mean"], mm, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(values["bn-moving_variance"], mv, rtol=1e-5)
-
-    y_pred = predict(x2)  # predict jobs normalize with the moving statistics...
-    np.testing.assert_allclose(y_pred, normalized(x2, mm, mv), rtol=1e-4, atol=1e-5)
-    values = variables()  # ...and leave them alone
-    np.testing.assert_allclose(values["bn-moving_mean"], mm, rtol=1e-5, atol=1e-7)
-
-
-@pytest.mark.parametrize("kwargs", [{"training": False}, {"trainable": False}])
-def test_batch_norm_in_train_job_without_training_uses_moving_statistics(kwargs):
-    train, _ = _batch_norm_jobs(**kwargs)
-    x = _rand(8, 3, 2, 2) + 2
-    np.testing.assert_allclose(train(x), x / np.sqrt(1 + 1e-3), rtol=1e-5)
-    values = variables()
-    np.testing.assert_array_equal(values["bn-moving_mean"], np.zeros(3))
-    np.testing.assert_array_equal(values["bn-moving_variance"], np.ones(3))
-
-
-def test_batch_norm_gamma_beta_gradients_and_options():
-    x = _rand(16, 5) * 3
-    g = _rand(16, 5, seed=1)
-
-    @flow.global_function(type="train")
-    def job(x: tp.Numpy.Placeholder((16, 5))) -> Tuple[tp.Numpy, tp.Numpy]:
-        y = flow.layers.batch_normalization(x, name="bn", momentum=0.5, epsilon=1e-5)
-        plain = flow.layers.batch_normalization(x, center=False, scale=False, name="plain")
-        sgd(0.1).minimize(flow.math.reduce_sum(y * g))
-        return y, plain
-
-    y, plain = job(x)
-    xhat = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5)
-    np.testing.assert_allclose(y, xhat, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(plain, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4,
-                               atol=1e-5)
-    values = variables()
-    np.testing.assert_allclose(values["bn-gamma"], 1 - 0.1 * (g * xhat).sum(0), rtol=1e-4)
-    np.testing.assert_allclose(values["bn-beta"], -0.1 * g.sum(0), rtol=1e-5)
-    np.testing.assert_allclose(values["bn-moving_mean"], 0.5 * x.mean(0), rtol=1e-5)
-    assert "plain-gamma" not in values and "plain-beta" not in values
-    assert "plain-moving_mean" in values
-
-
-def test_layer_norm_layer():
-    x = _rand(3, 4, 5)
-
-    @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((3, 4, 5))) -> Tuple[tp.Numpy, tp.Numpy]:
-        return flow.layers.layer_norm(x), flow.layers.layer_norm(x, begin_norm_axis=-1, name="ln2")
-
-    whole, last = job(x)
-    m, v = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
-    np.testing.assert_allclose(whole, (x - m) / np.sqrt(v + 1e-5), rtol=1e-4, atol=1e-5)
-    m, v = x.mean(2, keepdims=True), x.var(2, keepdims=True)
-    np.testing.assert_allclose(last, (x - m) / np.sqrt(v + 1e-5), rtol=1e-4, atol=1e-5)
-    values = variables()
-    assert values["LayerNorm-gamma"].shape == (5,) and values["LayerNorm-beta"].shape == (5,)
-    np.testing.assert_array_equal(values["ln2-gamma"], np.ones(5))
-
-
 def test_pool_aliases_and_a_small_convnet():
     assert flow.layers.max_pool2d is flow.nn.max_pool2d
     assert flow.layers.avg_pool2d is flow.nn.avg_pool2d
@@ -287,13 +207,4 @@ def test_pool_aliases_and_a_small_convnet():
         h = flow.layers.avg_pool2d(h, 2, 2, "VALID")
         return flow.layers.dense(flow.reshape(h, (2, -1)), 3, name="out")
 
-    assert job(_rand(2, 1, 8, 8)).shape == (2, 3)
-
-
-def test_facade_exports_the_ops_modules():
-    import flowjob.ops as ops
-
-    assert flow.math is ops.math and flow.nn is ops.nn and flow.layers is ops.layers
-    assert flow.losses is ops.losses
-    for name in ops.array_ops.__all__:
-        assert getattr(flow, name) is getattr(ops.array_ops, name), name
+    assert job(normal(2, 1, 8, 8)).shape == (2, 3)

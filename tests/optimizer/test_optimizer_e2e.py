@@ -12,11 +12,7 @@ from flowjob.ops.regularizers import l2
 X = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def per_element_loss(x):

@@ -10,12 +10,7 @@ import flowjob.typing as tp
 from flowjob import optimizer as opt
 from flowjob.ops.initializers import constant_initializer
 
-
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def test_rmsprop_accepts_epsilon_zero_and_leaves_never_moved_elements_alone():

@@ -21,11 +21,7 @@ def total(x):
     return apply_op("reduce_sum", lambda a: jnp.sum(a), [x])
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def test_relu_job_of_seed_000_returns_relu():

@@ -18,11 +18,7 @@ def double(x):
     return apply_op("double", lambda a: a * 2, [x], elementwise=True)
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def _where() -> str:

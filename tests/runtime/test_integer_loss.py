@@ -10,12 +10,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 
-
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def sgd(lr):

@@ -11,11 +11,7 @@ from flowjob.ops.initializers import constant_initializer
 LR = 0.1
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def sgd(loss):

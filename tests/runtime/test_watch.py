@@ -54,11 +54,7 @@ def reference_loss(params, images, labels, conv: bool):
     return per_example, hidden, logits
 
 
-@pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
-    yield
-    flow.clear_default_session()
+pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def _train_job(conv: bool, seen: dict, batch: int = 8):

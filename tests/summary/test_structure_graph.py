@@ -188,15 +188,6 @@ def test_real_job_graph_through_flowjob_graph(tmp_path):
     assert [lay["inbound_nodes"] for lay in layers] == [[], ["x"], [y.op.name]]
 
 
-@pytest.fixture
-def fresh_session():
-    import flowjob as flow
-
-    flow.clear_default_session()
-    yield flow
-    flow.clear_default_session()
-
-
 def test_structure_graph_of_real_global_functions(tmp_path, fresh_session):
     flow = fresh_session
     import flowjob.typing as tp

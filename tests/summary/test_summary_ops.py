@@ -29,11 +29,10 @@ def step_arr(i: int) -> np.ndarray:
 
 
 @pytest.fixture(autouse=True)
-def fresh_session():
-    flow.clear_default_session()
+def fresh_writer(fresh_session):
+    """A fresh session (the root fixture) and no default summary writer left open."""
     _ops.close_default_writer()
     yield
-    flow.clear_default_session()
     _ops.close_default_writer()
 
 

@@ -1,6 +1,7 @@
 """OneFlow's fused GPU kernels as plain ops or op chains (XLA fuses them itself):
 ``flow.nn.fused_bias_add_gelu``, ``fused_bias_add_dropout``, ``fused_scale_tril`` and
-``fused_scale_tril_softmax_dropout``."""
+``fused_scale_tril_softmax_dropout``.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, apply_op, current_graph
-from ._array_more import lower_tril
-from ._misc_ops import random_mask_like
-from ._nn import bias_add, dropout
-from ._unary import gelu
+from ._activations import gelu
+from ._linalg import bias_add, lower_tril
+from ._random import dropout, random_mask_like
 from ._util import check_name, fail, require_blob
 
 

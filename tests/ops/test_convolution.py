@@ -1,4 +1,4 @@
-"""flow.nn.conv2d / max_pool2d / avg_pool2d vs loop-based NumPy references, and gradients."""
+"""``flowjob/ops/_convolution.py``: convolutions (1-D to 3-D, transposed) and pooling."""
 
 from __future__ import annotations
 
@@ -7,7 +7,15 @@ from typing import Tuple
 import jax
 import numpy as np
 import pytest
-from ops_helpers import np_conv2d, same_pads, sgd
+from ops_helpers import (
+    np_conv2d,
+    np_conv_nd,
+    numeric_grad,
+    same_pads,
+    sgd,
+    value_and_grads,
+    variables,
+)
 
 import flowjob as flow
 import flowjob.typing as tp
@@ -78,6 +86,43 @@ CONV_CASES = [
 ]
 
 
+# (ksize, strides, padding argument, ceil_mode); the first ones have ksize == strides
+POOL_CASES = [
+    ((2, 2), (2, 2), "VALID", False),
+    ((2, 2), (2, 2), "SAME", False),
+    ((3, 2), (3, 2), "VALID", True),
+    ((2, 3), (2, 3), (0, 0, (1, 0), 2), False),
+    ((3, 3), (2, 2), "SAME", False),
+    ((3, 3), (1, 1), "VALID", False),
+    ((3, 2), (2, 1), "SAME_UPPER", False),
+    ((3, 3), (2, 2), "VALID", True),
+    ((2, 3), (1, 2), (0, 0, 1, (0, 1)), True),
+]
+
+
+def _pool_pads(case, h, w):
+    k, s, padding, _ = case
+    if isinstance(padding, str):
+        if padding == "VALID":
+            return ((0, 0), (0, 0))
+        lower = padding != "SAME_UPPER"
+        return tuple(same_pads(n, kk, ss, 1, lower) for n, kk, ss in zip((h, w), k, s))
+    return tuple((p, p) if isinstance(p, int) else tuple(p) for p in padding[2:])
+
+
+def _np_conv2d_transpose(x, w, out_hw, strides, pads):
+    """Scatter form of TensorFlow's conv2d_transpose, NCHW, weights (in, out, kh, kw)."""
+    n, _, h, wd = x.shape
+    _, o, kh, kw = w.shape
+    (sh, sw), ((pt, _), (pl, _)) = strides, pads
+    full = np.zeros((n, o, (h - 1) * sh + kh + out_hw[0], (wd - 1) * sw + kw + out_hw[1]))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw] += np.einsum(
+                "nc,cokl->nokl", x[:, :, i, j], w)
+    return full[:, :, pt:pt + out_hw[0], pl:pl + out_hw[1]]
+
+
 def test_conv2d_matches_numpy_reference():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 3, 7, 8)).astype(np.float32)
@@ -128,30 +173,6 @@ def test_same_padding_is_oneflow_same_lower():
     lower_max, upper_max, lower_avg, upper_avg = (o.ravel().tolist() for o in job(x))
     assert lower_max == [5, 9, 8, 7] and upper_max == [9, 2, 8, 7]
     assert lower_avg == [5, 5, 5, 5] and upper_avg == [7, 1.5, 5.5, 7]
-
-
-# (ksize, strides, padding argument, ceil_mode); the first ones have ksize == strides
-POOL_CASES = [
-    ((2, 2), (2, 2), "VALID", False),
-    ((2, 2), (2, 2), "SAME", False),
-    ((3, 2), (3, 2), "VALID", True),
-    ((2, 3), (2, 3), (0, 0, (1, 0), 2), False),
-    ((3, 3), (2, 2), "SAME", False),
-    ((3, 3), (1, 1), "VALID", False),
-    ((3, 2), (2, 1), "SAME_UPPER", False),
-    ((3, 3), (2, 2), "VALID", True),
-    ((2, 3), (1, 2), (0, 0, 1, (0, 1)), True),
-]
-
-
-def _pool_pads(case, h, w):
-    k, s, padding, _ = case
-    if isinstance(padding, str):
-        if padding == "VALID":
-            return ((0, 0), (0, 0))
-        lower = padding != "SAME_UPPER"
-        return tuple(same_pads(n, kk, ss, 1, lower) for n, kk, ss in zip((h, w), k, s))
-    return tuple((p, p) if isinstance(p, int) else tuple(p) for p in padding[2:])
 
 
 @pytest.mark.parametrize("fmt", ["NCHW", "NHWC"])
@@ -241,3 +262,138 @@ def test_bad_conv_and_pool_arguments(body, fragments):
     for fragment in fragments:
         assert fragment in str(info.value)
     assert f'File "{__file__}"' in str(info.value)
+
+
+@pytest.mark.parametrize("padding,in_hw,out_hw,strides", [
+    ("VALID", (3, 4), (7, 9), (2, 2)),
+    ("VALID", (3, 4), (8, 10), (2, 2)),  # output_padding: the extra row/column gets zeros
+    ("SAME", (3, 4), (6, 8), (2, 2)),
+    ("SAME", (4, 3), (7, 5), (2, 2)),  # odd padding: one more after (TensorFlow's SAME)
+    ("SAME", (5, 5), (5, 5), (1, 1)),
+])
+def test_conv2d_transpose_matches_the_scatter_definition(padding, in_hw, out_hw, strides):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 3) + in_hw)
+    w = rng.normal(size=(3, 2, 3, 3))
+    out_shape = (2, 2) + out_hw
+    if padding == "VALID":
+        pads = ((0, 0), (0, 0))
+    else:
+        pads = tuple(same_pads(n, 3, s, lower=False) for n, s in zip(out_hw, strides))
+
+    def ref(a, b):
+        return _np_conv2d_transpose(a, b, out_hw, strides, pads)
+
+    value, (gx, gw), c = value_and_grads(
+        lambda a, b: flow.nn.conv2d_transpose(a, b, output_shape=out_shape, strides=strides,
+                                              padding=padding), x, w)
+    np.testing.assert_allclose(value, ref(x, w), rtol=1e-10, atol=1e-10)
+    # the transposed convolution is the adjoint of conv2d: <conv2d(z), x> = <z, deconv(x)>
+    z = rng.normal(size=out_shape)
+    conv = np_conv2d(z, w, strides, pads)  # w read as OIHW: O = 3 = x's channels
+    np.testing.assert_allclose(np.sum(conv * x), np.sum(z * value), rtol=1e-9)
+    nx, nw = numeric_grad(ref, [x, w], c, eps=1e-5)
+    np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, nw, rtol=1e-5, atol=1e-6)
+
+
+def test_conv2d_transpose_nhwc_and_bad_output_shape():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(1, 3, 4, 2)).astype(np.float32)
+    w = rng.normal(size=(2, 3, 3, 5)).astype(np.float32)  # (in, kh, kw, out)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((1, 3, 4, 2)), w: tp.Numpy.Placeholder((2, 3, 3, 5))
+            ) -> tp.Numpy:
+        return flow.nn.conv2d_transpose(input=x, filters=w, output_shape=(1, 7, 9, 5),
+                                        strides=2, padding="VALID", data_format="NHWC")
+
+    want = _np_conv2d_transpose(x.transpose(0, 3, 1, 2).astype(np.float64),
+                                w.transpose(0, 3, 1, 2), (7, 9), (2, 2), ((0, 0), (0, 0)))
+    np.testing.assert_allclose(job(x, w), want.transpose(0, 2, 3, 1), rtol=1e-4, atol=1e-5)
+
+    @flow.global_function()
+    def bad(x: tp.Numpy.Placeholder((1, 2, 3, 4)), w: tp.Numpy.Placeholder((2, 3, 3, 3))
+            ) -> tp.Numpy:
+        return flow.nn.conv2d_transpose(x, w, output_shape=(1, 3, 20, 20), strides=2)
+
+    with pytest.raises(flow.OpError, match=r"conv2d_transpose.*output_shape"):
+        bad(np.zeros((1, 2, 3, 4), np.float32), np.zeros((2, 3, 3, 3), np.float32))
+
+
+def test_compat_conv2d_pads_same_like_tensorflow():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(1, 2, 6, 6)).astype(np.float32)
+    w = rng.normal(size=(3, 2, 2, 2)).astype(np.float32)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((1, 2, 6, 6)), w: tp.Numpy.Placeholder((3, 2, 2, 2))
+            ) -> tp.Numpy:
+        return flow.nn.compat_conv2d(x, w, strides=1, padding="SAME")
+
+    pads = (same_pads(6, 2, 1, lower=False),) * 2  # (0, 1): the extra element after
+    assert pads[0] == (0, 1)
+    np.testing.assert_allclose(job(x, w), np_conv2d(x, w, (1, 1), pads), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("fmt,padding,strides,dilations,groups", [
+    ("NCW", "VALID", (2,), (2,), 1),
+    ("NWC", "SAME_UPPER", (2,), (1,), 1),
+    ("NCW", [0, 0, (1, 2)], (1,), (1,), 2),
+])
+def test_conv1d_values_and_gradients(fmt, padding, strides, dilations, groups):
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(2, 4, 9))  # NCW
+    w = rng.normal(size=(6, 4 // groups, 3))
+    if padding == "VALID":
+        pads = ((0, 0),)
+    elif padding == "SAME_UPPER":
+        pads = (same_pads(9, 3, 2, lower=False),)
+    else:
+        pads = ((1, 2),)
+
+    def ref(a, b):
+        return np_conv_nd(a, b, strides, pads, dilations, groups)
+
+    if fmt == "NWC":
+        value, (gx, gw), c = value_and_grads(
+            lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NWC", dilations, groups),
+            x.transpose(0, 2, 1), w.transpose(0, 2, 1))
+        value, gx, gw, c = (value.transpose(0, 2, 1), gx.transpose(0, 2, 1),
+                            gw.transpose(0, 2, 1), c.transpose(0, 2, 1))
+    else:
+        value, (gx, gw), c = value_and_grads(
+            lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NCW", dilations, groups), x, w)
+    np.testing.assert_allclose(value, ref(x, w), rtol=1e-10, atol=1e-10)
+    nx, nw = numeric_grad(ref, [x, w], c, eps=1e-5)
+    np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, nw, rtol=1e-5, atol=1e-6)
+
+
+def test_conv3d_and_conv_layers():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(1, 2, 4, 5, 3))
+    w = rng.normal(size=(3, 2, 2, 3, 2))
+    value, (gx, _), c = value_and_grads(
+        lambda a, b: flow.nn.conv3d(a, b, (1, 2, 1), "SAME"), x, w)
+    pads = tuple(same_pads(n, k, s) for n, k, s in zip((4, 5, 3), (2, 3, 2), (1, 2, 1)))
+    want = np_conv_nd(x, w, (1, 2, 1), pads, (1, 1, 1))
+    np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-10)
+    nx, = numeric_grad(lambda a: np_conv_nd(a, w, (1, 2, 1), pads, (1, 1, 1)), [x], c, eps=1e-5)
+    np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
+
+    @flow.global_function()
+    def layers(x: tp.Numpy.Placeholder((2, 4, 9)),
+               y: tp.Numpy.Placeholder((1, 2, 4, 5, 3))) -> Tuple[tp.Numpy, tp.Numpy]:
+        a = flow.layers.conv1d(x, 8, 3, padding="SAME", groups=2, name="c1",
+                               bias_initializer=flow.ones_initializer(),
+                               activation=flow.math.relu)
+        b = flow.layers.conv3d(y, 4, (1, 2, 2), data_format="NCDHW")
+        return a, b
+
+    a, b = layers(rng.normal(size=(2, 4, 9)).astype(np.float32),
+                  rng.normal(size=(1, 2, 4, 5, 3)).astype(np.float32))
+    assert a.shape == (2, 8, 9) and (a >= 0).all() and b.shape == (1, 4, 4, 4, 2)
+    names = set(variables())
+    assert {"c1-weight", "c1-bias", "Conv3d-weight", "Conv3d-bias"} <= names
+    assert variables()["c1-weight"].shape == (8, 2, 3)
