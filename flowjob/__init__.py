@@ -15,6 +15,7 @@ from . import (  # noqa: E402
     distribute,
     env,
     image,
+    model,
     optimizer,
     random,
     scope,
@@ -61,6 +62,7 @@ from .graph import (  # noqa: E402
     watch,
     watch_diff,
 )
+from .model import Model  # noqa: E402
 from .ops import (  # noqa: E402
     layers,
     losses,
