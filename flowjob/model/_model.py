@@ -24,8 +24,8 @@ class Model:
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._is_deprecated_function_style = bool(
-            kwargs.get("is_deprecated_function_style", False))
+        # Subclasses pass their own arguments and OneFlow's style flag up; none is needed here.
+        pass
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__}.forward() is not defined")
