@@ -22,6 +22,8 @@ import time
 import urllib.error
 import urllib.request
 
+from flowjob_cli import COMMANDS
+
 __all__ = ["add_parser", "run", "tensorboard_command", "board_command", "SAMPLES_PER_PLUGIN"]
 
 # "Keep everything" must be spelled as a huge count: TensorBoard passes the same number to
@@ -37,7 +39,7 @@ DEFAULT_PORT = 6006
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``board`` sub-command to ``subparsers`` (its handler is :func:`run`)."""
     p = subparsers.add_parser(
-        "board", help="show a summary log directory in TensorBoard",
+        "board", help=COMMANDS["board"],
         description="Start TensorBoard on LOGDIR (bound to 127.0.0.1 by default) with "
                     "settings that keep every logged point, and print its URL.")
     p.add_argument("logdir", metavar="LOGDIR", help="directory given to create_summary_writer / "

@@ -16,14 +16,17 @@ import sys
 
 import numpy as np
 
+from flowjob_cli import COMMANDS
+
 from ..data import _writer
 from ..data._progress import Progress
 from ..data._record import RecordError, iter_raw_records, parse_record
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("ofrecord", help="write or inspect OFRecord data sets",
-                                   description=__doc__,
+    # The help shows the module's doc as plain text (no reST ``literal`` markers).
+    parser = subparsers.add_parser("ofrecord", help=COMMANDS["ofrecord"],
+                                   description=__doc__.replace("``", ""),
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="action", required=True)
     for name, source in (("images", "a folder with one sub-folder of images per class"),
