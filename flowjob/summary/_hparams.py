@@ -13,8 +13,8 @@ Layout (visualization.md 2.2): every trial is its own run directory, a sibling o
   keys (the usual sweep). If trials declare different keys, pass ``experiment=False`` to the
   trials and write :func:`hparams_config` with the union once, from a writer in ``logdir``.
 * ``_hparams_/session_start_info``: this trial's values (bool stays bool, numbers are float64,
-  str is str); ``group_name`` is ``trial_id`` or the SHA-256 of the values' JSON, so trials with
-  equal values are grouped into one row (with several sessions), as TensorBoard intends.
+  str is str); ``group_name`` is ``trial_id`` when given, else empty: TensorBoard then names
+  the trial after its run (a hash of the values would name every row by a hash).
 * Metric values given in the dict are written as scalars under ``hparams/<name>`` in the
   trial's run, and the experiment declares that tag with the display name ``<name>``: the table
   reads a metric column from the last value of its tag, and a separate tag keeps a user's own
@@ -30,8 +30,6 @@ short enough for OneFlow's ``PbJob`` pattern.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import time
 import warnings
@@ -311,15 +309,11 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
         summary.value.append(_plugin_value(
             EXPERIMENT_TAG, plugin_data_pb2.HParamsPluginData(experiment=exp)))
     plain = {name: v for name, (_, v) in sorted(hps.items())}
-    if trial_id is None:
-        blob = json.dumps(plain, sort_keys=True, separators=(",", ":"))
-        group = hashlib.sha256(blob.encode("utf-8")).hexdigest()
-    elif isinstance(trial_id, str) and trial_id:
-        group = trial_id
-    else:
+    if trial_id is not None and not (isinstance(trial_id, str) and trial_id):
         raise TypeError(f"{what}: trial_id must be a non-empty str or None, got {trial_id!r}")
     start = plugin_data_pb2.SessionStartInfo(
-        group_name=group, start_time_secs=now if start_time_secs is None else start_time_secs)
+        group_name=trial_id or "",
+        start_time_secs=now if start_time_secs is None else start_time_secs)
     for name, v in plain.items():
         start.hparams[name].CopyFrom(_proto_value(v))
     summary.value.append(_plugin_value(

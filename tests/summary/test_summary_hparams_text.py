@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import warnings
 
 import numpy as np
@@ -135,10 +133,7 @@ def test_seed_hparams_summary_contents():
     assert start.hparams["optimizer"].string_value == "adam"
     assert start.hparams["dense_layers"].number_value == 5.0
     assert "loss" not in start.hparams
-    plain = {"learning_rate": 0.02, "dense_layers": 5, "optimizer": "adam", "accuracy": 0.001,
-             "magic": True, "dropout": 0.6}
-    expect = hashlib.sha256(json.dumps(plain, sort_keys=True, separators=(",", ":")).encode())
-    assert start.group_name == expect.hexdigest()
+    assert start.group_name == ""  # TensorBoard names the trial after its run
 
     assert values["hparams/loss"].simple_value == pytest.approx(0.02)
     end = metadata.parse_session_end_info_plugin_data(
