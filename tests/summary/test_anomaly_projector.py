@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from google.protobuf import text_format
 from PIL import Image
+from summary_helpers import rendered_table
 from tensorboard.backend.event_processing import event_accumulator, plugin_event_accumulator
 from tensorboard.plugins.projector import projector_plugin as tbp
 from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
@@ -88,9 +89,9 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
 
     (report,) = tensors.Tensors("anomaly/exc/report")
     assert report.step == 7
-    shape = [d.size for d in report.tensor_proto.tensor_shape.dim]
-    cells = [s.decode() for s in report.tensor_proto.string_val]
-    table = np.array(cells).reshape(shape)
+    assert not report.tensor_proto.tensor_shape.dim  # one Markdown table: header and all rows
+    header, rows = rendered_table(report.tensor_proto.string_val[0].decode())
+    table = np.array([header, *rows])
     assert table[0].tolist() == ["rank", "sample", "score", "threshold", "label"]
     order = sorted(outliers, key=lambda i: -ref[i])
     assert [int(v) for v in table[1:, 1]] == order
