@@ -15,7 +15,7 @@ Layout (visualization.md 2.2): every trial is its own run directory, a sibling o
 * ``_hparams_/session_start_info``: this trial's values (bool stays bool, numbers are float64,
   str is str); ``group_name`` is ``trial_id`` when given, else empty: TensorBoard then names
   the trial after its run (a hash of the values would name every row by a hash).
-* Metric values given in the dict are written as scalars under ``hparams/<name>`` in the
+* Metric values given in the dict are written as scalars under ``~hparams/<name>`` in the
   trial's run, and the experiment declares that tag with the display name ``<name>``: the table
   reads a metric column from the last value of its tag, and a separate tag keeps a user's own
   series of the same name (e.g. a ``loss`` curve) exactly as logged. Log later values of the
@@ -47,7 +47,9 @@ __all__ = ["RealRange", "IntegerRange", "ValueSet", "HParam", "Hparam", "Metric"
 EXPERIMENT_TAG = "_hparams_/experiment"
 SESSION_START_TAG = "_hparams_/session_start_info"
 SESSION_END_TAG = "_hparams_/session_end_info"
-METRIC_TAG_PREFIX = "hparams/"
+# "~" sorts after letters and digits: TensorBoard's Time Series lists these one-point charts
+# after the user's curves (see ANOMALY_PREFIX in _anomaly.py).
+METRIC_TAG_PREFIX = "~hparams/"
 
 _STATUS = {"unknown": api_pb2.STATUS_UNKNOWN, "success": api_pb2.STATUS_SUCCESS,
            "failure": api_pb2.STATUS_FAILURE, "running": api_pb2.STATUS_RUNNING}
@@ -188,7 +190,7 @@ def _hparam_info(hp: HParam, value=None) -> api_pb2.HParamInfo:
 
 
 def metric_tag(name: str) -> str:
-    """The scalar tag holding the values of metric ``name`` (``hparams/<name>``)."""
+    """The scalar tag holding the values of metric ``name`` (``~hparams/<name>``)."""
     return METRIC_TAG_PREFIX + name
 
 
@@ -291,7 +293,7 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
     ``hparams`` maps ``HParam``/``Hparam``, ``Metric`` or plain str keys to values (bool, int,
     float, str; NumPy scalars are unwrapped). Returns one ``Summary`` holding the experiment
     (unless ``experiment=False``), the session start info, one scalar per ``Metric`` value
-    (tag ``hparams/<name>``, never the metric's own name: see the module doc) and,
+    (tag ``~hparams/<name>``, never the metric's own name: see the module doc) and,
     with ``status="auto"`` and at least one metric value, a ``success`` session end info
     (``status`` may also be success/failure/running/unknown or None for none). Raises
     ``TypeError`` for bad keys or values and ``ValueError`` for a duplicate name; a value

@@ -2,10 +2,10 @@
 
 Reported with no plugin needed (visualization.md 7):
 
-* scalar ``anomaly/nonfinite_count``: running total of non-finite values seen by the writer
+* scalar ``~anomaly/nonfinite_count``: running total of non-finite values seen by the writer
   (scalars count 1 each, histograms count their non-finite elements), written whenever new
   ones appear;
-* text ``anomaly/report``: a Markdown table (header ``tag | first step | NaN | +Inf | -Inf``)
+* text ``~anomaly/report``: a Markdown table (header ``tag | first step | NaN | +Inf | -Inf``)
   of every tag that has had a non-finite value, rewritten when a new tag joins it; the first
   row is the first step and tag where one appeared;
 
@@ -23,13 +23,14 @@ from collections.abc import Callable
 
 from tensorboard.compat.proto import summary_pb2
 
+from ._anomaly import ANOMALY_PREFIX
 from ._histogram import NonFinite
 from ._text import markdown_table, text_value
 
 __all__ = ["NonFiniteMonitor", "COUNT_TAG", "REPORT_TAG"]
 
-COUNT_TAG = "anomaly/nonfinite_count"
-REPORT_TAG = "anomaly/report"
+COUNT_TAG = f"{ANOMALY_PREFIX}nonfinite_count"
+REPORT_TAG = f"{ANOMALY_PREFIX}report"
 _HEADER = ["tag", "first step", "NaN", "+Inf", "-Inf"]
 
 

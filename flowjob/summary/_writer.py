@@ -219,7 +219,7 @@ class SummaryWriter:
         """Logs this run as one trial of the HParams table (layout: see ``_hparams.py``).
 
         ``hparams`` is as for ``flow.summary.hparams``; ``metrics`` maps metric tags to values
-        (added as ``Metric`` keys). Their values go to the scalar tags ``hparams/<name>``
+        (added as ``Metric`` keys). Their values go to the scalar tags ``~hparams/<name>``
         (``flow.summary.metric_tag(name)``), never into a series of the same name; later
         values logged with :meth:`scalar` under that tag update the column (the last value is
         shown). The session end status is

@@ -96,7 +96,7 @@ def test_summary(run_example, tmp_path):
     acc = load_events(tmp_path / "logs")
     # The hparams Metric("loss") value 0.02 has its own tag: the "loss" series is as logged.
     assert [e.step for e in acc.Scalars("loss")] == [0, 1, 2, 3]
-    assert [round(e.value, 6) for e in acc.Scalars("hparams/loss")] == [0.02]
+    assert [round(e.value, 6) for e in acc.Scalars("~hparams/loss")] == [0.02]
     histograms = acc.Tensors("histogram")
     assert [e.step for e in histograms] == [0, 1, 2, 3]
     assert all(tensor_util.make_ndarray(e.tensor_proto)[:, 2].sum() == 50 * 50 * 20
@@ -130,7 +130,7 @@ def check_demo_logs(logdir, steps, epochs, accuracy):
     # One per epoch; the hparams Metric("test/accuracy") value has a tag of its own.
     logged = acc.Scalars("test/accuracy")
     assert [e.step for e in logged] == list(range(1, epochs + 1))
-    (metric,) = acc.Scalars("hparams/test/accuracy")
+    (metric,) = acc.Scalars("~hparams/test/accuracy")
     assert metric.value == logged[-1].value == pytest.approx(accuracy, abs=5e-4)
     # Graph, projector and anomaly summaries live in the run itself: one event file.
     assert len(list(logdir.rglob("events.out.tfevents.*"))) == 1 and acc.Graph().node

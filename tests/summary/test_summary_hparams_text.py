@@ -104,7 +104,7 @@ def test_seed_hparams_summary_contents():
     assert any("'accuracy'" in str(w.message) and "outside" in str(w.message) for w in caught)
     values = by_tag(summary)
     assert set(values) == {metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG,
-                           metadata.SESSION_END_INFO_TAG, "hparams/loss"}
+                           metadata.SESSION_END_INFO_TAG, "~hparams/loss"}
     for tag in (metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG):
         assert values[tag].metadata.plugin_data.plugin_name == "hparams"
 
@@ -123,7 +123,7 @@ def test_seed_hparams_summary_contents():
     assert infos["dropout"].type == api_pb2.DATA_TYPE_FLOAT64
     # The metric value has its own tag, so a user's "loss" series stays as logged; the
     # table still labels the column "loss".
-    assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [("hparams/loss", "loss")]
+    assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [("~hparams/loss", "loss")]
 
     start = metadata.parse_session_start_info_plugin_data(
         values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content)
@@ -135,7 +135,7 @@ def test_seed_hparams_summary_contents():
     assert "loss" not in start.hparams
     assert start.group_name == ""  # TensorBoard names the trial after its run
 
-    assert values["hparams/loss"].simple_value == pytest.approx(0.02)
+    assert values["~hparams/loss"].simple_value == pytest.approx(0.02)
     end = metadata.parse_session_end_info_plugin_data(
         values[metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content)
     assert end.status == api_pb2.STATUS_SUCCESS
@@ -181,4 +181,4 @@ def test_hparams_config_is_experiment_only():
     exp = metadata.parse_experiment_plugin_data(value.metadata.plugin_data.content)
     assert [h.name for h in exp.hparam_infos] == ["lr", "bs"]
     assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [
-        ("hparams/loss", "loss"), ("hparams/acc", "acc")]
+        ("~hparams/loss", "loss"), ("~hparams/acc", "acc")]
