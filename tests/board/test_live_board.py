@@ -196,3 +196,36 @@ def test_busy_port_is_skipped_and_the_url_shows_this_logdir(tmp_path, browser):
         board.stop()
         other.shutdown()
         other.server_close()
+
+
+def test_text_report_renders_as_a_full_table_with_a_header(tmp_path, browser):
+    import warnings
+
+    from flowjob.summary import SummaryWriter
+
+    tags = [f"layer_{i}/grad" for i in range(12)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with SummaryWriter(tmp_path / "logs" / "run") as w:
+            for step, tag in enumerate(tags):
+                w.scalar(tag, float("nan"), step)
+    board = Board(f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path,
+                  env=repo_env())
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(board.url + "#text")
+        page.wait_for_selector("th:text('first step')", timeout=60_000)
+        page.wait_for_timeout(1000)
+        # One table per step (a tag joined at each); the newest lists every tag.
+        tables = page.eval_on_selector_all("table", """ts => ts.map(t => ({
+            header: [...t.querySelectorAll('thead th')].map(c => c.textContent),
+            first: [...t.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent)}))""")
+        assert len(tables) == len(tags)
+        assert all(t["header"] == ["tag", "first step", "NaN", "+Inf", "-Inf"] for t in tables)
+        assert max((t["first"] for t in tables), key=len) == tags  # every row, in order
+        last = page.locator("tbody tr", has_text=tags[-1]).first
+        last.scroll_into_view_if_needed()
+        assert last.is_visible()  # not cut off by the card
+        page.close()
+    finally:
+        board.stop()
