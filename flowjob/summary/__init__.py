@@ -20,6 +20,7 @@ from ._hparams import (
     IntegerRange,
     Metric,
     RealRange,
+    TrialStatus,
     ValueSet,
     hparams,
     hparams_config,
@@ -44,7 +45,7 @@ __all__ = [
     "create_summary_writer", "flush_summary_writer", "scalar", "histogram", "image", "pb",
     "text", "hparams", "hparams_config", "HParam", "Hparam", "RealRange", "IntegerRange",
     "ValueSet", "Metric", "metric_tag", "AnomalyRecord", "FlaggedSample", "AnomalyFormatError",
-    "read_anomaly_records", "PROJECTOR_CONFIG", "PROJECTOR_ASSET_DIR",
+    "read_anomaly_records", "PROJECTOR_CONFIG", "PROJECTOR_ASSET_DIR", "TrialStatus",
 ]
 
 # The projector and the structure graph are a colleague's modules; export them once present.

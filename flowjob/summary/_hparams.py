@@ -30,6 +30,7 @@ short enough for OneFlow's ``PbJob`` pattern.
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 import warnings
@@ -42,7 +43,7 @@ from tensorboard.plugins.hparams import api_pb2, plugin_data_pb2
 
 __all__ = ["RealRange", "IntegerRange", "ValueSet", "HParam", "Hparam", "Metric", "hparams",
            "hparams_config", "session_end_summary", "metric_tag", "EXPERIMENT_TAG",
-           "SESSION_START_TAG", "SESSION_END_TAG", "METRIC_TAG_PREFIX"]
+           "SESSION_START_TAG", "SESSION_END_TAG", "METRIC_TAG_PREFIX", "TrialStatus"]
 
 EXPERIMENT_TAG = "_hparams_/experiment"
 SESSION_START_TAG = "_hparams_/session_start_info"
@@ -51,8 +52,19 @@ SESSION_END_TAG = "_hparams_/session_end_info"
 # after the user's curves (see ANOMALY_PREFIX in _anomaly.py).
 METRIC_TAG_PREFIX = "~hparams/"
 
-_STATUS = {"unknown": api_pb2.STATUS_UNKNOWN, "success": api_pb2.STATUS_SUCCESS,
-           "failure": api_pb2.STATUS_FAILURE, "running": api_pb2.STATUS_RUNNING}
+
+
+class TrialStatus(str, enum.Enum):
+    """How a trial ended (TensorBoard's session status); the plain strings work too."""
+
+    UNKNOWN = "unknown"
+    SUCCESS = "success"
+    FAILURE = "failure"
+    RUNNING = "running"
+
+
+_STATUS = {TrialStatus.UNKNOWN: api_pb2.STATUS_UNKNOWN, TrialStatus.SUCCESS: api_pb2.STATUS_SUCCESS,
+           TrialStatus.FAILURE: api_pb2.STATUS_FAILURE, TrialStatus.RUNNING: api_pb2.STATUS_RUNNING}
 
 
 def _is_int(x) -> bool:
@@ -260,11 +272,14 @@ def _proto_value(v) -> struct_pb2.Value:
     return struct_pb2.Value(number_value=float(v))
 
 
-def session_end_summary(status: str = "success", end_time_secs: float | None = None
-                        ) -> summary_pb2.Summary:
-    """``_hparams_/session_end_info`` with ``status`` in success/failure/running/unknown."""
-    if status not in _STATUS:
-        raise ValueError(f"hparams: status must be one of {sorted(_STATUS)}, got {status!r}")
+def session_end_summary(status: TrialStatus | str = TrialStatus.SUCCESS,
+                        end_time_secs: float | None = None) -> summary_pb2.Summary:
+    """``_hparams_/session_end_info`` with ``status`` (a :class:`TrialStatus` or its value)."""
+    try:
+        status = TrialStatus(status)
+    except ValueError:
+        raise ValueError(f"hparams: status must be one of {[s.value for s in TrialStatus]}, "
+                         f"got {status!r}") from None
     info = plugin_data_pb2.SessionEndInfo(
         status=_STATUS[status],
         end_time_secs=time.time() if end_time_secs is None else end_time_secs)
@@ -287,7 +302,7 @@ def hparams_config(hparams: Iterable[HParam | str], metrics: Iterable[Metric | s
 
 def hparams(hparams: Mapping, *, trial_id: str | None = None,
             start_time_secs: float | None = None, experiment: bool = True,
-            status: str | None = "auto") -> summary_pb2.Summary:
+            status: TrialStatus | str | None = "auto") -> summary_pb2.Summary:
     """The HParams summary of one trial (OneFlow's ``flow.summary.hparams``).
 
     ``hparams`` maps ``HParam``/``Hparam``, ``Metric`` or plain str keys to values (bool, int,
@@ -295,7 +310,7 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
     (unless ``experiment=False``), the session start info, one scalar per ``Metric`` value
     (tag ``~hparams/<name>``, never the metric's own name: see the module doc) and,
     with ``status="auto"`` and at least one metric value, a ``success`` session end info
-    (``status`` may also be success/failure/running/unknown or None for none). Raises
+    (``status`` may also be a :class:`TrialStatus` or its value, or None for none). Raises
     ``TypeError`` for bad keys or values and ``ValueError`` for a duplicate name; a value
     outside its declared domain only warns.
     """
@@ -322,8 +337,8 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
         SESSION_START_TAG, plugin_data_pb2.HParamsPluginData(session_start_info=start)))
     for name, (_, v) in metrics.items():
         summary.value.add(tag=metric_tag(name), simple_value=v)
-    if status == "auto":
-        status = "success" if metrics else None
+    if isinstance(status, str) and not isinstance(status, TrialStatus) and status == "auto":
+        status = TrialStatus.SUCCESS if metrics else None
     if status is not None:
         summary.value.extend(session_end_summary(status, now).value)
     return summary

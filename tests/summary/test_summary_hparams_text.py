@@ -157,10 +157,12 @@ def test_hparams_options():
     start = metadata.parse_session_start_info_plugin_data(
         values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content)
     assert start.group_name == "t1" and start.hparams["lr"].number_value == 0.5
-    s = fs.hparams({"lr": 0.1}, status="running")
-    end = by_tag(s)[metadata.SESSION_END_INFO_TAG]
-    assert metadata.parse_session_end_info_plugin_data(
-        end.metadata.plugin_data.content).status == api_pb2.STATUS_RUNNING
+    for status in ("running", fs.TrialStatus.RUNNING):  # the enum or its value
+        end = by_tag(fs.hparams({"lr": 0.1}, status=status))[metadata.SESSION_END_INFO_TAG]
+        assert metadata.parse_session_end_info_plugin_data(
+            end.metadata.plugin_data.content).status == api_pb2.STATUS_RUNNING
+    with pytest.raises(ValueError, match=r"status must be one of \['unknown', 'success'"):
+        fs.hparams({"lr": 0.1}, status="done")
 
 
 @pytest.mark.parametrize("d, err, match", [
