@@ -229,3 +229,37 @@ def test_text_report_renders_as_a_full_table_with_a_header(tmp_path, browser):
         page.close()
     finally:
         board.stop()
+
+
+def test_anomalies_run_filter(tmp_path, browser):
+    import numpy as np
+
+    from flowjob.summary import Projector
+
+    rows = np.r_[np.zeros((19, 3)), [[40.0, 0.0, 0.0]]] + np.arange(20)[:, None] * 0.01
+    for run in ("first", "second"):
+        with Projector(tmp_path / "logs" / run) as projector:
+            projector.create_exception_projector()
+            projector.exception_projector(value=rows, tag="feat", step=1)
+    board = Board(f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path,
+                  env=repo_env())
+    try:
+        page = browser.new_page()
+        page.goto(board.url + "#flowjob_anomaly")
+        frame = page.wait_for_selector("iframe", timeout=60_000).content_frame()
+        frame.wait_for_selector("h2.run-name", timeout=60_000)
+
+        def shown():
+            return frame.eval_on_selector_all("h2.run-name", "hs => hs.map(h => h.textContent)")
+
+        assert shown() == ["Run first", "Run second"]
+        frame.select_option("#run-filter", "second")
+        assert shown() == ["Run second"]
+        page.wait_for_timeout(6000)  # a poll later the choice holds
+        assert shown() == ["Run second"]
+        assert frame.eval_on_selector("#run-filter", "s => s.value") == "second"
+        frame.select_option("#run-filter", "")
+        assert shown() == ["Run first", "Run second"]
+        page.close()
+    finally:
+        board.stop()
