@@ -1,10 +1,13 @@
 """flowjob's TensorBoard plugin: the Anomalies tab (samples flagged by the exception
-projector, with image, score, threshold, label and prediction).
+projector, with image, score, threshold, label and prediction), and the live-page wrapper
+``flowjob board`` puts around TensorBoard's app.
 
 Registered with TensorBoard by the ``tensorboard_plugins`` entry point of the flowjob
 package; ``flowjob board`` also adds it when the entry point is missing (a source checkout).
 """
 
+from ._live import LIVE_SCRIPT_PATH, live_reload_app
 from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 
-__all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]
+__all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin", "live_reload_app",
+           "LIVE_SCRIPT_PATH"]

@@ -4,8 +4,10 @@ TensorBoard loads it through the ``tensorboard_plugins`` entry point (declared i
 ``pyproject.toml``), or from :func:`with_anomaly_plugin` (``flowjob board``). The front end is
 a plain ES module (``static/index.js``) that TensorBoard runs in an iframe; it reads:
 
-* ``reports``: every run's anomaly records as JSON (runs are the directories below the logdir
-  holding a ``projector_config.pbtxt``; ``.`` is the logdir itself);
+* ``reports`` (or ``reports?run=R``): the anomaly records of every run (of run ``R``) as JSON,
+  with the names of all runs that have records (runs are the directories below the logdir
+  holding a ``projector_config.pbtxt``; ``.`` is the logdir itself; found through
+  :class:`AnomalyIndex`, never by a walk per request);
 * ``sample?run=R&tag=T&step=S&index=I``: one sample's image, cut from the record's sprite.
 """
 
@@ -23,8 +25,8 @@ from PIL import Image
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from ..summary import _anomaly_files as records
-from ..summary._projector_files import ASSET_DIR, CONFIG_NAME
+from ..summary import AnomalyRecord
+from ._index import AnomalyIndex
 
 __all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]
 
@@ -32,24 +34,11 @@ PLUGIN_NAME = "flowjob_anomaly"
 _STATIC = ("index.js", "style.css")
 
 
-def _runs(logdir: str) -> dict[str, str]:
-    """Run name -> directory, for every directory below ``logdir`` with a projector config."""
-    runs = {}
-    for directory, subdirs, names in os.walk(logdir):
-        subdirs.sort()
-        if CONFIG_NAME in names:
-            if ASSET_DIR in subdirs:
-                subdirs.remove(ASSET_DIR)  # the projector's files, never a run
-            rel = os.path.relpath(directory, logdir)
-            runs["." if rel == "." else rel.replace(os.sep, "/")] = directory
-    return runs
-
-
 def _score(x: float) -> float | str:
     return x if math.isfinite(x) else "inf"
 
 
-def _report_json(run: str, rec: records.AnomalyRecord) -> dict:
+def _report_json(run: str, rec: AnomalyRecord) -> dict:
     return {
         "run": run, "tag": rec.tag, "step": rec.step, "threshold": rec.threshold,
         "num_samples": rec.num_samples, "num_nonfinite": rec.num_nonfinite,
@@ -72,7 +61,7 @@ class AnomalyPlugin(base_plugin.TBPlugin):
     plugin_name = PLUGIN_NAME
 
     def __init__(self, context: base_plugin.TBContext):
-        self._logdir = context.logdir or ""
+        self._index = AnomalyIndex(context.logdir or "")
         self._sprites: dict[str, tuple[float, Image.Image]] = {}
         self._sprites_lock = threading.Lock()
 
@@ -84,8 +73,7 @@ class AnomalyPlugin(base_plugin.TBPlugin):
         return apps
 
     def is_active(self) -> bool:
-        return bool(self._logdir) and any(
-            records.read_run(d) for d in _runs(self._logdir).values())
+        return any(self._index.records(run) for run in self._index.runs())
 
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         return base_plugin.FrontendMetadata(es_module_path="/index.js", tab_name="Anomalies")
@@ -105,9 +93,12 @@ class AnomalyPlugin(base_plugin.TBPlugin):
 
     @wrappers.Request.application
     def _serve_reports(self, request):
-        runs = _runs(self._logdir) if self._logdir else {}
-        body = [_report_json(run, rec) for run, d in runs.items() for rec in records.read_run(d)]
-        return _respond(json.dumps({"reports": body}), "application/json")
+        records = {run: self._index.records(run) for run in self._index.runs()}
+        runs = [run for run, recs in records.items() if recs]
+        wanted = request.args.get("run")
+        body = [_report_json(run, rec) for run in runs if wanted in (None, run)
+                for rec in records[run]]
+        return _respond(json.dumps({"runs": runs, "reports": body}), "application/json")
 
     @wrappers.Request.application
     def _serve_sample(self, request):
@@ -117,9 +108,7 @@ class AnomalyPlugin(base_plugin.TBPlugin):
             step, index = int(args["step"]), int(args["index"])
         except (KeyError, ValueError):
             return _respond("expected run, tag, step and index (integers)", "text/plain", 400)
-        directory = _runs(self._logdir).get(run) if self._logdir else None
-        rec = next((r for r in records.read_run(directory) if r.tag == tag and r.step == step),
-                   None) if directory else None
+        rec = self._index.record(run, tag, step)
         if rec is None or rec.sprite_path is None or not 0 <= index < rec.num_samples:
             return _respond(f"no sample {index} of {tag!r} step {step} in run {run!r}",
                             "text/plain", 404)

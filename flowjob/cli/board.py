@@ -1,9 +1,10 @@
 """``flowjob board LOGDIR``: serve a log directory with TensorBoard on 127.0.0.1.
 
-TensorBoard runs as a child process, with flowjob's Anomalies tab (``flowjob.board_plugin``)
-and settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
-10 images per tag) and reload data every second.
-The URL is printed once the server answers ``/data/runs``; Ctrl-C or SIGTERM stops both.
+TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob.board_plugin``),
+settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
+10 images per tag) and read new data every second, and pages that reload by themselves
+(``flowjob.board_plugin.live_reload_app``). A busy port moves to the next free one (said on
+stderr); the URL is printed once the server answers ``/data/runs``; Ctrl-C or SIGTERM stops.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ import os
 import shlex
 import shutil
 import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
+import types
 import urllib.error
 import urllib.request
 
-__all__ = ["add_parser", "run", "tensorboard_command", "board_command", "SAMPLES_PER_PLUGIN"]
+from flowjob_cli import COMMANDS
+
+__all__ = ["add_parser", "run", "tensorboard_flags", "board_command", "SAMPLES_PER_PLUGIN"]
 
 # "Keep everything" must be spelled as a huge count: TensorBoard passes the same number to
 # the plugins as the number of points to return, so "scalars=0" makes the HTTP API (and the
@@ -32,18 +34,20 @@ SAMPLES_PER_PLUGIN = ",".join(
     f"{plugin}={_KEEP_ALL}"
     for plugin in ("scalars", "images", "histograms", "tensors", "text", "audio", "pr_curves"))
 DEFAULT_PORT = 6006
+_PORT_ATTEMPTS = 100  # a busy --port moves up to this many ports on
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``board`` sub-command to ``subparsers`` (its handler is :func:`run`)."""
     p = subparsers.add_parser(
-        "board", help="show a summary log directory in TensorBoard",
+        "board", help=COMMANDS["board"],
         description="Start TensorBoard on LOGDIR (bound to 127.0.0.1 by default) with "
                     "settings that keep every logged point, and print its URL.")
     p.add_argument("logdir", metavar="LOGDIR", help="directory given to create_summary_writer / "
                    "SummaryWriter / Projector / Graph")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
-                   help=f"port to listen on; 0 picks a free one (default {DEFAULT_PORT})")
+                   help=f"port to listen on; when busy, the next free one is used; 0 picks "
+                        f"any free one (default {DEFAULT_PORT})")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--reload-interval", type=float, default=1.0, dest="reload_interval",
                    help="seconds between TensorBoard's reloads of the logs (default 1)")
@@ -53,17 +57,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return p
 
 
-def tensorboard_command(logdir: str, host: str, port: int,
-                        reload_interval: float = 1.0) -> list[str]:
-    """The command line that starts TensorBoard (with flowjob's Anomalies plugin, see
-    ``flowjob.board_plugin``) for ``logdir``."""
-    launcher = [sys.executable, "-m", "flowjob.board_plugin"]
-    return [*launcher, "--logdir", logdir, "--host", host, "--port", str(port),
+def tensorboard_flags(logdir: str, host: str, port: int,
+                     reload_interval: float = 1.0) -> list[str]:
+    """TensorBoard's command-line flags for serving ``logdir`` (the ``tensorboard`` program's
+    own spelling; ``flowjob board`` passes them to ``TensorBoard.configure``)."""
+    return ["--logdir", logdir, "--host", host, "--port", str(port),
             "--reload_interval", f"{reload_interval:g}",
             "--samples_per_plugin", SAMPLES_PER_PLUGIN,
-            # A run directory may hold several live event files (one per writer); without
-            # this, the Python loader follows only the newest one.
-            "--reload_multifile", "true"]
+            # The Python loader: it starts no data-server child process, and with this flag
+            # follows every live event file of a run directory (one per writer), not only
+            # the newest.
+            "--load_fast", "false", "--reload_multifile", "true"]
 
 
 def board_command(logdir: str) -> str:
@@ -84,12 +88,6 @@ def board_command(logdir: str) -> str:
     return f"{exe} board {shlex.quote(logdir)}"
 
 
-def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
 def _answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "data/runs", timeout=2) as resp:
@@ -103,8 +101,38 @@ def _error(message: str) -> int:
     return 2
 
 
+def _server_factory(servers: list, busy: list[int]):
+    """A ``server_class`` for ``program.TensorBoard``: binds the first free port from the
+    requested one up (each busy one is appended to ``busy``), around the live-page wrapper;
+    the server is appended to ``servers``."""
+    from tensorboard import program
+
+    from ..board_plugin import live_reload_app
+
+    def make(wsgi_app, flags):
+        app = live_reload_app(wsgi_app)
+        last = flags.port if flags.port == 0 else min(flags.port + _PORT_ATTEMPTS, 65536)
+        for port in range(flags.port, max(last, flags.port + 1)):
+            subflags = argparse.Namespace(**vars(flags))
+            subflags.port = port
+            try:
+                server = program.WerkzeugServer(app, subflags)
+            except program.TensorBoardPortInUseError:
+                busy.append(port)
+                continue
+            servers.append(server)
+            return server
+        raise program.TensorBoardServerException(
+            f"ports {flags.port} to {last - 1} are all in use")
+
+    return make
+
+
 def run(args: argparse.Namespace) -> int:
-    """Runs TensorBoard until it exits or the user stops it; returns the exit status."""
+    """Serves TensorBoard in this process until the user stops it; returns the exit status.
+
+    In-process (not a child) so that nothing keeps serving once this process is gone, even
+    when it is killed with SIGKILL; the port is bound before anything is printed."""
     logdir = os.path.abspath(os.path.expanduser(args.logdir))
     if os.path.exists(logdir) and not os.path.isdir(logdir):
         return _error(f"LOGDIR {args.logdir!r} is not a directory")
@@ -115,44 +143,60 @@ def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("tensorboard") is None:
         return _error("TensorBoard is not installed in this Python environment "
                       "(pip install tensorboard)")
-    if not os.path.isdir(logdir):
-        print(f"flowjob board: {logdir} does not exist yet; TensorBoard will show it once "
-              "logs are written", file=sys.stderr)
-    port = args.port or _free_port(args.host)
-    host_in_url = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{host_in_url}:{port}/"
-    cmd = tensorboard_command(logdir, args.host, port, args.reload_interval)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+    # TensorBoard's own switch (its "no_tensorflow" build) for the TF-free stub it uses when
+    # TensorFlow is absent: an installed TensorFlow would add ~30 s of import and its log
+    # lines, and gives nothing for a local logdir.
+    sys.modules.setdefault("tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf"))
+    from tensorboard import default, program
 
-    installed, previous = False, None
-    if threading.current_thread() is threading.main_thread():
-        def _stop(signum, frame):
-            raise KeyboardInterrupt
+    from ..board_plugin import with_anomaly_plugin
 
-        previous = signal.signal(signal.SIGTERM, _stop)
-        installed = True
+    servers: list = []
+    busy: list[int] = []
+    tensorboard = program.TensorBoard(plugins=with_anomaly_plugin(default.get_plugins()),
+                                      server_class=_server_factory(servers, busy))
+    tensorboard.configure(argv=["", *tensorboard_flags(logdir, args.host, args.port,
+                                                       args.reload_interval)])
     try:
+        url = tensorboard.launch()
+    except program.TensorBoardServerException as e:
+        return _error(f"cannot serve on {args.host}: {e.msg}")
+    server = servers[-1]
+    try:
+        if busy:
+            print(f"flowjob board: port {busy[0]} is in use"
+                  f"{f' (and {len(busy) - 1} more)' if len(busy) > 1 else ''}; "
+                  f"using port {server.server_port}", file=sys.stderr)
+        if not os.path.isdir(logdir):
+            print(f"flowjob board: {logdir} does not exist yet; TensorBoard will show it "
+                  "once logs are written", file=sys.stderr)
         deadline = time.monotonic() + args.startup_timeout
         while not _answers(url):
-            if proc.poll() is not None:
-                return _error(f"TensorBoard exited with status {proc.returncode} before "
-                              f"answering on {url} (is port {port} in use?)")
             if time.monotonic() > deadline:
                 return _error(f"TensorBoard did not answer on {url} within "
                               f"{args.startup_timeout:g} s")
-            time.sleep(0.25)
+            time.sleep(0.1)
         print(f"flowjob board: TensorBoard for {logdir} at {url} (Ctrl-C to stop)", flush=True)
-        return proc.wait()
-    except KeyboardInterrupt:
+        _wait_for_stop()
         return 0
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        server.shutdown()
+        server.server_close()
+
+
+def _wait_for_stop() -> None:
+    """Returns on Ctrl-C or SIGTERM."""
+    stop = threading.Event()
+    installed, previous = False, None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+        installed = True
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
         if installed:
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 

@@ -1,9 +1,11 @@
-"""``flowjob doctor [--logdir D] [--checkpoint C]``: environment report and damage checks.
+"""``flowjob doctor [PATH...] [--logdir D] [--checkpoint C]``: environment report and damage checks.
 
 Prints the versions that matter for bug reports, the JAX devices and the compilation cache,
-then checks each ``--logdir`` (every event file: records framed and CRC-valid, payloads that
-parse as ``Event``, a torn tail reported as such) and each ``--checkpoint`` (a OneFlow
-directory, a root of such snapshots, or a safetensors file) with the library's own readers.
+then checks each positional ``PATH`` (a log directory when an event file is at or below it,
+else a checkpoint), each ``--logdir`` (every event file: records framed and CRC-valid,
+payloads that parse as ``Event``, a torn tail reported as such) and each ``--checkpoint`` (a
+OneFlow directory, a root of such snapshots, or a safetensors file) with the library's own
+readers.
 
 Every problem is one line ``DAMAGED <file>: <why>`` (or ``WARNING <file>: <why>`` for things
 that are normal after a crash and harmless to readers, such as a torn last record or a
@@ -20,6 +22,8 @@ import platform
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from flowjob_cli import COMMANDS
 
 __all__ = ["add_parser", "run", "Report", "check_logdir", "check_event_file",
            "check_checkpoint"]
@@ -50,9 +54,12 @@ class Report:
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``doctor`` sub-command to ``subparsers`` (its handler is :func:`run`)."""
     p = subparsers.add_parser(
-        "doctor", help="show versions and devices; check logs and checkpoints for damage",
+        "doctor", help=COMMANDS["doctor"],
         description="Print versions, JAX devices and the compilation cache, and check summary "
                     "log directories and checkpoints for damage (exit status 1 if any).")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="a log directory or event file (when an event file is at or below it) "
+                        "or else a checkpoint, to check")
     p.add_argument("--logdir", action="append", default=[], metavar="D",
                    help="a summary log directory to check (every event file below it); "
                         "may be repeated")
@@ -163,13 +170,25 @@ def check_event_file(path: str, report: Report) -> int:
     return count
 
 
+def _is_event_file(path: str) -> bool:
+    return "tfevents" in os.path.basename(path)
+
+
+def holds_event_files(path: str) -> bool:
+    """Whether ``path`` is an event file or a directory with one below it (a positional
+    ``PATH`` is then checked as a log directory, else as a checkpoint)."""
+    if os.path.isfile(path):
+        return _is_event_file(path)
+    return any(_is_event_file(p) for p in _files_under(path))
+
+
 def check_logdir(logdir: str, report: Report) -> None:
     """Checks every event file (basename containing ``tfevents``) below ``logdir``."""
     if not os.path.isdir(logdir):
         report.damage(logdir, "log directory does not exist" if not os.path.exists(logdir)
                       else "not a directory")
         return
-    files = [p for p in _files_under(logdir) if "tfevents" in os.path.basename(p)]
+    files = [p for p in _files_under(logdir) if _is_event_file(p)]
     if not files:
         report.warn(logdir, "no event files (names containing 'tfevents') found")
     for path in files:
@@ -282,12 +301,20 @@ def run(args: argparse.Namespace) -> int:
     print("flowjob doctor")
     for line in _environment(report):
         print(line)
-    for logdir in getattr(args, "logdir", None) or []:
+    logdirs = list(getattr(args, "logdir", None) or [])
+    checkpoints = list(getattr(args, "checkpoint", None) or [])
+    for path in getattr(args, "paths", None) or []:
+        (logdirs if holds_event_files(os.path.expanduser(path)) else checkpoints).append(path)
+    for logdir in logdirs:
         print(f"logdir {logdir}:")
         start = len(report.lines)
-        check_logdir(os.path.expanduser(logdir), report)
+        logdir = os.path.expanduser(logdir)
+        if os.path.isfile(logdir):
+            check_event_file(logdir, report)
+        else:
+            check_logdir(logdir, report)
         _print_from(report, start)
-    for path in getattr(args, "checkpoint", None) or []:
+    for path in checkpoints:
         print(f"checkpoint {path}:")
         start = len(report.lines)
         check_checkpoint(os.path.expanduser(path), report)

@@ -1,4 +1,8 @@
-"""``flowjob <command>``: dispatches to the command modules of this folder."""
+"""``flowjob <command>``: dispatches to the command modules of this folder.
+
+The console script enters through ``flowjob_cli.main`` (which answers ``--help`` without
+importing this package); :func:`main` imports only the module of the command it runs.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +10,25 @@ import argparse
 import importlib
 import sys
 
-# Each module has add_parser(subparsers) and run(args) -> int.
-_COMMANDS = ("run", "board", "doctor", "ofrecord")
+from flowjob_cli import COMMANDS, DESCRIPTION
+
+__all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="flowjob", description="OneFlow's job functions on JAX")
-    subparsers = parser.add_subparsers(dest="command", required=True)
-    for name in _COMMANDS:
-        module = importlib.import_module(f"flowjob.cli.{name}")
-        module.add_parser(subparsers)
+def build_parser(*commands: str) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (every command when none is named). Each command module has
+    add_parser(subparsers) and run(args) -> int."""
+    parser = argparse.ArgumentParser(prog="flowjob", description=DESCRIPTION)
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in commands or COMMANDS:
+        importlib.import_module(f"flowjob.cli.{name}").add_parser(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
+    command = argv[0] if argv and argv[0] in COMMANDS else None
+    parser = build_parser(*([command] if command else ()))
     # `flowjob run SCRIPT ARGS...` passes everything after SCRIPT to the script untouched.
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "run":

@@ -20,6 +20,8 @@ import sys
 
 import numpy as np
 
+from flowjob_cli import COMMANDS
+
 from ..data import (
     DatasetReport,
     RecordError,
@@ -30,8 +32,9 @@ from ..data import (
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("ofrecord", help="write or inspect OFRecord data sets",
-                                   description=__doc__,
+    # The help shows the module's doc as plain text (no reST ``literal`` markers).
+    parser = subparsers.add_parser("ofrecord", help=COMMANDS["ofrecord"],
+                                   description=__doc__.replace("``", ""),
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="action", required=True)
     for name, source in (("images", "a folder with one sub-folder of images per class"),

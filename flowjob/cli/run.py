@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from flowjob_cli import COMMANDS
+
 from ..compat import run_script
 
 _DESCRIPTION = """\
@@ -16,7 +18,7 @@ sys.path; the exit status is the program's."""
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "run", help="run a OneFlow program on flowjob", description=_DESCRIPTION,
+        "run", help=COMMANDS["run"], description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sync", action="store_true",
                         help="finish every job call, with its watch handlers and callbacks, "

@@ -6,8 +6,13 @@ Host helpers: ``text``, ``hparams`` with ``HParam``/``Hparam``, ``RealRange``,
 ``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``, ``metric_tag``;
 ``Projector``; ``Graph``.
 Python API: ``SummaryWriter`` (and the lower-level ``EventFileWriter``).
+Reading the exception projector's records back (flowjob's TensorBoard plugin does):
+``read_anomaly_records`` gives the ``AnomalyRecord``s of a run directory, the one holding
+``PROJECTOR_CONFIG`` (its files live below it in ``PROJECTOR_ASSET_DIR``).
 """
 
+from ._anomaly_files import AnomalyFormatError, AnomalyRecord, FlaggedSample
+from ._anomaly_files import read_run as read_anomaly_records
 from ._event_writer import EventFileWriter, EventWriteError
 from ._hparams import (
     HParam,
@@ -15,6 +20,7 @@ from ._hparams import (
     IntegerRange,
     Metric,
     RealRange,
+    TrialStatus,
     ValueSet,
     hparams,
     hparams_config,
@@ -28,6 +34,8 @@ from ._ops import (
     pb,
     scalar,
 )
+from ._projector_files import ASSET_DIR as PROJECTOR_ASSET_DIR
+from ._projector_files import CONFIG_NAME as PROJECTOR_CONFIG
 from ._records import RecordCorruptError, read_records
 from ._text import text
 from ._writer import SummaryWriter
@@ -36,7 +44,8 @@ __all__ = [
     "EventFileWriter", "EventWriteError", "RecordCorruptError", "read_records", "SummaryWriter",
     "create_summary_writer", "flush_summary_writer", "scalar", "histogram", "image", "pb",
     "text", "hparams", "hparams_config", "HParam", "Hparam", "RealRange", "IntegerRange",
-    "ValueSet", "Metric", "metric_tag",
+    "ValueSet", "Metric", "metric_tag", "AnomalyRecord", "FlaggedSample", "AnomalyFormatError",
+    "read_anomaly_records", "PROJECTOR_CONFIG", "PROJECTOR_ASSET_DIR", "TrialStatus",
 ]
 
 # The projector and the structure graph are a colleague's modules; export them once present.

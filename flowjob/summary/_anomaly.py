@@ -21,9 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DEFAULT_THRESHOLD", "OutlierScores", "robust_outlier_scores", "report_table"]
+__all__ = ["DEFAULT_THRESHOLD", "ANOMALY_PREFIX", "OutlierScores", "robust_outlier_scores",
+           "report_table"]
 
 DEFAULT_THRESHOLD = 3.5
+# Tag namespace of the anomaly summaries. TensorBoard's Time Series groups tags by their first
+# component, sorts the groups by name and expands the first two: "~" sorts after letters and
+# digits, so the user's own curves (loss, accuracy) open first and these follow, collapsed.
+ANOMALY_PREFIX = "~anomaly/"
 _MAD_TO_SIGMA = 1.482602218505602  # 1 / Phi^-1(3/4)
 _MEANAD_TO_SIGMA = 1.2533141373155003  # sqrt(pi / 2)
 

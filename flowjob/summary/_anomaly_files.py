@@ -23,6 +23,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import FlowJobError
 from ._anomaly import OutlierScores
 from ._projector_files import read_config
 
@@ -34,7 +35,7 @@ FORMAT = "flowjob.anomaly/1"
 METHOD = "robust_mad"
 
 
-class AnomalyFormatError(ValueError):
+class AnomalyFormatError(FlowJobError, ValueError):
     """An ``anomaly.json`` that is not in :data:`FORMAT` (names the file)."""
 
 

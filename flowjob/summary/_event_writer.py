@@ -40,6 +40,7 @@ from collections.abc import Callable
 from tensorboard.compat.proto import event_pb2
 
 from .._exit_status import mark_exit_failure
+from ..errors import FlowJobError
 from ._record_file import RecordFile
 from ._records import frame_record
 
@@ -57,7 +58,7 @@ _sigterm_installed = False
 _previous_sigterm: object = None
 
 
-class EventWriteError(OSError):
+class EventWriteError(FlowJobError, OSError):
     """Writing an event file failed; the original ``OSError`` is the ``__cause__``."""
 
 

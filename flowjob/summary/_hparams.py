@@ -13,9 +13,9 @@ Layout (visualization.md 2.2): every trial is its own run directory, a sibling o
   keys (the usual sweep). If trials declare different keys, pass ``experiment=False`` to the
   trials and write :func:`hparams_config` with the union once, from a writer in ``logdir``.
 * ``_hparams_/session_start_info``: this trial's values (bool stays bool, numbers are float64,
-  str is str); ``group_name`` is ``trial_id`` or the SHA-256 of the values' JSON, so trials with
-  equal values are grouped into one row (with several sessions), as TensorBoard intends.
-* Metric values given in the dict are written as scalars under ``hparams/<name>`` in the
+  str is str); ``group_name`` is ``trial_id`` when given, else empty: TensorBoard then names
+  the trial after its run (a hash of the values would name every row by a hash).
+* Metric values given in the dict are written as scalars under ``~hparams/<name>`` in the
   trial's run, and the experiment declares that tag with the display name ``<name>``: the table
   reads a metric column from the last value of its tag, and a separate tag keeps a user's own
   series of the same name (e.g. a ``loss`` curve) exactly as logged. Log later values of the
@@ -30,8 +30,7 @@ short enough for OneFlow's ``PbJob`` pattern.
 
 from __future__ import annotations
 
-import hashlib
-import json
+import enum
 import math
 import time
 import warnings
@@ -44,15 +43,28 @@ from tensorboard.plugins.hparams import api_pb2, plugin_data_pb2
 
 __all__ = ["RealRange", "IntegerRange", "ValueSet", "HParam", "Hparam", "Metric", "hparams",
            "hparams_config", "session_end_summary", "metric_tag", "EXPERIMENT_TAG",
-           "SESSION_START_TAG", "SESSION_END_TAG", "METRIC_TAG_PREFIX"]
+           "SESSION_START_TAG", "SESSION_END_TAG", "METRIC_TAG_PREFIX", "TrialStatus"]
 
 EXPERIMENT_TAG = "_hparams_/experiment"
 SESSION_START_TAG = "_hparams_/session_start_info"
 SESSION_END_TAG = "_hparams_/session_end_info"
-METRIC_TAG_PREFIX = "hparams/"
+# "~" sorts after letters and digits: TensorBoard's Time Series lists these one-point charts
+# after the user's curves (see ANOMALY_PREFIX in _anomaly.py).
+METRIC_TAG_PREFIX = "~hparams/"
 
-_STATUS = {"unknown": api_pb2.STATUS_UNKNOWN, "success": api_pb2.STATUS_SUCCESS,
-           "failure": api_pb2.STATUS_FAILURE, "running": api_pb2.STATUS_RUNNING}
+
+
+class TrialStatus(str, enum.Enum):
+    """How a trial ended (TensorBoard's session status); the plain strings work too."""
+
+    UNKNOWN = "unknown"
+    SUCCESS = "success"
+    FAILURE = "failure"
+    RUNNING = "running"
+
+
+_STATUS = {TrialStatus.UNKNOWN: api_pb2.STATUS_UNKNOWN, TrialStatus.SUCCESS: api_pb2.STATUS_SUCCESS,
+           TrialStatus.FAILURE: api_pb2.STATUS_FAILURE, TrialStatus.RUNNING: api_pb2.STATUS_RUNNING}
 
 
 def _is_int(x) -> bool:
@@ -190,7 +202,7 @@ def _hparam_info(hp: HParam, value=None) -> api_pb2.HParamInfo:
 
 
 def metric_tag(name: str) -> str:
-    """The scalar tag holding the values of metric ``name`` (``hparams/<name>``)."""
+    """The scalar tag holding the values of metric ``name`` (``~hparams/<name>``)."""
     return METRIC_TAG_PREFIX + name
 
 
@@ -260,11 +272,14 @@ def _proto_value(v) -> struct_pb2.Value:
     return struct_pb2.Value(number_value=float(v))
 
 
-def session_end_summary(status: str = "success", end_time_secs: float | None = None
-                        ) -> summary_pb2.Summary:
-    """``_hparams_/session_end_info`` with ``status`` in success/failure/running/unknown."""
-    if status not in _STATUS:
-        raise ValueError(f"hparams: status must be one of {sorted(_STATUS)}, got {status!r}")
+def session_end_summary(status: TrialStatus | str = TrialStatus.SUCCESS,
+                        end_time_secs: float | None = None) -> summary_pb2.Summary:
+    """``_hparams_/session_end_info`` with ``status`` (a :class:`TrialStatus` or its value)."""
+    try:
+        status = TrialStatus(status)
+    except ValueError:
+        raise ValueError(f"hparams: status must be one of {[s.value for s in TrialStatus]}, "
+                         f"got {status!r}") from None
     info = plugin_data_pb2.SessionEndInfo(
         status=_STATUS[status],
         end_time_secs=time.time() if end_time_secs is None else end_time_secs)
@@ -287,15 +302,15 @@ def hparams_config(hparams: Iterable[HParam | str], metrics: Iterable[Metric | s
 
 def hparams(hparams: Mapping, *, trial_id: str | None = None,
             start_time_secs: float | None = None, experiment: bool = True,
-            status: str | None = "auto") -> summary_pb2.Summary:
+            status: TrialStatus | str | None = "auto") -> summary_pb2.Summary:
     """The HParams summary of one trial (OneFlow's ``flow.summary.hparams``).
 
     ``hparams`` maps ``HParam``/``Hparam``, ``Metric`` or plain str keys to values (bool, int,
     float, str; NumPy scalars are unwrapped). Returns one ``Summary`` holding the experiment
     (unless ``experiment=False``), the session start info, one scalar per ``Metric`` value
-    (tag ``hparams/<name>``, never the metric's own name: see the module doc) and,
+    (tag ``~hparams/<name>``, never the metric's own name: see the module doc) and,
     with ``status="auto"`` and at least one metric value, a ``success`` session end info
-    (``status`` may also be success/failure/running/unknown or None for none). Raises
+    (``status`` may also be a :class:`TrialStatus` or its value, or None for none). Raises
     ``TypeError`` for bad keys or values and ``ValueError`` for a duplicate name; a value
     outside its declared domain only warns.
     """
@@ -311,23 +326,19 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
         summary.value.append(_plugin_value(
             EXPERIMENT_TAG, plugin_data_pb2.HParamsPluginData(experiment=exp)))
     plain = {name: v for name, (_, v) in sorted(hps.items())}
-    if trial_id is None:
-        blob = json.dumps(plain, sort_keys=True, separators=(",", ":"))
-        group = hashlib.sha256(blob.encode("utf-8")).hexdigest()
-    elif isinstance(trial_id, str) and trial_id:
-        group = trial_id
-    else:
+    if trial_id is not None and not (isinstance(trial_id, str) and trial_id):
         raise TypeError(f"{what}: trial_id must be a non-empty str or None, got {trial_id!r}")
     start = plugin_data_pb2.SessionStartInfo(
-        group_name=group, start_time_secs=now if start_time_secs is None else start_time_secs)
+        group_name=trial_id or "",
+        start_time_secs=now if start_time_secs is None else start_time_secs)
     for name, v in plain.items():
         start.hparams[name].CopyFrom(_proto_value(v))
     summary.value.append(_plugin_value(
         SESSION_START_TAG, plugin_data_pb2.HParamsPluginData(session_start_info=start)))
     for name, (_, v) in metrics.items():
         summary.value.add(tag=metric_tag(name), simple_value=v)
-    if status == "auto":
-        status = "success" if metrics else None
+    if isinstance(status, str) and not isinstance(status, TrialStatus) and status == "auto":
+        status = TrialStatus.SUCCESS if metrics else None
     if status is not None:
         summary.value.extend(session_end_summary(status, now).value)
     return summary

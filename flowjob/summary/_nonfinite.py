@@ -2,12 +2,16 @@
 
 Reported with no plugin needed (visualization.md 7):
 
-* scalar ``anomaly/nonfinite_count``: running total of non-finite values seen by the writer
-  (scalars count 1 each, histograms count their non-finite elements), written at every step
-  where new ones appear;
-* text ``anomaly/report``: a table (header ``tag | first step | NaN | +Inf | -Inf``) of every tag
-  that has had a non-finite value, rewritten at the step where a new tag joins it; the first
+* scalar ``~anomaly/nonfinite_count``: running total of non-finite values seen by the writer
+  (scalars count 1 each, histograms count their non-finite elements), written whenever new
+  ones appear;
+* text ``~anomaly/report``: a Markdown table (header ``tag | first step | NaN | +Inf | -Inf``)
+  of every tag that has had a non-finite value, rewritten when a new tag joins it; the first
   row is the first step and tag where one appeared;
+
+both at the step of the value that brought them, or at their previous step if that is later:
+their own steps never go back (TensorBoard drops the later points of a tag whose step goes
+back, and tags reach a NaN in any order);
 * one Python ``RuntimeWarning`` per writer, the first time.
 """
 
@@ -19,13 +23,14 @@ from collections.abc import Callable
 
 from tensorboard.compat.proto import summary_pb2
 
+from ._anomaly import ANOMALY_PREFIX
 from ._histogram import NonFinite
-from ._text import text_value
+from ._text import markdown_table, text_value
 
 __all__ = ["NonFiniteMonitor", "COUNT_TAG", "REPORT_TAG"]
 
-COUNT_TAG = "anomaly/nonfinite_count"
-REPORT_TAG = "anomaly/report"
+COUNT_TAG = f"{ANOMALY_PREFIX}nonfinite_count"
+REPORT_TAG = f"{ANOMALY_PREFIX}report"
 _HEADER = ["tag", "first step", "NaN", "+Inf", "-Inf"]
 
 
@@ -40,6 +45,7 @@ class NonFiniteMonitor:
         self._first: dict[str, tuple[int, NonFinite]] = {}
         self._warned = False
         self._metadata_sent = False
+        self._step = None  # step of the last summaries written (never decreases)
 
     @property
     def total(self) -> int:
@@ -57,16 +63,19 @@ class NonFiniteMonitor:
             new_tag = tag not in self._first
             if new_tag:
                 self._first[tag] = (step, counts)
+            at = step if self._step is None else max(step, self._step)
+            self._step = at
             summary = summary_pb2.Summary()
             summary.value.add(tag=COUNT_TAG, simple_value=float(self._total))
             if new_tag:
                 rows = [_HEADER] + [[t, str(s), str(c.nan), str(c.posinf), str(c.neginf)]
                                     for t, (s, c) in self._first.items()]
-                summary.value.append(text_value(REPORT_TAG, rows, not self._metadata_sent))
+                summary.value.append(text_value(REPORT_TAG, markdown_table(rows),
+                                                not self._metadata_sent))
                 self._metadata_sent = True
             warn = not self._warned
             self._warned = True
-        self._emit(summary, step)
+        self._emit(summary, at)
         if warn:
             warnings.warn(
                 f"{self._where}: non-finite value first seen in tag {tag!r} at step {step} "

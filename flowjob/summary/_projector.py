@@ -85,9 +85,9 @@ class Projector:
                             sample_type=None, x=None, *, label=None,
                             prediction=None) -> OutlierScores:
         """Scores every sample of ``value`` for outliers, writes the embedding with
-        ``anomaly_score``/``is_outlier`` metadata columns, and logs ``anomaly/<tag>/report``
-        (text table), ``anomaly/<tag>/outliers``, ``/nonfinite`` and ``/max_score`` (scalars)
-        and, for image samples, ``anomaly/<tag>/samples`` (grid of the flagged images).
+        ``anomaly_score``/``is_outlier`` metadata columns, and logs ``~anomaly/<tag>/report``
+        (text table), ``~anomaly/<tag>/outliers``, ``/nonfinite`` and ``/max_score`` (scalars)
+        and, for image samples, ``~anomaly/<tag>/samples`` (grid of the flagged images).
 
         It also writes ``anomaly.json`` (the flagged samples with score, threshold, label and
         prediction; format in ``_anomaly_files.py``), which flowjob's TensorBoard plugin shows

@@ -12,6 +12,8 @@ from typing import BinaryIO
 
 import google_crc32c
 
+from ..errors import FlowJobError
+
 __all__ = ["crc32c", "masked_crc32c", "frame_record", "read_records", "RecordCorruptError"]
 
 _MASK_DELTA = 0xA282EAD8
@@ -21,7 +23,7 @@ _HEADER = struct.Struct("<QI")
 _crc = google_crc32c.value
 
 
-class RecordCorruptError(ValueError):
+class RecordCorruptError(FlowJobError, ValueError):
     """A complete record whose length or payload CRC does not match (not a torn tail)."""
 
 

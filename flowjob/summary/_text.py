@@ -13,7 +13,7 @@ import numpy as np
 from tensorboard.compat.proto import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from tensorboard.plugins.text import plugin_data_pb2 as text_data_pb2
 
-__all__ = ["text", "text_value", "text_metadata"]
+__all__ = ["text", "text_value", "text_metadata", "markdown_table"]
 
 _TEXT_CONTENT = text_data_pb2.TextPluginData(version=0).SerializeToString()
 
@@ -53,6 +53,23 @@ def _to_strings(data, what: str) -> tuple[tuple[int, ...], list[bytes]]:
         return (len(data),), [_cell(x, what) for x in data]
     raise TypeError(f"{what}: expected a str, a list of str or a list of rows of str, got "
                     f"{type(data).__name__}")
+
+
+_MARKDOWN_ESCAPES = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|"} | {"<": "&lt;",
+                                                                        "&": "&amp;"})
+
+
+def markdown_table(rows: Sequence[Sequence[str]]) -> str:
+    """``rows`` (the header first) as one Markdown table. TensorBoard renders it as an HTML
+    table with a ``<thead>``; a rank-2 text tensor renders the header as a plain row."""
+    if not rows or not rows[0]:
+        raise ValueError("markdown_table: expected a header row and any number of rows")
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(" ".join(str(c).split()).translate(_MARKDOWN_ESCAPES)
+                                 for c in cells) + " |"
+
+    return "\n".join([line(rows[0]), "|" + "---|" * len(rows[0]), *map(line, rows[1:])])
 
 
 def text_value(tag: str, data, with_metadata: bool = True,

@@ -20,7 +20,7 @@ from tensorboard.compat.proto import event_pb2, summary_pb2
 
 from ._event_writer import EventFileWriter
 from ._histogram import DEFAULT_BINS, NonFinite, check_bins, histogram_buckets, histogram_value
-from ._hparams import Metric, session_end_summary
+from ._hparams import Metric, TrialStatus, session_end_summary
 from ._hparams import hparams as _hparams_summary
 from ._image import as_image_batch, image_value
 from ._live_writers import register, unregister
@@ -217,7 +217,7 @@ class SummaryWriter:
         """Logs this run as one trial of the HParams table (layout: see ``_hparams.py``).
 
         ``hparams`` is as for ``flow.summary.hparams``; ``metrics`` maps metric tags to values
-        (added as ``Metric`` keys). Their values go to the scalar tags ``hparams/<name>``
+        (added as ``Metric`` keys). Their values go to the scalar tags ``~hparams/<name>``
         (``flow.summary.metric_tag(name)``), never into a series of the same name; later
         values logged with :meth:`scalar` under that tag update the column (the last value is
         shown). The session end status is
@@ -264,7 +264,7 @@ class SummaryWriter:
         """Writes everything logged so far; raises a pending I/O error."""
         self._events.flush()
 
-    def close(self, status: str = "success") -> None:
+    def close(self, status: TrialStatus | str = TrialStatus.SUCCESS) -> None:
         """Ends an open hparams session with ``status``, then flushes and closes the file."""
         if self._closed:
             return
@@ -279,7 +279,7 @@ class SummaryWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self.close("failure" if exc_type is not None else "success")
+        self.close(TrialStatus.FAILURE if exc_type is not None else TrialStatus.SUCCESS)
 
     def __repr__(self) -> str:
         return f"SummaryWriter({self.logdir!r}, file={os.path.basename(self.path)!r})"

@@ -91,10 +91,10 @@ def test_hparams_metric_leaves_the_series_alone(demo):
     groups = wait_for(lambda: board.post_json("/data/plugin/hparams/session_groups", body),
                       lambda r: r.get("totalSize") == 1)
     metrics = {m["name"]["tag"]: m["value"] for m in groups["sessionGroups"][0]["metricValues"]}
-    assert metrics["hparams/test/accuracy"] == pytest.approx(series[-1][2])
+    assert metrics["~hparams/test/accuracy"] == pytest.approx(series[-1][2])
     exp = board.post_json("/data/plugin/hparams/experiment", {"experimentName": ""})
     names = {m["name"]["tag"]: m.get("displayName") for m in exp["metricInfos"]}
-    assert names["hparams/test/accuracy"] == "test/accuracy"
+    assert names["~hparams/test/accuracy"] == "test/accuracy"
 
 
 def _expected_rows(run_dir):

@@ -224,7 +224,7 @@ def test_summary_program_logs_for_tensorboard(flowjob_run, tmp_path):
     plugin = {tag: acc.SummaryMetadata(tag).plugin_data.plugin_name for tag in tags["tensors"]}
     # The exception projector's report is in the same run (TensorBoard lists it once).
     assert plugin == {"text": "text", "image": "images", "histogram": "histograms",
-                      "anomaly/exception_projector/report": "text"}
+                      "~anomaly/exception_projector/report": "text"}
     histogram = acc.Tensors("histogram")
     assert [e.step for e in histogram] == [1]
     buckets = tensor_util.make_ndarray(histogram[0].tensor_proto)  # rows: left, right, count

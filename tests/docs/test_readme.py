@@ -60,9 +60,9 @@ def _commands(code: str) -> list[list[str]]:
 
 
 def _flowjob_subcommands() -> set[str]:
-    from flowjob.cli.main import _COMMANDS
+    from flowjob_cli import COMMANDS
 
-    return set(_COMMANDS)
+    return set(COMMANDS)
 
 
 def _check(words: list[str]) -> str | None:

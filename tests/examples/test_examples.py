@@ -40,20 +40,20 @@ def test_watch(run_example):
 
 
 def test_watch_diff(run_example):
-    proc = run_example("watch_diff", "--steps", "3", "--print-every", "2")
+    proc = run_example("watch_diff", "--steps", "5", "--print-every", "2")
+    # steps 0, 2, 4: the gradient line and the loss (and a line about the bundled MNIST subset)
+    assert len(proc.stdout.splitlines()) <= 7
     _, y_train, _, _ = mnist_subset()
-    calls = re.findall(rf"watch_diff_handler: (\[\[.*?\]\]) \(100, 10\) float32\n({FLOAT}\n)?",
-                       proc.stdout, re.S)
-    assert [bool(loss) for _, loss in calls] == [True, False, True]
-    for step, (text, loss) in enumerate(calls):
-        grad = np.array(text.replace("[", " ").replace("]", " ").split(), float).reshape(100, 10)
-        labels = y_train[step * 100:(step + 1) * 100]
-        probs = grad + np.eye(10)[labels]  # softmax - one_hot, per example
-        np.testing.assert_allclose(probs.sum(1), 1.0, atol=1e-6)
-        assert np.all(probs > -1e-7) and np.all(np.argmin(grad, 1) == labels)
-        if loss:
-            np.testing.assert_allclose(float(loss), -np.log(probs[range(100), labels]).mean(),
-                                       rtol=1e-4)
+    calls = re.findall(rf"step (\d+): d\(loss\)/d\(logits\) \(100, 10\) float32, largest "
+                       rf"\|row sum\| ({FLOAT}), first row \[([^\]]*)\]\n({FLOAT})\n", proc.stdout)
+    assert [int(step) for step, *_ in calls] == [0, 2, 4]
+    for step, row_sum, row, loss in calls:
+        grad = np.array(row.split(), float)
+        label = y_train[int(step) * 100]
+        probs = grad + np.eye(10)[label]  # softmax - one_hot of the first example
+        np.testing.assert_allclose(probs.sum(), 1.0, atol=1e-6)
+        assert np.all(probs > -1e-7) and np.argmin(grad) == label
+        assert float(row_sum) < 1e-5 and 0 < float(loss) < 5
 
 
 @pytest.mark.slow
@@ -96,7 +96,7 @@ def test_summary(run_example, tmp_path):
     acc = load_events(tmp_path / "logs")
     # The hparams Metric("loss") value 0.02 has its own tag: the "loss" series is as logged.
     assert [e.step for e in acc.Scalars("loss")] == [0, 1, 2, 3]
-    assert [round(e.value, 6) for e in acc.Scalars("hparams/loss")] == [0.02]
+    assert [round(e.value, 6) for e in acc.Scalars("~hparams/loss")] == [0.02]
     histograms = acc.Tensors("histogram")
     assert [e.step for e in histograms] == [0, 1, 2, 3]
     assert all(tensor_util.make_ndarray(e.tensor_proto)[:, 2].sum() == 50 * 50 * 20
@@ -130,7 +130,7 @@ def check_demo_logs(logdir, steps, epochs, accuracy):
     # One per epoch; the hparams Metric("test/accuracy") value has a tag of its own.
     logged = acc.Scalars("test/accuracy")
     assert [e.step for e in logged] == list(range(1, epochs + 1))
-    (metric,) = acc.Scalars("hparams/test/accuracy")
+    (metric,) = acc.Scalars("~hparams/test/accuracy")
     assert metric.value == logged[-1].value == pytest.approx(accuracy, abs=5e-4)
     # Graph, projector and anomaly summaries live in the run itself: one event file.
     assert len(list(logdir.rglob("events.out.tfevents.*"))) == 1 and acc.Graph().node

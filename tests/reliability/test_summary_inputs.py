@@ -29,8 +29,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN monitor
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 INT64 = (-(2**63), 2**63 - 1)
-# Any code points but surrogates (unicode, '/', NUL); "anomaly/" is the NaN monitor's namespace.
-tags = st.text(min_size=1, max_size=160).filter(lambda t: not t.startswith("anomaly/"))
+# Any code points but surrogates (unicode, '/', NUL); "~anomaly/" is the NaN monitor's namespace.
+tags = st.text(min_size=1, max_size=160).filter(lambda t: not t.startswith("~anomaly/"))
 steps = st.integers(*INT64)
 
 
@@ -58,9 +58,9 @@ def test_scalars_with_any_tag_value_and_step_round_trip(points):
             expected.setdefault(tag, []).append((step, float(np.float32(value))))
     nonfinite = sum(not math.isfinite(v) for pts in expected.values() for _, v in pts)
     assert sorted(acc.Tags()["scalars"]) == sorted(
-        [*expected, *(["anomaly/nonfinite_count"] if nonfinite else [])])
+        [*expected, *(["~anomaly/nonfinite_count"] if nonfinite else [])])
     if nonfinite:
-        assert acc.Scalars("anomaly/nonfinite_count")[-1].value == nonfinite
+        assert acc.Scalars("~anomaly/nonfinite_count")[-1].value == nonfinite
     for tag, want in expected.items():
         got = [(e.step, e.value) for e in acc.Scalars(tag)]
         assert [s for s, _ in got] == [s for s, _ in want]
@@ -250,8 +250,8 @@ def test_hparams_of_every_value_type_round_trip(hp, loss):
         content[hp_metadata.EXPERIMENT_TAG]).experiment
     assert sorted(i.name for i in experiment.hparam_infos) == sorted(hp)
     assert [(m.name.tag, m.display_name) for m in experiment.metric_infos] == [
-        ("hparams/loss", "loss")]
-    assert [e.value for e in acc.Scalars("hparams/loss")] == [pytest.approx(loss)]
+        ("~hparams/loss", "loss")]
+    assert [e.value for e in acc.Scalars("~hparams/loss")] == [pytest.approx(loss)]
 
 
 @pytest.mark.parametrize("hp, err, match", [

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from google.protobuf import text_format
 from PIL import Image
+from summary_helpers import rendered_table
 from tensorboard.backend.event_processing import event_accumulator, plugin_event_accumulator
 from tensorboard.plugins.projector import projector_plugin as tbp
 from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
@@ -81,23 +82,23 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
     assert info.sprite.image_path  # the exception embedding also gets its sprite
 
     legacy, tensors = accumulators(tmp_path)
-    assert [(e.step, e.value) for e in legacy.Scalars("anomaly/exc/outliers")] == [(7, 3.0)]
-    assert [e.value for e in legacy.Scalars("anomaly/exc/nonfinite")] == [0.0]
-    assert legacy.Scalars("anomaly/exc/max_score")[0].value == pytest.approx(
+    assert [(e.step, e.value) for e in legacy.Scalars("~anomaly/exc/outliers")] == [(7, 3.0)]
+    assert [e.value for e in legacy.Scalars("~anomaly/exc/nonfinite")] == [0.0]
+    assert legacy.Scalars("~anomaly/exc/max_score")[0].value == pytest.approx(
         ref.max(), rel=1e-6)
 
-    (report,) = tensors.Tensors("anomaly/exc/report")
+    (report,) = tensors.Tensors("~anomaly/exc/report")
     assert report.step == 7
-    shape = [d.size for d in report.tensor_proto.tensor_shape.dim]
-    cells = [s.decode() for s in report.tensor_proto.string_val]
-    table = np.array(cells).reshape(shape)
+    assert not report.tensor_proto.tensor_shape.dim  # one Markdown table: header and all rows
+    header, rows = rendered_table(report.tensor_proto.string_val[0].decode())
+    table = np.array([header, *rows])
     assert table[0].tolist() == ["rank", "sample", "score", "threshold", "label"]
     order = sorted(outliers, key=lambda i: -ref[i])
     assert [int(v) for v in table[1:, 1]] == order
     assert [v for v in table[1:, 4]] == [labels[i] for i in order]
     np.testing.assert_allclose([float(v) for v in table[1:, 2]], ref[order], rtol=1e-5)
 
-    (img_event,) = tensors.Tensors("anomaly/exc/samples")
+    (img_event,) = tensors.Tensors("~anomaly/exc/samples")
     width, height, png = img_event.tensor_proto.string_val[:3]
     grid = np.asarray(Image.open(io.BytesIO(png)))
     assert (int(width), int(height)) == (16, 16) and grid.shape == (16, 16)  # 2 x 2 cells
@@ -125,14 +126,14 @@ def test_no_outliers_and_nonfinite_rows(tmp_path):
     assert all(r[3] == "false" for i, r in enumerate(rows[1:]) if i != 4)
 
     legacy, tensors = accumulators(tmp_path)
-    outl = legacy.Scalars("anomaly/exception_projector/outliers")
+    outl = legacy.Scalars("~anomaly/exception_projector/outliers")
     assert [(e.step, e.value) for e in outl] == [(0, 0.0), (1, 1.0)]
-    nonfinite = legacy.Scalars("anomaly/exception_projector/nonfinite")
+    nonfinite = legacy.Scalars("~anomaly/exception_projector/nonfinite")
     assert [e.value for e in nonfinite] == [0.0, 1.0]
-    first = tensors.Tensors("anomaly/exception_projector/report")[0].tensor_proto
+    first = tensors.Tensors("~anomaly/exception_projector/report")[0].tensor_proto
     assert not first.tensor_shape.dim  # rank 0: a Markdown sentence
     assert b"No outliers among 30 samples" in first.string_val[0]
-    assert "anomaly/exception_projector/samples" not in tensors.Tags()["tensors"]
+    assert "~anomaly/exception_projector/samples" not in tensors.Tags()["tensors"]
 
 
 def test_user_writer_is_used_and_left_open(tmp_path):
@@ -144,7 +145,7 @@ def test_user_writer_is_used_and_left_open(tmp_path):
         assert not writer.closed
         writer.scalar("loss", 1.5, 2)
     legacy, _ = accumulators(tmp_path / "run")
-    assert [e.value for e in legacy.Scalars("anomaly/exception_projector/outliers")] == [1.0]
+    assert [e.value for e in legacy.Scalars("~anomaly/exception_projector/outliers")] == [1.0]
     assert [e.value for e in legacy.Scalars("loss")] == [1.5]
     assert not (tmp_path / "projector").exists() or not [
         f for f in os.listdir(tmp_path / "projector") if "tfevents" in f]
@@ -187,6 +188,6 @@ def test_seed_004_program(tmp_path):
     assert sorted(e.tensor_name for e in config.embeddings) == [
         "embedding_projector:00001", "exception_projector:00001"]
     legacy, tensors = accumulators(tmp_path)
-    outl = legacy.Scalars("anomaly/exception_projector/outliers")
+    outl = legacy.Scalars("~anomaly/exception_projector/outliers")
     assert [(e.step, e.value) for e in outl] == [(1, float(res.is_outlier.sum()))] * 2
-    assert "anomaly/exception_projector/samples" not in tensors.Tags()["tensors"]
+    assert "~anomaly/exception_projector/samples" not in tensors.Tags()["tensors"]

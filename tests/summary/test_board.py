@@ -77,14 +77,40 @@ def test_board_serves_logdir_keeps_every_point_and_stops(tmp_path):
         get_json(f"http://127.0.0.1:{port}/data/runs")  # TensorBoard went away with it
 
 
-def test_board_reports_a_busy_port(tmp_path):
+def test_busy_port_moves_to_the_next_free_one_before_printing(tmp_path):
+    with SummaryWriter(tmp_path) as w:
+        w.scalar("x", 1.0, 0)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
-        proc = start_board(str(tmp_path), "--port", str(s.getsockname()[1]))
-        _, err = proc.communicate(timeout=90)
-    assert proc.returncode == 2
-    assert "TensorBoard exited with status" in err and "in use" in err
+        busy = s.getsockname()[1]
+        proc = start_board(str(tmp_path), "--port", str(busy))
+        try:
+            line = wait_line(proc, "TensorBoard for")
+            port = int(line.split("http://127.0.0.1:", 1)[1].split("/", 1)[0])
+            assert port > busy
+            assert get_json(f"http://127.0.0.1:{port}/data/environment")["data_location"] == \
+                str(tmp_path)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+    # Said once, before the URL; the URL is printed once; nothing from TensorBoard itself.
+    assert f"port {busy} is in use; using port {port}" in err
+    assert (line + out).count("http://") == 1 and "http://" not in err
+    assert "TensorFlow" not in err and proc.returncode == 0, err
+
+
+def test_sigkill_of_the_board_takes_tensorboard_with_it(tmp_path):
+    port = free_port()
+    proc = start_board(str(tmp_path), "--port", str(port))
+    try:
+        wait_line(proc, "TensorBoard for")
+        assert get_json(f"http://127.0.0.1:{port}/data/runs") == []
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
+        get_json(f"http://127.0.0.1:{port}/data/runs")
 
 
 def test_board_argument_errors(tmp_path, capsys):
@@ -101,7 +127,7 @@ def test_board_argument_errors(tmp_path, capsys):
 
 
 def test_command_line_keeps_all_samples():
-    cmd = board.tensorboard_command("/logs", "127.0.0.1", 6123)
+    cmd = board.tensorboard_flags("/logs", "127.0.0.1", 6123)
     spec = cmd[cmd.index("--samples_per_plugin") + 1]
     hints = dict(item.split("=") for item in spec.split(","))
     # 0 would make the plugins return no points at all; every hint is a huge count.

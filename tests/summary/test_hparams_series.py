@@ -32,7 +32,7 @@ def test_loss_is_exactly_the_30_logged_points(logdir):
     acc = ea.EventAccumulator(str(logdir), size_guidance={ea.SCALARS: 0})
     acc.Reload()
     assert [(e.step, e.value) for e in acc.Scalars("loss")] == LOGGED
-    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("hparams/loss")] == [(1, 0.02)]
+    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("~hparams/loss")] == [(1, 0.02)]
 
 
 def test_tensorboard_shows_the_curve_and_the_metric(logdir, tb_server, load_fast):
@@ -45,12 +45,12 @@ def test_tensorboard_shows_the_curve_and_the_metric(logdir, tb_server, load_fast
                                              {"experimentName": ""}),
                        lambda e: e.get("metricInfos"))
     assert [(m["name"]["tag"], m["displayName"]) for m in exp["metricInfos"]] == [
-        ("hparams/loss", "loss")]
+        ("~hparams/loss", "loss")]
     body = {"experimentName": "", "startIndex": 0, "sliceSize": 10, "colParams": [],
             "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE",
                                 "STATUS_RUNNING"]}
     groups = srv.wait_for(lambda: srv.post_json("/data/plugin/hparams/session_groups", body),
                           lambda r: r.get("totalSize") == 1)
     (metric,) = groups["sessionGroups"][0]["metricValues"]
-    assert metric["name"]["tag"] == "hparams/loss" and metric["value"] == pytest.approx(0.02)
+    assert metric["name"]["tag"] == "~hparams/loss" and metric["value"] == pytest.approx(0.02)
     assert groups["sessionGroups"][0]["hparams"]["optimizer"] == "adam"

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flowjob.summary import Projector, SummaryWriter
+from flowjob.summary import Projector, SummaryWriter, read_anomaly_records
 from flowjob.summary import _anomaly_files as records
 from flowjob.summary._anomaly import robust_outlier_scores
 from flowjob.summary._live_writers import acquire_writer, live_writer, release_writer
@@ -81,7 +81,7 @@ def test_record_round_trip_with_nonfinite_labels_and_predictions(tmp_path):
             result = p.exception_projector(value=rows, tag="odd/ones", step=3, x=images,
                                            sample_name="s", sample_type="image",
                                            label=labels, prediction=predictions)
-    (rec,) = records.read_run(str(tmp_path / "run"))
+    (rec,) = read_anomaly_records(str(tmp_path / "run"))
     assert (rec.tag, rec.step, rec.threshold, rec.num_samples, rec.num_nonfinite) == (
         "odd/ones", 3, 3.5, 20, 1)
     assert [s.index for s in rec.flagged] == result.outliers.tolist() == [19, 18]
@@ -113,4 +113,4 @@ def test_reader_rejects_other_formats_and_files_outside_the_run(tmp_path):
     run.mkdir()
     (run / "projector_config.pbtxt").write_text(
         'embeddings { tensor_name: "t:00001" tensor_path: "../outside/tensors.tsv" }\n')
-    assert records.read_run(str(run)) == []
+    assert read_anomaly_records(str(run)) == []

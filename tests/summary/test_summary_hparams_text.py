@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import warnings
 
 import numpy as np
@@ -106,7 +104,7 @@ def test_seed_hparams_summary_contents():
     assert any("'accuracy'" in str(w.message) and "outside" in str(w.message) for w in caught)
     values = by_tag(summary)
     assert set(values) == {metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG,
-                           metadata.SESSION_END_INFO_TAG, "hparams/loss"}
+                           metadata.SESSION_END_INFO_TAG, "~hparams/loss"}
     for tag in (metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG):
         assert values[tag].metadata.plugin_data.plugin_name == "hparams"
 
@@ -125,7 +123,7 @@ def test_seed_hparams_summary_contents():
     assert infos["dropout"].type == api_pb2.DATA_TYPE_FLOAT64
     # The metric value has its own tag, so a user's "loss" series stays as logged; the
     # table still labels the column "loss".
-    assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [("hparams/loss", "loss")]
+    assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [("~hparams/loss", "loss")]
 
     start = metadata.parse_session_start_info_plugin_data(
         values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content)
@@ -135,12 +133,9 @@ def test_seed_hparams_summary_contents():
     assert start.hparams["optimizer"].string_value == "adam"
     assert start.hparams["dense_layers"].number_value == 5.0
     assert "loss" not in start.hparams
-    plain = {"learning_rate": 0.02, "dense_layers": 5, "optimizer": "adam", "accuracy": 0.001,
-             "magic": True, "dropout": 0.6}
-    expect = hashlib.sha256(json.dumps(plain, sort_keys=True, separators=(",", ":")).encode())
-    assert start.group_name == expect.hexdigest()
+    assert start.group_name == ""  # TensorBoard names the trial after its run
 
-    assert values["hparams/loss"].simple_value == pytest.approx(0.02)
+    assert values["~hparams/loss"].simple_value == pytest.approx(0.02)
     end = metadata.parse_session_end_info_plugin_data(
         values[metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content)
     assert end.status == api_pb2.STATUS_SUCCESS
@@ -162,10 +157,12 @@ def test_hparams_options():
     start = metadata.parse_session_start_info_plugin_data(
         values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content)
     assert start.group_name == "t1" and start.hparams["lr"].number_value == 0.5
-    s = fs.hparams({"lr": 0.1}, status="running")
-    end = by_tag(s)[metadata.SESSION_END_INFO_TAG]
-    assert metadata.parse_session_end_info_plugin_data(
-        end.metadata.plugin_data.content).status == api_pb2.STATUS_RUNNING
+    for status in ("running", fs.TrialStatus.RUNNING):  # the enum or its value
+        end = by_tag(fs.hparams({"lr": 0.1}, status=status))[metadata.SESSION_END_INFO_TAG]
+        assert metadata.parse_session_end_info_plugin_data(
+            end.metadata.plugin_data.content).status == api_pb2.STATUS_RUNNING
+    with pytest.raises(ValueError, match=r"status must be one of \['unknown', 'success'"):
+        fs.hparams({"lr": 0.1}, status="done")
 
 
 @pytest.mark.parametrize("d, err, match", [
@@ -186,4 +183,4 @@ def test_hparams_config_is_experiment_only():
     exp = metadata.parse_experiment_plugin_data(value.metadata.plugin_data.content)
     assert [h.name for h in exp.hparam_infos] == ["lr", "bs"]
     assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [
-        ("hparams/loss", "loss"), ("hparams/acc", "acc")]
+        ("~hparams/loss", "loss"), ("~hparams/acc", "acc")]

@@ -119,7 +119,7 @@ def test_seed_004_jobs_write_what_tensorboard_reads(tmp_path):
     assert [s.decode() for s in text] == net
     assert acc.SummaryMetadata(metadata.SESSION_START_INFO_TAG).plugin_data.plugin_name \
         == "hparams"
-    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("hparams/loss")] == [(1, 0.02)]
+    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("~hparams/loss")] == [(1, 0.02)]
     (img,) = acc.Tensors("image")
     strings = tensor_util.make_ndarray(img.tensor_proto)
     assert img.step == 1 and len(strings) == 2 + 3

@@ -85,10 +85,10 @@ def test_scalars_every_point_and_nonfinite_strings(server):
 
 
 def test_nonfinite_report_is_visible_without_a_plugin(server):
-    path = "/data/plugin/scalars/scalars?" + _q(run="kinds", tag="anomaly/nonfinite_count")
+    path = "/data/plugin/scalars/scalars?" + _q(run="kinds", tag="~anomaly/nonfinite_count")
     rows = server.wait_for(lambda: server.get_json(path))
     assert [(r[1], r[2]) for r in rows] == [(5, 1.0), (6, 2.0), (7, 3.0)]
-    text = server.get_json("/data/plugin/text/text?" + _q(run="kinds", tag="anomaly/report"))
+    text = server.get_json("/data/plugin/text/text?" + _q(run="kinds", tag="~anomaly/report"))
     assert text[0]["step"] == 5 and "<table>" in text[0]["text"] and "loss" in text[0]["text"]
 
 
@@ -147,7 +147,7 @@ def test_hparams_experiment_domains_and_metrics(server):
     assert infos["use_bn"]["type"] == "DATA_TYPE_BOOL"
     assert sorted(infos["use_bn"]["domainDiscrete"]) == [False, True]
     assert [(m["name"]["tag"], m["displayName"]) for m in exp["metricInfos"]] == [
-        ("hparams/loss", "loss")]
+        ("~hparams/loss", "loss")]
 
 
 def test_hparams_two_sibling_trials_are_two_rows(server):
@@ -164,7 +164,7 @@ def test_hparams_two_sibling_trials_are_two_rows(server):
         assert g["hparams"] == {"lr": lr, "layers": layers, "optimizer": opt, "use_bn": bn}
         assert type(g["hparams"]["use_bn"]) is bool  # not 1.0
         (metric,) = g["metricValues"]
-        assert metric["name"]["tag"] == "hparams/loss" and metric["value"] == final_loss
+        assert metric["name"]["tag"] == "~hparams/loss" and metric["value"] == final_loss
         assert g["sessions"][0]["status"] == "STATUS_SUCCESS"
 
 

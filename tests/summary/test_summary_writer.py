@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from PIL import Image
+from summary_helpers import rendered_table
 from tensorboard.backend.event_processing import event_accumulator as ea
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 from tensorboard.compat.proto import graph_pb2, summary_pb2
@@ -151,14 +152,14 @@ def test_hparams_session_and_end_status(tmp_path):
                 contents.setdefault((run, v.tag), v)
     exp = metadata.parse_experiment_plugin_data(
         contents["trial", metadata.EXPERIMENT_TAG].metadata.plugin_data.content)
-    assert [m.name.tag for m in exp.metric_infos] == ["hparams/loss"]
+    assert [m.name.tag for m in exp.metric_infos] == ["~hparams/loss"]
     ends = {run: metadata.parse_session_end_info_plugin_data(
         contents[run, metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content).status
         for run in ("trial", "failed")}
     assert ends == {"trial": api_pb2.STATUS_SUCCESS, "failed": api_pb2.STATUS_FAILURE}
     trial = accumulate(tmp_path / "trial")
     assert [e.value for e in trial.Scalars("loss")] == [0.25]  # the user's series only
-    assert [e.value for e in trial.Scalars("hparams/loss")] == [0.5, 0.125]
+    assert [e.value for e in trial.Scalars("~hparams/loss")] == [0.5, 0.125]
 
 
 def test_graph_def(tmp_path):
@@ -184,16 +185,35 @@ def test_nonfinite_values_are_reported_once_as_summaries_and_a_warning(tmp_path)
     acc = accumulate(tmp_path)
     loss = acc.Scalars("loss")
     assert np.isnan(loss[1].value) and loss[2].value == np.inf  # still logged as is
-    counts = [(e.step, e.value) for e in acc.Scalars("anomaly/nonfinite_count")]
+    counts = [(e.step, e.value) for e in acc.Scalars("~anomaly/nonfinite_count")]
     assert counts == [(3, 1.0), (4, 2.0), (5, 4.0), (6, 5.0)]
-    reports = acc.Tensors("anomaly/report")
+    reports = acc.Tensors("~anomaly/report")
     assert [e.step for e in reports] == [3, 5, 6]  # a new tag joins the table
-    table = tensor_util.make_ndarray(reports[-1].tensor_proto).astype(str).tolist()
-    assert table == [["tag", "first step", "NaN", "+Inf", "-Inf"],
-                     ["loss", "3", "1", "0", "0"],
-                     ["weights", "5", "1", "0", "1"],
-                     ["acc", "6", "1", "0", "0"]]
+    markdown = tensor_util.make_ndarray(reports[-1].tensor_proto).item().decode()
+    header, rows = rendered_table(markdown)
+    assert header == ["tag", "first step", "NaN", "+Inf", "-Inf"]
+    assert rows == [["loss", "3", "1", "0", "0"],
+                    ["weights", "5", "1", "0", "1"],
+                    ["acc", "6", "1", "0", "0"]]
     assert w.nonfinite.total == 5 and list(w.nonfinite.first_seen) == ["loss", "weights", "acc"]
+
+
+def test_nonfinite_summaries_never_step_back(tmp_path):
+    # Tags reach a NaN in any order: the count and report keep their own steps increasing,
+    # so TensorBoard keeps every count point.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with SummaryWriter(tmp_path) as w:
+            w.scalar("train|loss_*", float("nan"), 10)
+            w.scalar("val", float("inf"), 5)
+            w.scalar("val", float("nan"), 12)
+    acc = accumulate(tmp_path)
+    assert [(e.step, e.value) for e in acc.Scalars("~anomaly/nonfinite_count")] == [
+        (10, 1.0), (10, 2.0), (12, 3.0)]
+    reports = acc.Tensors("~anomaly/report")
+    assert [e.step for e in reports] == [10, 10]  # "val" joined at step 5: written at 10
+    _, rows = rendered_table(tensor_util.make_ndarray(reports[-1].tensor_proto).item().decode())
+    assert rows == [["train|loss_*", "10", "1", "0", "0"], ["val", "5", "0", "1", "0"]]
 
 
 def test_kind_of_a_tag_is_fixed(tmp_path):

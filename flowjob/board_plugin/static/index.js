@@ -1,6 +1,11 @@
 // flowjob Anomalies tab: the samples flagged by flow.summary.Projector's exception projector.
 // TensorBoard runs this module in an iframe whose <base> is this plugin's route, so
 // "reports" and "sample?..." below are the plugin's own endpoints (see _plugin.py).
+// The page polls "reports" every POLL_MS and redraws only when the records changed, keeping
+// the chosen run, steps and sort orders (a step picker left on the latest step follows new
+// steps).
+
+const POLL_MS = 5000;
 
 const COLUMNS = [
   {key: "rank", title: "Rank", numeric: true},
@@ -65,10 +70,11 @@ function explanation() {
 }
 
 class ReportTable {
-  constructor(report) {
+  constructor(report, sort) {
     this.report = report;
-    this.sortKey = "score";
-    this.descending = true;
+    this.sort = sort;  // {key, descending}, kept by the caller across redraws
+    this.sortKey = sort.key;
+    this.descending = sort.descending;
     this.rows = report.flagged.map((s, i) => ({
       rank: i + 1, index: s.index, score: scoreValue(s.score), rawScore: s.score,
       threshold: report.threshold, label: s.label, prediction: s.prediction,
@@ -80,6 +86,8 @@ class ReportTable {
   sortBy(key) {
     if (this.sortKey === key) this.descending = !this.descending;
     else { this.sortKey = key; this.descending = key === "score"; }
+    this.sort.key = this.sortKey;
+    this.sort.descending = this.descending;
     this.render();
   }
 
@@ -127,12 +135,22 @@ class ReportTable {
   }
 }
 
+// View state kept across redraws, per "[run, tag]" key.
+const chosenSteps = new Map();  // key -> step the user picked (absent: the latest)
+const sortOrders = new Map();   // key -> {key, descending}
+
 function reportSection(group) {
   // One (run, tag): a step picker (latest first) and the table of that step.
+  const key = JSON.stringify([group.run, group.tag]);
+  if (!sortOrders.has(key)) sortOrders.set(key, {key: "score", descending: true});
   const section = el("section", {class: "report", "data-run": group.run, "data-tag": group.tag});
   const picker = el("select", {class: "step-select", "aria-label": "step"});
   for (const rep of group.reports) picker.append(el("option", {value: String(rep.step),
                                                                 text: `step ${rep.step}`}));
+  const chosen = chosenSteps.get(key);
+  if (chosen !== undefined && group.reports.some(r => r.step === chosen)) {
+    picker.value = String(chosen);
+  }
   const body = el("div");
   const show = () => {
     const rep = group.reports.find(r => String(r.step) === picker.value);
@@ -141,9 +159,13 @@ function reportSection(group) {
       `${flagged} of ${rep.num_samples} samples flagged (score > ${rep.threshold})` +
       (rep.num_nonfinite ? `; ${rep.num_nonfinite} hold NaN/Inf` : "") + ".");
     body.replaceChildren(summary);
-    if (flagged) body.append(new ReportTable(rep).table);
+    if (flagged) body.append(new ReportTable(rep, sortOrders.get(key)).table);
   };
-  picker.addEventListener("change", show);
+  picker.addEventListener("change", () => {
+    if (picker.selectedIndex === 0) chosenSteps.delete(key);  // latest: follow new steps
+    else chosenSteps.set(key, Number(picker.value));
+    show();
+  });
   section.append(el("h3", {}, el("span", {class: "tag", text: group.tag}), " ", picker),
                  body);
   show();
@@ -161,30 +183,44 @@ function groupReports(reports) {
   return [...groups.values()].sort((a, b) => compare(a.run, b.run) || compare(a.tag, b.tag));
 }
 
-async function load(main) {
-  main.replaceChildren(el("p", {class: "status", text: "Loading\u2026"}));
-  let reports;
-  try {
-    const response = await fetch("reports");
-    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-    reports = (await response.json()).reports;
-  } catch (err) {
-    main.replaceChildren(el("p", {class: "status error", text: `Could not load: ${err}`}));
-    return;
-  }
+let shownRun = "";     // "" shows every run
+let lastBody = null;   // the last "reports" answer drawn (redraw only on change)
+
+function runFilter(runs) {
+  const select = el("select", {id: "run-filter", "aria-label": "run"});
+  select.append(el("option", {value: "", text: "All runs"}));
+  for (const run of runs) select.append(el("option", {value: run, text: run}));
+  if (shownRun && !runs.includes(shownRun)) select.append(
+    el("option", {value: shownRun, text: `${shownRun} (no records)`}));
+  select.value = shownRun;
+  select.addEventListener("change", () => { shownRun = select.value; draw(); });
+  return el("label", {class: "run-filter"}, "Run ", select);
+}
+
+async function fetchReports() {
+  const response = await fetch("reports", {cache: "no-store"});
+  if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  return await response.text();
+}
+
+function draw() {
+  const main = document.getElementById("reports");
+  const filter = document.getElementById("filter");
+  const {runs, reports} = JSON.parse(lastBody);
+  filter.replaceChildren(runFilter(runs));
   if (!reports.length) {
     main.replaceChildren(el("p", {class: "status", text:
       "No anomaly reports in this log directory yet. Call " +
       "Projector(logdir).create_exception_projector() and exception_projector(...)."}));
     return;
   }
-  const runs = new Map();
-  for (const g of groupReports(reports)) {
-    if (!runs.has(g.run)) runs.set(g.run, []);
-    runs.get(g.run).push(g);
+  const byRun = new Map();
+  for (const g of groupReports(reports.filter(r => !shownRun || r.run === shownRun))) {
+    if (!byRun.has(g.run)) byRun.set(g.run, []);
+    byRun.get(g.run).push(g);
   }
   main.replaceChildren();
-  for (const [run, groups] of runs) {
+  for (const [run, groups] of byRun) {
     const section = el("section", {class: "run", "data-run": run},
                        el("h2", {class: "run-name", text: `Run ${run}`}));
     for (const g of groups) section.append(reportSection(g));
@@ -192,14 +228,31 @@ async function load(main) {
   }
 }
 
+async function refresh(force = false) {
+  const main = document.getElementById("reports");
+  let body;
+  try {
+    body = await fetchReports();
+  } catch (err) {
+    if (lastBody === null) {
+      main.replaceChildren(el("p", {class: "status error", text: `Could not load: ${err}`}));
+    }
+    return;  // a poll that fails keeps what is shown; the next one tries again
+  }
+  if (body === lastBody && !force) return;
+  lastBody = body;
+  draw();
+}
+
 export function render() {
   document.head.append(el("link", {rel: "stylesheet", href: "style.css"}));
   document.title = "Anomalies";
-  const main = el("main", {id: "reports"});
+  const main = el("main", {id: "reports"}, el("p", {class: "status", text: "Loading\u2026"}));
   const reload = el("button", {type: "button", id: "reload", text: "Reload",
-                               onclick: () => load(main)});
+                               onclick: () => refresh(true)});
   document.body.replaceChildren(
-    el("header", {}, el("h1", {text: "Anomalies"}), reload),
+    el("header", {}, el("h1", {text: "Anomalies"}), el("div", {id: "filter"}), reload),
     explanation(), main);
-  load(main);
+  refresh();
+  setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);
 }

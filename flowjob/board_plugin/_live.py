@@ -1,0 +1,66 @@
+"""A WSGI wrapper for TensorBoard's app that makes the pages of ``flowjob board`` live.
+
+TensorBoard 2.21 opens with its "Reload data" setting off, and accepts no URL parameter or
+server flag for it (``--reload_interval`` only paces the backend's reads of the logs). Its
+front end reads the setting from ``localStorage`` at start-up, so the wrapper adds one
+same-origin ``<script>`` (``static/live.js``, allowed by TensorBoard's content security policy
+as ``'self'``) to the head of ``index.html`` that turns the setting on before the app starts.
+The Anomalies tab polls by itself (``static/index.js``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from importlib import resources
+
+__all__ = ["LIVE_SCRIPT_PATH", "live_reload_app"]
+
+LIVE_SCRIPT_PATH = "/flowjob-live.js"
+_INDEX_PATHS = ("/", "/index.html")
+_TAG = b'<script src="flowjob-live.js"></script>'
+
+
+def _script() -> bytes:
+    return resources.files(__package__).joinpath("static", "live.js").read_bytes()
+
+
+def live_reload_app(app: Callable) -> Callable:
+    """``app`` (TensorBoard's WSGI app, served at the root) with ``live.js`` served at
+    :data:`LIVE_SCRIPT_PATH` and loaded first by ``index.html``."""
+    script = _script()
+
+    def wrapped(environ: dict, start_response: Callable) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        if path == LIVE_SCRIPT_PATH:
+            start_response("200 OK", [("Content-Type", "text/javascript; charset=utf-8"),
+                                      ("Content-Length", str(len(script))),
+                                      ("Cache-Control", "no-cache"),
+                                      ("X-Content-Type-Options", "nosniff")])
+            return [script]
+        if path not in _INDEX_PATHS:
+            return app(environ, start_response)
+        captured: dict = {}
+
+        def capture(status, headers, exc_info=None):
+            captured["status"], captured["headers"] = status, headers
+            return lambda data: chunks.append(data)
+
+        chunks: list[bytes] = []
+        result = app(environ, capture)
+        try:
+            chunks.extend(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        body = b"".join(chunks)
+        headers = captured["headers"]
+        encoded = any(k.lower() == "content-encoding" and v.lower() != "identity"
+                      for k, v in headers)
+        if captured["status"].startswith("200") and not encoded and b"<head>" in body:
+            body = body.replace(b"<head>", b"<head>" + _TAG, 1)
+            headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+            headers.append(("Content-Length", str(len(body))))
+        start_response(captured["status"], headers)
+        return [body]
+
+    return wrapped

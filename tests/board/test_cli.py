@@ -1,0 +1,82 @@
+"""The ``flowjob`` command line: help without JAX, doctor's positional paths, help texts."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from board_helpers import REPO, repo_env
+
+import flowjob.checkpoint as ckpt
+from flowjob.cli.main import build_parser, main
+from flowjob.summary import SummaryWriter
+from flowjob_cli import COMMANDS
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], env=repo_env(), capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+
+
+def test_console_script_is_the_light_entry_point():
+    text = (REPO / "pyproject.toml").read_text()
+    assert re.search(r'^flowjob = "flowjob_cli:main"$', text, re.M)
+
+
+@pytest.mark.parametrize("argv", [["--help"], [], ["no-such-command"]])
+def test_help_and_usage_errors_do_not_import_jax(argv):
+    code = ("import sys, json, flowjob_cli\n"
+            "try:\n"
+            f"    flowjob_cli.main({argv!r})\n"
+            "except SystemExit as e:\n"
+            "    status = e.code\n"
+            "print(json.dumps([status, sorted(m for m in sys.modules "
+            "if m == 'jax' or m.startswith(('jax.', 'flowjob.')) or m == 'flowjob')]))")
+    proc = _python(code)
+    status, modules = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert modules == [], modules
+    assert status == (0 if argv == ["--help"] else 2)
+    if argv == ["--help"]:
+        for name, help_text in COMMANDS.items():
+            assert re.search(rf"^\s+{name}\s+{re.escape(help_text)}$", proc.stdout, re.M)
+    else:
+        assert "usage: flowjob" in proc.stderr
+
+
+def test_full_parser_lists_the_same_commands():
+    parser = build_parser()
+    (action,) = [a for a in parser._subparsers._group_actions]
+    assert list(action.choices) == list(COMMANDS)
+    assert {a.dest: a.help for a in action._choices_actions} == COMMANDS
+
+
+def test_ofrecord_help_has_no_rest_markup(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["ofrecord", "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    assert "``" not in out and "images IMAGE_DIR OUT_DIR" in out
+
+
+def test_doctor_takes_positional_paths(tmp_path, capsys):
+    with SummaryWriter(tmp_path / "logs" / "a") as w:
+        w.scalar("loss", 1.0, 0)
+    ckpt.save(tmp_path / "ckpt", {"w": np.ones((2, 3), np.float32)})
+    (event_file,) = (tmp_path / "logs" / "a").glob("*tfevents*")
+    rc = main(["doctor", str(tmp_path / "logs"), str(tmp_path / "ckpt"), str(event_file)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert f"logdir {tmp_path / 'logs'}:" in out and f"checkpoint {tmp_path / 'ckpt'}:" in out
+    assert f"logdir {event_file}:" in out
+    assert out.count(f"OK      {event_file}: 2 record(s)") == 2
+    assert re.search(rf"OK      {re.escape(str(tmp_path / 'ckpt'))}: 1 variable", out)
+
+
+def test_doctor_positional_damage_sets_the_status(tmp_path, capsys):
+    (tmp_path / "not_a_checkpoint").mkdir()
+    assert main(["doctor", str(tmp_path / "not_a_checkpoint")]) == 1
+    assert "DAMAGED" in capsys.readouterr().out
