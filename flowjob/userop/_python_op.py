@@ -42,7 +42,10 @@ def _specs(infer: Callable[..., Any] | None, xs: Sequence[Any], n_out: int,
         if not xs:
             raise OpError("a Python op without inputs needs infer= to give its output shapes")
         return (jax.ShapeDtypeStruct(xs[0].shape, xs[0].dtype),) * n_out
-    given = _as_tuple(infer(*[jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs], **attrs))
+    given = infer(*[jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs], **attrs)
+    one_pair = (isinstance(given, tuple) and len(given) == 2
+                and isinstance(given[0], (tuple, list)) and not isinstance(given[1], (tuple, list)))
+    given = (given,) if one_pair else _as_tuple(given)
     return tuple(jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype)) if hasattr(s, "shape")
                  else jax.ShapeDtypeStruct(tuple(s[0]), np.dtype(s[1])) for s in given)
 
