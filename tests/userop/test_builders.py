@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -257,3 +259,41 @@ def test_errors_name_the_op_type_and_the_known_ones(fresh_session):
 def test_load_library_names_python_kernels():
     with pytest.raises(flow.FlowJobError, match="lib.so.*register_python_op"):
         flow.config.load_library("lib.so")
+
+
+def test_matmul_conv_broadcast_gradients_match_jax_grad(fresh_session):
+    x0 = RNG.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    w0 = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    m0 = RNG.standard_normal((16, 3)).astype(np.float32)
+    got = {}
+
+    @flow.global_function(type="train")
+    def job(xa: tp.Numpy.Placeholder(x0.shape), wa: tp.Numpy.Placeholder(w0.shape),
+            ma: tp.Numpy.Placeholder(m0.shape)) -> tp.Numpy:
+        zero = flow.get_variable("z", (1,), initializer=flow.zeros_initializer())
+        x, w, m = xa + zero, wa + zero, ma + zero
+        conv = build("conv2d", "conv", [("in", [x]), ("weight", [w])],
+                     attrs={"filters": 4, "padding_before": [0, 0], "kernel_size": [3, 3],
+                            "strides": [1, 1]})[0]
+        flat = build("reshape", "flat", [("in", [conv])], attrs={"shape": [2, 36]})[0]
+        half = build("broadcast_mul", "half", [("x", [flat]), ("y", [flat])], ["z"])[0]
+        rows = build("reshape", "rows", [("in", [half])], attrs={"shape": [18, 4]})[0]
+        mm = build("matmul", "mm", [("a", [rows[:16]]), ("b", [m])],
+                   attrs={"transpose_a": True})[0]
+        loss = flow.math.reduce_sum(mm)
+        for key, blob in (("x", x), ("w", w), ("m", m)):
+            flow.watch_diff(blob, functools.partial(got.__setitem__, key))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(loss)
+        return loss
+
+    def ref(x, w, m):
+        conv = jax.lax.conv_general_dilated(x, w, (1, 1), "VALID",
+                                            dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        rows = (conv.reshape(2, 36) ** 2).reshape(18, 4)
+        return jnp.sum(rows[:16].T @ m)
+
+    loss = job(x0, w0, m0)
+    flow.sync_default_session()
+    np.testing.assert_allclose(loss, ref(x0, w0, m0), rtol=1e-4)
+    for key, grad in zip("xwm", jax.grad(ref, argnums=(0, 1, 2))(x0, w0, m0)):
+        np.testing.assert_allclose(got[key], grad, rtol=1e-4, atol=1e-4)
