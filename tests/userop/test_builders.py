@@ -138,7 +138,10 @@ def test_test_ops_sources_and_output_order(fresh_session):
     def job(x_: tp.Numpy.Placeholder(x.shape)):
         src = build("TestSource", "src")[0]
         rnd = build("TestRandomSource", "rnd", attrs={"seed": 0})[0]
-        out1, out2 = build("TestMultiOutputOrder", "mo", [("in", [x_])], ["out1", "out2"])
+        op = flow.user_op_builder("mo").Op("TestMultiOutputOrder").Input("in", [x_]) \
+            .Output("out2").Output("out1").Build().InferAndTryRun()
+        out2, out1 = op.RemoteBlobList()  # in the order of the Output calls
+        assert op.RemoteBlobDict() == {"out2": [out2], "out1": [out1]}
         return src, rnd, out1, out2
 
     words = np.random.RandomState(0).randint(0, 2**32, size=10, dtype=np.uint32) / 2.0**32

@@ -49,7 +49,12 @@ def run_train(op_type, x0, w0, inputs, outputs):
 
 
 def test_numpy_kernel_forward_and_backward(fresh_session):
-    flow.register_python_op("np_softsign", np_softsign, backward=np_softsign_grad,
+    calls = []
+
+    def forward(x, *, scale):
+        calls.append(type(x))  # the host kernel sees NumPy arrays, once per job call
+        return np_softsign(x, scale=scale)
+    flow.register_python_op("np_softsign", forward, backward=np_softsign_grad,
                             attrs={"scale": None})
     x0 = np.array([[-2.0, -0.5, 0.0, 0.7], [1.0, 3.0, -1.2, 0.1]], np.float32)
     w0 = np.ones((1,), np.float32)
@@ -58,6 +63,7 @@ def test_numpy_kernel_forward_and_backward(fresh_session):
     ref = jax.grad(lambda x: jnp.sum((1.5 * x / (1 + jnp.abs(x))) ** 2))(x0)
     np.testing.assert_allclose(got["dx"], ref, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(loss, np.sum(np_softsign(x0, scale=1.5) ** 2), rtol=1e-5)
+    assert calls == [np.ndarray]
 
 
 def test_jnp_kernel_compiles_into_the_job_with_its_gradient(fresh_session):
