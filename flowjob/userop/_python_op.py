@@ -5,7 +5,8 @@ on the host through ``jax.pure_callback``: this is the one place where host code
 compiled step (XLA stops, copies the inputs to the host, calls Python, copies the results
 back), so it costs a device-host round trip per call and per gradient. Its output shapes and
 dtypes must be known before it runs: ``infer`` gives them (default: like the first input) and
-every result is checked against them.
+every result is checked against them. In a job placed on several devices the kernel sees
+whole (gathered) blobs: XLA moves them to one device around the callback.
 """
 
 from __future__ import annotations
