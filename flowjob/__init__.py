@@ -23,6 +23,7 @@ from . import (  # noqa: E402
     train,
     typing,
     unittest,
+    userop,
 )
 from ._dtypes import (  # noqa: E402
     bfloat16,
@@ -149,6 +150,14 @@ from .runtime import (  # noqa: E402
     function_config,
     global_function,
     sync_default_session,
+)
+from .userop import (  # noqa: E402
+    builtin_op,
+    consistent_user_op_builder,
+    consistent_user_op_module_builder,
+    register_python_op,
+    user_op_builder,
+    user_op_module_builder,
 )
 
 if _jax.config.jax_compilation_cache_dir is None:
