@@ -26,13 +26,14 @@ def _bottleneck(x, filters, stride, name):
 
 def resnet_small(images):
     """Stem conv + max pool, two bottleneck blocks, global average pool, dense."""
-    x = _conv_bn(images, 16, 3, 1, "conv1")
+    x = _conv_bn(images, 16, 3, 1, "stem")
     x = flow.nn.max_pool2d(x, ksize=3, strides=2, padding="SAME", data_format="NCHW")
     x = _bottleneck(x, 8, 1, "res2a")
     x = _bottleneck(x, 8, 2, "res3a")
     x = flow.nn.avg_pool2d(x, ksize=x.shape[2], strides=1, padding="VALID", data_format="NCHW")
     x = flow.reshape(x, (x.shape[0], -1))
-    return flow.layers.dense(x, 10, name="fc")
+    return flow.layers.dense(x, 10, kernel_initializer=flow.xavier_uniform_initializer(),
+                             name="fc")
 
 
 def bert_small(ids, mask, vocab=50, hidden=32, heads=4, layers=2, seq=8):
@@ -70,5 +71,6 @@ def bert_small(ids, mask, vocab=50, hidden=32, heads=4, layers=2, seq=8):
                                      begin_params_axis=-1, name=f"{scope}-ffn_ln")
         x = flow.reshape(out, (-1, seq, hidden))
     first = flow.squeeze(flow.slice(x, [None, 0, 0], [None, 1, hidden]), axis=[1])
-    pooled = flow.math.tanh(flow.layers.dense(first, hidden, name="pooler"))
+    pooled = flow.math.tanh(flow.layers.dense(first, hidden, kernel_initializer=init,
+                                              name="pooler"))
     return flow.math.reduce_mean(pooled, axis=-1, keepdims=True) + pooled
