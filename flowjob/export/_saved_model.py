@@ -118,6 +118,7 @@ class ModelBuilder:
                     "variables": program.variable_names,
                     "program": rel.replace(os.sep, "/"),
                     "batch_polymorphic": serialized.batch_polymorphic,
+                    "batch_note": serialized.batch_note,
                     "platforms": list(serialized.platforms),
                 }
             graphs[gname] = {"default_signature_name": graph.default_signature_name,

@@ -18,8 +18,6 @@ from ._program import ExportError, JobProgram
 
 # Lowered for both, so a model saved on a CPU machine is served on a GPU one and back.
 PLATFORMS = ("cpu", "cuda")
-# Rows compared when checking that a batch-polymorphic program treats rows independently.
-_CHECK_ROWS = 2
 
 
 @dataclass
@@ -27,6 +25,7 @@ class SerializedProgram:
     data: bytes
     batch_polymorphic: bool
     platforms: tuple[str, ...]
+    batch_note: str = ""  # why the program keeps the traced batch size
 
 
 def _arg_specs(program: JobProgram, batch: Any) -> tuple[list, list]:
@@ -79,9 +78,10 @@ def _rows_independent(exp: export.Exported, program: JobProgram,
                       variables: list[np.ndarray]) -> bool:
     """The polymorphic program gives each row the result it gives it in the full batch."""
     inputs = _sample_inputs(program)
+    rows = inputs[0].shape[0] // 2
     full = exp.call(variables, *inputs)
-    part = exp.call(variables, *(x[:_CHECK_ROWS] for x in inputs))
-    return all(np.allclose(np.asarray(a)[:_CHECK_ROWS], np.asarray(b), rtol=1e-4, atol=1e-5)
+    part = exp.call(variables, *(x[:rows] for x in inputs))
+    return all(np.allclose(np.asarray(a)[:rows], np.asarray(b), rtol=1e-4, atol=1e-5)
                for a, b in zip(full, part))
 
 
@@ -92,8 +92,8 @@ def serialize(program: JobProgram, variables: dict[str, np.ndarray],
     values = [variables[n] for n in program.variable_names]
     if batch_polymorphic is not False:
         reason = None
-        if not _batched(program) or program.inputs[0][0].shape[0] <= _CHECK_ROWS:
-            reason = "its inputs and outputs do not share a leading batch axis larger than 2"
+        if not _batched(program) or program.inputs[0][0].shape[0] < 2:
+            reason = "its inputs and outputs do not share a leading batch axis of size >= 2"
         else:
             try:
                 exp = _export(program, True)
@@ -106,8 +106,10 @@ def serialize(program: JobProgram, variables: dict[str, np.ndarray],
         if batch_polymorphic:
             raise ExportError(f"job {program.job_name!r} cannot be exported with a free batch "
                               f"size: {reason}")
+    else:
+        reason = "not asked for (batch_polymorphic=False)"
     exp = _export(program, False)
-    return SerializedProgram(bytes(exp.serialize()), False, tuple(exp.platforms))
+    return SerializedProgram(bytes(exp.serialize()), False, tuple(exp.platforms), reason)
 
 
 def deserialize(data: bytes, where: str) -> export.Exported:
