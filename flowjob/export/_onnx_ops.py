@@ -419,3 +419,10 @@ def _pool(g, op, x):
                  pads=_pads(op.attrs["pads"]), ceil_mode=int(bool(op.attrs["ceil_mode"])),
                  **extra)
     return _from_nchw(g, op, out, fmt)
+
+
+@_register("constant_like")
+def _constant_like(g, op, x):
+    # the value depends only on the input's (static) shape and dtype
+    like = np.zeros(op.inputs[0].shape, op.inputs[0].dtype.np_dtype)
+    return g.const(np.asarray(op.lowering(like, **op.attrs)), op.name)
