@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Each module has add_parser(subparsers) and run(args) -> int.
-_COMMANDS = ("run", "board", "doctor", "ofrecord")
+_COMMANDS = ("run", "board", "doctor", "ofrecord", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:

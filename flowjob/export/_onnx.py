@@ -39,8 +39,12 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
     variables; None takes the session's current values. Inputs are named after the job's
     parameters, outputs after the ops of the returned blobs. Returns the path written.
     """
-    import onnx
-    from onnx import helper
+    try:
+        import onnx
+        from onnx import helper
+    except ImportError:
+        raise ExportError("flow.onnx.export needs the onnx package: pip install "
+                          "'flowjob[onnx]' (or pip install onnx)") from None
 
     from ._onnx_graph import OnnxGraph, onnx_type
     from ._onnx_ops import CONVERTERS
