@@ -46,8 +46,8 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
         raise ExportError("flow.onnx.export needs the onnx package: pip install "
                           "'flowjob[onnx]' (or pip install onnx)") from None
 
-    from ._onnx_graph import OnnxGraph, onnx_type
-    from ._onnx_ops import CONVERTERS
+    from . import _onnx_math, _onnx_nn  # noqa: F401 - they fill CONVERTERS
+    from ._onnx_graph import CONVERTERS, OnnxGraph, onnx_type
 
     opset = DEFAULT_OPSET if opset is None else int(opset)
     newest = onnx.defs.onnx_opset_version()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+from ..graph import OpNode
 from ._program import ExportError
 
 _ONNX_TYPES = {
@@ -66,3 +68,26 @@ class OnnxGraph:
         self.nodes.append(helper.make_node(op_type, inputs, names, name=self.fresh(
             f"{hint}/{op_type}"), **attrs))
         return names[0] if outputs == 1 else names
+
+
+Converter = Callable[[OnnxGraph, OpNode, list[str]], Any]
+# op type -> conversion (filled by _onnx_math.py and _onnx_nn.py): returns the ONNX value
+# name of the op's output (a list for several), or None when the op's attributes ask for
+# something ONNX cannot express.
+CONVERTERS: dict[str, Converter] = {}
+
+
+def register(*op_types: str) -> Callable[[Converter], Converter]:
+    def wrap(fn: Converter) -> Converter:
+        for t in op_types:
+            CONVERTERS[t] = fn
+        return fn
+    return wrap
+
+
+def out_dtype(op: OpNode, i: int = 0) -> np.dtype:
+    return op.outputs[i].dtype.np_dtype
+
+
+def scalar(g: OnnxGraph, value: float, like: np.dtype, hint: str) -> str:
+    return g.const(np.asarray(value, dtype=like), hint)

@@ -6,14 +6,15 @@ import asyncio
 import contextlib
 import enum
 import os
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import numpy as np
 
 from .. import _dtypes
-from ._loader import LoadedFunction, ModelVersionPolicy, SavedModel
-from ._program import ExportError
+from ._loader import LoadedFunction, ModelVersionPolicy, SavedModel, Signature
+from ._program import ExportError, TensorSpec
 
 
 class SessionOption:
@@ -45,7 +46,7 @@ class InferenceSession:
                               f"{self.option.device_tag!r}")
         self.status = self.SessionStatus.OPEN
         self.checkpoint_path: str | None = None
-        self._models: dict[str, tuple[SavedModel, Any]] = {}  # job -> (model, signature)
+        self._models: dict[str, tuple[SavedModel, Signature]] = {}  # job -> model, signature
         self._batch_sizes: dict[str, int] = {}
         self._functions: dict[str, LoadedFunction] = {}
         self.cur_job_name: str | None = None
@@ -128,7 +129,7 @@ class InferenceSession:
         self.status = self.SessionStatus.RUNNING
 
     # -- introspection ---------------------------------------------------------------------
-    def _sig(self, job_name: str | None):
+    def _sig(self, job_name: str | None) -> Signature:
         job_name = job_name or self.cur_job_name or next(iter(self._models), None)
         if job_name not in self._models:
             raise ExportError(f"InferenceSession: no job {job_name!r} (jobs: "
@@ -147,7 +148,8 @@ class InferenceSession:
         self._check_status(self.SessionStatus.RUNNING)
         return tuple(s.name for s in self._sig(job_name).outputs)
 
-    def _info(self, specs: list, name: str, job_name: str | None) -> dict[str, Any]:
+    def _info(self, specs: Callable[[Signature], list[TensorSpec]], name: str,
+              job_name: str | None) -> dict[str, Any]:
         self._check_status(self.SessionStatus.OPEN, self.SessionStatus.RUNNING)
         sig = self._sig(job_name)
         for spec in specs(sig):
@@ -192,7 +194,4 @@ class InferenceSession:
 
     def close(self) -> None:
         self._functions.clear()
-        self.status = self.SessionStatus.CLOSED
-
-    def __del__(self) -> None:
         self.status = self.SessionStatus.CLOSED

@@ -40,6 +40,7 @@ class Zoo:
     jobs: dict[str, Any]  # name -> predict job
     inputs: dict[str, dict[str, np.ndarray]]  # name -> {argument name: value}
     expected: dict[str, np.ndarray]  # name -> the job's output on `inputs`
+    variables: set[str]  # the four jobs' variables (other tests add their own later)
 
 
 def define_jobs(batch: int, suffix: str = "") -> dict[str, Any]:
@@ -99,7 +100,7 @@ def zoo() -> Zoo:
     randomize_variables()
     inputs = make_inputs(BATCH)
     expected = {name: job(*inputs[name].values()) for name, job in jobs.items()}
-    return Zoo(jobs, inputs, expected)
+    return Zoo(jobs, inputs, expected, set(flow.get_all_variables()))
 
 
 def run_python(code: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:

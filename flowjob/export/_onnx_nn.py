@@ -1,227 +1,50 @@
-"""ONNX conversions of flowjob's op types: ``CONVERTERS[op_type](graph, op, inputs)``.
+"""ONNX conversions of flowjob's shape, reduction, normalization, matmul and conv op types.
 
-Each conversion returns the ONNX value name of the op's output (a list for several), or
-None when the op's attributes ask for something ONNX cannot express. Output
-shapes are static (known from the trace), so every shape-only op becomes one ``Reshape`` to
-its traced shape. Formulas follow the ops' JAX lowerings, not OneFlow's kernels.
+Output shapes are static (known from the trace), so every shape-only op becomes one
+``Reshape`` to its traced shape. Formulas follow the ops' JAX lowerings.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from onnx import helper
 
 from ..graph import OpNode
-from ._onnx_graph import OnnxGraph, onnx_type
-
-Converter = Callable[[OnnxGraph, OpNode, list[str]], Any]
-CONVERTERS: dict[str, Converter] = {}
-
-
-def _register(*op_types: str):
-    def wrap(fn: Converter) -> Converter:
-        for t in op_types:
-            CONVERTERS[t] = fn
-        return fn
-    return wrap
+from ._onnx_graph import OnnxGraph, onnx_type, out_dtype, register, scalar
 
 
 def _out(op: OpNode, i: int = 0):
     return op.outputs[i]
 
 
-def _np_dtype(op: OpNode, i: int = 0) -> np.dtype:
-    return op.outputs[i].dtype.np_dtype
-
-
-def _scalar(g: OnnxGraph, value: float, like: np.dtype, hint: str) -> str:
-    return g.const(np.asarray(value, dtype=like), hint)
-
-
-# -- elementwise ----------------------------------------------------------------------------
-_SIMPLE_UNARY = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp",
-                 "log": "Log", "sqrt": "Sqrt", "abs": "Abs", "negative": "Neg",
-                 "reciprocal": "Reciprocal", "floor": "Floor", "ceil": "Ceil", "round": "Round",
-                 "sin": "Sin", "cos": "Cos", "sign": "Sign", "softplus": "Softplus",
-                 "identity": "Identity", "tuple_identity": "Identity",
-                 "with_distribute": "Identity", "parallel_cast": "Identity",
-                 "amp_white_identity": "Identity"}
-
-
-@_register(*_SIMPLE_UNARY)
-def _unary(g: OnnxGraph, op: OpNode, x: list[str]) -> Any:
-    if len(x) > 1:  # identity_n: one output per input
-        return [g.node("Identity", [v], op.name) for v in x]
-    return g.node(_SIMPLE_UNARY[op.op_type], x, op.name)
-
-
-@_register("rsqrt")
-def _rsqrt(g, op, x):
-    return g.node("Reciprocal", [g.node("Sqrt", x, op.name)], op.name)
-
-
-@_register("square")
-def _square(g, op, x):
-    return g.node("Mul", [x[0], x[0]], op.name)
-
-
-@_register("log1p")
-def _log1p(g, op, x):
-    one = _scalar(g, 1, _np_dtype(op), f"{op.name}/one")
-    return g.node("Log", [g.node("Add", [x[0], one], op.name)], op.name)
-
-
-@_register("gelu")
-def _gelu(g, op, x):
-    dt = _np_dtype(op)
-    scaled = g.node("Mul", [x[0], _scalar(g, 1 / np.sqrt(2), dt, f"{op.name}/rsqrt2")], op.name)
-    erf1 = g.node("Add", [g.node("Erf", [scaled], op.name), _scalar(g, 1, dt, f"{op.name}/1")],
-                  op.name)
-    half = g.node("Mul", [x[0], _scalar(g, 0.5, dt, f"{op.name}/half")], op.name)
-    return g.node("Mul", [half, erf1], op.name)
-
-
-@_register("leaky_relu")
-def _leaky_relu(g, op, x):
-    return g.node("LeakyRelu", x, op.name, alpha=float(op.attrs["alpha"]))
-
-
-@_register("elu")
-def _elu(g, op, x):
-    return g.node("Elu", x, op.name, alpha=float(op.attrs["alpha"]))
-
-
-@_register("hardtanh")
-def _hardtanh(g, op, x):
-    dt = _np_dtype(op)
-    return g.node("Clip", [x[0], _scalar(g, op.attrs["min_val"], dt, f"{op.name}/min"),
-                           _scalar(g, op.attrs["max_val"], dt, f"{op.name}/max")], op.name)
-
-
-@_register("clip_by_scalar")
-def _clip(g, op, x):
-    dt = _np_dtype(op)
-    lo, hi = op.attrs["lo"], op.attrs["hi"]
-    return g.node("Clip", [x[0], "" if lo is None else _scalar(g, lo, dt, f"{op.name}/lo"),
-                           "" if hi is None else _scalar(g, hi, dt, f"{op.name}/hi")], op.name)
-
-
-@_register("hardsigmoid")
-def _hardsigmoid(g, op, x):
-    return g.node("HardSigmoid", x, op.name, alpha=1 / 6, beta=0.5)
-
-
-@_register("hardswish")
-def _hardswish(g, op, x):
-    return g.node("Mul", [x[0], g.node("HardSigmoid", x, op.name, alpha=1 / 6, beta=0.5)],
-                  op.name)
-
-
-@_register("swish")
-def _swish(g, op, x):
-    beta = _scalar(g, op.attrs["beta"], _np_dtype(op), f"{op.name}/beta")
-    return g.node("Mul", [x[0], g.node("Sigmoid", [g.node("Mul", [x[0], beta], op.name)],
-                                       op.name)], op.name)
-
-
-@_register("mish")
-def _mish(g, op, x):
-    soft = g.node("Tanh", [g.node("Softplus", x, op.name)], op.name)
-    return g.node("Mul", [x[0], soft], op.name)
-
-
-_BINARY = {"add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "pow": "Pow",
-           "maximum": "Max", "minimum": "Min"}
-_COMPARE = {"equal": "Equal", "less": "Less", "less_equal": "LessOrEqual",
-            "greater": "Greater", "greater_equal": "GreaterOrEqual", "logical_and": "And"}
-
-
-@_register(*_BINARY)
-def _binary(g, op, x):
-    return g.node(_BINARY[op.op_type], x, op.name)
-
-
-def _compare(g: OnnxGraph, op: OpNode, kind: str, a: str, b: str) -> str:
-    if kind == "logical_and":
-        a, b = (g.node("Cast", [v], op.name, to=helper.np_dtype_to_tensor_dtype(
-            np.dtype(bool))) for v in (a, b))
-    if kind == "not_equal":
-        out = g.node("Not", [g.node("Equal", [a, b], op.name)], op.name)
-    else:
-        out = g.node(_COMPARE[kind], [a, b], op.name)
-    return g.node("Cast", [out], op.name, to=onnx_type(_np_dtype(op), op.name))
-
-
-@_register(*_COMPARE, "not_equal")
-def _comparison(g, op, x):
-    return _compare(g, op, op.op_type, x[0], x[1])
-
-
-@_register(*(f"scalar_{k}" for k in (*_BINARY, *_COMPARE, "not_equal")))
-def _scalar_binary(g, op, x):
-    kind = op.op_type[len("scalar_"):]
-    operand = g.const(np.asarray(op.attrs["operand"], dtype=op.inputs[0].dtype.np_dtype),
-                      f"{op.name}/operand")
-    a, b = (operand, x[0]) if op.attrs.get("reverse") else (x[0], operand)
-    if kind in _BINARY:
-        return g.node(_BINARY[kind], [a, b], op.name)
-    return _compare(g, op, kind, a, b)
-
-
-@_register("add_n")
-def _add_n(g, op, x):
-    return g.node("Sum", x, op.name)
-
-
-@_register("cast")
-def _cast(g, op, x):
-    return g.node("Cast", x, op.name, to=onnx_type(_np_dtype(op), op.name))
-
-
-@_register("where")
-def _where(g, op, x):
-    cond = g.node("Cast", [x[0]], op.name, to=helper.np_dtype_to_tensor_dtype(np.dtype(bool)))
-    if len(x) == 3:
-        return g.node("Where", [cond, x[1], x[2]], op.name)
-    dt = _np_dtype(op)
-    rest = iter(x[1:])
-    xv = next(rest) if op.attrs["has_x"] else g.const(np.asarray(op.attrs["x_const"], dt),
-                                                      f"{op.name}/x")
-    yv = next(rest) if op.attrs["y_const"] is None else g.const(
-        np.asarray(op.attrs["y_const"], dt), f"{op.name}/y")
-    return g.node("Where", [cond, xv, yv], op.name)
-
-
 # -- shapes ---------------------------------------------------------------------------------
-@_register("reshape", "flatten", "squeeze", "expand_dims", "reshape_like")
+@register("reshape", "flatten", "squeeze", "expand_dims", "reshape_like")
 def _reshape(g, op, x):
     return g.node("Reshape", [x[0], g.ints(_out(op).shape, f"{op.name}/shape")], op.name)
 
 
-@_register("expand", "broadcast_like", "broadcast_to_compatible_with")
+@register("expand", "broadcast_like", "broadcast_to_compatible_with")
 def _expand(g, op, x):
     if op.attrs.get("insert"):  # broadcast_like with inserted axes: reshape first
         return None
     return g.node("Expand", [x[0], g.ints(_out(op).shape, f"{op.name}/shape")], op.name)
 
 
-@_register("transpose")
+@register("transpose")
 def _transpose(g, op, x):
     return g.node("Transpose", x, op.name, perm=[int(p) for p in op.attrs["perm"]])
 
 
-@_register("concat")
+@register("concat")
 def _concat(g, op, x):
     if op.attrs.get("max_dim_size") not in (None, _out(op).shape[op.attrs["axis"]]):
         return None
     return g.node("Concat", x, op.name, axis=int(op.attrs["axis"]))
 
 
-@_register("slice")
+@register("slice")
 def _slice(g, op, x):
     shape = op.inputs[0].shape
     starts, ends, steps = [], [], []
@@ -238,16 +61,16 @@ def _slice(g, op, x):
                             g.ints(steps, f"{op.name}/steps")], op.name)
 
 
-@_register("pad")
+@register("pad")
 def _pad(g, op, x):
     pairs = op.attrs["paddings"]
     pads = [int(p[0]) for p in pairs] + [int(p[1]) for p in pairs]
-    value = g.const(np.asarray(op.attrs["constant_value"], _np_dtype(op)), f"{op.name}/value")
+    value = g.const(np.asarray(op.attrs["constant_value"], out_dtype(op)), f"{op.name}/value")
     return g.node("Pad", [x[0], g.ints(pads, f"{op.name}/pads"), value], op.name,
                   mode="constant")
 
 
-@_register("gather")
+@register("gather")
 def _gather(g, op, x):
     if op.attrs.get("batch_dims", 0):
         return None
@@ -266,7 +89,7 @@ def reduce(g: OnnxGraph, kind: str, x: str, axes: list[int], keepdims: bool, hin
     return g.node(kind, [x], hint, axes=list(axes), keepdims=int(keepdims))
 
 
-@_register(*_REDUCE)
+@register(*_REDUCE)
 def _reduce(g, op, x):
     ndim = len(op.inputs[0].shape)
     axis = op.attrs.get("axis")
@@ -281,21 +104,21 @@ def _reduce(g, op, x):
     return out
 
 
-@_register("softmax")
+@register("softmax")
 def _softmax(g, op, x):
     return g.node("Softmax", x, op.name, axis=int(op.attrs["axis"]))
 
 
-@_register("log_softmax")
+@register("log_softmax")
 def _log_softmax(g, op, x):
     return g.node("LogSoftmax", x, op.name, axis=int(op.attrs["axis"]))
 
 
-@_register("argmax")
+@register("argmax")
 def _argmax(g, op, x):
     axis = int(op.attrs["axis"]) % len(op.inputs[0].shape)
     out = g.node("ArgMax", x, op.name, axis=axis, keepdims=0)
-    return g.node("Cast", [out], op.name, to=onnx_type(_np_dtype(op), op.name))
+    return g.node("Cast", [out], op.name, to=onnx_type(out_dtype(op), op.name))
 
 
 def _param_shape(ndim: int, axis: int, size: int) -> list[int]:
@@ -304,7 +127,7 @@ def _param_shape(ndim: int, axis: int, size: int) -> list[int]:
     return shape
 
 
-@_register("bias_add")
+@register("bias_add")
 def _bias_add(g, op, x):
     ndim = len(op.inputs[0].shape)
     shape = _param_shape(ndim, int(op.attrs["axis"]) % ndim, op.inputs[1].shape[0])
@@ -312,11 +135,11 @@ def _bias_add(g, op, x):
     return g.node("Add", [x[0], bias], op.name)
 
 
-@_register("batch_normalization")
+@register("batch_normalization")
 def _batch_norm(g, op, x):
     ndim = len(op.inputs[0].shape)
     axis = int(op.attrs["axis"]) % ndim
-    dt = _np_dtype(op)
+    dt = out_dtype(op)
     channels = op.inputs[0].shape[axis]
     rest = list(x[3:])
     offset = rest.pop(0) if op.attrs["has_offset"] else g.const(np.zeros(channels, dt),
@@ -329,18 +152,18 @@ def _batch_norm(g, op, x):
                       epsilon=float(op.attrs["epsilon"]))
     shape = g.ints(_param_shape(ndim, axis, channels), f"{op.name}/param_shape")
     mean, var, offset, scale = (g.node("Reshape", [p, shape], op.name) for p in params)
-    eps = _scalar(g, op.attrs["epsilon"], dt, f"{op.name}/eps")
+    eps = scalar(g, op.attrs["epsilon"], dt, f"{op.name}/eps")
     inv = g.node("Reciprocal", [g.node("Sqrt", [g.node("Add", [var, eps], op.name)], op.name)],
                  op.name)
     y = g.node("Mul", [g.node("Sub", [x[0], mean], op.name), inv], op.name)
     return g.node("Add", [g.node("Mul", [y, scale], op.name), offset], op.name)
 
 
-@_register("layer_norm")
+@register("layer_norm")
 def _layer_norm(g, op, x):
     ndim = len(op.inputs[0].shape)
     axes = list(range(int(op.attrs["begin_norm_axis"]) % ndim, ndim))
-    eps = _scalar(g, op.attrs["epsilon"], _np_dtype(op), f"{op.name}/eps")
+    eps = scalar(g, op.attrs["epsilon"], out_dtype(op), f"{op.name}/eps")
     mean = reduce(g, "ReduceMean", x[0], axes, True, op.name)
     centered = g.node("Sub", [x[0], mean], op.name)
     var = reduce(g, "ReduceMean", g.node("Mul", [centered, centered], op.name), axes, True,
@@ -363,7 +186,7 @@ def _swap_last(g: OnnxGraph, value: str, ndim: int, hint: str) -> str:
     return g.node("Transpose", [value], hint, perm=perm)
 
 
-@_register("matmul", "batch_matmul", "broadcast_matmul")
+@register("matmul", "batch_matmul", "broadcast_matmul")
 def _matmul(g, op, x):
     if "operand" in op.attrs:  # one operand is a NumPy constant
         const = g.const(np.asarray(op.attrs["operand"], op.inputs[0].dtype.np_dtype),
@@ -382,7 +205,7 @@ def _matmul(g, op, x):
     out = g.node("MatMul", [a, b], op.name)
     alpha = float(op.attrs.get("alpha", 1.0))
     if alpha != 1.0:
-        out = g.node("Mul", [out, _scalar(g, alpha, _np_dtype(op), f"{op.name}/alpha")],
+        out = g.node("Mul", [out, scalar(g, alpha, out_dtype(op), f"{op.name}/alpha")],
                      op.name)
     return out
 
@@ -399,7 +222,7 @@ def _from_nchw(g: OnnxGraph, op: OpNode, value: str, fmt: str) -> str:
     return value if fmt == "NCHW" else g.node("Transpose", [value], op.name, perm=[0, 2, 3, 1])
 
 
-@_register("conv2d")
+@register("conv2d")
 def _conv2d(g, op, x):
     fmt = op.attrs["data_format"]
     attrs = op.attrs
@@ -409,7 +232,7 @@ def _conv2d(g, op, x):
     return _from_nchw(g, op, out, fmt)
 
 
-@_register("max_pool_2d", "avg_pool_2d")
+@register("max_pool_2d", "avg_pool_2d")
 def _pool(g, op, x):
     fmt = op.attrs["data_format"]
     kind = "MaxPool" if op.op_type == "max_pool_2d" else "AveragePool"
@@ -421,7 +244,7 @@ def _pool(g, op, x):
     return _from_nchw(g, op, out, fmt)
 
 
-@_register("constant_like")
+@register("constant_like")
 def _constant_like(g, op, x):
     # the value depends only on the input's (static) shape and dtype
     like = np.zeros(op.inputs[0].shape, op.inputs[0].dtype.np_dtype)
