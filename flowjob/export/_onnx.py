@@ -16,7 +16,7 @@ from .. import checkpoint
 from ._program import ExportError, build_program, describe_op, needed_ops
 
 DEFAULT_OPSET = 13
-MIN_OPSET = 13  # Softmax over one axis, Squeeze/ReduceSum axes as inputs
+MIN_OPSET = 10  # the oldest oneflow-onnx wrote (its default)
 
 
 def _variable_values(program: Any, model_save_dir: str | None) -> dict[str, np.ndarray]:
@@ -31,14 +31,26 @@ def _variable_values(program: Any, model_save_dir: str | None) -> dict[str, np.n
 
 
 def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
-                onnx_model_path: str | os.PathLike = "model.onnx", opset: int | None = None,
+                onnx_filename: str | os.PathLike = "model.onnx",
+                continue_on_error: bool = False, opset: int | None = None,
+                extra_opset: Any = None, shape_override: Any = None,
                 external_data: bool = False) -> str:
-    """Writes an ONNX model of ``job_func`` (a predict job) to ``onnx_model_path``.
+    """Writes an ONNX model of ``job_func`` (a predict job) to ``onnx_filename``.
 
     ``model_save_dir``: a checkpoint (OneFlow directory or safetensors file) holding the
     variables; None takes the session's current values. Inputs are named after the job's
-    parameters, outputs after the ops of the returned blobs. Returns the path written.
+    parameters, outputs after the ops of the returned blobs. ``opset``: 10 (OneFlow's
+    default) to the installed onnx package's newest; default 13. OneFlow's
+    ``continue_on_error``, ``extra_opset`` and ``shape_override`` are not supported (an
+    error when given). Returns the path written.
     """
+    for name, value, default in (("continue_on_error", continue_on_error, False),
+                                 ("extra_opset", extra_opset, None),
+                                 ("shape_override", shape_override, None)):
+        if value != default:
+            raise ExportError(f"flow.onnx.export: {name}={value!r} is not supported (every op "
+                              "is converted or the export fails naming it; shapes are the "
+                              "job's)")
     try:
         import onnx
         from onnx import helper
@@ -102,7 +114,7 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
         helper.make_graph(graph.nodes, job, inputs, outputs, graph.initializers),
         opset_imports=[helper.make_opsetid("", opset)], producer_name="flowjob")
     onnx.checker.check_model(model)
-    path = os.fspath(onnx_model_path)
+    path = os.fspath(onnx_filename)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     onnx.save_model(model, path, save_as_external_data=external_data,
                     location=os.path.basename(path) + ".data" if external_data else None)

@@ -27,6 +27,8 @@ _SIMPLE_UNARY = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "E
 def _unary(g: OnnxGraph, op: OpNode, x: list[str]) -> Any:
     if len(x) > 1:  # identity_n: one output per input
         return [g.node("Identity", [v], op.name) for v in x]
+    if op.op_type == "round" and g.opset < 11:
+        return None
     return g.node(_SIMPLE_UNARY[op.op_type], x, op.name)
 
 
@@ -68,17 +70,22 @@ def _elu(g, op, x):
 
 @register("hardtanh")
 def _hardtanh(g, op, x):
+    return clip(g, op, x[0], op.attrs["min_val"], op.attrs["max_val"])
+
+
+def clip(g: OnnxGraph, op: OpNode, x: str, lo: float | None, hi: float | None) -> str:
+    """Clip takes its bounds as inputs from opset 11, as attributes before."""
+    if g.opset < 11:
+        bounds = {k: float(v) for k, v in (("min", lo), ("max", hi)) if v is not None}
+        return g.node("Clip", [x], op.name, **bounds)
     dt = out_dtype(op)
-    return g.node("Clip", [x[0], scalar(g, op.attrs["min_val"], dt, f"{op.name}/min"),
-                           scalar(g, op.attrs["max_val"], dt, f"{op.name}/max")], op.name)
+    return g.node("Clip", [x, "" if lo is None else scalar(g, lo, dt, f"{op.name}/lo"),
+                           "" if hi is None else scalar(g, hi, dt, f"{op.name}/hi")], op.name)
 
 
 @register("clip_by_scalar")
 def _clip(g, op, x):
-    dt = out_dtype(op)
-    lo, hi = op.attrs["lo"], op.attrs["hi"]
-    return g.node("Clip", [x[0], "" if lo is None else scalar(g, lo, dt, f"{op.name}/lo"),
-                           "" if hi is None else scalar(g, hi, dt, f"{op.name}/hi")], op.name)
+    return clip(g, op, x[0], op.attrs["lo"], op.attrs["hi"])
 
 
 @register("hardsigmoid")
@@ -116,12 +123,26 @@ def _binary(g, op, x):
     return g.node(_BINARY[op.op_type], x, op.name)
 
 
+def _equal(g: OnnxGraph, op: OpNode, a: str, b: str) -> str:
+    if g.opset >= 11 or not op.inputs[0].dtype.is_floating:
+        return g.node("Equal", [a, b], op.name)
+    # Equal takes floats from opset 11: neither less nor greater
+    differ = g.node("Or", [g.node("Less", [a, b], op.name), g.node("Greater", [a, b], op.name)],
+                    op.name)
+    return g.node("Not", [differ], op.name)
+
+
 def _compare(g: OnnxGraph, op: OpNode, kind: str, a: str, b: str) -> str:
     if kind == "logical_and":
         a, b = (g.node("Cast", [v], op.name, to=helper.np_dtype_to_tensor_dtype(
             np.dtype(bool))) for v in (a, b))
-    if kind == "not_equal":
-        out = g.node("Not", [g.node("Equal", [a, b], op.name)], op.name)
+    if kind == "equal":
+        out = _equal(g, op, a, b)
+    elif kind == "not_equal":
+        out = g.node("Not", [_equal(g, op, a, b)], op.name)
+    elif kind in ("less_equal", "greater_equal") and g.opset < 12:  # no *OrEqual before 12
+        strict = "Greater" if kind == "less_equal" else "Less"
+        out = g.node("Not", [g.node(strict, [a, b], op.name)], op.name)
     else:
         out = g.node(_COMPARE[kind], [a, b], op.name)
     return g.node("Cast", [out], op.name, to=onnx_type(out_dtype(op), op.name))

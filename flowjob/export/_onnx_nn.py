@@ -66,6 +66,9 @@ def _pad(g, op, x):
     pairs = op.attrs["paddings"]
     pads = [int(p[0]) for p in pairs] + [int(p[1]) for p in pairs]
     value = g.const(np.asarray(op.attrs["constant_value"], out_dtype(op)), f"{op.name}/value")
+    if g.opset < 11:  # pads and value as attributes
+        return g.node("Pad", [x[0]], op.name, mode="constant", pads=pads,
+                      value=float(op.attrs["constant_value"]))
     return g.node("Pad", [x[0], g.ints(pads, f"{op.name}/pads"), value], op.name,
                   mode="constant")
 
@@ -84,7 +87,7 @@ _REDUCE = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max":
 
 def reduce(g: OnnxGraph, kind: str, x: str, axes: list[int], keepdims: bool, hint: str) -> str:
     """ReduceSum takes its axes as an input from opset 13, the others from opset 18."""
-    if kind == "ReduceSum" or g.opset >= 18:
+    if g.opset >= (13 if kind == "ReduceSum" else 18):
         return g.node(kind, [x, g.ints(axes, f"{hint}/axes")], hint, keepdims=int(keepdims))
     return g.node(kind, [x], hint, axes=list(axes), keepdims=int(keepdims))
 
@@ -104,14 +107,26 @@ def _reduce(g, op, x):
     return out
 
 
+def _softmax_like(g: OnnxGraph, op: OpNode, x: str, kind: str) -> str:
+    """Before opset 13 Softmax flattens the axes from ``axis`` on: move ``axis`` last."""
+    ndim = len(op.inputs[0].shape)
+    axis = int(op.attrs["axis"]) % ndim
+    if g.opset >= 13 or axis == ndim - 1:
+        return g.node(kind, [x], op.name, axis=axis)
+    perm = [d for d in range(ndim) if d != axis] + [axis]
+    back = [perm.index(d) for d in range(ndim)]
+    moved = g.node(kind, [g.node("Transpose", [x], op.name, perm=perm)], op.name, axis=ndim - 1)
+    return g.node("Transpose", [moved], op.name, perm=back)
+
+
 @register("softmax")
 def _softmax(g, op, x):
-    return g.node("Softmax", x, op.name, axis=int(op.attrs["axis"]))
+    return _softmax_like(g, op, x[0], "Softmax")
 
 
 @register("log_softmax")
 def _log_softmax(g, op, x):
-    return g.node("LogSoftmax", x, op.name, axis=int(op.attrs["axis"]))
+    return _softmax_like(g, op, x[0], "LogSoftmax")
 
 
 @register("argmax")

@@ -59,7 +59,11 @@ def _compare(job, inputs: dict[str, np.ndarray], tmp_path, opset: int = 13) -> N
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=f"output {i}")
 
 
-def test_cnn_ops(zoo, tmp_path):
+OPSETS = [10, 13, 18]  # OneFlow's default; ours; axes of every reduction as inputs
+
+
+@pytest.mark.parametrize("opset", OPSETS)
+def test_cnn_ops(zoo, tmp_path, opset):
     """Convolutions (NHWC, groups, strides, dilations, explicit pads), pools (ceil mode,
     padding excluded from averages), batch norm on the last axis, CNN activations."""
     init = flow.random_normal_initializer(stddev=0.3)
@@ -84,10 +88,11 @@ def test_cnn_ops(zoo, tmp_path):
         return merged, flow.nn.softmax(flow.math.reduce_mean(a, axis=[1, 2]))
 
     _compare(cnn_ops, {"x": np.random.default_rng(3).standard_normal((2, 9, 9, 4))
-                       .astype(np.float32)}, tmp_path)
+                       .astype(np.float32)}, tmp_path, opset)
 
 
-def test_elementwise_shape_and_reduce_ops(zoo, tmp_path):
+@pytest.mark.parametrize("opset", OPSETS)
+def test_elementwise_shape_and_reduce_ops(zoo, tmp_path, opset):
     @flow.global_function()
     def misc_ops(x: tp.Numpy.Placeholder((3, 4, 5)),
                  ids: tp.Numpy.Placeholder((3, 2), dtype=flow.int32)) -> Tuple[tp.Numpy, ...]:
@@ -114,13 +119,17 @@ def test_elementwise_shape_and_reduce_ops(zoo, tmp_path):
                  flow.math.gelu(x), flow.math.softplus(x), flow.math.negative(x),
                  flow.clip_by_value(x, -0.5, 0.5), flow.nn.log_softmax(x, axis=1)]
         flat = [flow.reshape(t, (3, -1)) for t in (y, z, picked, padded, mm, emb, *unary)]
+        compared = [flow.math.less_equal(x, 0.1), flow.math.greater_equal(x, pos - 1.0),
+                    flow.math.not_equal(x, x * 0.0)]
         return (flow.concat(flat, axis=1), flow.cast(mask, flow.int32),
+                flow.concat([flow.cast(c, flow.int32) for c in compared], axis=2),
+                flow.nn.softmax(x, axis=1),
                 flow.math.argmax(x, axis=1), flow.expand_dims(flow.squeeze(s, [1]), 0),
                 mm2, *reduced)
 
     rng = np.random.default_rng(4)
     _compare(misc_ops, {"x": rng.standard_normal((3, 4, 5)).astype(np.float32),
-                        "ids": rng.integers(0, 6, (3, 2)).astype(np.int32)}, tmp_path)
+                        "ids": rng.integers(0, 6, (3, 2)).astype(np.int32)}, tmp_path, opset)
 
 
 def test_unsupported_op_names_op_type_and_source_line(zoo, tmp_path):
@@ -138,3 +147,5 @@ def test_unsupported_op_names_op_type_and_source_line(zoo, tmp_path):
     assert not (tmp_path / "s.onnx").exists()
     with pytest.raises(ExportError, match="opset 9 is not supported"):
         flow.onnx.export(sorts, None, str(tmp_path / "s.onnx"), opset=9)
+    with pytest.raises(ExportError, match="shape_override=.* is not supported"):
+        flow.onnx.export(sorts, None, str(tmp_path / "s.onnx"), shape_override={"x": [1, 5]})
