@@ -137,12 +137,14 @@ def check_inputs(sig: Signature, values: dict[str, Any]) -> list[Any]:
             raise ExportError(f"graph {sig.graph!r}: input {spec.name!r} has shape {shape}, "
                               f"expected {spec.shape}{free}")
         dtype = np.dtype(spec.dtype)
-        have = np.dtype(getattr(value, "dtype", np.asarray(value).dtype))
+        have = np.dtype(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
         if have != dtype:
             if not np.can_cast(have, dtype, casting="same_kind"):
                 raise ExportError(f"graph {sig.graph!r}: input {spec.name!r} has dtype {have}, "
                                   f"expected {dtype}")
-            value = np.asarray(value).astype(dtype)
+            # jnp, not np: under jax.jit the value is a tracer
+            value = jax.numpy.asarray(value, dtype) if isinstance(value, jax.Array) \
+                else np.asarray(value, dtype)
         out.append(value)
     return out
 

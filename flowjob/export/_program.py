@@ -77,7 +77,7 @@ class JobProgram:
             if op.kind == "variable":
                 continue
             attrs = dict(op.attrs)
-            if batch_free_reshapes and op.op_type == "reshape" and attrs.get("shape"):
+            if batch_free_reshapes and op.op_type in ("reshape", "flatten") and attrs.get("shape"):
                 attrs["shape"] = (-1, *tuple(attrs["shape"])[1:])
             out = op.lowering(*(env[id(b)] for b in op.inputs), **attrs)
             for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import jax
 import numpy as np
 import pytest
 from conftest import BATCH, define_jobs, make_inputs, run_python
@@ -129,6 +130,9 @@ def test_batch_mixing_job_keeps_its_batch(zoo, tmp_path):
     assert not fn.signature.batch_polymorphic
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     np.testing.assert_allclose(fn(x), x - x.mean(0), rtol=RTOL, atol=ATOL)
+    # a plain JAX function: jit-able, and float64 input is cast as a job call casts it
+    np.testing.assert_allclose(jax.jit(fn)(x.astype(np.float64)), x - x.mean(0), rtol=RTOL,
+                               atol=ATOL)
 
 
 def test_signature_builder_names_inputs_and_outputs(zoo, tmp_path):
