@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import REPO
+from export_zoo import REPO
 
 import flowjob as flow
 

@@ -7,7 +7,7 @@ import json
 import jax
 import numpy as np
 import pytest
-from conftest import BATCH, define_jobs, make_inputs, run_python
+from export_zoo import BATCH, define_jobs, make_inputs, run_python
 
 import flowjob as flow
 import flowjob.typing as tp
