@@ -76,6 +76,8 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
         graph.values[id(blob)] = graph.fresh(spec.name)
         inputs.append(helper.make_tensor_value_info(
             graph.values[id(blob)], onnx_type(spec.dtype, f"input {spec.name!r}"), spec.shape))
+    # reserved before any node takes a name, so outputs keep their signature names
+    output_names = [graph.fresh(spec.name) for spec, _ in program.outputs]
     fed = [b for _, b in program.inputs]
     for op in needed_ops(program.graph, [b for _, b in program.outputs], fed):
         if op.kind == "variable":
@@ -96,17 +98,17 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
             why = "has no ONNX conversion" if convert is None else \
                 "has attributes its ONNX conversion cannot express"
             shown = ", ".join(f"{k}={v!r}" for k, v in op.attrs.items())
+            shown = shown if len(shown) <= 300 else shown[:300] + "..."
             raise ExportError(f"ONNX export: {describe_op(op, job)}\n  {why} (attrs: "
                               f"{shown or 'none'}); the supported op types are listed in "
                               "the README (Serving and export)")
         for blob, name in zip(op.outputs, result if isinstance(result, list) else [result]):
             graph.values[id(blob)] = name
     outputs = []
-    for spec, blob in program.outputs:
+    for (spec, blob), name in zip(program.outputs, output_names):
         source = graph.values.get(id(blob))
         if source is None:
             source = graph.const(constants[id(blob)], blob.op_name)
-        name = graph.fresh(spec.name)
         graph.node("Identity", [source], name, names=[name])
         outputs.append(helper.make_tensor_value_info(
             name, onnx_type(spec.dtype, f"output {spec.name!r}"), spec.shape))

@@ -49,6 +49,18 @@ def test_variables_from_model_save_dir(zoo, tmp_path):
     np.testing.assert_allclose(out, zoo.expected["mlp"] + 1.0, rtol=RTOL, atol=ATOL)
 
 
+def test_input_and_output_names(zoo, tmp_path):
+    @flow.global_function()
+    def named(features: tp.Numpy.Placeholder((2, 3))) -> Tuple[tp.Numpy, tp.Numpy]:
+        probs = flow.nn.softmax(features * 2.0, name="probs")
+        return probs, flow.math.reduce_max(probs, axis=1, name="top")
+
+    model = onnx.load(flow.onnx.export(named, None, str(tmp_path / "n.onnx")))
+    assert [i.name for i in model.graph.input] == ["features"]
+    assert [o.name for o in model.graph.output] == ["probs", "top"]
+    assert [d.dim_value for d in model.graph.output[1].type.tensor_type.shape.dim] == [2]
+
+
 def _compare(job, inputs: dict[str, np.ndarray], tmp_path, opset: int = 13) -> None:
     path = flow.onnx.export(job, None, str(tmp_path / "ops.onnx"), opset=opset)
     outs = run_onnx(path, inputs)
