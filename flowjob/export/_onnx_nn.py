@@ -27,9 +27,13 @@ def _reshape(g, op, x):
 
 @register("expand", "broadcast_like", "broadcast_to_compatible_with")
 def _expand(g, op, x):
-    if op.attrs.get("insert"):  # broadcast_like with inserted axes: reshape first
-        return None
-    return g.node("Expand", [x[0], g.ints(_out(op).shape, f"{op.name}/shape")], op.name)
+    value = x[0]
+    if op.attrs.get("insert"):  # broadcast_like of x without the broadcast axes
+        shape = list(op.inputs[0].shape)
+        for axis in op.attrs["insert"]:
+            shape.insert(axis, 1)
+        value = g.node("Reshape", [value, g.ints(shape, f"{op.name}/inserted")], op.name)
+    return g.node("Expand", [value, g.ints(_out(op).shape, f"{op.name}/shape")], op.name)
 
 
 @register("transpose")

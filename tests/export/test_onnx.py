@@ -144,6 +144,30 @@ def test_elementwise_shape_and_reduce_ops(zoo, tmp_path, opset):
                         "ids": rng.integers(0, 6, (3, 2)).astype(np.int32)}, tmp_path, opset)
 
 
+@pytest.mark.parametrize("opset", OPSETS)
+def test_rounding_trigonometric_and_broadcast_ops(zoo, tmp_path, opset):
+    @flow.global_function()
+    def more_ops(x: tp.Numpy.Placeholder((2, 1, 4)),
+                 like: tp.Numpy.Placeholder((2, 3, 4))) -> Tuple[tp.Numpy, ...]:
+        pos = flow.math.abs(x) + 0.5
+        unary = [flow.math.floor(x * 3.0), flow.math.ceil(x * 3.0), flow.math.sin(x),
+                 flow.math.cos(x), flow.math.sign(x), flow.math.reciprocal(pos),
+                 flow.math.pow(pos, x), 2.0 ** x, pos ** 0.5]
+        if opset >= 11:  # Round exists from opset 11
+            unary.append(flow.math.round(x * 3.0))
+        picked = flow.where(flow.math.equal(flow.math.sign(x), 1.0), x, 0.25)
+        return (flow.concat([*unary, picked], axis=1),
+                flow.broadcast_like(x, like, broadcast_axes=[1]),
+                flow.broadcast_like(flow.reshape(x, (2, 4)), like, broadcast_axes=[1]),
+                flow.expand(x, [2, 3, 4]) + like)
+
+    rng = np.random.default_rng(5)
+    # away from .5 after scaling by 3, where rounding modes could differ
+    x = (rng.integers(-20, 20, (2, 1, 4)) / 9.0 + 0.01).astype(np.float32)
+    _compare(more_ops, {"x": x, "like": rng.standard_normal((2, 3, 4)).astype(np.float32)},
+             tmp_path, opset)
+
+
 def test_unsupported_op_names_op_type_and_source_line(zoo, tmp_path):
     @flow.global_function()
     def sorts(x: tp.Numpy.Placeholder((2, 5))) -> tp.Numpy:
