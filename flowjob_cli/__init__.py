@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "board": "show a summary log directory in TensorBoard",
     "doctor": "show versions and devices; check logs and checkpoints for damage",
     "ofrecord": "write or inspect OFRecord data sets",
+    "export": "write a saved model and/or an ONNX model of a predict job",
 }
 
 

@@ -1,0 +1,1 @@
+"""``oneflow.core.serving``: the saved model messages OneFlow's serving programs import."""

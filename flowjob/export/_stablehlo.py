@@ -1,0 +1,128 @@
+"""Serializing a job's forward program with ``jax.export`` (StableHLO), and loading it back.
+
+The program's arguments are ``(variables, *inputs)``: weights stay out of the program (they
+live in the saved model's safetensors file), so the file holds only the computation.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+from jax import export
+
+from ._program import ExportError, JobProgram
+
+# Lowered for both, so a model saved on a CPU machine is served on a GPU one and back.
+PLATFORMS = ("cpu", "cuda")
+
+
+@dataclass
+class SerializedProgram:
+    data: bytes
+    batch_polymorphic: bool
+    platforms: tuple[str, ...]
+    batch_note: str = ""  # why the program keeps the traced batch size
+
+
+def _arg_specs(program: JobProgram, batch: Any) -> tuple[list, list]:
+    variables = program.graph.variables
+    var_specs = [jax.ShapeDtypeStruct(variables[n].shape, variables[n].dtype.np_dtype)
+                 for n in program.variable_names]
+    in_specs = [jax.ShapeDtypeStruct((batch, *spec.shape[1:]) if batch is not None
+                                     else spec.shape, np.dtype(spec.dtype))
+                for spec, _ in program.inputs]
+    return var_specs, in_specs
+
+
+def _export(program: JobProgram, polymorphic: bool) -> export.Exported:
+    batch = export.symbolic_shape("batch")[0] if polymorphic else None
+
+    def forward(variables, *inputs):
+        return program.forward(variables, inputs, batch_free_reshapes=polymorphic)
+
+    var_specs, in_specs = _arg_specs(program, batch)
+    fn = jax.jit(forward)
+    try:
+        return export.export(fn, platforms=PLATFORMS)(var_specs, *in_specs)
+    except Exception:  # noqa: BLE001 - a jaxlib without the CUDA lowering rules: this one
+        return export.export(fn)(var_specs, *in_specs)
+
+
+def _batched(program: JobProgram) -> bool:
+    """Every input and output has a leading batch axis of the traced batch size."""
+    shapes = [spec.shape for spec, _ in [*program.inputs, *program.outputs]]
+    if not program.inputs or not all(shapes):
+        return False
+    if any(blob.op.attrs.get("batch_axis", 0) != 0 for _, blob in program.inputs):
+        return False
+    return len({shape[0] for shape in shapes}) == 1
+
+
+def _sample_inputs(program: JobProgram) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    out = []
+    for spec, _ in program.inputs:
+        dtype = np.dtype(spec.dtype)
+        if dtype.kind == "f":
+            out.append(rng.standard_normal(spec.shape).astype(dtype))
+        else:  # small integers: valid indices and labels for most models
+            out.append(rng.integers(0, 2, spec.shape).astype(dtype))
+    return out
+
+
+def _rows_independent(exp: export.Exported, program: JobProgram,
+                      variables: list[np.ndarray]) -> bool:
+    """The polymorphic program gives each row the result it gives it in the full batch."""
+    inputs = _sample_inputs(program)
+    rows = inputs[0].shape[0] // 2
+    full = exp.call(variables, *inputs)
+    part = exp.call(variables, *(x[:rows] for x in inputs))
+    return all(np.allclose(np.asarray(a)[:rows], np.asarray(b), rtol=1e-4, atol=1e-5)
+               for a, b in zip(full, part))
+
+
+def serialize(program: JobProgram, variables: dict[str, np.ndarray],
+              batch_polymorphic: bool | None = None) -> SerializedProgram:
+    """``batch_polymorphic``: None tries a symbolic batch axis and keeps the traced batch size
+    when the job cannot run at another one; True requires it; False never tries."""
+    values = [variables[n] for n in program.variable_names]
+    if batch_polymorphic is not False:
+        reason = None
+        if not _batched(program) or program.inputs[0][0].shape[0] < 2:
+            reason = "its inputs and outputs do not share a leading batch axis of size >= 2"
+        else:
+            try:
+                exp = _export(program, True)
+                if not _rows_independent(exp, program, values):
+                    reason = "its rows are not computed independently of each other"
+            except Exception as exc:  # noqa: BLE001 - any failure means: not polymorphic
+                reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        if reason is None:
+            return SerializedProgram(bytes(exp.serialize()), True, tuple(exp.platforms))
+        if batch_polymorphic:
+            raise ExportError(f"job {program.job_name!r} cannot be exported with a free batch "
+                              f"size: {reason}")
+    else:
+        reason = "not asked for (batch_polymorphic=False)"
+    exp = _export(program, False)
+    return SerializedProgram(bytes(exp.serialize()), False, tuple(exp.platforms), reason)
+
+
+def deserialize(data: bytes, where: str) -> export.Exported:
+    try:
+        return export.deserialize(bytearray(data))
+    except Exception as exc:  # noqa: BLE001 - reported with the file's name
+        raise ExportError(f"{where}: not a jax.export program this JAX can read "
+                          f"({type(exc).__name__}: {exc})") from None
+
+
+def call(exp: export.Exported, variables: list[Any], inputs: list[Any]) -> list[np.ndarray]:
+    with warnings.catch_warnings():
+        # jax warns when a program lowered for several platforms runs on one of them
+        warnings.simplefilter("ignore")
+        outs = exp.call(variables, *inputs)
+    return [np.asarray(o) for o in outs]

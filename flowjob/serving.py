@@ -1,0 +1,5 @@
+"""``flow.serving``: run saved models (OneFlow's InferenceSession API)."""
+
+from .export import InferenceSession, ModelVersionPolicy, SessionOption
+
+__all__ = ["InferenceSession", "ModelVersionPolicy", "SessionOption"]
