@@ -13,12 +13,16 @@ from . import (  # noqa: E402
     config,
     data,
     distribute,
+    distributed,
     env,
     image,
     optimizer,
+    profiler,
     random,
     scope,
     summary,
+    sysconfig,
+    tensorrt,
     train,
     typing,
     unittest,
@@ -28,6 +32,7 @@ from ._dtypes import (  # noqa: E402
     char,
     convert_oneflow_dtype_to_numpy_dtype,
     double,
+    dtypes,
     float,
     float16,
     float32,
@@ -43,8 +48,10 @@ from ._legacy import (  # noqa: E402
     device_prior_placement,
     fixed_placement,
 )
+from ._size import Size  # noqa: E402
 from .checkpoint import get_all_variables, load_variables  # noqa: E402
 from .distribute import parallel_cast  # noqa: E402
+from .distributed import current_machine_id  # noqa: E402
 from .errors import (  # noqa: E402
     CallbackError,
     FlowJobError,

@@ -4,6 +4,7 @@ OneFlow's runtime tuning knobs (NCCL, collective boxing, TF32, thread and memory
 accepted and ignored; see ``flowjob.runtime._tuning``.
 """
 
+from .errors import NativeBuildError
 from .runtime._config import (
     compilation_cache,
     cpu_device_num,
@@ -35,6 +36,22 @@ save_downloaded_file_to_local_fs = config_flags["save_downloaded_file_to_local_f
 thread_enable_local_message_queue = config_flags["thread_enable_local_message_queue"]
 use_rdma = config_flags["use_rdma"]
 
+
+
+def load_library(val: str) -> None:
+    """Raises ``NativeBuildError``: ``val`` would be a shared library of OneFlow C++ kernels,
+    which flowjob cannot run (its ops are JAX lowerings)."""
+    raise NativeBuildError(f"flow.config.load_library({val!r}): flowjob cannot load OneFlow "
+                           "C++ op libraries; write the op as a JAX lowering instead")
+
+
+def load_library_now(val: str) -> None:
+    """Raises ``NativeBuildError`` (see ``load_library``)."""
+    raise NativeBuildError(f"flow.config.load_library_now({val!r}): flowjob cannot load "
+                           "OneFlow C++ op libraries; write the op as a JAX lowering instead")
+
+
 __all__ = ["compilation_cache", "cpu_device_num", "enable_debug_mode", "enable_legacy_model_io",
-           "enable_model_io_v2", "gpu_device_num", "legacy_model_io_enabled", "machine_num", "seed",
+           "enable_model_io_v2", "gpu_device_num", "legacy_model_io_enabled", "load_library",
+           "load_library_now", "machine_num", "seed",
            "collective_boxing", *sorted(config_flags)]
