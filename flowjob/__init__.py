@@ -22,6 +22,7 @@ from . import (  # noqa: E402
     scope,
     summary,
     sysconfig,
+    system,
     tensorrt,
     train,
     typing,
@@ -80,9 +81,11 @@ from .ops import (  # noqa: E402
 from .ops.array_ops import (  # noqa: E402
     amp_white_identity,
     argsort,
+    assign,
     broadcast_like,
     broadcast_to_compatible_with,
     cast,
+    cast_to_static_shape,
     concat,
     constant,
     constant_like,
@@ -91,6 +94,8 @@ from .ops.array_ops import (  # noqa: E402
     count_not_finite,
     diag,
     dim_gather,
+    dynamic_reshape,
+    elem_cnt,
     expand,
     expand_dims,
     flatten,
@@ -145,6 +150,7 @@ from .ops.initializers import (  # noqa: E402
     xavier_uniform_initializer,
     zeros_initializer,
 )
+from .ops.math import in_top_k  # noqa: E402
 from .runtime import (  # noqa: E402
     FunctionConfig,
     clear_default_session,

@@ -47,6 +47,7 @@ from ._losses import (
     sparse_softmax_cross_entropy_with_logits,
     triplet_margin_loss,
 )
+from ._norm_layers import group_norm, instance_norm1d, instance_norm2d, instance_norm3d
 from ._normalization import batch_normalization, layer_norm, moments
 from ._random import dropout, random_mask_like
 from ._resample import PixelShuffle, PixelShufflev2
@@ -61,7 +62,8 @@ __all__ = [
     "MarginRankingLoss", "TripletMarginLoss", "PixelShuffle", "PixelShufflev2",
     "fused_bias_add_gelu", "fused_bias_add_dropout",
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
-    "fused_scale_tril", "fused_scale_tril_softmax_dropout",
+    "fused_scale_tril", "fused_scale_tril_softmax_dropout", "GroupNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "InstanceNorm3d",
 ]
 
 # OneFlow's class-like names for its functional losses
@@ -72,3 +74,8 @@ BCEWithLogitsLoss = bce_with_logits_loss
 KLDivLoss = kl_div_loss
 MarginRankingLoss = margin_ranking_loss
 TripletMarginLoss = triplet_margin_loss
+# OneFlow v0.4's functional group and instance normalization layers
+GroupNorm = group_norm
+InstanceNorm1d = instance_norm1d
+InstanceNorm2d = instance_norm2d
+InstanceNorm3d = instance_norm3d
