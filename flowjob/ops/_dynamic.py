@@ -24,7 +24,7 @@ def _lower_elem_cnt(x, *, dtype):
 
 
 def _masked_elem_cnt(x, *, real, dtype):
-    return jnp.prod(real[0].astype(dtype), keepdims=True).reshape((1,))
+    return jnp.prod(real[0].astype(dtype), dtype=dtype).reshape((1,))
 
 
 _ELEM_CNT_REAL = RealShape(lambda shapes, padded, **_: (1,), _masked_elem_cnt)

@@ -26,7 +26,11 @@ PROVIDED = [
     "global_function", "math.reduce_sum", "nn.conv2d", "layers.dense", "optimizer.Adam",
     "sysconfig.with_cuda", "sysconfig.get_include", "profiler.range_push", "profiler.nvtx_start",
     "tensorrt.write_int8_calibration", "config.load_library", "Size", "dtypes",
-    "distributed.get_rank", "current_machine_id", "unittest.register_test_cases",
+    "distributed.get_rank", "current_machine_id", "unittest.register_test_cases", "elem_cnt",
+    "assign", "system.assign", "random.bernoulli", "random.shuffle", "random.gen_seed",
+    "random.generate_random_batch_permutation_indices", "nn.InstanceNorm1d", "nn.InstanceNorm3d",
+    "nn.GroupNorm", "math.two_stage_reduce_max", "math.two_stage_reduce_min",
+    "cast_to_static_shape", "dynamic_reshape", "in_top_k",
 ]
 
 
