@@ -49,6 +49,7 @@ from ._losses import (
 )
 from ._norm_layers import group_norm, instance_norm1d, instance_norm2d, instance_norm3d
 from ._normalization import batch_normalization, layer_norm, moments
+from ._pooling import avg_pool1d, avg_pool3d, max_pool1d, max_pool3d
 from ._random import dropout, random_mask_like
 from ._resample import PixelShuffle, PixelShufflev2
 
@@ -63,7 +64,7 @@ __all__ = [
     "fused_bias_add_gelu", "fused_bias_add_dropout",
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
     "fused_scale_tril", "fused_scale_tril_softmax_dropout", "GroupNorm", "InstanceNorm1d",
-    "InstanceNorm2d", "InstanceNorm3d",
+    "InstanceNorm2d", "InstanceNorm3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
 ]
 
 # OneFlow's class-like names for its functional losses

@@ -30,7 +30,8 @@ PROVIDED = [
     "assign", "system.assign", "random.bernoulli", "random.shuffle", "random.gen_seed",
     "random.generate_random_batch_permutation_indices", "nn.InstanceNorm1d", "nn.InstanceNorm3d",
     "nn.GroupNorm", "math.two_stage_reduce_max", "math.two_stage_reduce_min",
-    "cast_to_static_shape", "dynamic_reshape", "in_top_k",
+    "cast_to_static_shape", "dynamic_reshape", "in_top_k", "nn.max_pool1d", "nn.avg_pool1d",
+    "nn.max_pool3d", "nn.avg_pool3d",
 ]
 
 
