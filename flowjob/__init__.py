@@ -12,10 +12,12 @@ from . import (  # noqa: E402
     checkpoint,
     config,
     data,
+    deprecated,
     distribute,
     distributed,
     env,
     image,
+    linalg,
     optimizer,
     profiler,
     random,
@@ -27,6 +29,7 @@ from . import (  # noqa: E402
     train,
     typing,
     unittest,
+    util,
 )
 from ._dtypes import (  # noqa: E402
     bfloat16,
@@ -48,6 +51,9 @@ from ._legacy import (  # noqa: E402
     MirroredTensorDef,
     device_prior_placement,
     fixed_placement,
+    inter_job_reuse_mem_strategy,
+    is_deprecated,
+    name_scope,
 )
 from ._size import Size  # noqa: E402
 from .checkpoint import get_all_variables, load_variables  # noqa: E402

@@ -34,6 +34,7 @@ from ._fused import (
     fused_scale_tril_softmax_dropout,
 )
 from ._linalg import bias_add
+from ._linalg import tril as _linalg_tril
 from ._losses import (
     bce_loss,
     bce_with_logits_loss,
@@ -65,6 +66,7 @@ __all__ = [
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
     "fused_scale_tril", "fused_scale_tril_softmax_dropout", "GroupNorm", "InstanceNorm1d",
     "InstanceNorm2d", "InstanceNorm3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
+    "tril",
 ]
 
 # OneFlow's class-like names for its functional losses
@@ -80,3 +82,5 @@ GroupNorm = group_norm
 InstanceNorm1d = instance_norm1d
 InstanceNorm2d = instance_norm2d
 InstanceNorm3d = instance_norm3d
+# OneFlow exported math.tril under nn too
+tril = _linalg_tril

@@ -31,7 +31,10 @@ PROVIDED = [
     "random.generate_random_batch_permutation_indices", "nn.InstanceNorm1d", "nn.InstanceNorm3d",
     "nn.GroupNorm", "math.two_stage_reduce_max", "math.two_stage_reduce_min",
     "cast_to_static_shape", "dynamic_reshape", "in_top_k", "nn.max_pool1d", "nn.avg_pool1d",
-    "nn.max_pool3d", "nn.avg_pool3d",
+    "nn.max_pool3d", "nn.avg_pool3d", "linalg.matmul", "nn.tril", "util.unique_str",
+    "is_deprecated", "name_scope", "deprecated.variable_scope", "scope.consistent_view_enabled",
+    "distribute.mirrored_strategy_enabled", "distribute.assert_is_valid_distribute",
+    "env.data_port", "env.grpc_use_no_signal", "inter_job_reuse_mem_strategy",
 ]
 
 

@@ -118,3 +118,64 @@ def test_the_alias_serves_the_names_as_oneflow_spelled_them():
         assert of.Size([3]) == (3,)
         assert of.distributed.get_world_size() == 1
         assert of.profiler.range_push is flow.profiler.range_push
+
+
+def test_view_queries_follow_the_job_logical_view():
+    seen = {}
+
+    def record(key):
+        seen[key] = (flow.scope.consistent_view_enabled(), flow.scope.mirrored_view_enabled(),
+                     flow.distribute.mirrored_strategy_enabled(),
+                     flow.distribute.consistent_strategy_enabled())
+
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+
+    @flow.global_function(function_config=config)
+    def mirrored(x: tp.ListNumpy.Placeholder((2,))) -> tp.ListNumpy:
+        record("mirrored")
+        return x
+
+    @flow.global_function()
+    def consistent(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        record("consistent")
+        return x
+
+    mirrored([np.zeros(2, np.float32)])
+    consistent(np.zeros(2, np.float32))
+    record("outside")
+    assert seen == {"mirrored": (False, True, True, False),
+                    "consistent": (True, False, False, True),
+                    "outside": (True, False, False, True)}
+
+
+def test_small_legacy_names():
+    assert flow.linalg.matmul is flow.matmul and flow.nn.tril is flow.math.tril
+    flow.distribute.assert_is_valid_distribute(flow.distribute.split(0))
+    with pytest.raises(TypeError, match="not a valid distribute"):
+        flow.distribute.assert_is_valid_distribute("S(0)")
+    a, b = flow.util.unique_str("Job_"), flow.util.unique_str("Job_")
+    assert a.startswith("Job_") and b.startswith("Job_") and a != b
+    assert flow.is_deprecated(flow.FixedTensorDef) and flow.is_deprecated(flow.name_scope)
+    assert not flow.is_deprecated(flow.matmul) and not flow.is_deprecated(3)
+    flow.env.data_port(9027)
+    with pytest.raises(TypeError, match="port number"):
+        flow.env.data_port(0)
+    flow.inter_job_reuse_mem_strategy("reuse_mem_priority")
+    with pytest.raises(ValueError, match="job_name_groups"):
+        flow.inter_job_reuse_mem_strategy("custom_parallelism")
+
+
+def test_name_scope_and_variable_scope_are_namespaces():
+    names = []
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        with flow.name_scope("outer"):
+            with flow.deprecated.variable_scope("inner"):
+                v = flow.get_variable("v", shape=(2,), initializer=flow.ones_initializer())
+                names.append(v.op.name)
+        return x + v
+
+    np.testing.assert_array_equal(job(np.zeros(2, np.float32)), [1, 1])
+    assert names == ["outer-inner-v"]
