@@ -3,6 +3,7 @@ implements the Python operators of blobs (``a + b``, ``x[1:3]``, ``-x``...)."""
 
 from ..graph import OPERATORS
 from . import array_ops, initializers, layers, losses, math, nn, regularizers
+from ._assign import system_assign
 from ._binary import binary as _binary
 from ._creation import with_distribute
 from ._legacy import truncated_normal
@@ -30,4 +31,5 @@ _register()
 __all__ = [
     "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
     "truncated_normal", "bernoulli", "generate_random_batch_permutation_indices", "shuffle",
+    "system_assign",
 ]

@@ -1,6 +1,6 @@
 """Top-level array ops (``flow.reshape``, ``flow.concat``, ``flow.matmul``...)."""
 
-from ._assign import assign, system_assign
+from ._assign import assign
 from ._concat import concat, split, stack
 from ._creation import (
     amp_white_identity,
@@ -62,5 +62,5 @@ __all__ = [
     "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
     "unsorted_batch_segment_sum", "constant_scalar", "range",
     "amp_white_identity", "count_not_finite", "multi_count_not_finite", "reshape_like",
-    "assign", "system_assign", "cast_to_static_shape", "dynamic_reshape", "elem_cnt",
+    "assign", "cast_to_static_shape", "dynamic_reshape", "elem_cnt",
 ]
