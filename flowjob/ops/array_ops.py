@@ -19,6 +19,7 @@ from ._creation import (
 from ._dynamic import cast_to_static_shape, dynamic_reshape, elem_cnt
 from ._indexing import dim_gather, gather, gather_nd, masked_fill, one_hot, where
 from ._linalg import diag, matmul
+from ._padding import pad_grad, same_padding
 from ._reduce import count_not_finite, multi_count_not_finite
 from ._scatter import (
     scatter_nd,
@@ -62,5 +63,5 @@ __all__ = [
     "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
     "unsorted_batch_segment_sum", "constant_scalar", "range",
     "amp_white_identity", "count_not_finite", "multi_count_not_finite", "reshape_like",
-    "assign", "cast_to_static_shape", "dynamic_reshape", "elem_cnt",
+    "assign", "pad_grad", "same_padding", "cast_to_static_shape", "dynamic_reshape", "elem_cnt",
 ]

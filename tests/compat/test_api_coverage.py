@@ -34,7 +34,8 @@ PROVIDED = [
     "nn.max_pool3d", "nn.avg_pool3d", "linalg.matmul", "nn.tril", "util.unique_str",
     "is_deprecated", "name_scope", "deprecated.variable_scope", "scope.consistent_view_enabled",
     "distribute.mirrored_strategy_enabled", "distribute.assert_is_valid_distribute",
-    "env.data_port", "env.grpc_use_no_signal", "inter_job_reuse_mem_strategy",
+    "env.data_port", "env.grpc_use_no_signal", "inter_job_reuse_mem_strategy", "same_padding",
+    "pad_grad",
 ]
 
 
