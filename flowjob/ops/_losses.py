@@ -18,6 +18,7 @@ from ._activations import log_sigmoid
 from ._binary import multiply, subtract
 from ._modes import Reduction
 from ._reduce import reduce_mean, reduce_sum
+from ._shape import squeeze
 from ._unary import abs as _abs
 from ._unary import log, negative, square
 from ._util import broadcast_shape, check_name, fail, require_blob
@@ -58,6 +59,21 @@ def sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob,
     _sparse_labels(public, labels, logits, name)
     return apply_op("sparse_softmax_cross_entropy", _lower_sparse_softmax_ce, [labels, logits],
                     name=name, prefix="SparseSoftmaxCrossEntropy")
+
+
+def distributed_sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob,
+                                                         name: str | None = None) -> Blob:
+    """OneFlow's model-parallel spelling (logits split over the classes); the values are
+    ``sparse_softmax_cross_entropy_with_logits``'s, and labels may carry a last axis of 1."""
+    public = "flow.nn.distributed_sparse_softmax_cross_entropy_with_logits"
+    require_blob(public, labels, "labels", name)
+    require_blob(public, logits, "logits", name)
+    if labels.ndim == logits.ndim:
+        if labels.shape[-1] != 1:
+            fail(public, f"labels {labels.shape} of the logits' rank must end in 1 (logits "
+                         f"{logits.shape})", name)
+        labels = squeeze(labels, axis=[-1])
+    return sparse_softmax_cross_entropy_with_logits(labels, logits, name=name)
 
 
 def _lower_sparse_ce(labels, prediction):

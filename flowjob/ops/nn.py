@@ -32,12 +32,14 @@ from ._fused import (
     fused_bias_add_gelu,
     fused_scale_tril,
     fused_scale_tril_softmax_dropout,
+    fused_self_attention_query_mul_key_and_value,
 )
 from ._linalg import bias_add
 from ._linalg import tril as _linalg_tril
 from ._losses import (
     bce_loss,
     bce_with_logits_loss,
+    distributed_sparse_softmax_cross_entropy_with_logits,
     kl_div_loss,
     l1_loss,
     margin_ranking_loss,
@@ -66,7 +68,8 @@ __all__ = [
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
     "fused_scale_tril", "fused_scale_tril_softmax_dropout", "GroupNorm", "InstanceNorm1d",
     "InstanceNorm2d", "InstanceNorm3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
-    "tril",
+    "tril", "fused_self_attention_query_mul_key_and_value",
+    "distributed_sparse_softmax_cross_entropy_with_logits",
 ]
 
 # OneFlow's class-like names for its functional losses

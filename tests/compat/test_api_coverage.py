@@ -35,7 +35,8 @@ PROVIDED = [
     "is_deprecated", "name_scope", "deprecated.variable_scope", "scope.consistent_view_enabled",
     "distribute.mirrored_strategy_enabled", "distribute.assert_is_valid_distribute",
     "env.data_port", "env.grpc_use_no_signal", "inter_job_reuse_mem_strategy", "same_padding",
-    "pad_grad",
+    "pad_grad", "nn.fused_self_attention_query_mul_key_and_value",
+    "nn.distributed_sparse_softmax_cross_entropy_with_logits",
 ]
 
 

@@ -235,3 +235,18 @@ def test_smooth_l1_loss():
         np.testing.assert_allclose(value, ref(x + 0.01, beta), rtol=1e-12)
         want = numeric_grad(lambda p, beta=beta: ref(p, beta), [x + 0.01], c)[0]
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-8)
+
+
+def test_distributed_sparse_softmax_cross_entropy_matches_numpy_with_either_label_shape():
+    logits = np.random.default_rng(4).normal(size=(6, 5)).astype(np.float64)
+    labels = np.array([0, 4, 2, 2, 1, 3], np.int32)
+
+    @flow.global_function()
+    def job(lg: tp.Numpy.Placeholder((6, 5), dtype=flow.float64),
+            lb: tp.Numpy.Placeholder((6, 1), dtype=flow.int32)) -> tp.Numpy:
+        return flow.nn.distributed_sparse_softmax_cross_entropy_with_logits(lb, lg)
+
+    shifted = logits - logits.max(-1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    np.testing.assert_allclose(job(logits, labels[:, None]),
+                               -log_softmax[np.arange(6), labels], rtol=1e-12)
