@@ -20,6 +20,7 @@ from . import (  # noqa: E402
     linalg,
     optimizer,
     profiler,
+    quantization,
     random,
     scope,
     summary,

@@ -9,6 +9,7 @@ from ._creation import with_distribute
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
 from ._losses import smooth_l1_loss
+from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._slicing import getitem
 from ._unary import abs as _abs
@@ -31,5 +32,5 @@ _register()
 __all__ = [
     "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
     "truncated_normal", "bernoulli", "generate_random_batch_permutation_indices", "shuffle",
-    "system_assign",
+    "system_assign", "fake_quantization", "min_max_observer", "moving_average_min_max_observer",
 ]
