@@ -6,6 +6,7 @@ from . import array_ops, initializers, layers, losses, math, nn, regularizers
 from ._assign import system_assign
 from ._binary import binary as _binary
 from ._creation import with_distribute
+from ._ctc import ctc_loss
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
 from ._losses import smooth_l1_loss
@@ -32,5 +33,6 @@ _register()
 __all__ = [
     "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
     "truncated_normal", "bernoulli", "generate_random_batch_permutation_indices", "shuffle",
-    "system_assign", "fake_quantization", "min_max_observer", "moving_average_min_max_observer",
+    "system_assign", "ctc_loss", "fake_quantization", "min_max_observer",
+    "moving_average_min_max_observer",
 ]
