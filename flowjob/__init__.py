@@ -77,6 +77,7 @@ from .graph import (  # noqa: E402
     watch_diff,
 )
 from .ops import (  # noqa: E402
+    combined_margin_loss,
     ctc_loss,
     layers,
     losses,

@@ -9,7 +9,7 @@ from ._creation import with_distribute
 from ._ctc import ctc_loss
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
-from ._losses import smooth_l1_loss
+from ._losses import combined_margin_loss, smooth_l1_loss
 from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._slicing import getitem
@@ -33,6 +33,6 @@ _register()
 __all__ = [
     "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
     "truncated_normal", "bernoulli", "generate_random_batch_permutation_indices", "shuffle",
-    "system_assign", "ctc_loss", "fake_quantization", "min_max_observer",
+    "system_assign", "ctc_loss", "combined_margin_loss", "fake_quantization", "min_max_observer",
     "moving_average_min_max_observer",
 ]

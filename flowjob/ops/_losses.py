@@ -76,6 +76,33 @@ def distributed_sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: B
     return sparse_softmax_cross_entropy_with_logits(labels, logits, name=name)
 
 
+def _lower_combined_margin(x, label, *, m1, m2, m3):
+    target = jnp.arange(x.shape[1])[None, :] == label[:, None].astype(jnp.int32)
+    # the cosine is only taken where it is used, so other entries' gradients stay finite
+    cos = jnp.where(target, x, jnp.zeros((), x.dtype))
+    margin = jnp.cos(jnp.arccos(cos) * m1 + m2) - m3
+    return jnp.where(target, margin.astype(x.dtype), x)
+
+
+def combined_margin_loss(x: Blob, label: Blob, m1: float = 1, m2: float = 0, m3: float = 0,
+                         name: str | None = None) -> Blob:
+    """The combined (SphereFace/ArcFace/CosFace) margin on cosine logits ``x`` (batch,
+    classes): each row's label entry ``cos t`` becomes ``cos(m1 * t + m2) - m3``, the rest stay
+    (a label outside ``[0, classes)`` leaves its row unchanged)."""
+    public = "flow.combined_margin_loss"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    require_blob(public, label, "label", name)
+    if x.ndim != 2 or not x.dtype.is_floating:
+        fail(public, f"x must be floating (batch, classes), got {x.shape} {x.dtype.name}", name)
+    if label.shape != (x.shape[0],) or label.dtype.is_floating:
+        fail(public, f"label must be integer of shape ({x.shape[0]},), got {label.shape} "
+                     f"{label.dtype.name}", name)
+    return apply_op("combined_margin_loss", _lower_combined_margin, [x, label],
+                    attrs={"m1": float(m1), "m2": float(m2), "m3": float(m3)}, name=name,
+                    prefix="CombinedMarginLoss")
+
+
 def _lower_sparse_ce(labels, prediction):
     return -jnp.log(_picked(prediction, labels))
 

@@ -250,3 +250,25 @@ def test_distributed_sparse_softmax_cross_entropy_matches_numpy_with_either_labe
     log_softmax = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
     np.testing.assert_allclose(job(logits, labels[:, None]),
                                -log_softmax[np.arange(6), labels], rtol=1e-12)
+
+
+@pytest.mark.parametrize("m1, m2, m3", [(1.0, 0.5, 0.0), (1.35, 0.0, 0.0), (1.0, 0.0, 0.35),
+                                        (1.0, 0.3, 0.2)])
+def test_combined_margin_loss_matches_numpy_and_jax_grad(m1, m2, m3):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.random.default_rng(2).uniform(-0.9, 0.9, size=(4, 5))
+    label = np.array([0, 4, 2, 7], np.int32)  # 7: outside the classes, row unchanged
+
+    def reference(a, xp):
+        hit = np.arange(5)[None, :] == label[:, None]
+        margin = xp.cos(xp.arccos(xp.where(hit, a, 0.0)) * m1 + m2) - m3
+        return xp.where(hit, margin, a)
+
+    value, (grad, _), cot = value_and_grads(
+        lambda a, lb: flow.combined_margin_loss(a, lb, m1, m2, m3), x, label)
+    np.testing.assert_allclose(value, reference(x, np), rtol=1e-12)
+    np.testing.assert_array_equal(value[3], x[3])
+    want = jax.grad(lambda a: (reference(a, jnp) * cot).sum())(x)
+    np.testing.assert_allclose(grad, want, rtol=1e-10)
