@@ -26,6 +26,7 @@ from ._convolution import (
     conv2d_transpose,
     conv3d,
     max_pool2d,
+    torch_conv2d_transpose,
 )
 from ._fused import (
     fused_bias_add_dropout,
@@ -69,7 +70,7 @@ __all__ = [
     "fused_scale_tril", "fused_scale_tril_softmax_dropout", "GroupNorm", "InstanceNorm1d",
     "InstanceNorm2d", "InstanceNorm3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
     "tril", "fused_self_attention_query_mul_key_and_value",
-    "distributed_sparse_softmax_cross_entropy_with_logits",
+    "distributed_sparse_softmax_cross_entropy_with_logits", "torch_conv2d_transpose",
 ]
 
 # OneFlow's class-like names for its functional losses
