@@ -2,6 +2,7 @@
 
 from . import grad_clipping, loss_scale, warmup
 from ._base import Optimizer
+from ._combined import CombinedOptimizer
 from ._legacy import from_model_update_conf, scheduler_from_conf
 from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp
 from ._schedules import (
@@ -19,7 +20,8 @@ from ._schedules import (
 )
 
 __all__ = [
-    "Optimizer", "SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp", "LAMB", "LARS",
+    "Optimizer", "CombinedOptimizer", "SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp",
+    "LAMB", "LARS",
     "LrScheduler", "PiecewiseConstantScheduler", "PiecewiseScalingScheduler", "CosineScheduler",
     "PolynomialScheduler", "PolynomialSchduler", "ExponentialScheduler", "InverseTimeScheduler",
     "NaturalExpScheduler", "LinearCosineScheduler", "CustomScheduler",
