@@ -49,6 +49,7 @@ from ._dtypes import (  # noqa: E402
 )
 from ._legacy import (  # noqa: E402
     FixedTensorDef,
+    InitEagerGlobalSession,
     MirroredTensorDef,
     device_prior_placement,
     fixed_placement,

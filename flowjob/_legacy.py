@@ -128,3 +128,10 @@ def inter_job_reuse_mem_strategy(strategy_str: str, job_set: Any = None, **kwarg
     if strategy_str == "custom_parallelism" and kwargs.get("job_name_groups") is None:
         raise ValueError("flow.inter_job_reuse_mem_strategy('custom_parallelism') needs "
                          "job_name_groups=[[job names], ...]")
+
+
+def InitEagerGlobalSession() -> None:  # noqa: N802 - OneFlow's spelling
+    """OneFlow's eager-session starter: flowjob has no eager mode (as
+    ``flow.enable_eager_execution(True)``), so this raises ``NotImplementedError``."""
+    raise NotImplementedError("flow.InitEagerGlobalSession(): flowjob has no eager mode; job "
+                              "functions are always lazy (traced once, compiled with JAX)")

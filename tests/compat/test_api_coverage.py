@@ -39,7 +39,7 @@ PROVIDED = [
     "nn.distributed_sparse_softmax_cross_entropy_with_logits", "quantization.min_max_observer",
     "quantization.fake_quantization", "quantization.moving_average_min_max_observer", "ctc_loss",
     "combined_margin_loss", "layers.layer_norm_grad", "layers.layer_norm_param_grad",
-    "nn.torch_conv2d_transpose", "optimizer.CombinedOptimizer",
+    "nn.torch_conv2d_transpose", "optimizer.CombinedOptimizer", "InitEagerGlobalSession",
 ]
 
 

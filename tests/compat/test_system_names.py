@@ -179,3 +179,8 @@ def test_name_scope_and_variable_scope_are_namespaces():
 
     np.testing.assert_array_equal(job(np.zeros(2, np.float32)), [1, 1])
     assert names == ["outer-inner-v"]
+
+
+def test_init_eager_global_session_says_there_is_no_eager_mode():
+    with pytest.raises(NotImplementedError, match="no eager mode"):
+        flow.InitEagerGlobalSession()
