@@ -5,9 +5,13 @@ target (blanks between and around the labels, repeats) to its frames: the forwar
 over the extended target ``blank, l1, blank, l2, ..., blank``, one ``lax.scan`` over time.
 Log-zero is a large negative number rather than ``-inf`` so gradients stay finite; a target
 that cannot be aligned (too few frames) gives an infinite loss, or 0 with ``zero_infinity``.
+The gradient follows OneFlow's (and PyTorch's) convention: it is taken with respect to the
+logits behind ``log_probs = log_softmax(logits)``.
 """
 
 from __future__ import annotations
+
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -45,11 +49,41 @@ def _one_sequence(log_probs, target, frames, labels, *, blank):
     return -last
 
 
-def _lower_ctc(log_probs, targets, input_lengths, target_lengths, *, blank, zero_infinity,
-               reduction):
+def _losses(log_probs, targets, input_lengths, target_lengths, blank):
     per_batch = jax.vmap(lambda lp, tg, n, m: _one_sequence(lp, tg, n, m, blank=blank),
                          in_axes=(1, 0, 0, 0))
-    loss = per_batch(log_probs, targets, input_lengths, target_lengths)
+    return per_batch(log_probs, targets, input_lengths, target_lengths)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(4,))
+def _ctc(log_probs, targets, input_lengths, target_lengths, blank):
+    return _losses(log_probs, targets, input_lengths, target_lengths, blank)
+
+
+def _ctc_forward(log_probs, targets, input_lengths, target_lengths, blank):
+    loss, vjp = jax.vjp(lambda lp: _losses(lp, targets, input_lengths, target_lengths, blank),
+                        log_probs)
+    return loss, (vjp, log_probs, input_lengths, loss)
+
+
+def _ctc_backward(blank, saved, g):
+    # OneFlow (as PyTorch) returns the gradient with respect to the logits the log_probs
+    # were log-softmaxed from: the exact gradient plus exp(log_probs) times each example's
+    # upstream gradient, over its real frames; nothing for examples with no alignment.
+    vjp, log_probs, input_lengths, loss = saved
+    g = jnp.where(loss > _IMPOSSIBLE, 0.0, g)
+    (exact,) = vjp(g)
+    frames = jnp.arange(log_probs.shape[0])[:, None] < input_lengths[None, :]
+    grad = exact + jnp.exp(log_probs) * jnp.where(frames, g[None, :], 0.0)[..., None]
+    return grad.astype(log_probs.dtype), None, None, None
+
+
+_ctc.defvjp(_ctc_forward, _ctc_backward)
+
+
+def _lower_ctc(log_probs, targets, input_lengths, target_lengths, *, blank, zero_infinity,
+               reduction):
+    loss = _ctc(log_probs, targets, input_lengths, target_lengths, blank)
     impossible = loss > _IMPOSSIBLE
     loss = jnp.where(impossible, 0.0 if zero_infinity else jnp.inf, loss).astype(log_probs.dtype)
     if reduction == Reduction.MEAN:

@@ -1,5 +1,8 @@
 """``flowjob/ops/_ctc.py``: CTC loss against a brute-force sum over every alignment (NumPy
-forward, jax.grad of the same enumeration for the gradient)."""
+forward, jax.grad of the same enumeration for the gradient). OneFlow's gradient (PyTorch's
+too) is the one with respect to the logits behind ``log_probs = log_softmax(logits)``; as
+``log_softmax`` leaves log-probabilities unchanged, that is the gradient of
+``brute_force(log_softmax(z))`` at ``z = log_probs``."""
 
 from __future__ import annotations
 
@@ -61,8 +64,8 @@ def test_ctc_loss_matches_the_alignment_sum_and_its_gradient(reduction, blank):
         log_probs, *args)
     want = reduce(brute_force(log_probs, *args, blank, xp=np))
     np.testing.assert_allclose(value, want, rtol=1e-10)
-    want_grad = jax.grad(lambda lp: (reduce(brute_force(lp, *args, blank, xp=jnp))
-                                     * cot).sum())(log_probs)
+    want_grad = jax.grad(lambda z: (reduce(brute_force(jax.nn.log_softmax(z), *args, blank,
+                                                       xp=jnp)) * cot).sum())(log_probs)
     np.testing.assert_allclose(grads[0], want_grad, rtol=1e-8, atol=1e-12)
 
 
