@@ -21,6 +21,11 @@ class Size(tuple):
         """The number of elements of an array of this shape (1 for ``Size(())``)."""
         return math.prod(self)
 
+    def index(self, value: int, start: int = 0, end: int | None = None) -> int:
+        """The first position of ``value`` in ``[start, end)`` (keywords allowed, as OneFlow);
+        ``ValueError`` if absent."""
+        return super().index(value, start, len(self) if end is None else end)
+
     def __getitem__(self, key):  # noqa: ANN001 - tuple's own signature
         item = super().__getitem__(key)
         return Size(item) if isinstance(key, slice) else item

@@ -69,6 +69,10 @@ def test_size_is_a_tuple_with_numel():
     assert size.numel() == 24 and flow.Size().numel() == 1
     assert isinstance(size[1:], flow.Size) and size[1:] == (3, 4)
     assert repr(size) == "flow.Size([2, 3, 4])"
+    size = flow.Size((2, 3, 2, 4))
+    assert size.index(2, start=1, end=20) == 2 and size.index(4) == 3
+    with pytest.raises(ValueError):
+        size.index(4, start=0, end=3)
     with pytest.raises(TypeError, match="dimension 1"):
         flow.Size([2, -1])
 
