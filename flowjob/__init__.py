@@ -12,27 +12,37 @@ from . import (  # noqa: E402
     checkpoint,
     config,
     data,
+    deprecated,
     distribute,
+    distributed,
     env,
     image,
     model,
     onnx,
+    linalg,
     optimizer,
+    profiler,
+    quantization,
     random,
     saved_model,
     scope,
     serving,
     summary,
+    sysconfig,
+    system,
+    tensorrt,
     train,
     typing,
     unittest,
     userop,
+    util,
 )
 from ._dtypes import (  # noqa: E402
     bfloat16,
     char,
     convert_oneflow_dtype_to_numpy_dtype,
     double,
+    dtypes,
     float,
     float16,
     float32,
@@ -44,12 +54,18 @@ from ._dtypes import (  # noqa: E402
 )
 from ._legacy import (  # noqa: E402
     FixedTensorDef,
+    InitEagerGlobalSession,
     MirroredTensorDef,
     device_prior_placement,
     fixed_placement,
+    inter_job_reuse_mem_strategy,
+    is_deprecated,
+    name_scope,
 )
+from ._size import Size  # noqa: E402
 from .checkpoint import get_all_variables, load_variables  # noqa: E402
 from .distribute import parallel_cast  # noqa: E402
+from .distributed import current_machine_id  # noqa: E402
 from .errors import (  # noqa: E402
     CallbackError,
     FlowJobError,
@@ -68,6 +84,8 @@ from .graph import (  # noqa: E402
 )
 from .model import Model  # noqa: E402
 from .ops import (  # noqa: E402
+    combined_margin_loss,
+    ctc_loss,
     layers,
     losses,
     math,
@@ -79,9 +97,11 @@ from .ops import (  # noqa: E402
 from .ops.array_ops import (  # noqa: E402
     amp_white_identity,
     argsort,
+    assign,
     broadcast_like,
     broadcast_to_compatible_with,
     cast,
+    cast_to_static_shape,
     concat,
     constant,
     constant_like,
@@ -90,6 +110,8 @@ from .ops.array_ops import (  # noqa: E402
     count_not_finite,
     diag,
     dim_gather,
+    dynamic_reshape,
+    elem_cnt,
     expand,
     expand_dims,
     flatten,
@@ -104,12 +126,14 @@ from .ops.array_ops import (  # noqa: E402
     ones,
     ones_like,
     pad,
+    pad_grad,
     range,
     reflection_pad2d,
     replication_pad2d,
     reshape,
     reshape_like,
     reverse,
+    same_padding,
     scatter_nd,
     slice,
     slice_update,
@@ -144,6 +168,7 @@ from .ops.initializers import (  # noqa: E402
     xavier_uniform_initializer,
     zeros_initializer,
 )
+from .ops.math import in_top_k  # noqa: E402
 from .runtime import (  # noqa: E402
     FunctionConfig,
     clear_default_session,

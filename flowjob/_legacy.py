@@ -3,16 +3,28 @@
 Each works as its replacement does and prints OneFlow's deprecation line once per process
 (``_deprecation.warn_once``). The namespaces re-export them: ``flow.FixedTensorDef``,
 ``flow.MirroredTensorDef``, ``flow.fixed_placement``, ``flow.device_prior_placement``,
-``flow.scope.current_scope`` and ``flow.distribute.consistent_strategy/mirrored_strategy``.
+``flow.scope.current_scope``, ``flow.distribute.consistent_strategy/mirrored_strategy`` (and
+their ``*_enabled`` queries), ``flow.name_scope`` and ``flow.deprecated.variable_scope``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, ContextManager
 
 from . import _dtypes
 from ._deprecation import warn_once
-from .graph import LogicalView, Scope, consistent_view, current_scope, mirrored_view, placement
+from .graph import (
+    LogicalView,
+    Scope,
+    consistent_view,
+    current_graph,
+    current_scope,
+    in_job,
+    mirrored_view,
+    namespace,
+    placement,
+)
 from .typing import ArgBlobDef, ListNumpy, Numpy
 
 _PLACEMENT_HINT = ("oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "
@@ -65,3 +77,61 @@ def mirrored_strategy() -> LogicalView:
     warn_once("mirrored_strategy", "flow.distribute.mirrored_strategy() is deprecated, "
               "use flow.scope.mirrored_view()")
     return mirrored_view()
+
+
+def consistent_strategy_enabled() -> bool:
+    """Old name of ``flow.scope.consistent_view_enabled()``."""
+    warn_once("consistent_strategy_enabled", "oneflow.distribute.consistent_strategy_enabled "
+              "will be removed in the future, use oneflow.scope.consistent_view_enabled instead.")
+    return not mirrored_view_enabled()
+
+
+def mirrored_strategy_enabled() -> bool:
+    """Old name of ``flow.scope.mirrored_view_enabled()``."""
+    warn_once("mirrored_strategy_enabled", "oneflow.distribute.mirrored_strategy_enabled "
+              "will be removed in the future, use oneflow.scope.mirrored_view_enabled instead.")
+    return mirrored_view_enabled()
+
+
+def mirrored_view_enabled() -> bool:
+    """True inside the body of a job whose logical view is mirrored
+    (``func_config.default_logical_view(flow.scope.mirrored_view())``); the default view,
+    outside jobs too, is consistent."""
+    return in_job() and current_graph().config.logical_view == mirrored_view()
+
+
+def name_scope(name: str) -> ContextManager[None]:
+    """Old names (``flow.name_scope``, ``flow.deprecated.variable_scope``) of
+    ``flow.scope.namespace``."""
+    warn_once("name_scope", "oneflow.name_scope/oneflow.experimental.name_scope/"
+              "deprecated.variable_scope will be removed in the future, use "
+              "oneflow.scope.namespace instead.")
+    return namespace(name)
+
+
+def is_deprecated(func_or_class: Any) -> bool:
+    """OneFlow's ``flow.is_deprecated``: True for the deprecated spellings flowjob keeps
+    (each prints its one-time warning), which live in the packages' ``_legacy`` modules."""
+    module = getattr(func_or_class, "__module__", None) or ""
+    return module == __name__ or (module.startswith("flowjob.") and module.endswith("._legacy"))
+
+
+_MEMORY_STRATEGIES = ("reuse_mem_priority", "parallelism_priority", "custom_parallelism")
+
+
+def inter_job_reuse_mem_strategy(strategy_str: str, job_set: Any = None, **kwargs: Any) -> None:
+    """OneFlow's memory sharing between jobs: checked and ignored, since each flowjob job is
+    its own XLA program whose buffers XLA plans."""
+    if strategy_str not in _MEMORY_STRATEGIES:
+        raise ValueError(f"flow.inter_job_reuse_mem_strategy: strategy_str must be one of "
+                         f"{', '.join(_MEMORY_STRATEGIES)}, got {strategy_str!r}")
+    if strategy_str == "custom_parallelism" and kwargs.get("job_name_groups") is None:
+        raise ValueError("flow.inter_job_reuse_mem_strategy('custom_parallelism') needs "
+                         "job_name_groups=[[job names], ...]")
+
+
+def InitEagerGlobalSession() -> None:  # noqa: N802 - OneFlow's spelling
+    """OneFlow's eager-session starter: flowjob has no eager mode (as
+    ``flow.enable_eager_execution(True)``), so this raises ``NotImplementedError``."""
+    raise NotImplementedError("flow.InitEagerGlobalSession(): flowjob has no eager mode; job "
+                              "functions are always lazy (traced once, compiled with JAX)")

@@ -25,6 +25,11 @@ class JobDefinitionError(FlowJobError, TypeError):
     """A job function, its annotations or its body are not valid."""
 
 
+class NativeBuildError(FlowJobError, RuntimeError):
+    """An API of OneFlow's C++/CUDA build (headers, shared libraries, custom-op libraries,
+    TensorRT) that a JAX package cannot provide; the message names the API."""
+
+
 class CallbackError(FlowJobError, RuntimeError):
     """A watch handler, host op or result callback raised (the original is chained as
     ``__cause__``), or one of them asked to wait for the completion thread it runs on."""

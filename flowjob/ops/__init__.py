@@ -3,11 +3,15 @@ implements the Python operators of blobs (``a + b``, ``x[1:3]``, ``-x``...)."""
 
 from ..graph import OPERATORS
 from . import array_ops, initializers, layers, losses, math, nn, regularizers
+from ._assign import system_assign
 from ._binary import binary as _binary
 from ._creation import with_distribute
+from ._ctc import ctc_loss
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
-from ._losses import smooth_l1_loss
+from ._losses import combined_margin_loss, smooth_l1_loss
+from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
+from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._slicing import getitem
 from ._unary import abs as _abs
 from ._unary import negative as _negative
@@ -28,5 +32,7 @@ _register()
 
 __all__ = [
     "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
-    "truncated_normal",
+    "truncated_normal", "bernoulli", "generate_random_batch_permutation_indices", "shuffle",
+    "system_assign", "ctc_loss", "combined_margin_loss", "fake_quantization", "min_max_observer",
+    "moving_average_min_max_observer",
 ]

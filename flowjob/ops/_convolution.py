@@ -1,6 +1,7 @@
 """Convolution and pooling ops with the weights passed in: ``flow.nn.conv1d/conv2d/conv3d``,
 ``conv2d_transpose`` (TensorFlow's transposed convolution, as OneFlow v0.4),
-``compat_conv2d`` (TensorFlow's SAME padding) and ``max_pool2d``/``avg_pool2d``.
+``torch_conv2d_transpose`` (PyTorch's arithmetic), ``compat_conv2d`` (TensorFlow's SAME
+padding) and ``max_pool2d``/``avg_pool2d``.
 
 Padding strings, explicit per-axis paddings and the JAX lowerings live in ``_conv``. 1-D and
 3-D data formats are ``NCW``/``NWC`` and ``NCDHW``/``NDHWC``; weights are
@@ -241,6 +242,54 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
             fail(public, f"output_shape {output_shape} does not fit: a {padding} convolution "
                          f"of it with kernel {tuple(kernel)} and strides {strides} has spatial "
                          f"size other than the input's {x.shape}", name)
+    return apply_op("deconv2d", _lower_deconv, [x, w],
+                    attrs={"output_shape": output_shape, "strides": strides, "pads": pads,
+                           "dilations": dilations, "data_format": fmt},
+                    name=name, prefix="Deconv2d")
+
+
+def torch_conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # noqa: A002
+                           output_padding: Any = None, strides: Any = None,
+                           padding_needed: Any = None, data_format: str = "NCHW",
+                           name: str | None = None, input: Blob | None = None,  # noqa: A002
+                           filters: Blob | None = None, dilations: Any = None) -> Blob:
+    """PyTorch's ``ConvTranspose2d`` arithmetic: ``padding_needed`` (even, per spatial axis)
+    is twice PyTorch's ``padding``, and the output has ``(in - 1) * stride - padding_needed +
+    dilation * (kernel - 1) + 1 + output_padding`` rows and columns. Filters as in
+    ``conv2d_transpose``."""
+    public = "flow.nn.torch_conv2d_transpose"
+    name = check_name(public, name)
+    if (value is None) == (input is None) or (filter is None) == (filters is None):
+        fail(public, "pass exactly one of value/input and one of filter/filters", name)
+    x = require_blob(public, value if value is not None else input, "input", name)
+    w = require_blob(public, filter if filter is not None else filters, "filters", name)
+    fmt = _conv.data_format_of(data_format, failer(public, name))
+    if x.ndim != 4 or w.ndim != 4:
+        fail(public, f"input and filters must be 4-D, got {x.shape} and {w.shape}", name)
+    strides = int_list(public, strides, 2, "strides", name)
+    dilations = int_list(public, 1 if dilations is None else dilations, 2, "dilations", name)
+    extra = int_list(public, 0 if output_padding is None else output_padding, 2,
+                     "output_padding", name, minimum=0)
+    needed = int_list(public, padding_needed, 2, "padding_needed", name, minimum=0)
+    if any(p % 2 for p in needed):
+        fail(public, f"padding_needed must be even (split evenly), got {padding_needed!r}", name)
+    if any(e >= max(s, d) for e, s, d in zip(extra, strides, dilations)):
+        fail(public, f"output_padding {extra} must be smaller than the stride or dilation", name)
+    c_axis = 1 if fmt == DataFormat.NCHW else 3
+    if w.shape[0] != x.shape[c_axis]:
+        fail(public, f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
+                     f"{x.shape} has {x.shape[c_axis]}", name)
+    kernel = w.shape[2:4] if fmt == DataFormat.NCHW else w.shape[1:3]
+    spatial = [x.shape[a] for a in _conv.spatial_axes(fmt)]
+    out = [(n - 1) * s - p + d * (k - 1) + 1 + e
+           for n, s, p, d, k, e in zip(spatial, strides, needed, dilations, kernel, extra)]
+    if min(out) < 1:
+        fail(public, f"the output would have spatial size {tuple(out)}", name)
+    out_channels = w.shape[1] if fmt == DataFormat.NCHW else w.shape[3]
+    output_shape = ((x.shape[0], out_channels, *out) if fmt == DataFormat.NCHW
+                    else (x.shape[0], *out, out_channels))
+    # the gradient of a convolution padded by padding_needed / 2 on both sides
+    pads = tuple((p // 2, p // 2) for p in needed)
     return apply_op("deconv2d", _lower_deconv, [x, w],
                     attrs={"output_shape": output_shape, "strides": strides, "pads": pads,
                            "dilations": dilations, "data_format": fmt},

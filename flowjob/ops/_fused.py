@@ -1,6 +1,6 @@
 """OneFlow's fused GPU kernels as plain ops or op chains (XLA fuses them itself):
-``flow.nn.fused_bias_add_gelu``, ``fused_bias_add_dropout``, ``fused_scale_tril`` and
-``fused_scale_tril_softmax_dropout``.
+``flow.nn.fused_bias_add_gelu``, ``fused_bias_add_dropout``, ``fused_scale_tril``,
+``fused_scale_tril_softmax_dropout`` and ``fused_self_attention_query_mul_key_and_value``.
 """
 
 from __future__ import annotations
@@ -77,3 +77,31 @@ def fused_scale_tril_softmax_dropout(x: Blob, diagonal: int = 0, fill_value: flo
                     [x, mask], attrs={"diagonal": int(diagonal), "fill": float(fill_value),
                                       "scale": float(scale),
                                       "mask_scale": 1.0 / (1.0 - rate)}, name=name)
+
+
+def _lower_self_attention_qk_v(hidden, *, head_size, alpha):
+    seq, batch, width = hidden.shape
+    # (S, B, heads * 3 * head_size): each head's query, key and value lie side by side
+    qkv = hidden.reshape(seq, batch, width // (3 * head_size), 3, head_size)
+    q, k, v = (qkv[:, :, :, i].transpose(1, 2, 0, 3) for i in range(3))  # (B, heads, S, hs)
+    scores = jnp.einsum("bhsd,bhtd->bhst", q, k) * jnp.asarray(alpha, hidden.dtype)
+    return scores, v
+
+
+def fused_self_attention_query_mul_key_and_value(x: Blob, head_size: int, alpha: float = 1.0,
+                                                 name: str | None = None
+                                                 ) -> tuple[Blob, Blob]:
+    """Self-attention inputs from hidden states ``x`` of shape ``(seq, batch, heads * 3 *
+    head_size)`` (each head's query, key, value side by side): ``alpha * q @ k^T`` of shape
+    ``(batch, heads, seq, seq)`` and ``v`` of shape ``(batch, heads, seq, head_size)``."""
+    public = "flow.nn.fused_self_attention_query_mul_key_and_value"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    if isinstance(head_size, bool) or not isinstance(head_size, int) or head_size < 1:
+        fail(public, f"head_size must be a positive int, got {head_size!r}", name)
+    if x.ndim != 3 or x.shape[2] % (3 * head_size):
+        fail(public, f"x must be (seq, batch, hidden) with hidden a multiple of 3 * head_size "
+                     f"= {3 * head_size}, got {x.shape}", name)
+    return apply_op("fused_self_attention_query_mul_key_and_value", _lower_self_attention_qk_v,
+                    [x], attrs={"head_size": head_size, "alpha": float(alpha)}, name=name,
+                    prefix="FusedSelfAttentionQueryMulKeyAndValue")

@@ -18,6 +18,7 @@ from ._activations import log_sigmoid
 from ._binary import multiply, subtract
 from ._modes import Reduction
 from ._reduce import reduce_mean, reduce_sum
+from ._shape import squeeze
 from ._unary import abs as _abs
 from ._unary import log, negative, square
 from ._util import broadcast_shape, check_name, fail, require_blob
@@ -58,6 +59,48 @@ def sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob,
     _sparse_labels(public, labels, logits, name)
     return apply_op("sparse_softmax_cross_entropy", _lower_sparse_softmax_ce, [labels, logits],
                     name=name, prefix="SparseSoftmaxCrossEntropy")
+
+
+def distributed_sparse_softmax_cross_entropy_with_logits(labels: Blob, logits: Blob,
+                                                         name: str | None = None) -> Blob:
+    """OneFlow's model-parallel spelling (logits split over the classes); the values are
+    ``sparse_softmax_cross_entropy_with_logits``'s, and labels may carry a last axis of 1."""
+    public = "flow.nn.distributed_sparse_softmax_cross_entropy_with_logits"
+    require_blob(public, labels, "labels", name)
+    require_blob(public, logits, "logits", name)
+    if labels.ndim == logits.ndim:
+        if labels.shape[-1] != 1:
+            fail(public, f"labels {labels.shape} of the logits' rank must end in 1 (logits "
+                         f"{logits.shape})", name)
+        labels = squeeze(labels, axis=[-1])
+    return sparse_softmax_cross_entropy_with_logits(labels, logits, name=name)
+
+
+def _lower_combined_margin(x, label, *, m1, m2, m3):
+    target = jnp.arange(x.shape[1])[None, :] == label[:, None].astype(jnp.int32)
+    # the cosine is only taken where it is used, so other entries' gradients stay finite
+    cos = jnp.where(target, x, jnp.zeros((), x.dtype))
+    margin = jnp.cos(jnp.arccos(cos) * m1 + m2) - m3
+    return jnp.where(target, margin.astype(x.dtype), x)
+
+
+def combined_margin_loss(x: Blob, label: Blob, m1: float = 1, m2: float = 0, m3: float = 0,
+                         name: str | None = None) -> Blob:
+    """The combined (SphereFace/ArcFace/CosFace) margin on cosine logits ``x`` (batch,
+    classes): each row's label entry ``cos t`` becomes ``cos(m1 * t + m2) - m3``, the rest stay
+    (a label outside ``[0, classes)`` leaves its row unchanged)."""
+    public = "flow.combined_margin_loss"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    require_blob(public, label, "label", name)
+    if x.ndim != 2 or not x.dtype.is_floating:
+        fail(public, f"x must be floating (batch, classes), got {x.shape} {x.dtype.name}", name)
+    if label.shape != (x.shape[0],) or label.dtype.is_floating:
+        fail(public, f"label must be integer of shape ({x.shape[0]},), got {label.shape} "
+                     f"{label.dtype.name}", name)
+    return apply_op("combined_margin_loss", _lower_combined_margin, [x, label],
+                    attrs={"m1": float(m1), "m2": float(m2), "m3": float(m3)}, name=name,
+                    prefix="CombinedMarginLoss")
 
 
 def _lower_sparse_ce(labels, prediction):

@@ -15,6 +15,8 @@ from ..graph import Blob, broadcast, current_graph, get_variable, namespace
 from . import _normalization
 from ._activations import relu
 from ._layers import or_default
+from ._shape import reshape
+from ._unary import sqrt
 from ._util import check_name, fail, layer_name, norm_axis, require_blob
 from .initializers import ones_initializer, zeros_initializer
 
@@ -151,3 +153,88 @@ def layer_norm(inputs: Blob, center: bool = True, scale: bool = True, trainable:
                                  model_name="gamma", distribute=broadcast(), reuse=False)
     return _normalization.layer_norm(inputs, gamma, beta, begin_norm_axis, params_axis,
                                      epsilon, name=name)
+
+
+
+def _check_eps(public: str, x: Blob, eps: float, name: str | None) -> None:
+    if not x.dtype.is_floating:
+        fail(public, f"needs a floating point input, got {x.dtype.name}", name)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+        fail(public, f"eps must be a non-negative float, got {eps!r}", name)
+
+
+def _standardize(x: Blob, eps: float) -> Blob:
+    """``(x - mean) / sqrt(var + eps)`` over the last axis of a 3-axis blob."""
+    mean, variance = _normalization.moments(x, [2], keepdims=True)
+    return (x - mean) / sqrt(variance + float(eps))
+
+
+def _channel_affine(y: Blob, dtype: Any, name: str) -> Blob:
+    """``gamma * y + beta`` for an ``(N, C, L)`` blob, with variables ``<name>_gamma`` (ones)
+    and ``<name>_beta`` (zeros) of shape ``(1, C, 1)``: OneFlow's names and shapes, so
+    checkpoints carry over."""
+    shape = (1, y.shape[1], 1)
+    gamma = get_variable(f"{name}_gamma", shape=shape, dtype=dtype,
+                         initializer=ones_initializer(), trainable=True)
+    beta = get_variable(f"{name}_beta", shape=shape, dtype=dtype,
+                        initializer=zeros_initializer(), trainable=True)
+    return gamma * y + beta
+
+
+def group_norm(x: Blob, num_groups: int = 32, eps: float = 1e-5, affine: bool = True,
+               name: str | None = None) -> Blob:
+    """OneFlow's ``flow.nn.GroupNorm``: normalizes each group of ``C / num_groups`` channels
+    of an ``(N, C, ...)`` blob over its channels and positions; ``affine`` adds a per-channel
+    scale and offset (variables ``<name>_gamma``/``_beta``, default name ``GroupNorm_<n>``)."""
+    public = "flow.nn.GroupNorm"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    _check_eps(public, x, eps, name)
+    if x.ndim < 3:
+        fail(public, f"needs an (N, C, ...) input of at least 3 axes, got {x.shape}", name)
+    if (isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1
+            or x.shape[1] % num_groups):
+        fail(public, f"num_groups must be a positive divisor of the {x.shape[1]} channels, "
+                     f"got {num_groups!r}", name)
+    name = name if name is not None else current_graph().unique_name("GroupNorm")
+    grouped = _standardize(reshape(x, (x.shape[0], num_groups, -1)), eps)
+    out = reshape(grouped, (x.shape[0], x.shape[1], -1))
+    if affine:
+        out = _channel_affine(out, x.dtype, name)
+    return reshape(out, x.shape)
+
+def _instance_norm(ndim: int, x: Blob, eps: float, affine: bool, name: str | None) -> Blob:
+    public = f"flow.nn.InstanceNorm{ndim}d"
+    name = check_name(public, name)
+    require_blob(public, x, "x", name)
+    if x.ndim != ndim + 2:
+        fail(public, f"needs an (N, C{', *' * ndim}) input of {ndim + 2} axes, got {x.shape}",
+             name)
+    name = name if name is not None else current_graph().unique_name(f"InstanceNorm{ndim}D")
+    _check_eps(public, x, eps, name)
+    out = _standardize(x if ndim == 1 else reshape(x, (x.shape[0], x.shape[1], -1)), eps)
+    if affine:
+        out = _channel_affine(out, x.dtype, name)
+    return out if ndim == 1 else reshape(out, x.shape)
+
+
+def instance_norm1d(x: Blob, eps: float = 1e-5, affine: bool = True,
+                    name: str | None = None) -> Blob:
+    """OneFlow's ``flow.nn.InstanceNorm1d``: normalizes each (sample, channel) row of an
+    ``(N, C, L)`` blob; ``affine`` adds variables ``<name>_gamma``/``_beta`` of shape
+    ``(1, C, 1)`` (default name ``InstanceNorm1D_<n>``)."""
+    return _instance_norm(1, x, eps, affine, name)
+
+
+def instance_norm2d(x: Blob, eps: float = 1e-5, affine: bool = True,
+                    name: str | None = None) -> Blob:
+    """``flow.nn.InstanceNorm2d``: ``InstanceNorm1d`` over the ``H * W`` positions of an
+    ``(N, C, H, W)`` blob (default name ``InstanceNorm2D_<n>``)."""
+    return _instance_norm(2, x, eps, affine, name)
+
+
+def instance_norm3d(x: Blob, eps: float = 1e-5, affine: bool = True,
+                    name: str | None = None) -> Blob:
+    """``flow.nn.InstanceNorm3d``: the same over the ``D * H * W`` positions of an
+    ``(N, C, D, H, W)`` blob (default name ``InstanceNorm3D_<n>``)."""
+    return _instance_norm(3, x, eps, affine, name)

@@ -1,9 +1,11 @@
 """Normalization with the parameters passed in: ``moments``, batch normalization (inference
-and training forms), layer normalization and ``l2_normalize``.
+and training forms), layer normalization (and its two
+gradient ops, ``layers.layer_norm_grad``/``layer_norm_param_grad``) and ``l2_normalize``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import jax
@@ -174,3 +176,56 @@ def batch_norm_train(x: Blob, moving_mean: Blob, moving_variance: Blob, gamma: B
                     attrs={"axis": axis, "epsilon": float(epsilon), "momentum": float(momentum),
                            "has_gamma": gamma is not None, "has_beta": beta is not None},
                     name=name)
+
+
+def _lower_layer_norm_grad(dy, x, mean, inv_variance, *, begin_norm_axis):
+    axes = tuple(range(begin_norm_axis, x.ndim))
+    keep = x.shape[:begin_norm_axis] + (1,) * len(axes)
+    inv = inv_variance.reshape(keep)
+    normalized = (x - mean.reshape(keep)) * inv
+    mean_dy = jnp.mean(dy, axis=axes, keepdims=True)
+    mean_dy_norm = jnp.mean(dy * normalized, axis=axes, keepdims=True)
+    return inv * (dy - mean_dy - normalized * mean_dy_norm)
+
+
+def layer_norm_grad(dy: Blob, x: Blob, mean: Blob, inv_variance: Blob, begin_norm_axis: int = 1,
+                    name: str = "LayerNormGrad") -> Blob:
+    """OneFlow's ``flow.layers.layer_norm_grad``: the gradient with respect to ``x`` of
+    ``(x - mean) * inv_variance`` normalized over the axes from ``begin_norm_axis`` (its
+    statistics depending on ``x``), for the gradient ``dy`` of the result; ``mean`` and
+    ``inv_variance`` hold one value per row (``x.shape[:begin_norm_axis]``)."""
+    public = "flow.layers.layer_norm_grad"
+    for arg, blob in (("dy", dy), ("x", x), ("mean", mean), ("inv_variance", inv_variance)):
+        require_blob(public, blob, arg, name)
+    axis = norm_axis(public, begin_norm_axis, x.ndim, name, "begin_norm_axis")
+    rows = math.prod(x.shape[:axis])
+    if dy.shape != x.shape or mean.numel() != rows or inv_variance.numel() != rows:
+        fail(public, f"dy {dy.shape} must match x {x.shape}, and mean {mean.shape} and "
+                     f"inv_variance {inv_variance.shape} hold {rows} rows", name)
+    return apply_op("layer_norm_grad", _lower_layer_norm_grad, [dy, x, mean, inv_variance],
+                    attrs={"begin_norm_axis": axis},
+                    name=None if name == "LayerNormGrad" else name, prefix="LayerNormGrad")
+
+
+def _lower_layer_norm_param_grad(dy, normalized, gamma, *, begin_params_axis):
+    batch_axes = tuple(range(begin_params_axis))
+    return (dy * gamma, jnp.sum(dy, axis=batch_axes),
+            jnp.sum(dy * normalized, axis=batch_axes))
+
+
+def layer_norm_param_grad(dy: Blob, norm: Blob, gamma: Blob, begin_params_axis: int = -1,
+                          name: str = "LayerNormParamGrad") -> tuple[Blob, Blob, Blob]:
+    """OneFlow's ``flow.layers.layer_norm_param_grad`` for ``y = gamma * norm + beta``:
+    ``(dy * gamma, d beta, d gamma)``, the parameter gradients summed over the axes before
+    ``begin_params_axis``."""
+    public = "flow.layers.layer_norm_param_grad"
+    for arg, blob in (("dy", dy), ("norm", norm), ("gamma", gamma)):
+        require_blob(public, blob, arg, name)
+    axis = norm_axis(public, begin_params_axis, dy.ndim, name, "begin_params_axis")
+    if norm.shape != dy.shape or gamma.shape != dy.shape[axis:]:
+        fail(public, f"norm {norm.shape} must match dy {dy.shape}, and gamma {gamma.shape} be "
+                     f"its shape from axis {axis} ({dy.shape[axis:]})", name)
+    return apply_op("layer_norm_param_grad", _lower_layer_norm_param_grad, [dy, norm, gamma],
+                    attrs={"begin_params_axis": axis},
+                    name=None if name == "LayerNormParamGrad" else name,
+                    prefix="LayerNormParamGrad")

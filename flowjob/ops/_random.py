@@ -1,4 +1,5 @@
-"""Random masks: ``flow.nn.dropout`` and ``random_mask_like`` (keyed by the step and the op).
+"""Random ops keyed by the step and the op: ``flow.nn.dropout``, ``random_mask_like``,
+``flow.random.bernoulli``, ``shuffle`` and ``generate_random_batch_permutation_indices``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .._dtypes import as_dtype
 from ..graph import Blob, apply_op, current_graph
+from ._indexing import gather
 from ._util import check_name, fail, require_blob
 
 
@@ -70,3 +73,43 @@ def random_mask_like(like: Blob, rate: float, seed: int | None = None,
     return apply_op("random_mask_like", _lower_random_mask, [like],
                     attrs={"rate": float(rate), "seed": seed}, name=name,
                     prefix="RandomMaskLike", rng=True)
+
+
+def _lower_bernoulli(x, *, key, dtype, seed):
+    return (jax.random.uniform(key, x.shape) < x).astype(dtype)
+
+
+def bernoulli(x: Blob, seed: int | None = None, dtype: Any = None,
+              name: str = "Bernoulli") -> Blob:
+    """``flow.random.bernoulli``: 1 with probability ``x`` (elementwise), else 0, in ``dtype``
+    (default ``x``'s), a new draw per call; a ``seed`` gives a reproducible stream."""
+    public = "flow.random.bernoulli"
+    check_name(public, name)
+    require_blob(public, x, "x", name)
+    if not x.dtype.is_floating:
+        fail(public, f"needs floating point probabilities, got {x.dtype.name}", name)
+    dt = x.dtype if dtype is None else as_dtype(dtype)
+    return apply_op("bernoulli", _lower_bernoulli, [x], attrs={"dtype": dt.np_dtype, "seed": seed},
+                    name=None if name == "Bernoulli" else name, prefix="Bernoulli", rng=True)
+
+
+def _lower_permutation(value, *, key, seed):
+    return jax.random.permutation(key, value.shape[0]).astype(jnp.int32)
+
+
+def generate_random_batch_permutation_indices(value: Blob, seed: int | None = None,
+                                              name: str | None = None) -> Blob:
+    """A random permutation of ``range(value.shape[0])`` (int32), a new one per call."""
+    public = "flow.random.generate_random_batch_permutation_indices"
+    name = check_name(public, name)
+    require_blob(public, value, "value", name)
+    if value.ndim < 1:
+        fail(public, f"value needs a batch axis, got shape {value.shape}", name)
+    return apply_op("generate_random_batch_permutation_indices", _lower_permutation, [value],
+                    attrs={"seed": seed}, name=name,
+                    prefix="GenerateRandomBatchPermutationIndices", rng=True)
+
+
+def shuffle(value: Blob, seed: int | None = None, name: str | None = None) -> Blob:
+    """``value`` with its rows (axis 0) in a random order, a new one per call."""
+    return gather(value, generate_random_batch_permutation_indices(value, seed, name))

@@ -79,6 +79,20 @@ def reduce_min(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
     return _reduce("reduce_min", "ReduceMin", jnp.min, input_tensor, axis, keepdims, name)
 
 
+def two_stage_reduce_max(x: Blob, axis: Any = None, keepdims: bool = False,
+                         name: str | None = None) -> Blob:
+    """``flow.math.two_stage_reduce_max``: OneFlow reduces each device's split first, then
+    across devices; XLA plans the reduction of a sharded blob itself, so this is
+    ``reduce_max`` (ties share the gradient equally, as in OneFlow's two stages)."""
+    return _reduce("reduce_max", "ReduceMax", jnp.max, x, axis, keepdims, name)
+
+
+def two_stage_reduce_min(x: Blob, axis: Any = None, keepdims: bool = False,
+                         name: str | None = None) -> Blob:
+    """``flow.math.two_stage_reduce_min``: ``reduce_min`` (see ``two_stage_reduce_max``)."""
+    return _reduce("reduce_min", "ReduceMin", jnp.min, x, axis, keepdims, name)
+
+
 def reduce_prod(input_tensor: Blob, axis: Any = None, keepdims: bool = False,
                 name: str | None = None) -> Blob:
     """Product over ``axis``."""

@@ -1,5 +1,6 @@
 """Top-level array ops (``flow.reshape``, ``flow.concat``, ``flow.matmul``...)."""
 
+from ._assign import assign
 from ._concat import concat, split, stack
 from ._creation import (
     amp_white_identity,
@@ -15,8 +16,10 @@ from ._creation import (
     zeros,
     zeros_like,
 )
+from ._dynamic import cast_to_static_shape, dynamic_reshape, elem_cnt
 from ._indexing import dim_gather, gather, gather_nd, masked_fill, one_hot, where
 from ._linalg import diag, matmul
+from ._padding import pad_grad, same_padding
 from ._reduce import count_not_finite, multi_count_not_finite
 from ._scatter import (
     scatter_nd,
@@ -60,4 +63,5 @@ __all__ = [
     "tensor_scatter_nd_update", "unsorted_segment_sum", "unsorted_segment_sum_like",
     "unsorted_batch_segment_sum", "constant_scalar", "range",
     "amp_white_identity", "count_not_finite", "multi_count_not_finite", "reshape_like",
+    "assign", "pad_grad", "same_padding", "cast_to_static_shape", "dynamic_reshape", "elem_cnt",
 ]

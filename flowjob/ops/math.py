@@ -52,6 +52,8 @@ from ._reduce import (
     reduce_sum,
     reduce_variance,
     reduced_shape_elem_cnt,
+    two_stage_reduce_max,
+    two_stage_reduce_min,
 )
 from ._scatter import unsorted_batch_segment_sum, unsorted_segment_sum, unsorted_segment_sum_like
 from ._shape import broadcast_to_compatible_with
@@ -106,4 +108,5 @@ __all__ = [
     "l2_normalize", "broadcast_to_compatible_with", "unsorted_segment_sum",
     "unsorted_segment_sum_like", "unsorted_batch_segment_sum", "gelu_grad", "sigmoid_grad",
     "reduced_shape_elem_cnt", "fused_scale_tril", "fused_scale_tril_softmax_dropout",
+    "two_stage_reduce_max", "two_stage_reduce_min",
 ]

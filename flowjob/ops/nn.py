@@ -26,17 +26,21 @@ from ._convolution import (
     conv2d_transpose,
     conv3d,
     max_pool2d,
+    torch_conv2d_transpose,
 )
 from ._fused import (
     fused_bias_add_dropout,
     fused_bias_add_gelu,
     fused_scale_tril,
     fused_scale_tril_softmax_dropout,
+    fused_self_attention_query_mul_key_and_value,
 )
 from ._linalg import bias_add
+from ._linalg import tril as _linalg_tril
 from ._losses import (
     bce_loss,
     bce_with_logits_loss,
+    distributed_sparse_softmax_cross_entropy_with_logits,
     kl_div_loss,
     l1_loss,
     margin_ranking_loss,
@@ -47,7 +51,9 @@ from ._losses import (
     sparse_softmax_cross_entropy_with_logits,
     triplet_margin_loss,
 )
+from ._norm_layers import group_norm, instance_norm1d, instance_norm2d, instance_norm3d
 from ._normalization import batch_normalization, layer_norm, moments
+from ._pooling import avg_pool1d, avg_pool3d, max_pool1d, max_pool3d
 from ._random import dropout, random_mask_like
 from ._resample import PixelShuffle, PixelShufflev2
 
@@ -61,7 +67,10 @@ __all__ = [
     "MarginRankingLoss", "TripletMarginLoss", "PixelShuffle", "PixelShufflev2",
     "fused_bias_add_gelu", "fused_bias_add_dropout",
     "softmax_grad", "random_mask_like", "conv1d", "conv3d",
-    "fused_scale_tril", "fused_scale_tril_softmax_dropout",
+    "fused_scale_tril", "fused_scale_tril_softmax_dropout", "GroupNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "InstanceNorm3d", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
+    "tril", "fused_self_attention_query_mul_key_and_value",
+    "distributed_sparse_softmax_cross_entropy_with_logits", "torch_conv2d_transpose",
 ]
 
 # OneFlow's class-like names for its functional losses
@@ -72,3 +81,10 @@ BCEWithLogitsLoss = bce_with_logits_loss
 KLDivLoss = kl_div_loss
 MarginRankingLoss = margin_ranking_loss
 TripletMarginLoss = triplet_margin_loss
+# OneFlow v0.4's functional group and instance normalization layers
+GroupNorm = group_norm
+InstanceNorm1d = instance_norm1d
+InstanceNorm2d = instance_norm2d
+InstanceNorm3d = instance_norm3d
+# OneFlow exported math.tril under nn too
+tril = _linalg_tril

@@ -5,6 +5,7 @@ step, and the variables ``indexed_slices_optimizer_conf`` updates row-wise."""
 
 from . import grad_clipping, loss_scale, transforms, warmup
 from ._base import Optimizer
+from ._combined import CombinedOptimizer
 from ._indexed_slices import sparse_variables
 from ._legacy import from_model_update_conf, scheduler_from_conf
 from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp
@@ -24,7 +25,8 @@ from ._schedules import (
 from ._train_update import TrainUpdate
 
 __all__ = [
-    "Optimizer", "SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp", "LAMB", "LARS",
+    "Optimizer", "CombinedOptimizer", "SGD", "SGDW", "Adam", "AdamW", "LazyAdam", "RMSProp",
+    "LAMB", "LARS",
     "LrScheduler", "PiecewiseConstantScheduler", "PiecewiseScalingScheduler", "CosineScheduler",
     "PolynomialScheduler", "PolynomialSchduler", "ExponentialScheduler", "InverseTimeScheduler",
     "NaturalExpScheduler", "LinearCosineScheduler", "CustomScheduler",

@@ -397,3 +397,50 @@ def test_conv3d_and_conv_layers():
     names = set(variables())
     assert {"c1-weight", "c1-bias", "Conv3d-weight", "Conv3d-bias"} <= names
     assert variables()["c1-weight"].shape == (8, 2, 3)
+
+
+def _torch_deconv(x, w, stride, needed, dilation, extra, xp):
+    """PyTorch's ConvTranspose2d by its definition: scatter every input pixel times the
+    kernel, then cut padding_needed / 2 from each side (NCHW, weights (in, out, kh, kw))."""
+    n, _, h, wd = x.shape
+    _, out_c, kh, kw = w.shape
+    full_h = (h - 1) * stride[0] + dilation[0] * (kh - 1) + 1 + extra[0]
+    full_w = (wd - 1) * stride[1] + dilation[1] * (kw - 1) + 1 + extra[1]
+    out = xp.zeros((n, out_c, full_h, full_w))
+    for i in range(h):
+        for j in range(wd):
+            for a in range(kh):
+                for b in range(kw):
+                    contrib = xp.einsum("nc,co->no", x[:, :, i, j], w[:, :, a, b])
+                    r, c = i * stride[0] + a * dilation[0], j * stride[1] + b * dilation[1]
+                    if xp is np:
+                        out[:, :, r, c] += contrib
+                    else:
+                        out = out.at[:, :, r, c].add(contrib)
+    ph, pw = needed[0] // 2, needed[1] // 2
+    return out[:, :, ph:full_h - ph, pw:full_w - pw]
+
+
+@pytest.mark.parametrize("stride, needed, dilation, extra", [
+    ((2, 2), (2, 2), (1, 1), (1, 1)), ((1, 2), (0, 2), (2, 1), (0, 0)),
+    ((3, 2), (4, 0), (1, 1), (2, 1)),
+])
+def test_torch_conv2d_transpose_matches_pytorch_arithmetic_and_jax_grad(stride, needed,
+                                                                        dilation, extra):
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 3, 4, 3))
+    w = rng.normal(size=(3, 2, 3, 2))
+    value, (gx, gw), cot = value_and_grads(
+        lambda a, b: flow.nn.torch_conv2d_transpose(a, b, output_padding=extra, strides=stride,
+                                                    padding_needed=needed, dilations=dilation),
+        x, w)
+    want = _torch_deconv(x, w, stride, needed, dilation, extra, np)
+    np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-12)
+    want_gx, want_gw = jax.grad(
+        lambda a, b: (_torch_deconv(a, b, stride, needed, dilation, extra, jnp) * cot).sum(),
+        argnums=(0, 1))(x, w)
+    np.testing.assert_allclose(gx, want_gx, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gw, want_gw, rtol=1e-10, atol=1e-12)

@@ -235,3 +235,40 @@ def test_smooth_l1_loss():
         np.testing.assert_allclose(value, ref(x + 0.01, beta), rtol=1e-12)
         want = numeric_grad(lambda p, beta=beta: ref(p, beta), [x + 0.01], c)[0]
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-8)
+
+
+def test_distributed_sparse_softmax_cross_entropy_matches_numpy_with_either_label_shape():
+    logits = np.random.default_rng(4).normal(size=(6, 5)).astype(np.float64)
+    labels = np.array([0, 4, 2, 2, 1, 3], np.int32)
+
+    @flow.global_function()
+    def job(lg: tp.Numpy.Placeholder((6, 5), dtype=flow.float64),
+            lb: tp.Numpy.Placeholder((6, 1), dtype=flow.int32)) -> tp.Numpy:
+        return flow.nn.distributed_sparse_softmax_cross_entropy_with_logits(lb, lg)
+
+    shifted = logits - logits.max(-1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    np.testing.assert_allclose(job(logits, labels[:, None]),
+                               -log_softmax[np.arange(6), labels], rtol=1e-12)
+
+
+@pytest.mark.parametrize("m1, m2, m3", [(1.0, 0.5, 0.0), (1.35, 0.0, 0.0), (1.0, 0.0, 0.35),
+                                        (1.0, 0.3, 0.2)])
+def test_combined_margin_loss_matches_numpy_and_jax_grad(m1, m2, m3):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.random.default_rng(2).uniform(-0.9, 0.9, size=(4, 5))
+    label = np.array([0, 4, 2, 7], np.int32)  # 7: outside the classes, row unchanged
+
+    def reference(a, xp):
+        hit = np.arange(5)[None, :] == label[:, None]
+        margin = xp.cos(xp.arccos(xp.where(hit, a, 0.0)) * m1 + m2) - m3
+        return xp.where(hit, margin, a)
+
+    value, (grad, _), cot = value_and_grads(
+        lambda a, lb: flow.combined_margin_loss(a, lb, m1, m2, m3), x, label)
+    np.testing.assert_allclose(value, reference(x, np), rtol=1e-12)
+    np.testing.assert_array_equal(value[3], x[3])
+    want = jax.grad(lambda a: (reference(a, jnp) * cot).sum())(x)
+    np.testing.assert_allclose(grad, want, rtol=1e-10)

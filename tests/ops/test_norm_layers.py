@@ -9,6 +9,7 @@ import pytest
 from ops_helpers import (
     normal,
     sgd,
+    value_and_grads,
     variables,
 )
 
@@ -145,3 +146,67 @@ def test_layer_norm_layer():
     values = variables()
     assert values["LayerNorm-gamma"].shape == (5,) and values["LayerNorm-beta"].shape == (5,)
     np.testing.assert_array_equal(values["ln2-gamma"], np.ones(5))
+
+
+# -- flow.nn.GroupNorm / InstanceNorm1d/2d/3d (OneFlow v0.4's functional layers) -----------
+def _np_group_norm(x, groups, eps=1e-5):
+    import jax.numpy as jnp
+
+    g = x.reshape(x.shape[0], groups, -1)
+    mean = g.mean(axis=2, keepdims=True)
+    var = ((g - mean) ** 2).mean(axis=2, keepdims=True)
+    return ((g - mean) / jnp.sqrt(var + eps)).reshape(x.shape)
+
+
+@pytest.mark.parametrize("op, shape, groups", [
+    (lambda x: flow.nn.GroupNorm(x, num_groups=2, affine=False), (2, 4, 3, 5), 2),
+    (lambda x: flow.nn.InstanceNorm1d(x, affine=False), (3, 2, 7), 2),
+    (lambda x: flow.nn.InstanceNorm2d(x, affine=False), (2, 3, 4, 5), 3),
+    (lambda x: flow.nn.InstanceNorm3d(x, affine=False), (2, 2, 3, 2, 4), 2),
+])
+def test_group_and_instance_norm_match_numpy_and_jax_grad(op, shape, groups):
+    import jax
+
+    x = (normal(*shape, seed=5) * 3 + 1).astype(np.float64)
+    value, (grad,), cot = value_and_grads(op, x)
+    # an instance norm is a group norm with one channel per group
+    np.testing.assert_allclose(value, np.asarray(_np_group_norm(x, groups)), rtol=1e-6,
+                               atol=1e-9)
+    want = jax.grad(lambda a: (_np_group_norm(a, groups) * cot).sum())(x)
+    np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-9)
+
+
+def test_affine_group_norm_trains_per_channel_gamma_and_beta_named_as_oneflow():
+    x = normal(2, 4, 3, seed=2).astype(np.float32)
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((2, 4, 3))) -> tp.Numpy:
+        y = flow.nn.GroupNorm(x, num_groups=2, name="gn")
+        sgd(0.5).minimize(flow.math.reduce_sum(y * y))
+        return y
+
+    y = job(x)
+    np.testing.assert_allclose(y, _np_group_norm(x, 2), rtol=1e-5, atol=1e-5)
+    v = variables()
+    assert v["gn_gamma"].shape == v["gn_beta"].shape == (1, 4, 1)
+    # d/dgamma sum(y^2) = 2 * sum(n^2) per channel; d/dbeta = 2 * sum(n) per channel
+    n = np.asarray(_np_group_norm(x.astype(np.float64), 2))
+    np.testing.assert_allclose(v["gn_gamma"][0, :, 0], 1 - 0.5 * 2 * (n ** 2).sum(axis=(0, 2)),
+                               rtol=1e-4)
+    np.testing.assert_allclose(v["gn_beta"][0, :, 0], -0.5 * 2 * n.sum(axis=(0, 2)), atol=1e-4)
+
+
+def test_instance_norm_default_names_and_bad_inputs():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3, 4, 4))) -> tp.Numpy:
+        return flow.nn.InstanceNorm2d(x)
+
+    job(normal(2, 3, 4, 4).astype(np.float32))
+    assert sorted(variables()) == ["InstanceNorm2D_0_beta", "InstanceNorm2D_0_gamma"]
+
+    @flow.global_function()
+    def bad(x: tp.Numpy.Placeholder((2, 3, 4))) -> tp.Numpy:
+        return flow.nn.GroupNorm(x, num_groups=2)
+
+    with pytest.raises(flow.OpError, match="divisor of the 3 channels"):
+        bad(np.zeros((2, 3, 4), np.float32))

@@ -98,3 +98,37 @@ def test_dropout_rejects_rates_outside_unit_interval(rate):
 
     with pytest.raises(flow.OpError, match=r"flow.nn.dropout: rate must be a float in \[0, 1\)"):
         job(np.zeros((2, 2), np.float32))
+
+
+def test_bernoulli_draws_ones_at_the_given_probabilities():
+    @flow.global_function()
+    def job(p: tp.Numpy.Placeholder((4, 20000))) -> tp.Numpy:
+        return flow.random.bernoulli(p, dtype=flow.int32)
+
+    p = np.repeat(np.array([[0.0], [0.2], [0.7], [1.0]], np.float32), 20000, axis=1)
+    first, second = job(p), job(p)
+    assert first.dtype == np.int32 and set(np.unique(first)) <= {0, 1}
+    # four binomial(20000, p) rates: 5 standard deviations is at most 0.017
+    np.testing.assert_allclose(first.mean(axis=1), [0.0, 0.2, 0.7, 1.0], atol=0.017)
+    assert not np.array_equal(first, second)  # a new draw per call
+
+
+def test_shuffle_permutes_rows_and_permutation_indices_are_a_permutation():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((50, 3), dtype=flow.int32)
+            ) -> Tuple[tp.Numpy, tp.Numpy]:
+        return (flow.random.shuffle(x),
+                flow.random.generate_random_batch_permutation_indices(x))
+
+    x = np.repeat(np.arange(50, dtype=np.int32)[:, None], 3, axis=1)
+    shuffled, order = job(x)
+    assert order.dtype == np.int32 and sorted(order.tolist()) == list(range(50))
+    assert sorted(shuffled[:, 0].tolist()) == list(range(50))
+    np.testing.assert_array_equal(shuffled, x[shuffled[:, 0]])  # whole rows move
+    assert shuffled[:, 0].tolist() != list(range(50))
+
+
+def test_gen_seed_keeps_a_given_seed_and_draws_one_otherwise():
+    assert flow.random.gen_seed(7) == (7, True)
+    (a, has_a), (b, _) = flow.random.gen_seed(), flow.random.gen_seed()
+    assert has_a and isinstance(a, int) and a != b

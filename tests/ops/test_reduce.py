@@ -127,3 +127,18 @@ def test_empty_axis_list_variance_std_are_zeros_and_full_reductions_are_shape_1(
     assert out["mean"].shape == (1,) and out["mean"][0] == 2.5
     assert out["max_keep"].shape == (1, 1)
     assert out["argmax"].shape == (1,) and out["argmax"][0] == 5
+
+
+@pytest.mark.parametrize("name, np_fn", [("two_stage_reduce_max", np.max),
+                                         ("two_stage_reduce_min", np.min)])
+def test_two_stage_reductions_match_numpy_and_jax_grad(name, np_fn):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.round(uniform(3, 4, 5, seed=3), 1).astype(np.float64)  # rounding makes ties
+    op = getattr(flow.math, name)
+    value, (grad,), cot = value_and_grads(lambda b: op(b, axis=[0, 2], keepdims=True), x)
+    np.testing.assert_array_equal(value, np_fn(x, axis=(0, 2), keepdims=True))
+    jnp_fn = {np.max: jnp.max, np.min: jnp.min}[np_fn]
+    want = jax.grad(lambda a: (jnp_fn(a, axis=(0, 2), keepdims=True) * cot).sum())(x)
+    np.testing.assert_allclose(grad, want, rtol=1e-12)

@@ -1,0 +1,45 @@
+"""Writing a value into a variable: ``flow.assign`` and ``flow.system.assign``.
+
+The job writes ``value`` into the variable after it ran (as its optimizer updates and the
+moving statistics of batch normalization): reads of the variable in the same call see the old
+value, the next call sees the new one. Train jobs only, for now: predict jobs do not write
+variables back (a clear error; OneFlow allowed it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..graph import Blob, current_graph
+from ._creation import cast
+from ._util import fail, require_blob
+
+
+def _assign(public: str, ref: Blob, value: Blob, name: str | None) -> None:
+    require_blob(public, ref, "ref", name)
+    require_blob(public, value, "value", name)
+    if not current_graph().is_train:
+        # the runtime writes variables back only from train steps (runtime/_lowering.py)
+        fail(public, "flowjob applies assignments in train jobs only "
+                     "(@flow.global_function(type=\"train\")); this job predicts", name)
+    if ref.op.kind != "variable":
+        fail(public, f"ref must be a variable (flow.get_variable), got {ref.lbn}", name)
+    if value.shape != ref.shape:
+        fail(public, f"value {value.lbn} has shape {value.shape}, the variable {ref.lbn} "
+                     f"{ref.shape}", name)
+    if value.dtype != ref.dtype:
+        value = cast(value, ref.dtype)
+    current_graph().assign(ref, value)
+
+
+def assign(ref: Blob, value: Blob, dtype: Any = None, name: str | None = None) -> None:
+    """After the job, the variable ``ref`` holds ``value`` (cast to its dtype; ``dtype`` is
+    OneFlow's unused argument)."""
+    _assign("flow.assign", ref, value, name)
+
+
+def system_assign(ref: Blob, value: Blob, validate_shape: Any = None, use_locking: Any = None,
+                  name: str | None = None) -> Blob:
+    """``flow.system.assign``: ``flow.assign`` that returns ``ref``."""
+    _assign("flow.system.assign", ref, value, name)
+    return ref

@@ -1,0 +1,190 @@
+"""OneFlow's build, system and test-harness names: sysconfig, tensorrt, profiler, load_library,
+Size, dtypes, distributed ranks, unittest.register_test_cases."""
+
+from __future__ import annotations
+
+import unittest
+
+import numpy as np
+import pytest
+
+import flowjob as flow
+import flowjob.typing as tp
+from flowjob.compat import aliased
+
+pytestmark = pytest.mark.usefixtures("fresh_session")
+
+
+def test_sysconfig_answers_for_a_jax_package():
+    assert flow.sysconfig.with_cuda() is False
+    assert flow.sysconfig.with_xla() is True
+    assert flow.sysconfig.has_rpc_backend_local() is True
+    for api in ("get_include", "get_lib", "get_compile_flags", "get_link_flags"):
+        with pytest.raises(flow.errors.NativeBuildError, match=f"sysconfig.{api}"):
+            getattr(flow.sysconfig, api)()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: flow.tensorrt.write_int8_calibration("/tmp/table"),
+    lambda: flow.tensorrt.cache_int8_calibration(),
+    lambda: flow.config.load_library("libmy_op.so"),
+    lambda: flow.config.load_library_now("libmy_op.so"),
+])
+def test_native_build_apis_raise_a_clear_error(call):
+    with pytest.raises(flow.errors.NativeBuildError, match="flowjob"):
+        call()
+
+
+def test_profiler_ranges_nest_and_unbalanced_pop_is_an_error():
+    flow.profiler.range_push("outer")
+    flow.profiler.range_push("inner")
+    assert flow.profiler.open_ranges() == 2
+    flow.profiler.range_pop()
+    flow.profiler.range_pop()
+    assert flow.profiler.open_ranges() == 0
+    with pytest.raises(flow.FlowJobError, match="range_push"):
+        flow.profiler.range_pop()
+
+
+def test_nvtx_marks_are_identity_ops_with_their_prefix():
+    ops = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        y = flow.profiler.nvtx_start(x, mark_prefix="fwd")
+        ops["start"] = y.op
+        z = flow.profiler.nvtx_end(y * 2, mark_prefix="fwd")
+        ops["end"] = z.op
+        return z
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(job(x), x * 2)
+    assert [ops["start"].op_type, ops["end"].op_type] == ["nvtx_start", "nvtx_end"]
+    assert ops["start"].attrs["mark_prefix"] == "fwd"
+
+
+def test_size_is_a_tuple_with_numel():
+    size = flow.Size([2, 3, 4])
+    assert size == (2, 3, 4) and isinstance(size, tuple)
+    assert size.numel() == 24 and flow.Size().numel() == 1
+    assert isinstance(size[1:], flow.Size) and size[1:] == (3, 4)
+    assert repr(size) == "flow.Size([2, 3, 4])"
+    size = flow.Size((2, 3, 2, 4))
+    assert size.index(2, start=1, end=20) == 2 and size.index(4) == 3
+    with pytest.raises(ValueError):
+        size.index(4, start=0, end=3)
+    with pytest.raises(TypeError, match="dimension 1"):
+        flow.Size([2, -1])
+
+
+def test_dtypes_lists_every_blob_type():
+    listed = flow.dtypes()
+    for dtype in (flow.float32, flow.float64, flow.int8, flow.int32, flow.int64, flow.uint8,
+                  flow.float16, flow.char):
+        assert dtype in listed
+    assert flow.float in listed and flow.double in listed
+
+
+def test_one_process_is_rank_0_of_1():
+    assert flow.distributed.get_rank() == 0
+    assert flow.distributed.get_world_size() == 1
+    assert flow.current_machine_id() == 0
+
+
+def test_register_test_cases_builds_one_case_per_file(tmp_path):
+    (tmp_path / "test_alpha.py").write_text(
+        "import flowjob as flow\n"
+        "CALLS = []\n"
+        "def test_one(test_case):\n"
+        "    CALLS.append('one')\n"
+        "@flow.unittest.num_nodes_required(2)\n"
+        "def test_two_nodes(test_case):\n"
+        "    CALLS.append('two')\n"
+        "def helper():\n"
+        "    pass\n")
+    (tmp_path / "not_a_test.py").write_text("raise SystemExit('must not be loaded')\n")
+    scope: dict = {}
+    flow.unittest.register_test_cases(scope, str(tmp_path), lambda nodes: nodes == 1)
+    assert list(scope) == ["test_alpha"]
+    case = scope["test_alpha"]
+    assert issubclass(case, unittest.TestCase) and issubclass(case, flow.unittest.TestCase)
+    assert hasattr(case, "test_one") and not hasattr(case, "test_two_nodes")
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
+    assert result.testsRun == 1 and result.wasSuccessful()
+
+
+def test_the_alias_serves_the_names_as_oneflow_spelled_them():
+    with aliased():
+        import oneflow as of
+
+        assert of.sysconfig.with_cuda() is False
+        assert of.Size([3]) == (3,)
+        assert of.distributed.get_world_size() == 1
+        assert of.profiler.range_push is flow.profiler.range_push
+
+
+def test_view_queries_follow_the_job_logical_view():
+    seen = {}
+
+    def record(key):
+        seen[key] = (flow.scope.consistent_view_enabled(), flow.scope.mirrored_view_enabled(),
+                     flow.distribute.mirrored_strategy_enabled(),
+                     flow.distribute.consistent_strategy_enabled())
+
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+
+    @flow.global_function(function_config=config)
+    def mirrored(x: tp.ListNumpy.Placeholder((2,))) -> tp.ListNumpy:
+        record("mirrored")
+        return x
+
+    @flow.global_function()
+    def consistent(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        record("consistent")
+        return x
+
+    mirrored([np.zeros(2, np.float32)])
+    consistent(np.zeros(2, np.float32))
+    record("outside")
+    assert seen == {"mirrored": (False, True, True, False),
+                    "consistent": (True, False, False, True),
+                    "outside": (True, False, False, True)}
+
+
+def test_small_legacy_names():
+    assert flow.linalg.matmul is flow.matmul and flow.nn.tril is flow.math.tril
+    flow.distribute.assert_is_valid_distribute(flow.distribute.split(0))
+    with pytest.raises(TypeError, match="not a valid distribute"):
+        flow.distribute.assert_is_valid_distribute("S(0)")
+    a, b = flow.util.unique_str("Job_"), flow.util.unique_str("Job_")
+    assert a.startswith("Job_") and b.startswith("Job_") and a != b
+    assert flow.is_deprecated(flow.FixedTensorDef) and flow.is_deprecated(flow.name_scope)
+    assert not flow.is_deprecated(flow.matmul) and not flow.is_deprecated(3)
+    flow.env.data_port(9027)
+    with pytest.raises(TypeError, match="port number"):
+        flow.env.data_port(0)
+    flow.inter_job_reuse_mem_strategy("reuse_mem_priority")
+    with pytest.raises(ValueError, match="job_name_groups"):
+        flow.inter_job_reuse_mem_strategy("custom_parallelism")
+
+
+def test_name_scope_and_variable_scope_are_namespaces():
+    names = []
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        with flow.name_scope("outer"):
+            with flow.deprecated.variable_scope("inner"):
+                v = flow.get_variable("v", shape=(2,), initializer=flow.ones_initializer())
+                names.append(v.op.name)
+        return x + v
+
+    np.testing.assert_array_equal(job(np.zeros(2, np.float32)), [1, 1])
+    assert names == ["outer-inner-v"]
+
+
+def test_init_eager_global_session_says_there_is_no_eager_mode():
+    with pytest.raises(NotImplementedError, match="no eager mode"):
+        flow.InitEagerGlobalSession()
