@@ -4,7 +4,6 @@ OneFlow's runtime tuning knobs (NCCL, collective boxing, TF32, thread and memory
 accepted and ignored; see ``flowjob.runtime._tuning``.
 """
 
-from .errors import NativeBuildError
 from .runtime._config import (
     compilation_cache,
     cpu_device_num,

@@ -10,7 +10,7 @@ Python: ``jax.numpy`` kernels compile into the job, NumPy kernels run on the hos
 
 from __future__ import annotations
 
-from ..errors import FlowJobError
+from ..errors import NativeBuildError
 from . import _builtin_table, _test_ops  # noqa: F401 - fill the op table
 from ._builder import (
     BuiltinOp,
@@ -23,7 +23,7 @@ from ._python_op import KernelKind, PythonKernelError, register_python_op
 from ._registry import OpCall, OpSpec, UnknownOpTypeError, known_op_types, lookup, register
 
 
-class OpLibraryError(FlowJobError, OSError):
+class OpLibraryError(NativeBuildError, OSError):
     """A C++ op library (OneFlow's ``.so`` custom ops) was asked to load."""
 
 
