@@ -57,9 +57,11 @@ def git(clone: Path, *args: str) -> str:
     return done.stdout.decode()
 
 
-def extract(upstream: Upstream, folder: str, clone: str | os.PathLike | None = None) -> Path:
-    """``folder`` of ``upstream.revision`` written into a temporary directory; returns the
-    directory that corresponds to the clone's root (``result / folder`` holds the files).
+def extract(upstream: Upstream, folder: str = "",
+            clone: str | os.PathLike | None = None) -> Path:
+    """``folder`` (default: everything) of ``upstream.revision`` written into a temporary
+    directory; returns the directory that corresponds to the clone's root (``result / folder``
+    holds the files).
     Each (clone, folder) is extracted once per process."""
     root = upstream.clone(clone)
     if root is None:
@@ -71,7 +73,8 @@ def extract(upstream: Upstream, folder: str, clone: str | os.PathLike | None = N
         raise UpstreamError(f"{upstream.env}={root}: no such directory; "
                             + upstream.missing_line())
     done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar",
-                           upstream.revision, folder], capture_output=True, timeout=600)
+                           upstream.revision, *filter(None, [folder])],
+                          capture_output=True, timeout=600)
     if done.returncode != 0:
         raise UpstreamError(f"{root} has no {upstream.revision}:{folder} "
                             f"({done.stderr.decode(errors='replace').strip()}); "

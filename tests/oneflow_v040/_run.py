@@ -35,7 +35,7 @@ ENV = {
 def ops_folder(clone: str | os.PathLike | None = None) -> Path:
     """``oneflow/python/test/ops`` of OneFlow v0.4.0, extracted from ``clone`` (or
     ``$FLOWJOB_ONEFLOW_SRC``) into a temporary folder; raises ``UpstreamError`` without one."""
-    return extract(ONEFLOW, TESTS, clone) / TESTS / "ops"
+    return extract(ONEFLOW, TESTS, clone=clone) / TESTS / "ops"
 _RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
 _SKIPPED = re.compile(r"skipped=(\d+)")
 _CASE = re.compile(r"^(test\w*) \(.*?\) \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure)$", re.M)
