@@ -89,16 +89,71 @@ def extract(upstream: Upstream, folder: str = "",
     return target
 
 
-def blob_hashes(upstream: Upstream, clone: str | os.PathLike | None = None) -> dict[str, str]:
-    """git blob hash -> path of every file of ``upstream.revision`` in the clone."""
+# What the committed list (tests/upstream_blob_hashes.txt) covers: OneFlow's Python package and
+# tests, the files the data tests once compared with, and its license; all of OneFlow-Benchmark.
+HASHED: dict[Upstream, tuple[str, ...]] = {
+    ONEFLOW: ("oneflow/python", "oneflow/core/record", "oneflow/user/kernels/example_generated.h",
+              "LICENSE"),
+    BENCHMARK: (),
+}
+# Smaller blobs (empty files, one-line stubs) are the same in any project: not evidence of a copy.
+MIN_BYTES = 64
+HASH_LIST = Path(__file__).resolve().parent / "upstream_blob_hashes.txt"
+
+
+def blob_hashes(upstream: Upstream, clone: str | os.PathLike | None = None,
+                paths: tuple[str, ...] = ()) -> dict[str, str]:
+    """git blob hash -> path of the files (under ``paths``; default: all) of
+    ``upstream.revision`` in the clone that have at least ``MIN_BYTES`` bytes."""
     root = upstream.clone(clone)
     if root is None:
         raise UpstreamError(upstream.missing_line())
-    out = git(root, "ls-tree", "-r", "--full-tree", upstream.revision)
+    out = git(root, "ls-tree", "-r", "-l", "--full-tree", upstream.revision, "--", *paths)
     hashes: dict[str, str] = {}
     for line in out.splitlines():
         meta, path = line.split("\t", 1)
-        _mode, kind, digest = meta.split()
-        if kind == "blob":
-            hashes.setdefault(digest, path)
+        _mode, kind, digest, size = meta.split()
+        if kind == "blob" and int(size) >= MIN_BYTES:
+            hashes.setdefault(digest, f"{upstream.name}:{path}")
     return hashes
+
+
+def hash_list_lines(clones: dict[Upstream, str | os.PathLike | None]) -> list[str]:
+    """The lines of ``upstream_blob_hashes.txt`` made from the clones."""
+    lines = [
+        "# git blob hashes of other projects' files (facts, no content): no tracked file may",
+        "# have one (tests/test_provenance.py). Written by `python -m tests.upstream",
+        f"# --oneflow CLONE --benchmark CLONE` from files of {MIN_BYTES} bytes or more of:",
+        *(f"#   {u.name} {u.revision[:12]}: {', '.join(HASHED[u]) or 'everything'}"
+          for u in clones),
+    ]
+    for upstream, clone in clones.items():
+        hashes = blob_hashes(upstream, clone, HASHED[upstream])
+        lines += [f"{digest} {path}" for digest, path in sorted(hashes.items(),
+                                                               key=lambda kv: kv[1])]
+    return lines
+
+
+def read_hash_list(path: Path = HASH_LIST) -> dict[str, str]:
+    """blob hash -> ``name:path`` from the committed list."""
+    rows = (line.split(" ", 1) for line in path.read_text().splitlines()
+            if line and not line.startswith("#"))
+    return {digest: where for digest, where in rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tests.upstream",
+                                     description="rewrites tests/upstream_blob_hashes.txt")
+    parser.add_argument("--oneflow", required=True, help=f"a clone of {ONEFLOW.url}")
+    parser.add_argument("--benchmark", required=True, help=f"a clone of {BENCHMARK.url}")
+    args = parser.parse_args(argv)
+    lines = hash_list_lines({ONEFLOW: args.oneflow, BENCHMARK: args.benchmark})
+    HASH_LIST.write_text("\n".join(lines) + "\n")
+    print(f"{HASH_LIST}: {sum(not line.startswith('#') for line in lines)} hashes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
