@@ -70,7 +70,7 @@ def extract(upstream: Upstream, folder: str = "",
     if key in _EXTRACTED:
         return _EXTRACTED[key]
     if not root.exists():
-        raise UpstreamError(f"{upstream.env}={root}: no such directory; "
+        raise UpstreamError(f"{upstream.name} clone {root}: no such directory; "
                             + upstream.missing_line())
     done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar",
                            upstream.revision, *filter(None, [folder])],
