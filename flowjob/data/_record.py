@@ -1,8 +1,9 @@
 """OFRecord: protobuf classes of OneFlow's ``record.proto`` and the file framing.
 
-The message classes are built at import from a ``FileDescriptorProto`` equal to OneFlow's
-``oneflow/core/record/record.proto`` (v0.4.0; proto2, package ``oneflow``), so records are
-parsed and serialized by the protobuf library itself, on any protobuf runtime version.
+The message classes are built at import from a ``FileDescriptorProto`` written here with the
+facts of OneFlow v0.4.0's OFRecord schema (proto2, package ``oneflow``, the message and field
+names, numbers and types, packed numeric lists), so records are parsed and serialized by the
+protobuf library itself, on any protobuf runtime version.
 
 File framing (OneFlow's ``OFRecordDataset::ReadSample``): each record is an int64 byte count
 in little-endian order followed by that many bytes of a serialized ``OFRecord``; a file is

@@ -11,8 +11,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.upstream import BENCHMARK, UpstreamError, extract
+
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
+
+
+@pytest.fixture(scope="session")
+def benchmark() -> Path:
+    """OneFlow-Benchmark at the pinned commit, extracted from the clone named by
+    ``FLOWJOB_BENCHMARK_SRC`` into a temporary folder; skips (one line) without a clone."""
+    if BENCHMARK.clone() is None:
+        pytest.skip(BENCHMARK.missing_line())
+    try:
+        return extract(BENCHMARK)
+    except UpstreamError as exc:
+        pytest.fail(str(exc))
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -1,5 +1,8 @@
 """OneFlow-Benchmark's ``Generative/dcgan.py``, unchanged, through ``python -m flowjob run``.
 
+The program is read from a OneFlow-Benchmark clone named by ``FLOWJOB_BENCHMARK_SRC`` (fixture
+``benchmark``, commit e64f95a); without one the test skips.
+
 The program reads MNIST from ``./data/mnist`` as the four idx files of exactly 60000 + 10000
 images; the test writes them from flowjob's bundled subset (tiled). One epoch is thousands
 of steps, so the test stops the program after its fourth report (every 100 steps it prints
@@ -27,7 +30,6 @@ import pytest
 from test_benchmark_programs import skip_if_other_part_missing
 
 REPO = Path(__file__).resolve().parents[2]
-DCGAN = Path(__file__).resolve().parent / "benchmark" / "Generative" / "dcgan.py"
 REPORT = re.compile(r"^1th epoch, (\d+)th batch, dloss:\s*(\S+), gloss:\s*(\S+)$")
 REPORTS = 4
 
@@ -113,12 +115,13 @@ def wait_for_png(path: Path, proc: subprocess.Popen, timeout: float = 120) -> No
 
 @pytest.mark.slow
 @pytest.mark.timeout(1500)
-def test_dcgan_discriminator_and_generator_train_and_digits_improve(tmp_path):
+def test_dcgan_discriminator_and_generator_train_and_digits_improve(tmp_path, benchmark):
     write_idx(tmp_path / "data" / "mnist")
     env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu", "MPLBACKEND": "Agg",
            "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "flowjob", "run", str(DCGAN), "--epoch_num", "1",
-           "--batch_size", "16", "--learning_rate", "2e-4"]  # 16: the figure shows 16 samples
+    cmd = [sys.executable, "-m", "flowjob", "run", str(benchmark / "Generative" / "dcgan.py"),
+           "--epoch_num", "1", "--batch_size", "16",  # 16: the figure shows 16 samples
+           "--learning_rate", "2e-4"]
     reports, lines = [], []
     with subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True) as proc:

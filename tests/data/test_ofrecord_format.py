@@ -1,12 +1,10 @@
-"""OFRecord files: flowjob's classes against protoc's classes of OneFlow's own record.proto,
-the framing read back byte by byte, and errors for damaged files (file and offset)."""
+"""OFRecord files: flowjob's classes against golden bytes of the protobuf wire format and a
+decoder written here from the wire rules, the framing read back byte by byte, and errors for
+damaged files (file and offset)."""
 
 from __future__ import annotations
 
-import importlib
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,60 +14,115 @@ import flowjob as flow
 from flowjob.cli.main import main as cli_main
 from flowjob.data import RecordError, read_records, write_ofrecord
 
-ONEFLOW_PROTO = Path(__file__).parent / "oneflow_sources" / "record.proto"
+# The OFRecord schema's facts: Feature's oneof fields (field number -> list message and the
+# element's encoding), each list's values in field 1 (packed for numbers), OFRecord's map in
+# field 1 with entries key = 1, value = 2. Protobuf wire types: 0 varint, 1 fixed64,
+# 2 length-delimited, 5 fixed32.
+_KINDS = {1: ("bytes_list", None), 2: ("float_list", "<f"), 3: ("double_list", "<d"),
+          4: ("int32_list", "varint"), 5: ("int64_list", "varint")}
 
 
-@pytest.fixture(scope="module")
-def protoc_record(tmp_path_factory):
-    """OneFlow's record.proto compiled by protoc (grpcio-tools): the reference classes."""
-    pytest.importorskip("grpc_tools.protoc")
-    out = tmp_path_factory.mktemp("pb2")
-    # In a child process: grpc_tools' protoc crashed (SIGSEGV) inside a pytest process that
-    # had already loaded other native protobuf users.
-    done = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{ONEFLOW_PROTO.parent}",
-                           f"--python_out={out}", str(ONEFLOW_PROTO)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    sys.path.insert(0, str(out))
-    try:
-        # Its own module name keeps it apart from flowjob's pool (a different package path).
-        return importlib.import_module("record_pb2")
-    finally:
-        sys.path.remove(str(out))
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+        if byte < 0x80:
+            return value, pos
 
 
-def _repeated(field) -> bool:
-    return field.is_repeated if hasattr(field, "is_repeated") else field.label == 3
+def _wire_fields(data: bytes) -> list[tuple[int, int, object]]:
+    """(field number, wire type, value) of each field, decoded by the protobuf wire rules."""
+    out, pos = [], 0
+    while pos < len(data):
+        tag, pos = _varint(data, pos)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 2:
+            n, pos = _varint(data, pos)
+            value, pos = data[pos:pos + n], pos + n
+        elif wire in (1, 5):
+            n = 8 if wire == 1 else 4
+            value, pos = data[pos:pos + n], pos + n
+        else:
+            raise AssertionError(f"wire type {wire} at {pos}")
+        out.append((number, wire, value))
+    return out
 
 
-def _fields(descriptor):
-    return {f.name: (f.number, f.type, _repeated(f), f.message_type and f.message_type.name,
-                     f.containing_oneof and f.containing_oneof.name)
-            for f in descriptor.fields}
+def _signed64(n: int) -> int:
+    return n - (1 << 64) if n >= 1 << 63 else n
 
 
-def test_classes_match_protoc_schema(protoc_record):
-    for name in ("BytesList", "FloatList", "DoubleList", "Int32List", "Int64List", "Feature",
-                 "OFRecord"):
-        ours = getattr(flow.data, name).DESCRIPTOR
-        theirs = protoc_record.DESCRIPTOR.message_types_by_name[name]
-        assert _fields(ours) == _fields(theirs), name
-        for f in ours.fields:  # packed numeric lists, as in record.proto
-            assert f.GetOptions().packed == theirs.fields_by_name[f.name].GetOptions().packed
+def decode_ofrecord(data: bytes) -> dict[str, tuple[str, list]]:
+    """An OFRecord decoded by hand: feature name -> (list field name, values)."""
+    record = {}
+    for number, wire, entry in _wire_fields(data):
+        assert (number, wire) == (1, 2)
+        fields = {n: v for n, w, v in _wire_fields(entry)}
+        [(kind, _, payload)] = _wire_fields(fields[2])  # a Feature sets one field of its oneof
+        name, element = _KINDS[kind]
+        values = []
+        for number_, wire_, value in _wire_fields(payload):
+            assert number_ == 1
+            if element is None:
+                values.append(value)
+            elif element == "varint":  # packed: a run of varints
+                assert wire_ == 2
+                pos = 0
+                while pos < len(value):
+                    n, pos = _varint(value, pos)
+                    values.append(_signed64(n))
+            else:  # packed fixed-width numbers
+                assert wire_ == 2
+                values.extend(x for (x,) in struct.iter_unpack(element, value))
+        record[fields[1].decode()] = (name, values)
+    return record
 
 
-def test_records_cross_parse_with_protoc_classes(protoc_record):
+# {"f": float32 [1.5, -2.0]} encoded by hand: OFRecord field 1 (tag 0x0a) holds the map entry;
+# its key (0x0a, 1 byte, "f") and value Feature (0x12, 12 bytes); the Feature's float_list is
+# field 2 (0x12, 10 bytes); FloatList's packed field 1 (0x0a, 8 bytes) holds two float32s.
+GOLDEN_FLOAT = (b"\x0a\x11" b"\x0a\x01f" b"\x12\x0c" b"\x12\x0a" b"\x0a\x08"
+                + struct.pack("<2f", 1.5, -2.0))
+# {"i": int32 [7, -8]}: int32_list is Feature field 4 (0x22); a negative int32 is the 10-byte
+# varint of its 64-bit two's complement.
+GOLDEN_INT32 = (b"\x0a\x14" b"\x0a\x01i" b"\x12\x0f" b"\x22\x0d" b"\x0a\x0b" b"\x07"
+                b"\xf8\xff\xff\xff\xff\xff\xff\xff\xff\x01")
+# {"b": [b"\x00\xffabc"]}: bytes_list is Feature field 1 (0x0a), its values not packed.
+GOLDEN_BYTES = b"\x0a\x0e" b"\x0a\x01b" b"\x12\x09" b"\x0a\x07" b"\x0a\x05" b"\x00\xffabc"
+
+
+@pytest.mark.parametrize("features,golden", [
+    ({"f": np.array([1.5, -2.0], np.float32)}, GOLDEN_FLOAT),
+    ({"i": np.array([7, -8], np.int32)}, GOLDEN_INT32),
+    ({"b": b"\x00\xffabc"}, GOLDEN_BYTES),
+])
+def test_record_bytes_are_the_protobuf_wire_format(features, golden):
+    ours = flow.data.make_record(features)
+    assert ours.SerializeToString() == golden
+    assert flow.data.OFRecord.FromString(golden) == ours
+
+
+def test_records_decode_by_hand():
+    """Every list kind, several features: the hand decoder reads what flowjob writes."""
     ours = flow.data.make_record({"f": np.array([1.5, -2.0], np.float32),
                                   "d": np.array([1e300]), "i": np.array([7, -8], np.int32),
-                                  "l": np.array([2**40], np.int64), "b": b"\x00\xffabc"})
-    theirs = protoc_record.OFRecord.FromString(ours.SerializeToString())
-    assert list(theirs.feature["f"].float_list.value) == [1.5, -2.0]
-    assert list(theirs.feature["d"].double_list.value) == [1e300]
-    assert list(theirs.feature["i"].int32_list.value) == [7, -8]
-    assert list(theirs.feature["l"].int64_list.value) == [2**40]
-    assert list(theirs.feature["b"].bytes_list.value) == [b"\x00\xffabc"]
-    back = flow.data.OFRecord.FromString(theirs.SerializeToString())
-    assert back == ours
+                                  "l": np.array([2**40, -3], np.int64), "b": b"\x00\xffabc"})
+    assert decode_ofrecord(ours.SerializeToString()) == {
+        "f": ("float_list", [1.5, -2.0]), "d": ("double_list", [1e300]),
+        "i": ("int32_list", [7, -8]), "l": ("int64_list", [2**40, -3]),
+        "b": ("bytes_list", [b"\x00\xffabc"])}
+
+
+def test_unpacked_numbers_parse_too():
+    """proto2 readers accept repeated numbers unpacked (one tag per value), as older writers
+    sent them: int64_list (Feature field 5, 0x2a) with values 3 and 300 as separate varints."""
+    entry = b"\x0a\x01l" + b"\x12\x07" + b"\x2a\x05" + b"\x08\x03" + b"\x08\xac\x02"
+    record = flow.data.OFRecord.FromString(b"\x0a" + bytes([len(entry)]) + entry)
+    assert list(record.feature["l"].int64_list.value) == [3, 300]
 
 
 def _frames(path: Path) -> list[tuple[int, bytes]]:
@@ -83,7 +136,7 @@ def _frames(path: Path) -> list[tuple[int, bytes]]:
     return out
 
 
-def test_write_round_trip_read_by_protoc(tmp_path, protoc_record):
+def test_write_round_trip_decoded_by_hand(tmp_path):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(10, 2, 3)).astype(np.float32)
     y = rng.integers(-5, 5, 10).astype(np.int64)
@@ -91,13 +144,13 @@ def test_write_round_trip_read_by_protoc(tmp_path, protoc_record):
     paths = write_ofrecord(tmp_path, {"x": x, "y": y, "w": words}, part_num=3,
                            part_name_suffix_length=5)
     assert [Path(p).name for p in paths] == ["part-00000", "part-00001", "part-00002"]
-    rows = [protoc_record.OFRecord.FromString(data) for p in paths for _, data in _frames(Path(p))]
+    rows = [decode_ofrecord(data) for p in paths for _, data in _frames(Path(p))]
     assert len(rows) == 10
     for i, row in enumerate(rows):
-        np.testing.assert_array_equal(np.array(row.feature["x"].float_list.value, np.float32),
-                                      x[i].ravel())
-        assert list(row.feature["y"].int64_list.value) == [y[i]]
-        assert list(row.feature["w"].bytes_list.value) == [words[i]]
+        assert row["x"][0] == "float_list"
+        np.testing.assert_array_equal(np.array(row["x"][1], np.float32), x[i].ravel())
+        assert row["y"] == ("int64_list", [y[i]])
+        assert row["w"] == ("bytes_list", [words[i]])
     assert sum(len(read_records(p)) for p in paths) == 10
 
 

@@ -1,4 +1,5 @@
-"""Runs one copied OneFlow test file through ``flowjob run`` and classifies the outcome."""
+"""Runs one of OneFlow's test files (from a clone, see ``ops_folder``) through ``flowjob run``
+and classifies the outcome."""
 
 from __future__ import annotations
 
@@ -11,18 +12,30 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.upstream import ONEFLOW, extract
+
 HERE = Path(__file__).resolve().parent
-OPS = HERE / "ops"
 REPO = HERE.parents[1]
+TESTS = "oneflow/python/test"  # the folder extracted; its ops/ holds the files run here
 
 # One node, one device, no eager. ONEFLOW_TEST_CPU_ONLY stays unset: the "gpu" cases run too,
 # on the CPU (a device tag picks a placement in flowjob; every op has one JAX lowering).
+# TensorFlow (the files' reference) is pinned so that the host CPU does not choose its kernels:
+# without oneDNN (TensorFlow turns it on by itself only on some Intel CPUs) its CPU build has
+# no NCHW and no dilated convolution or pooling, and conv1d/conv3d/pooling references fail.
 ENV = {
     "ONEFLOW_TEST_DEVICE_NUM": "1",
     "TF_CPP_MIN_LOG_LEVEL": "3",
+    "TF_ENABLE_ONEDNN_OPTS": "1",
     "CUDA_VISIBLE_DEVICES": "",
     "JAX_PLATFORMS": "cpu",
 }
+
+
+def ops_folder(clone: str | os.PathLike | None = None) -> Path:
+    """``oneflow/python/test/ops`` of OneFlow v0.4.0, extracted from ``clone`` (or
+    ``$FLOWJOB_ONEFLOW_SRC``) into a temporary folder; raises ``UpstreamError`` without one."""
+    return extract(ONEFLOW, TESTS, clone=clone) / TESTS / "ops"
 _RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
 _SKIPPED = re.compile(r"skipped=(\d+)")
 _CASE = re.compile(r"^(test\w*) \(.*?\) \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure)$", re.M)
@@ -41,8 +54,9 @@ class Result:
     output: str = ""
 
 
-def run_file(name: str, timeout: float = 600.0, cpu_only: bool = False) -> Result:
-    """Runs ``ops/<name>`` as ``flowjob run ops/<name> -v`` in a subprocess, in a fresh
+def run_file(name: str, ops: Path, timeout: float = 600.0, cpu_only: bool = False) -> Result:
+    """Runs ``ops/<name>`` (``ops``: see ``ops_folder``) as ``flowjob run ops/<name> -v`` in a
+    subprocess, in a fresh
     temporary folder (the files write logs and snapshots to their working directory).
 
     ``cpu_only``: set ``ONEFLOW_TEST_CPU_ONLY=1`` (the file then skips its "gpu" cases).
@@ -53,7 +67,7 @@ def run_file(name: str, timeout: float = 600.0, cpu_only: bool = False) -> Resul
         env["ONEFLOW_TEST_CPU_ONLY"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
-    cmd = [sys.executable, str(HERE / "_launch.py"), str(OPS / name), "-v"]
+    cmd = [sys.executable, str(HERE / "_launch.py"), str(ops / name), "-v"]
     start = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="oneflow_v040_") as work:

@@ -63,7 +63,8 @@ def write_results(path: Path, results: Sequence[Result], commits: Sequence[str] 
         "list and the exclusions are in `suite.py`; how they were chosen is in `README.md` beside",
         f"this file. Run at flowjob commit {', '.join(commits) or 'unknown'} on a CPU-only"
         " machine, one node, one device (`ONEFLOW_TEST_DEVICE_NUM=1`; the tests' \"gpu\" cases"
-        " run on the CPU).",
+        " run on the CPU), with the files read from a OneFlow clone at tag v0.4.0 and their"
+        " TensorFlow reference pinned to oneDNN (`TF_ENABLE_ONEDNN_OPTS=1`).",
         "",
         f"**{counts['pass']} of {counted} listed files pass ({rate:.0f}%)**; {failed} fail"
         + (f"; {counts['not run']} not run" if counts["not run"] else "")

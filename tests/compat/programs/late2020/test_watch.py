@@ -1,5 +1,5 @@
 # ruff: noqa
-# OneFlow docs program (v0.2-v0.4 API), copied unchanged from seed 000
+# Test fixture: a OneFlow docs program (v0.2-v0.4 API) quoted unchanged from seed 000
 # (oneflow-documentation docs/code/extended_topics/test_watch.py).
 #test_watch.py
 import numpy as np

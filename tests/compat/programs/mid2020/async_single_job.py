@@ -1,5 +1,5 @@
 # ruff: noqa
-# OneFlow docs program (mid-2020 API), copied unchanged from seed 003
+# Test fixture: a OneFlow docs program (mid-2020 API) quoted unchanged from seed 003
 # (oneflow-documentation cn/docs/code/basics_topics/async_single_job.py).
 import oneflow as flow
 from mnist_util import load_data

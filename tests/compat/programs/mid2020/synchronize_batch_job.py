@@ -1,5 +1,5 @@
 # ruff: noqa
-# OneFlow docs program (mid-2020 API), copied unchanged from seed 003
+# Test fixture: a OneFlow docs program (mid-2020 API) quoted unchanged from seed 003
 # (oneflow-documentation cn/docs/code/basics_topics/synchronize_batch_job.py).
 import numpy as np
 import oneflow as flow

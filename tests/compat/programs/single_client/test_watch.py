@@ -1,5 +1,5 @@
 # ruff: noqa
-# The late-2020 program of seed 000 with the v0.5 imports (oneflow.compatible.single_client), as the docs had them at c364d997.
+# Test fixture: the late-2020 program of seed 000 with the v0.5 imports (oneflow.compatible.single_client), as the docs had them at c364d997.
 #test_watch.py
 import numpy as np
 from oneflow.compatible import single_client as flow
