@@ -102,7 +102,8 @@ def test_no_foreign_copyright_or_license_header():
 def test_the_checks_find_a_copy():
     """The header patterns match OneFlow's own header lines (written here, not copied)."""
     # Assembled at run time so that a plain grep for OneFlow's header finds no tracked file.
-    header = "\n".join(["\"\"\"", "Copyright 2020 The OneFlow" + " Authors. All rights reserved.", "",
+    owner = "The OneFlow" + " Authors"
+    header = "\n".join(["\"\"\"", f"Copyright 2020 {owner}. All rights reserved.", "",
                         "Licensed under the Apache License, Version 2.0 (the \"License\");"])
     assert COPYRIGHT.search(header)
     assert [p for p in LICENSE_PHRASES if p in header] == list(LICENSE_PHRASES[:2])
