@@ -55,6 +55,8 @@ def _out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:
 
 
 def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format):
+    if not _load():
+        raise RuntimeError("flowjob-onednn is not installed: check onednn_available() first")
     call = jax.ffi.ffi_call(_TARGET, jax.ShapeDtypeStruct(out_shape, jnp.float32),
                             vmap_method="sequential")
     return call(a, b, kind=np.int64(kind), channels_last=np.int64(data_format == "NHWC"),

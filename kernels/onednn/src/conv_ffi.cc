@@ -68,12 +68,35 @@ void WeightDesc(ffi::Span<const int64_t> shape, bool channels_last, int64_t grou
   }
 }
 
-// A cached primitive plus the memory descriptors it wants for (arg0, arg1, result).
+// A cached primitive plus the memory descriptors it wants for (arg0, arg1, result), and the
+// reorders between those and the caller's layout. Every primitive takes its scratchpad from
+// the caller (scratchpad_mode::user): XLA may run two of these custom calls at once on its
+// threads, and a scratchpad shared by the library would then be written by both.
 struct Entry {
   dnnl::primitive prim;
-  memory::desc user[3], want[3];
+  memory::desc user[3], want[3], scratch;
   int arg_id[3];
+  dnnl::primitive reorder[3];
+  memory::desc reorder_scratch[3];
 };
+
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void AddReorders(Entry* e) {
+  auto& eng = Engine();
+  for (int i = 0; i < 3; ++i) {
+    if (e->user[i] == e->want[i]) continue;
+    const memory::desc& from = i < 2 ? e->user[i] : e->want[i];
+    const memory::desc& to = i < 2 ? e->want[i] : e->user[i];
+    dnnl::reorder::primitive_desc pd(eng, from, eng, to, UserScratchpad());
+    e->reorder[i] = dnnl::reorder(pd);
+    e->reorder_scratch[i] = pd.scratchpad_desc();
+  }
+}
 
 std::mutex cache_mutex;
 std::unordered_map<std::string, std::shared_ptr<Entry>> cache;
@@ -88,22 +111,25 @@ std::shared_ptr<Entry> Build(int64_t kind, const Geometry& g, const memory::dims
   const memory::desc src_any(g.src, f32, tag::any), wei_any(g.wei, f32, tag::any),
       dst_any(g.dst, f32, tag::any);
   auto& eng = Engine();
+  const auto attr = UserScratchpad();
   const auto prop = kind == kForward ? dnnl::prop_kind::forward_inference
                                      : dnnl::prop_kind::forward_training;
   dnnl::convolution_forward::primitive_desc fwd(eng, prop, dnnl::algorithm::convolution_direct,
                                                 src_any, wei_any, dst_any, strides, dilates,
-                                                pad_l, pad_r);
+                                                pad_l, pad_r, attr);
   auto e = std::make_shared<Entry>();
   if (kind == kForward) {
     e->prim = dnnl::convolution_forward(fwd);
+    e->scratch = fwd.scratchpad_desc();
     e->user[0] = src_user, e->user[1] = wei_user, e->user[2] = dst_user;
     e->want[0] = fwd.src_desc(), e->want[1] = fwd.weights_desc(), e->want[2] = fwd.dst_desc();
     e->arg_id[0] = DNNL_ARG_SRC, e->arg_id[1] = DNNL_ARG_WEIGHTS, e->arg_id[2] = DNNL_ARG_DST;
   } else if (kind == kBackwardData) {
     dnnl::convolution_backward_data::primitive_desc pd(
         eng, dnnl::algorithm::convolution_direct, src_any, wei_any, dst_any, strides, dilates,
-        pad_l, pad_r, fwd);
+        pad_l, pad_r, fwd, attr);
     e->prim = dnnl::convolution_backward_data(pd);
+    e->scratch = pd.scratchpad_desc();
     e->user[0] = dst_user, e->user[1] = wei_user, e->user[2] = src_user;
     e->want[0] = pd.diff_dst_desc(), e->want[1] = pd.weights_desc(),
     e->want[2] = pd.diff_src_desc();
@@ -112,15 +138,24 @@ std::shared_ptr<Entry> Build(int64_t kind, const Geometry& g, const memory::dims
   } else {
     dnnl::convolution_backward_weights::primitive_desc pd(
         eng, dnnl::algorithm::convolution_direct, src_any, wei_any, dst_any, strides, dilates,
-        pad_l, pad_r, fwd);
+        pad_l, pad_r, fwd, attr);
     e->prim = dnnl::convolution_backward_weights(pd);
+    e->scratch = pd.scratchpad_desc();
     e->user[0] = src_user, e->user[1] = dst_user, e->user[2] = wei_user;
     e->want[0] = pd.src_desc(), e->want[1] = pd.diff_dst_desc(),
     e->want[2] = pd.diff_weights_desc();
     e->arg_id[0] = DNNL_ARG_SRC, e->arg_id[1] = DNNL_ARG_DIFF_DST,
     e->arg_id[2] = DNNL_ARG_DIFF_WEIGHTS;
   }
+  AddReorders(e.get());
   return e;
+}
+
+// Runs `prim` with a scratchpad of its own for this call.
+void Run(const dnnl::primitive& prim, const memory::desc& scratch, dnnl::stream& stream,
+         std::unordered_map<int, memory> args) {
+  if (scratch.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch, Engine()));
+  prim.execute(stream, args);
 }
 
 std::string Key(int64_t kind, const Geometry& g, const memory::dims& s, const memory::dims& d,
@@ -183,15 +218,18 @@ ffi::Error ConvImpl(ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
       }
       memory inner(e->want[i], eng);  // blocked layout chosen by oneDNN: reorder in / out
       if (i < 2) {
-        dnnl::reorder(user, inner).execute(stream, user, inner);
+        Run(e->reorder[i], e->reorder_scratch[i], stream,
+            {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}});
       } else {
         result_user = user, result_inner = inner;
       }
       args.emplace(e->arg_id[i], inner);
     }
-    e->prim.execute(stream, args);
-    if (result_inner) dnnl::reorder(result_inner, result_user).execute(stream, result_inner,
-                                                                        result_user);
+    Run(e->prim, e->scratch, stream, args);
+    if (result_inner) {
+      Run(e->reorder[2], e->reorder_scratch[2], stream,
+          {{DNNL_ARG_FROM, result_inner}, {DNNL_ARG_TO, result_user}});
+    }
     stream.wait();
   } catch (const dnnl::error& err) {
     return ffi::Error::Internal(std::string("flowjob_onednn_conv: oneDNN: ") + err.what());
