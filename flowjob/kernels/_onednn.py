@@ -44,9 +44,16 @@ def onednn_available() -> bool:
     return ENABLED and _load()
 
 
+# Below this many products per output element (input channels per group x kernel area)
+# oneDNN lost to XLA: LeNet's first convolution (1 channel, 5x5: 25) forward + both gradients
+# took 1.7-2x XLA's time, ResNet-50's stem (3 channels, 7x7: 147) 0.3-0.45x (bench/NOTES.md).
+MIN_REDUCTION = 32
+
+
 def onednn_conv_supported(x: jax.Array, w: jax.Array) -> bool:
-    """A float32 2-D convolution on the CPU backend with the kernels available."""
+    """A float32 2-D convolution on the CPU backend, long enough reductions, kernels present."""
     return (x.ndim == 4 and x.dtype == jnp.float32 and w.dtype == jnp.float32
+            and w.size // max(w.shape[0], 1) >= MIN_REDUCTION
             and jax.default_backend() == "cpu" and onednn_available())
 
 

@@ -18,7 +18,7 @@ def _dist_dir(dist: str, suffix: str) -> str:
 
 dnnl_include = os.path.dirname(os.path.dirname(
     _dist_dir("onednn-devel-cpu-gomp", "include/oneapi/dnnl/dnnl.hpp")))
-dnnl_lib = _dist_dir("onednn-cpu-gomp", "lib/libdnnl.so.3")
+dnnl_lib = _dist_dir("onednn-cpu-gomp", "libdnnl.so.3")  # recorded as ../../libdnnl.so.3
 
 setup(ext_modules=[Extension(
     "flowjob_onednn._conv_ffi", ["src/conv_ffi.cc"],

@@ -90,11 +90,15 @@ def test_conv_lowering_chooses_onednn_for_float32_and_xla_otherwise():
 
     attrs = dict(strides=(1, 1), pads=((0, 0), (0, 0)), dilations=(1, 1), groups=1,
                  data_format="NCHW")
-    x, w = np.ones((2, 3, 5, 5)), np.ones((4, 3, 3, 3))
-    for dtype, expected in [(np.float32, True), (np.float64, False)]:
+    # (input shape, weight shape, dtype, on oneDNN): 4 x 3 x 3 = 36 products per output
+    # reach MIN_REDUCTION, one channel x 5 x 5 = 25 does not; oneDNN has no float64 kernels
+    cases = [((2, 4, 7, 7), (4, 4, 3, 3), np.float32, True),
+             ((2, 4, 7, 7), (4, 4, 3, 3), np.float64, False),
+             ((2, 1, 7, 7), (4, 1, 5, 5), np.float32, False)]
+    for xs, ws, dtype, expected in cases:
         text = jax.jit(lambda a, b: _conv.lower_conv2d(a, b, **attrs)).lower(
-            x.astype(dtype), w.astype(dtype)).as_text()
-        assert ("flowjob_onednn_conv" in text) is expected, dtype
+            np.ones(xs, dtype), np.ones(ws, dtype)).as_text()
+        assert ("flowjob_onednn_conv" in text) is expected, (xs, ws, dtype)
 
 
 def test_flowjob_conv2d_job_on_onednn_matches_xla_float64():
