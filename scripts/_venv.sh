@@ -20,7 +20,9 @@ if [ "$(cat "$_stamp" 2>/dev/null || true)" != "$_want" ]; then
   .venv/bin/python -m pip install --progress-bar on -e ".${EXTRAS:-}"
   # The optional oneDNN convolutions (flowjob/kernels): needs a C++ compiler; without them
   # flowjob uses XLA's convolutions. FLOWJOB_ONEDNN=0 skips the build.
-  if [ "${FLOWJOB_ONEDNN:-1}" != 0 ]; then
+  if [ "${FLOWJOB_ONEDNN:-1}" != 0 ] && ! command -v c++ > /dev/null; then
+    echo "flowjob: no C++ compiler (c++): oneDNN kernels not built; using XLA's convolutions."
+  elif [ "${FLOWJOB_ONEDNN:-1}" != 0 ]; then
     echo "flowjob: building the optional oneDNN convolution kernels ..."
     if .venv/bin/python -m pip install -q setuptools onednn-devel-cpu-gomp==2023.2.0 \
          onednn-cpu-gomp==2023.2.0 > .venv/onednn-build.log 2>&1 &&
