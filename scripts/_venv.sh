@@ -24,8 +24,7 @@ if [ "$(cat "$_stamp" 2>/dev/null || true)" != "$_want" ]; then
     echo "flowjob: no C++ compiler (c++): oneDNN kernels not built; using XLA's convolutions."
   elif [ "${FLOWJOB_ONEDNN:-1}" != 0 ]; then
     echo "flowjob: building the optional oneDNN convolution kernels ..."
-    if .venv/bin/python -m pip install -q setuptools onednn-devel-cpu-gomp==2023.2.0 \
-         onednn-cpu-gomp==2023.2.0 > .venv/onednn-build.log 2>&1 &&
+    if .venv/bin/python -m pip install -q -e ".[kernels]" > .venv/onednn-build.log 2>&1 &&
        .venv/bin/python -m pip install -q --no-build-isolation ./kernels/onednn \
          >> .venv/onednn-build.log 2>&1; then
       echo "flowjob: oneDNN kernels installed."
