@@ -14,6 +14,7 @@ from ._train import _dump_env
 
 BATCH = 8
 BEFORE = {"GROUPED_SPLIT_MAX": 0, "POINTWISE_AS_DOT": False}  # the lowerings before issue 17
+NO_KERNELS = {"ENABLED": False}  # XLA's convolutions even where the oneDNN kernels are installed
 
 
 def _run(variants: dict, rounds: int, tmp: str, profile: str | None):
@@ -65,7 +66,9 @@ def resnet_section(quick: bool) -> Section:
     variants = {
         "flowjob": {"engine": "flowjob", "model": "resnet50", "profile": not quick},
         "flowjob, conv lowerings before issue 17": {"engine": "flowjob", "model": "resnet50",
-                                                    "conv": BEFORE},
+                                                    "conv": BEFORE, "kernels": NO_KERNELS},
+        "flowjob, XLA convolutions": {"engine": "flowjob", "model": "resnet50",
+                                      "kernels": NO_KERNELS},
         "JAX (hand-written, NCHW)": {"engine": "jax", "model": "resnet50"},
         "PyTorch eager": {"engine": "torch", "model": "resnet50"},
     }
@@ -83,6 +86,9 @@ def resnet_section(quick: bool) -> Section:
           table(HEADER, _rows(series, closed, models)),
           f"\nflowjob / PyTorch: {H.fmt_ratio(r_torch)}; flowjob / JAX (hand-written): "
           f"{H.fmt_ratio(r_jax)}"]
+    if "flowjob, XLA convolutions" in series:
+        onednn = H.ratio(series, "flowjob", "flowjob, XLA convolutions")
+        md.append(f"; flowjob / flowjob with XLA's convolutions: {H.fmt_ratio(onednn)}")
     if "flowjob, conv lowerings before issue 17" in series:
         gain = H.ratio(series, "flowjob", "flowjob, conv lowerings before issue 17")
         md.append(f"; flowjob / flowjob with the lowerings before issue 17: {H.fmt_ratio(gain)}")
@@ -103,9 +109,11 @@ def grouped_section(quick: bool) -> Section:
         "flowjob, groups=32": {"engine": "flowjob", "model": "block_g32", "profile": not quick},
         "flowjob, groups=1": {"engine": "flowjob", "model": "block_g1"},
         "flowjob, groups=32, lowerings before issue 17": {"engine": "flowjob",
-                                                          "model": "block_g32", "conv": BEFORE},
+                                                          "model": "block_g32", "conv": BEFORE,
+                                                          "kernels": NO_KERNELS},
         "flowjob, groups=1, lowerings before issue 17": {"engine": "flowjob",
-                                                         "model": "block_g1", "conv": BEFORE},
+                                                         "model": "block_g1", "conv": BEFORE,
+                                                         "kernels": NO_KERNELS},
         "PyTorch eager, groups=32": {"engine": "torch", "model": "block_g32"},
         "PyTorch eager, groups=1": {"engine": "torch", "model": "block_g1"},
     }

@@ -29,7 +29,11 @@ MLP_VARIANTS = {
 LENET_VARIANTS = {
     "flowjob": {"engine": "flowjob", "model": "lenet", "profile": True},
     "flowjob, conv lowering before issue 8": {
-        "engine": "flowjob", "model": "lenet", "conv": {"WGRAD_CHUNK": 0}},
+        "engine": "flowjob", "model": "lenet", "conv": {"WGRAD_CHUNK": 0},
+        "kernels": {"ENABLED": False}},
+    # the same job with XLA's convolutions, when the oneDNN kernels (issue 27) are installed
+    "flowjob, XLA convolutions": {
+        "engine": "flowjob", "model": "lenet", "kernels": {"ENABLED": False}},
     "JAX (hand-written, NCHW)": {"engine": "jax", "model": "lenet", "layout": "nchw_rw"},
     "JAX (hand-written, channels-last, weight gradient in pieces)": {
         "engine": "jax", "model": "lenet", "layout": "nhwc_chunk"},

@@ -69,11 +69,14 @@ def _events() -> dict:
 
 
 def _patch_flowjob(spec: dict) -> None:
-    """Ablations: set ``flowjob.ops._conv`` switches before the job is traced."""
+    """Ablations: set ``flowjob.ops._conv`` / ``flowjob.kernels`` switches before tracing."""
+    from flowjob import kernels
     from flowjob.ops import _conv
 
     for name, value in spec.get("conv", {}).items():
         setattr(_conv, name, value)
+    for name, value in spec.get("kernels", {}).items():
+        setattr(kernels, name, value)
 
 
 def build(spec: dict, prep: Prep | None):

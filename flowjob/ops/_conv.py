@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import kernels
 from ._modes import DataFormat, Padding, PoolMode
 
 Pads = tuple[tuple[int, int], ...]
@@ -117,6 +118,9 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
 
 
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
+    if kernels.onednn_conv_supported(x, w):  # the optional compiled kernels (flowjob/kernels)
+        return kernels.conv2d_onednn(x, w, tuple(strides), tuple(map(tuple, pads)),
+                                     tuple(dilations), groups, data_format)
     cpu = jax.default_backend() == "cpu"
     if cpu and data_format == DataFormat.NCHW and INTERNAL_LAYOUT == DataFormat.NHWC:
         y = lower_conv2d(x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1), strides=strides,

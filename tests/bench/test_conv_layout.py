@@ -15,7 +15,15 @@ from jax import lax
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob import kernels
 from flowjob.ops import _conv
+
+
+@pytest.fixture(autouse=True)
+def _xla_convolutions(monkeypatch):
+    # These tests pin down the XLA lowerings; the optional oneDNN kernels (tests/kernels) would
+    # otherwise take the float32 convolutions where they are installed.
+    monkeypatch.setattr(kernels, "ENABLED", False)
 
 
 def reference(x, w, strides, pads, dilations, groups, fmt):

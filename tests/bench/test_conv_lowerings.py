@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 from jax import lax
 
+from flowjob import kernels
 from flowjob.ops import _conv
+
+
+@pytest.fixture(autouse=True)
+def _xla_convolutions(monkeypatch):
+    # These tests pin down the XLA lowerings; the optional oneDNN kernels (tests/kernels) would
+    # otherwise take the float32 convolutions where they are installed.
+    monkeypatch.setattr(kernels, "ENABLED", False)
 
 
 def reference(x, w, strides, pads, dilations, groups, fmt):

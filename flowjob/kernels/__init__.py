@@ -1,0 +1,12 @@
+"""Optional compiled kernels for the CPU, called from the op lowerings through XLA's FFI.
+
+The kernels live in a separately built distribution (``kernels/onednn`` in the repository,
+installed as ``flowjob-onednn``); without it every op keeps its XLA lowering. ``FLOWJOB_ONEDNN=0``
+in the environment, or ``ENABLED = False`` here, turns the fast path off for comparisons.
+"""
+
+from ._onednn import conv2d_onednn, onednn_available, onednn_conv_supported
+
+ENABLED = True
+
+__all__ = ["ENABLED", "conv2d_onednn", "onednn_available", "onednn_conv_supported"]
