@@ -83,7 +83,6 @@ def test_legacy_checkpoint_saves_and_a_new_session_reloads(tmp_path):
 
     train, read = jobs()
     checkpoint = flow.train.CheckPoint()
-    checkpoint.init()
     start = read()
     for _ in range(10):
         train()

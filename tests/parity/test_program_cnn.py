@@ -40,10 +40,12 @@ def ofrecord(tmp_path: Path, name: str, per_class: int, offset: int) -> Path:
     return out
 
 
-@pytest.mark.parametrize("optimizer,channel_last,lr_decay",
-                         [("sgd", False, "cosine"), ("adam", True, "step")])
+@pytest.mark.parametrize("optimizer,channel_last,lr_decay,reload",
+                         [("sgd", False, "cosine", True), ("adam", True, "step", False)])
 def test_cnn_trains_validates_evaluates_and_infers(run_program, tmp_path, optimizer,
-                                                   channel_last, lr_decay):
+                                                   channel_last, lr_decay, reload):
+    """``reload``: also evaluate and infer from the saved checkpoint (once is enough: the
+    two other runs cost a process start each)."""
     train, val = ofrecord(tmp_path, "train", 32, 0), ofrecord(tmp_path, "val", 8, 40)
     common = ["--val_data_dir", val, "--val_data_part_num", 2, "--num_val_examples", 16,
               "--channel_last", channel_last, "--optimizer", optimizer,
@@ -64,6 +66,8 @@ def test_cnn_trains_validates_evaluates_and_infers(run_program, tmp_path, optimi
     for epoch in range(3):
         assert (tmp_path / "snap" / f"snapshot_epoch_{epoch}" / "snapshot_done").is_file()
 
+    if not reload:
+        return
     last = tmp_path / "snap" / "snapshot_epoch_2"
     out = run_program("cnn_ofrecord.py", "--mode", "evaluate", "--model_load_dir", last,
                       *common)
