@@ -62,7 +62,10 @@ def test_cnn_trains_validates_evaluates_and_infers(run_program, tmp_path, optimi
     assert np.mean(losses[-8:]) < 0.6 * np.mean(losses[:8]), losses
     validations = VALIDATION.findall(out)
     assert [v[0] for v in validations] == ["0", "1", "2"], out[-2000:]
-    assert float(validations[-1][1]) >= 0.8, validations  # chance: 0.5
+    # chance: 0.5 on 16 held-out digits; the moving batch-norm statistics of a 24-step run
+    # still lag a little, so the last epoch may be somewhat below the best one
+    top_1 = [float(v[1]) for v in validations]
+    assert max(top_1) >= 0.9 and top_1[-1] >= 0.75, validations
     for epoch in range(3):
         assert (tmp_path / "snap" / f"snapshot_epoch_{epoch}" / "snapshot_done").is_file()
 
