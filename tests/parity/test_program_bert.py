@@ -36,7 +36,7 @@ def test_bert_pretraining_losses_fall(run_program, tmp_path):
             for line in out.splitlines() if line.startswith("step:")]
     assert len(rows) == 12, out[-2000:]
     assert rows[0]["mlm_loss"] > 0.7 * np.log(vocab)  # starts near chance
-    # the best a model can do on the masked tokens is their entropy, about 0.90 nats
+    # the masked tokens' entropy is about 0.90 nats (memorizing the 256 records goes lower)
     assert rows[-1]["mlm_loss"] < 0.5 * rows[0]["mlm_loss"], rows
     assert rows[-1]["nsp_loss"] < 0.8 * np.log(2), rows
     assert rows[-1]["total_loss"] < rows[0]["total_loss"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from parity_helpers import Case, run_cases, uniform
 
 import flowjob as flow
@@ -179,4 +181,30 @@ def test_count_not_finite_polyval_and_l2_normalize():
                               lambda v, a=axis, e=eps: v / jnp.sqrt(jnp.maximum(
                                   jnp.sum(v * v, axis=a, keepdims=True), e)),
                               [y], rtol=1e-5, atol=1e-5))
+    run_cases(cases)
+
+
+@st.composite
+def broadcast_pairs(draw):
+    """Two shapes of rank 1..4 that broadcast together (each axis: equal, or one side 1,
+    or missing on the shorter shape)."""
+    rank = draw(st.integers(1, 4))
+    full = draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+    a, b = [], []
+    for size in full:
+        kind = draw(st.sampled_from(["both", "a1", "b1"]))
+        a.append(1 if kind == "a1" else size)
+        b.append(1 if kind == "b1" else size)
+    drop = draw(st.integers(0, rank - 1))  # numpy-style: the shorter shape aligns right
+    return tuple(a), tuple(b[drop:])
+
+
+@settings(max_examples=2, deadline=None, derandomize=True)
+@given(pairs=st.lists(broadcast_pairs(), min_size=5, max_size=5))
+def test_random_broadcast_shapes_for_every_binary_op(pairs):
+    # five shape pairs per example, all in one job
+    cases = []
+    for i, (sa, sb) in enumerate(pairs):
+        a, b = uniform(sa, -2, 2, seed=i), uniform(sb, 0.5, 2, seed=50 + i)
+        cases += [Case(f"{name} {sa} {sb}", fn, ref, [a, b]) for name, fn, ref in BINARY]
     run_cases(cases)
