@@ -38,6 +38,9 @@ class Case:
     grad_rtol: float | None = None
     grad_atol: float | None = None
     diff_inputs: Sequence[int] | None = None  # which inputs get gradients (default: floats)
+    # compile the reference (and its vjp) as one program: pays off for references of many
+    # small ops (strided-slice convolutions); simple ones run faster eagerly
+    jit: bool = False
     result: dict = field(default_factory=dict, repr=False)
 
 
@@ -113,7 +116,6 @@ def _check(case: Case, value, arrays, cotangent, grads) -> None:
         "no gradient was delivered"
 
     def reference(args, cot):
-        # one compiled program per case: eager jax.numpy would compile every small op apart
         def partial_ref(*diff):
             full = list(args)
             for j, d in zip(wanted, diff):
@@ -124,7 +126,8 @@ def _check(case: Case, value, arrays, cotangent, grads) -> None:
         return y, (vjp(cot.astype(y.dtype)) if wanted else ())
 
     cot = jnp.zeros(value.shape) if cotangent is None else jnp.asarray(cotangent)
-    expected, expected_grads = jax.jit(reference)([jnp.asarray(a) for a in arrays], cot)
+    run = jax.jit(reference) if case.jit else reference
+    expected, expected_grads = run([jnp.asarray(a) for a in arrays], cot)
     expected = np.asarray(expected)
     assert value.shape == expected.shape, f"shape {value.shape} != reference {expected.shape}"
     np.testing.assert_allclose(value.astype(np.float64) if value.dtype.kind != "b" else value,

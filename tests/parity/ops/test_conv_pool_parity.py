@@ -94,7 +94,7 @@ def conv_case(i, case):
         lambda a, b: CONV[ndims](a, b, strides=list(strides), padding=explicit,
                                  data_format=fmt, dilations=list(dilations), groups=groups),
         lambda a, b: conv_ref(a, b, strides, pads, dilations, groups, last),
-        [x, w], rtol=1e-4, atol=1e-4)
+        [x, w], rtol=1e-4, atol=1e-4, jit=True)
 
 
 def test_nn_conv_value_and_gradients():
@@ -112,7 +112,7 @@ def test_compat_conv2d_same_is_tensorflows_same_and_layers_conv_take_groups():
                               a, b, strides=[s, s], padding="SAME", groups=g),
                           lambda a, b, s=s, g=g, pads=pads: conv_ref(a, b, (s, s), pads, (1, 1),
                                                                      g),
-                          [x, w], rtol=1e-4, atol=1e-4))
+                          [x, w], rtol=1e-4, atol=1e-4, jit=True))
     run_cases(cases)
 
 
@@ -141,21 +141,18 @@ def test_layers_conv_with_groups_matches_the_reference(ndims, groups, kernel):
                         kernel_initializer=Fixed(w), bias_initializer=Fixed(bias), name="c"),
         lambda a: conv_ref(a, jnp.asarray(w), (1,) * ndims, [(0, 0)] * ndims, (1,) * ndims,
                            groups) + bias.reshape(-1, *(1,) * ndims),
-        [x], rtol=1e-4, atol=1e-4)])
+        [x], rtol=1e-4, atol=1e-4, jit=True)])
 
 
-@pytest.mark.parametrize("padding,strides", [("VALID", (2, 2)), ("SAME", (2, 2)),
-                                             ("SAME", (1, 1)), ("VALID", (1, 2))])
-@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
-def test_conv2d_transpose_is_the_vjp_of_conv2d(padding, strides, data_format):
+def transpose_case(padding, strides, data_format, seed):
     last = data_format == "NHWC"
     n, cin, cout, k, (h, w) = 2, 3, 4, 3, (9, 8)
     out_hw = [(hh + ss - 1) // ss if padding == "SAME" else (hh - k) // ss + 1
               for hh, ss in zip((h, w), strides)]
     # conv2d_transpose's filters: (in, out, kh, kw) NCHW or (in, kh, kw, out) NHWC, where
     # "in" is the channel count of the value fed to it (the forward conv's output)
-    filters = uniform((cout, k, k, cin) if last else (cout, cin, k, k), seed=4)
-    value = uniform((n, *out_hw, cout) if last else (n, cout, *out_hw), seed=5)
+    filters = uniform((cout, k, k, cin) if last else (cout, cin, k, k), seed=seed)
+    value = uniform((n, *out_hw, cout) if last else (n, cout, *out_hw), seed=seed + 1)
     z_shape = (n, h, w, cin) if last else (n, cin, h, w)
     pads = pads_for("SAME_UPPER" if padding == "SAME" else padding, (h, w), (k, k), strides,
                     (1, 1))
@@ -166,11 +163,18 @@ def test_conv2d_transpose_is_the_vjp_of_conv2d(padding, strides, data_format):
         _, vjp = jax.vjp(lambda z: conv_ref(z, f, strides, pads, (1, 1), 1, last), zeros)
         return vjp(v)[0]
 
-    run_cases([Case(f"conv2d_transpose {data_format} {padding} {strides}",
-                    lambda v, f: flow.nn.conv2d_transpose(
-                        v, f, output_shape=z_shape, strides=list(strides), padding=padding,
-                        data_format=data_format),
-                    ref, [value, filters], rtol=1e-4, atol=1e-4)])
+    return Case(f"conv2d_transpose {data_format} {padding} {strides}",
+                lambda v, f: flow.nn.conv2d_transpose(
+                    v, f, output_shape=z_shape, strides=list(strides), padding=padding,
+                    data_format=data_format),
+                ref, [value, filters], rtol=1e-4, atol=1e-4, jit=True)
+
+
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_conv2d_transpose_is_the_vjp_of_conv2d(data_format):
+    run_cases([transpose_case(padding, strides, data_format, seed)
+               for seed, (padding, strides) in enumerate(
+                   [("VALID", (2, 2)), ("SAME", (2, 2)), ("SAME", (1, 1)), ("VALID", (1, 2))])])
 
 
 def pool_ref(x, mode, ksize, strides, pads, channels_last):
@@ -223,5 +227,5 @@ def test_pooling_value_and_gradient(data_format):
                 lambda a, fn=fn, k=k, s=s, p=explicit: fn(a, ksize=list(k), strides=list(s),
                                                           padding=p, data_format=data_format),
                 lambda a, mode=mode, k=k, s=s, pads=pads: pool_ref(a, mode, k, s, pads, last),
-                [x], rtol=1e-5, atol=1e-5))
+                [x], rtol=1e-5, atol=1e-5, jit=True))
     run_cases(cases)
