@@ -35,7 +35,8 @@ SHAPES = [((3, 1, 4, 1), (4, 1, 6)), ((3, 1, 4, 5, 1), (1, 4, 1, 1, 5)),
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_broadcast_binary_ops_value_and_gradients(dtype):
     cases = []
-    for i, (sa, sb) in enumerate(SHAPES):
+    # float64 takes the three pairs of test_broadcast_normal; float32 every pair (CI time)
+    for i, (sa, sb) in enumerate(SHAPES if dtype == np.float32 else SHAPES[:3]):
         a, b = uniform(sa, -2, 2, dtype, seed=i), uniform(sb, -2, 2, dtype, seed=100 + i)
         b = np.where(np.abs(b) < 0.2, 0.5, b).astype(dtype)  # divide: away from zero
         for name, fn, ref in BINARY:
