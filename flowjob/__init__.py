@@ -3,12 +3,8 @@
 Users write ``import flowjob as flow`` and ``import flowjob.typing as tp``.
 """
 
-import jax as _jax
-
-# OneFlow programs use int64 (train-step counters, summary steps) and float64 blobs.
-_jax.config.update("jax_enable_x64", True)
-
-from . import (  # noqa: E402
+# JAX is configured when the first session starts (runtime/_config.py start_jax), not here.
+from . import (
     checkpoint,
     config,
     data,
@@ -23,7 +19,7 @@ from . import (  # noqa: E402
     typing,
     unittest,
 )
-from ._dtypes import (  # noqa: E402
+from ._dtypes import (
     bfloat16,
     char,
     convert_oneflow_dtype_to_numpy_dtype,
@@ -37,16 +33,16 @@ from ._dtypes import (  # noqa: E402
     int64,
     uint8,
 )
-from .checkpoint import get_all_variables, load_variables  # noqa: E402
-from .distribute import parallel_cast  # noqa: E402
-from .errors import (  # noqa: E402
+from .checkpoint import get_all_variables, load_variables
+from .distribute import parallel_cast
+from .errors import (
     CallbackError,
     FlowJobError,
     JobArgumentError,
     JobDefinitionError,
     OpError,
 )
-from .graph import (  # noqa: E402
+from .graph import (
     INVALID_SPLIT_AXIS,
     cast_to_current_logical_view,
     current_global_function_desc,
@@ -57,9 +53,9 @@ from .graph import (  # noqa: E402
     watch,
     watch_diff,
 )
-from .ops import layers, losses, math, nn, regularizers  # noqa: E402
-from .ops._loss_fns import smooth_l1_loss  # noqa: E402
-from .ops.array_ops import (  # noqa: E402
+from .ops import layers, losses, math, nn, regularizers
+from .ops._loss_fns import smooth_l1_loss
+from .ops.array_ops import (
     amp_white_identity,
     argsort,
     broadcast_like,
@@ -112,7 +108,7 @@ from .ops.array_ops import (  # noqa: E402
     zeros,
     zeros_like,
 )
-from .ops.initializers import (  # noqa: E402
+from .ops.initializers import (
     constant_initializer,
     empty_initializer,
     glorot_normal_initializer,
@@ -128,7 +124,7 @@ from .ops.initializers import (  # noqa: E402
     xavier_uniform_initializer,
     zeros_initializer,
 )
-from .runtime import (  # noqa: E402
+from .runtime import (
     FunctionConfig,
     clear_default_session,
     eager_execution_enabled,
@@ -138,12 +134,7 @@ from .runtime import (  # noqa: E402
     global_function,
     sync_default_session,
 )
-from .typing import FixedTensorDef, MirroredTensorDef  # noqa: E402
-
-if _jax.config.jax_compilation_cache_dir is None:
-    from .runtime._config import compilation_cache as _compilation_cache
-
-    _compilation_cache()
+from .typing import FixedTensorDef, MirroredTensorDef
 
 ExecutionConfig = FunctionConfig
 # OneFlow exports clip_by_value under these top-level names too

@@ -2,9 +2,10 @@
 
 from . import _config as config
 from ._config import FunctionConfig, function_config
+from ._delivery import LocalBlob
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._job_function import JobFunction, function, global_function
-from ._results import LazyFutureRemoteBlobs, LocalBlob
+from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session
 
 __all__ = [
