@@ -37,6 +37,7 @@ from .checkpoint import get_all_variables, load_variables
 from .distribute import parallel_cast
 from .errors import (
     CallbackError,
+    ConfigError,
     FlowJobError,
     JobArgumentError,
     JobDefinitionError,

@@ -1,7 +1,6 @@
 """``flow.distribute``: SBP annotations and the old names of the logical views."""
 
-from .graph import auto, broadcast, split
-from .graph._scope import consistent_strategy, mirrored_strategy
+from .graph import auto, broadcast, consistent_strategy, mirrored_strategy, split
 
 __all__ = ["auto", "broadcast", "split", "consistent_strategy", "mirrored_strategy",
            "parallel_cast"]

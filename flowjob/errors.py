@@ -25,6 +25,11 @@ class JobDefinitionError(FlowJobError, TypeError):
     """A job function, its annotations or its body are not valid."""
 
 
+class ConfigError(FlowJobError, RuntimeError):
+    """A process-wide setting (``flow.config``, ``flow.env``, placements) cannot take effect:
+    set after JAX started, or asking for devices or processes that do not exist."""
+
+
 class CallbackError(FlowJobError, RuntimeError):
     """A watch handler, host op or result callback raised (the original is chained as
     ``__cause__``), or one of them asked to wait for the completion thread it runs on."""

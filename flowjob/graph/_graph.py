@@ -167,7 +167,7 @@ class Blob:
         op = self.op
         axis = op.attrs.get("batch_axis") if op.kind is OpKind.INPUT else None
         distribute = op.attrs.get("distribute") if op.op_type == "with_distribute" else None
-        if distribute is not None and distribute.kind == "split":
+        if distribute is not None and distribute.kind is _scope.Sbp.SPLIT:
             axis = distribute.axis
         return INVALID_SPLIT_AXIS if axis is None else int(axis) % max(self.ndim, 1)
 

@@ -71,7 +71,7 @@ def _free_argument_name(graph, name: str) -> None:
     """OneFlow names job argument ops ``Input_<n>``, so a variable may take an argument's
     name: the argument's op is renamed ``Input_<n>`` here."""
     for op in graph.ops:
-        if op.kind == "input" and op.name == name:
+        if op.kind is OpKind.INPUT and op.name == name:
             n = 0
             while f"Input_{n}" in graph._names:
                 n += 1

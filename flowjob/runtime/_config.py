@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import _dtypes
 from .._deprecation import warn_once
-from ..errors import JobDefinitionError
+from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
 from . import _distributed
 
@@ -154,30 +154,30 @@ process = _ProcessConfig()
 
 
 def _set_device_num(n: int, tag: str) -> None:
-    """Records the device count; JAX gets it when the first session starts (``start_jax``)."""
+    """Sets JAX's CPU device count now (a setting, no device is probed) and remembers the
+    kind; whether a GPU exists is looked at when the first session starts (``start_jax``)."""
     if type(n) is not int or n < 1:
         raise ValueError(f"device count must be an int >= 1, got {n!r}")
-    process.device_num = n
-    process.device_tag = tag
-    if _jax_started:  # too late to change JAX's devices: fine only if there are enough
-        _apply_device_num()
-
-
-def _apply_device_num() -> None:
     import jax
 
-    n, tag = process.device_num, process.device_tag
     if n > 1:
         try:
             jax.config.update("jax_num_cpu_devices", n)
         except RuntimeError:  # the backend was started already (by flowjob or the user)
             have = len(jax.devices())
             if have < n:
-                raise JobDefinitionError(
+                raise ConfigError(
                     f"flow.config.{tag}_device_num({n}): JAX already started with {have} "
                     "device(s); call it before the first job is defined or run (or set "
                     f"JAX_NUM_CPU_DEVICES={n})") from None
-    if tag == "gpu" and not _gpu_available():  # starts the backend: after the CPU count
+    process.device_num = n
+    process.device_tag = tag
+    if _jax_started:
+        _check_gpu()
+
+
+def _check_gpu() -> None:
+    if process.device_tag == "gpu" and not _gpu_available():  # starts the backend
         print("INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
               "flow.config.cpu_device_num", file=sys.stderr)
         process.device_tag = "cpu"
@@ -207,8 +207,9 @@ _start_lock = threading.Lock()
 
 def start_jax() -> None:
     """Configures JAX for flowjob, once, when the first session starts (never at import, so
-    ``import flowjob`` leaves other JAX users' settings alone and the device count can be set
-    until then): the device count, 64-bit types and the persistent compilation cache."""
+    ``import flowjob`` leaves other JAX users' settings alone and starts no backend, and the
+    device count can be set until then): 64-bit types, the persistent compilation cache,
+    ``jax.distributed``, and whether ``gpu_device_num`` finds a GPU."""
     global _jax_started
     if _jax_started:
         return
@@ -222,7 +223,7 @@ def start_jax() -> None:
         if not _cache_chosen and jax.config.jax_compilation_cache_dir is None:
             _enable_cache(None)
         _distributed.init()  # before anything starts the backend
-        _apply_device_num()  # may start the backend (to look for a GPU): last
+        _check_gpu()
         _jax_started = True
 
 

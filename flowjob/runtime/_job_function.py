@@ -11,6 +11,7 @@ from typing import Any
 from .. import typing as tp
 from .._deprecation import warn_once
 from ..errors import JobDefinitionError
+from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
 from ._real_shape import real_shapes, variant_function
@@ -81,7 +82,7 @@ class JobFunction:
 
     def _mirrored_dynamic_params(self) -> list[Any]:
         """The parameters, for a mirrored-view job with ListNumpy ones; else []."""
-        if self.config.logical_view.name != "mirrored":
+        if self.config.logical_view.name is not View.MIRRORED:
             return []
         try:
             params, _ = parse_params(self.__name__, self.fn, self.definition_locals)

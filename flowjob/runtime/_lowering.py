@@ -20,6 +20,7 @@ from ..graph import (
     JobGraph,
     OpKind,
     VariableStore,
+    View,
     valid_mask,
     warn_unreachable_diff,
 )
@@ -183,7 +184,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
-    mirrored = mesh is not None and graph.config.logical_view.name == "mirrored"
+    mirrored = mesh is not None and graph.config.logical_view.name is View.MIRRORED
     if train:
         step = _TrainStep(graph, store, state_names, input_blobs, device_fetch, diff_watches,
                           mesh, mirrored, real_plan)

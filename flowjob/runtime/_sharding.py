@@ -14,8 +14,8 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ..errors import JobDefinitionError
-from ..graph import Blob, Distribute, JobGraph, VariableStore, split
+from ..errors import ConfigError, JobDefinitionError
+from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, split
 from . import _config
 
 AXIS = "d"
@@ -35,7 +35,7 @@ def job_devices(graph: JobGraph) -> list[Any]:
     for machine, device in ids:
         index = machine * per_process + device
         if device >= per_process or index >= len(devices):
-            raise RuntimeError(
+            raise ConfigError(
                 f"job {graph.name!r} is placed on machine {machine} device {device}, but only "
                 f"{per_process} device(s) per machine exist; call flow.config.cpu_device_num("
                 f"{device + 1}) (or gpu_device_num) before the first job runs")
@@ -63,7 +63,7 @@ def job_mesh(graph: JobGraph) -> Mesh | None:
 
 def spec_for(shape: tuple[int, ...], distribute: Distribute | None, mesh: Mesh) -> PartitionSpec:
     """split(k) shards axis k over the mesh when it divides evenly; else replicate."""
-    if distribute is None or distribute.kind != "split":
+    if distribute is None or distribute.kind is not Sbp.SPLIT:
         return PartitionSpec()
     axis = distribute.axis % len(shape) if shape else 0
     if not shape or shape[axis] % mesh.size:
