@@ -3,12 +3,8 @@
 Users write ``import flowjob as flow`` and ``import flowjob.typing as tp``.
 """
 
-import jax as _jax
-
-# OneFlow programs use int64 (train-step counters, summary steps) and float64 blobs.
-_jax.config.update("jax_enable_x64", True)
-
-from . import (  # noqa: E402
+# JAX is configured when the first session starts (runtime/_config.py start_jax), not here.
+from . import (
     checkpoint,
     config,
     data,
@@ -37,7 +33,7 @@ from . import (  # noqa: E402
     userop,
     util,
 )
-from ._dtypes import (  # noqa: E402
+from ._dtypes import (
     bfloat16,
     char,
     convert_oneflow_dtype_to_numpy_dtype,
@@ -52,7 +48,7 @@ from ._dtypes import (  # noqa: E402
     int64,
     uint8,
 )
-from ._legacy import (  # noqa: E402
+from ._legacy import (
     FixedTensorDef,
     InitEagerGlobalSession,
     MirroredTensorDef,
@@ -62,18 +58,19 @@ from ._legacy import (  # noqa: E402
     is_deprecated,
     name_scope,
 )
-from ._size import Size  # noqa: E402
-from .checkpoint import get_all_variables, load_variables  # noqa: E402
-from .distribute import parallel_cast  # noqa: E402
-from .distributed import current_machine_id  # noqa: E402
-from .errors import (  # noqa: E402
+from ._size import Size
+from .checkpoint import get_all_variables, load_variables
+from .distribute import parallel_cast
+from .distributed import current_machine_id
+from .errors import (
     CallbackError,
+    ConfigError,
     FlowJobError,
     JobArgumentError,
     JobDefinitionError,
     OpError,
 )
-from .graph import (  # noqa: E402
+from .graph import (
     INVALID_SPLIT_AXIS,
     cast_to_current_logical_view,
     current_global_function_desc,
@@ -82,8 +79,8 @@ from .graph import (  # noqa: E402
     watch,
     watch_diff,
 )
-from .model import Model  # noqa: E402
-from .ops import (  # noqa: E402
+from .model import Model
+from .ops import (
     combined_margin_loss,
     ctc_loss,
     layers,
@@ -94,7 +91,7 @@ from .ops import (  # noqa: E402
     smooth_l1_loss,
     truncated_normal,
 )
-from .ops.array_ops import (  # noqa: E402
+from .ops.array_ops import (
     amp_white_identity,
     argsort,
     assign,
@@ -153,7 +150,7 @@ from .ops.array_ops import (  # noqa: E402
     zeros,
     zeros_like,
 )
-from .ops.initializers import (  # noqa: E402
+from .ops.initializers import (
     constant_initializer,
     empty_initializer,
     glorot_normal_initializer,
@@ -168,8 +165,8 @@ from .ops.initializers import (  # noqa: E402
     xavier_uniform_initializer,
     zeros_initializer,
 )
-from .ops.math import in_top_k  # noqa: E402
-from .runtime import (  # noqa: E402
+from .ops.math import in_top_k
+from .runtime import (
     FunctionConfig,
     clear_default_session,
     eager_execution_enabled,
@@ -179,7 +176,7 @@ from .runtime import (  # noqa: E402
     global_function,
     sync_default_session,
 )
-from .userop import (  # noqa: E402
+from .userop import (
     builtin_op,
     consistent_user_op_builder,
     consistent_user_op_module_builder,
@@ -187,11 +184,6 @@ from .userop import (  # noqa: E402
     user_op_builder,
     user_op_module_builder,
 )
-
-if _jax.config.jax_compilation_cache_dir is None:
-    from .runtime._config import compilation_cache as _compilation_cache
-
-    _compilation_cache()
 
 ExecutionConfig = FunctionConfig
 # OneFlow exports clip_by_value under these top-level names too

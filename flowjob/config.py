@@ -1,11 +1,13 @@
 """``flow.config``: process-wide settings; set them before the first job runs.
 
 OneFlow's runtime tuning knobs (NCCL, collective boxing, TF32, thread and memory sizes) are
-accepted and ignored; see ``flowjob.runtime._tuning``.
+accepted and ignored; see runtime/_tuning.py.
 """
 
-from .runtime._config import (
+from .runtime import (
+    collective_boxing,
     compilation_cache,
+    config_flags,
     cpu_device_num,
     enable_debug_mode,
     enable_legacy_model_io,
@@ -15,7 +17,6 @@ from .runtime._config import (
     machine_num,
     seed,
 )
-from .runtime._tuning import collective_boxing, config_flags
 
 collect_act_event = config_flags["collect_act_event"]
 comm_net_worker_num = config_flags["comm_net_worker_num"]

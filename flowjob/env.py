@@ -2,8 +2,8 @@
 and OneFlow's logging flags (``log_dir`` creates the directory; the others are ignored)."""
 
 from ._deprecation import warn_once
-from .runtime._distributed import ctrl_port, init, is_primary, machine
-from .runtime._tuning import log_dir, logbuflevel, logtostderr
+from .runtime import ctrl_port, is_primary, log_dir, logbuflevel, logtostderr, machine
+from .runtime import init_distributed as init
 
 __all__ = ["ctrl_port", "data_port", "grpc_use_no_signal", "init", "is_primary", "machine",
            "log_dir", "logbuflevel", "logtostderr"]

@@ -30,6 +30,11 @@ class NativeBuildError(FlowJobError, RuntimeError):
     TensorRT) that a JAX package cannot provide; the message names the API."""
 
 
+class ConfigError(FlowJobError, RuntimeError):
+    """A process-wide setting (``flow.config``, ``flow.env``, placements) cannot take effect:
+    set after JAX started, or asking for devices or processes that do not exist."""
+
+
 class CallbackError(FlowJobError, RuntimeError):
     """A watch handler, host op or result callback raised (the original is chained as
     ``__cause__``), or one of them asked to wait for the completion thread it runs on."""
@@ -37,11 +42,23 @@ class CallbackError(FlowJobError, RuntimeError):
 
 def describe_callable(fn: object) -> str:
     """``name (file.py:12)`` for a function, its ``repr`` for other callables."""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
-    if name is None:
-        return repr(fn)
-    code = getattr(fn, "__code__", None)
+    try:
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+        code = getattr(fn, "__code__", None)
+    except Exception:  # noqa: BLE001 - a user's __getattr__ must not replace the real error
+        name = code = None
+    if not isinstance(name, str):
+        return safe_repr(fn)
     return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
+
+
+def safe_repr(value: object) -> str:
+    """``repr(value)``, or a stand-in naming its type when its ``__repr__`` raises (an error
+    message must never be replaced by the error of printing it)."""
+    try:
+        return repr(value)
+    except Exception as exc:  # noqa: BLE001
+        return f"<{type(value).__qualname__} object; its __repr__ raised {type(exc).__name__}>"
 
 
 def user_frame() -> traceback.FrameSummary | None:

@@ -1,5 +1,6 @@
 """The job graph: lazy blobs, named ops, scopes, variables, and what the runtime delivers."""
 
+from ._apply import apply_op
 from ._current import (
     FunctionDesc,
     Scope,
@@ -7,17 +8,16 @@ from ._current import (
     current_global_function_desc,
     current_scope,
 )
+from ._delivery import Form, HostDelivery, add_host_op, warn_unreachable_diff, watch, watch_diff
 from ._feed import FeedOp, add_feed_op
 from ._graph import (
     INVALID_SPLIT_AXIS,
     OPERATORS,
     Blob,
-    HostOp,
     JobGraph,
+    JobType,
+    OpKind,
     OpNode,
-    Watch,
-    add_host_op,
-    apply_op,
     check_blob,
     current_context,
     current_graph,
@@ -31,6 +31,8 @@ from ._scope import (
     Distribute,
     LogicalView,
     Placement,
+    Sbp,
+    View,
     auto,
     broadcast,
     consistent_view,
@@ -41,15 +43,15 @@ from ._scope import (
     split,
 )
 from ._variables import VariableDef, VariableStore, get_variable
-from ._watch import warn_unreachable_diff, watch, watch_diff
 
 __all__ = [
     "FunctionDesc", "Scope", "cast_to_current_logical_view", "current_global_function_desc",
-    "current_scope", "INVALID_SPLIT_AXIS", "OPERATORS", "Blob", "HostOp", "JobGraph", "OpNode",
-    "Watch", "add_host_op", "apply_op", "check_blob", "current_context", "current_graph",
-    "host_only_error", "in_job", "FeedOp", "add_feed_op", "tracing", "all_job_graphs",
-    "set_trace_all", "Distribute", "LogicalView", "Placement", "auto", "broadcast",
-    "consistent_view", "current_placement",
+    "current_scope", "INVALID_SPLIT_AXIS", "OPERATORS", "Blob", "Form", "HostDelivery",
+    "JobGraph", "JobType", "OpKind", "OpNode", "add_host_op", "apply_op", "check_blob",
+    "current_context", "current_graph", "host_only_error", "in_job", "FeedOp", "add_feed_op",
+    "tracing", "all_job_graphs", "set_trace_all", "Distribute", "LogicalView", "Placement",
+    "Sbp", "View", "auto", "broadcast", "consistent_view",
+    "current_placement",
     "mirrored_view", "namespace", "placement", "split", "VariableDef", "VariableStore",
     "get_variable", "warn_unreachable_diff", "watch", "watch_diff", "ELEMENTWISE", "RealShape",
     "lowest", "valid_mask",

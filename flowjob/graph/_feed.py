@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import OpError, describe_frame, user_frame
-from ._graph import Blob, OpNode, OutputSpec, _default_prefix, check_blob, current_graph
+from ._graph import Blob, OpKind, OpNode, OutputSpec, check_blob, current_graph, default_prefix
 
 
 @dataclass(eq=False)
@@ -39,7 +39,7 @@ def add_feed_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., Any], *,
     """Records a feed op in the current job and returns its output blob(s)."""
     graph = current_graph()
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
-    op_name = name if name is not None else graph.unique_name(prefix or _default_prefix(op_type))
+    op_name = name if name is not None else graph.unique_name(prefix or default_prefix(op_type))
     feeds = {id(f.op) for f in graph.feeds}
     for b in blobs:
         if id(b.op) not in feeds:
@@ -50,7 +50,7 @@ def add_feed_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., Any], *,
                 f"{describe_frame(user_frame())}")
     # Pipeline outputs reach the program as fixed-shape inputs, never padded dynamic ones.
     specs = [(shape, dtype, False) for shape, dtype, _ in outputs]
-    op = graph.add_op(name=op_name, op_type=op_type, kind="feed", lowering=None, inputs=blobs,
+    op = graph.add_op(name=op_name, op_type=op_type, kind=OpKind.FEED, lowering=None, inputs=blobs,
                       attrs=dict(attrs or {}), outputs=specs)
     graph.inputs.extend(b for b in op.outputs if not is_host_only(b))
     graph.feeds.append(FeedOp(op, fn, source))

@@ -8,14 +8,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jax
 import numpy as np
 
 from .. import _dtypes
 from .._deprecation import warn_once
+from .._enum import Mode
 from ..errors import JobDefinitionError, OpError, describe_frame, user_frame
 from . import _scope
-from ._real_shape import ELEMENTWISE, RealShape
+from ._real_shape import RealShape
 
 # Filled by flowjob.ops at import time: operator name -> function(a, b) implementing it on blobs.
 OPERATORS: dict[str, Callable[..., Any]] = {}
@@ -165,9 +165,9 @@ class Blob:
         made by ``with_distribute(split(k))`` along ``k``, every other blob counts as not split.
         """
         op = self.op
-        axis = op.attrs.get("batch_axis") if op.kind == "input" else None
+        axis = op.attrs.get("batch_axis") if op.kind is OpKind.INPUT else None
         distribute = op.attrs.get("distribute") if op.op_type == "with_distribute" else None
-        if distribute is not None and distribute.kind == "split":
+        if distribute is not None and distribute.kind is _scope.Sbp.SPLIT:
             axis = distribute.axis
         return INVALID_SPLIT_AXIS if axis is None else int(axis) % max(self.ndim, 1)
 
@@ -176,15 +176,30 @@ class Blob:
         return OPERATORS["with_distribute"](self, distribute)
 
 
+class OpKind(Mode):
+    """Who runs an op (a ``str`` enum: readers of graphs may compare it with its value)."""
+
+    DEVICE = "device"  # lowered to JAX, part of the program
+    INPUT = "input"  # a job argument
+    VARIABLE = "variable"
+    HOST = "host"  # runs on the host after the call (summary ops; graph/_delivery.py)
+    FEED = "feed"  # the host data pipeline, run before the program (graph/_feed.py)
+
+
+class JobType(Mode):
+    """``@flow.global_function(type=...)``."""
+
+    TRAIN = "train"
+    PREDICT = "predict"
+
+
 @dataclass(eq=False)
 class OpNode:
-    """One named op of a job. ``kind`` is "device" (lowered to JAX), "input", "variable",
-    "host" (runs on the host after the job, e.g. summary ops) or "feed" (the host data
-    pipeline, run before the program; see graph/_feed.py)."""
+    """One named op of a job; ``kind`` says who runs it (``OpKind``)."""
 
     name: str
     op_type: str
-    kind: str
+    kind: OpKind
     lowering: Callable[..., Any] | None
     inputs: list[Blob]
     attrs: dict[str, Any]
@@ -197,21 +212,6 @@ class OpNode:
     real_shape: RealShape | None = None  # how it treats dynamic inputs (graph/_real_shape.py)
 
 
-@dataclass(eq=False)
-class Watch:
-    blob: Blob
-    deliver: Callable[[Any], None]  # receives the converted value
-    convert: str  # "numpy" | "list_numpy" | "local_blob"
-    kind: str  # "value" | "diff"
-    frame: traceback.FrameSummary | None
-
-
-@dataclass(eq=False)
-class HostOp:
-    op: OpNode
-    fn: Callable[..., None]
-
-
 OutputSpec = tuple[tuple[int, ...], _dtypes.DType, bool]  # shape, dtype, is_dynamic
 
 
@@ -220,15 +220,15 @@ class JobGraph:
 
     def __init__(self, name: str, job_type: str, config: Any):
         self.name = name
-        self.job_type = job_type
+        self.job_type = JobType(job_type)
         self.config = config
         self.ops: list[OpNode] = []
         self.inputs: list[Blob] = []
         self.variables: dict[str, Blob] = {}
         self.losses: list[Blob] = []
         self.optimizer: Any = None
-        self.watches: list[Watch] = []
-        self.host_ops: list[HostOp] = []
+        # HostDelivery (graph/_delivery.py): watches, watch_diffs and host ops, in order
+        self.deliveries: list[Any] = []
         self.feeds: list[Any] = []  # FeedOp (graph/_feed.py): the host data pipeline
         self.assigns: list[tuple[str, Blob]] = []
         self.unnamed_layers: dict[str, int] = {}  # layer kind -> unnamed layers so far
@@ -240,7 +240,7 @@ class JobGraph:
 
     @property
     def is_train(self) -> bool:
-        return self.job_type == "train"
+        return self.job_type is JobType.TRAIN
 
     def __repr__(self) -> str:
         return f"JobGraph({self.name!r}, type={self.job_type}, ops={len(self.ops)})"
@@ -264,7 +264,7 @@ class JobGraph:
         self._names.add(name)
         return name
 
-    def add_op(self, *, name: str, op_type: str, kind: str, lowering, inputs: Sequence[Blob],
+    def add_op(self, *, name: str, op_type: str, kind: OpKind, lowering, inputs: Sequence[Blob],
                attrs: dict[str, Any], outputs: Sequence[OutputSpec], rng: bool = False,
                full_name: bool = False, real_shape: RealShape | None = None) -> OpNode:
         """``full_name``: ``name`` already carries its namespace (variables), do not prefix."""
@@ -312,7 +312,7 @@ class JobGraph:
 
     def assign(self, variable: Blob, value: Blob) -> None:
         """Makes the job write ``value`` into ``variable`` after it ran (e.g. moving means)."""
-        if variable.op.kind != "variable":
+        if variable.op.kind is not OpKind.VARIABLE:
             raise OpError(f"assign target {variable.lbn} is not a variable")
         self.assigns.append((variable.op.name, value))
 
@@ -378,60 +378,9 @@ def check_blob(value: Any, what: str) -> Blob:
     return value
 
 
-def _default_prefix(op_type: str) -> str:
+def default_prefix(op_type: str) -> str:
+    """OneFlow's automatic op name prefix: ``scalar_summary`` -> ``ScalarSummary``."""
     return "".join(part.capitalize() for part in op_type.split("_"))
-
-
-def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob], *,
-             attrs: dict[str, Any] | None = None, name: str | None = None,
-             prefix: str | None = None, rng: bool = False, elementwise: bool = False,
-             real_shape: RealShape | None = None):
-    """Records one op in the current job and returns its output blob(s).
-
-    ``lowering(*arrays, **attrs)`` (plus ``key=`` when ``rng``) is the op's only
-    implementation; output shapes and dtypes come from ``jax.eval_shape`` of it. Dynamic
-    inputs need ``real_shape`` (``elementwise=True`` is its elementwise rule); the outputs of
-    an op with a dynamic input are dynamic.
-    """
-    graph = current_graph()
-    attrs = dict(attrs or {})
-    blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
-    op_name = name if name is not None else graph.unique_name(prefix or _default_prefix(op_type))
-    for b in blobs:
-        if b.dtype.np_dtype.kind == "O":  # records / tensor buffers live in the data pipeline
-            raise host_only_error(b, f"an input of op {op_name!r} ({op_type})")
-    if elementwise:
-        real_shape = ELEMENTWISE
-    dynamic = any(b.is_dynamic for b in blobs)
-    if dynamic and real_shape is None:
-        shown = ", ".join(b.lbn for b in blobs if b.is_dynamic)
-        raise OpError(
-            f"op {op_name!r} ({op_type}) in job {graph.name!r} does not accept dynamic "
-            f"(ListNumpy) blobs ({shown}): the ops that do are listed in the README (Job "
-            "functions and typing); use tp.Numpy.Placeholder for this input\n  at "
-            f"{describe_frame(user_frame())}"
-        )
-    specs = [jax.ShapeDtypeStruct(b.shape, b.dtype.np_dtype) for b in blobs]
-    extra = {"key": jax.random.PRNGKey(0)} if rng else {}
-    try:
-        out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
-    except OpError:
-        raise
-    except Exception as exc:  # JAX raises many types; report them all the same way
-        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        shapes = ", ".join(f"{b.lbn}: {b.shape} {b.dtype.name}" for b in blobs) or "none"
-        raise OpError(
-            f"op {op_name!r} ({op_type}) in job {graph.name!r} cannot apply to its inputs: "
-            f"{msg}\n  inputs: {shapes}\n  attrs: {_short(attrs)}\n"
-            f"  at {describe_frame(user_frame())}"
-        ) from None
-    multi = isinstance(out, tuple)
-    leaves = out if multi else (out,)
-    outputs = [(o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves]
-    op = graph.add_op(name=op_name, op_type=op_type, kind="device", lowering=lowering,
-                      inputs=blobs, attrs=attrs, outputs=outputs, rng=rng,
-                      real_shape=real_shape if dynamic else None)
-    return tuple(op.outputs) if multi else op.outputs[0]
 
 
 def host_only_error(blob: Blob, use: str) -> OpError:
@@ -441,25 +390,3 @@ def host_only_error(blob: Blob, use: str) -> OpError:
         f"numeric shape, so it cannot be {use}; decode it first (flow.data.OFRecordRawDecoder, "
         "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w)"
         f"\n  at {describe_frame(user_frame())}")
-
-
-def _short(attrs: dict[str, Any]) -> str:
-    text = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
-    return text if len(text) < 300 else text[:300] + "..."
-
-
-def add_host_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., None], *,
-                name: str | None = None, attrs: dict[str, Any] | None = None) -> None:
-    """Records an op that runs ``fn(*numpy_values)`` on the host after each call of the job.
-
-    Host ops run on the completion thread, in call order, after the call's watch handlers.
-    """
-    graph = current_graph()
-    blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
-    for b in blobs:
-        if b.dtype.np_dtype.kind == "O":
-            raise host_only_error(b, f"an input of {op_type}")
-    op_name = name if name is not None else graph.unique_name(_default_prefix(op_type))
-    op = graph.add_op(name=op_name, op_type=op_type, kind="host", lowering=None, inputs=blobs,
-                      attrs=attrs or {}, outputs=[])
-    graph.host_ops.append(HostOp(op, fn))

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .._enum import Mode
+
 _local = threading.local()
 
 
@@ -127,39 +129,50 @@ def current_device_tag() -> str:
 
 
 # -- logical views and SBP ----------------------------------------------------------------
+class View(Mode):
+    CONSISTENT = "consistent"  # one global view; GSPMD splits the batch among devices
+    MIRRORED = "mirrored"  # each device runs the body on its own piece
+
+
 @dataclass(frozen=True)
 class LogicalView:
-    name: str  # "consistent" | "mirrored"
+    name: View
 
 
 def consistent_view() -> LogicalView:
-    return LogicalView("consistent")
+    return LogicalView(View.CONSISTENT)
 
 
 def mirrored_view() -> LogicalView:
-    return LogicalView("mirrored")
+    return LogicalView(View.MIRRORED)
+
+
+class Sbp(Mode):
+    SPLIT = "split"
+    BROADCAST = "broadcast"
+    AUTO = "auto"
 
 
 @dataclass(frozen=True)
 class Distribute:
     """An SBP annotation: ``split(axis)``, ``broadcast()`` or ``auto()``."""
 
-    kind: str
+    kind: Sbp
     axis: int | None = None
 
     def __repr__(self) -> str:
-        return f"S({self.axis})" if self.kind == "split" else self.kind.upper()[0]
+        return f"S({self.axis})" if self.kind is Sbp.SPLIT else self.kind.upper()[0]
 
 
 def split(axis: int) -> Distribute:
     if not isinstance(axis, int):
         raise TypeError(f"split axis must be an int, got {axis!r}")
-    return Distribute("split", axis)
+    return Distribute(Sbp.SPLIT, axis)
 
 
 def broadcast() -> Distribute:
-    return Distribute("broadcast")
+    return Distribute(Sbp.BROADCAST)
 
 
 def auto() -> Distribute:
-    return Distribute("auto")
+    return Distribute(Sbp.AUTO)

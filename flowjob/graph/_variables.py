@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtypes
 from ..errors import JobDefinitionError, describe_frame, user_frame
 from . import _scope
-from ._graph import Blob, current_context
+from ._graph import Blob, OpKind, current_context
 
 
 @dataclass
@@ -71,7 +71,7 @@ def _free_argument_name(graph, name: str) -> None:
     """OneFlow names job argument ops ``Input_<n>``, so a variable may take an argument's
     name: the argument's op is renamed ``Input_<n>`` here."""
     for op in graph.ops:
-        if op.kind == "input" and op.name == name:
+        if op.kind is OpKind.INPUT and op.name == name:
             n = 0
             while f"Input_{n}" in graph._names:
                 n += 1
@@ -92,7 +92,7 @@ def _variable_blob(graph, vdef: VariableDef, trainable: bool) -> Blob:
     attrs = {"shape": vdef.shape, "dtype": vdef.dtype.name, "trainable": trainable,
              "initializer": conf}
     # Variables keep their full (namespaced) names as op names: no second prefix.
-    op = graph.add_op(name=vdef.name, op_type="variable", kind="variable", lowering=None,
+    op = graph.add_op(name=vdef.name, op_type="variable", kind=OpKind.VARIABLE, lowering=None,
                       inputs=[], attrs=attrs, outputs=[(vdef.shape, vdef.dtype, False)],
                       full_name=True)
     graph.variables[vdef.name] = op.outputs[0]

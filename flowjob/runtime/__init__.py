@@ -1,15 +1,34 @@
 """The runtime: sessions, job functions, lowering to JAX and the completion thread."""
 
 from . import _config as config
-from ._config import FunctionConfig, function_config
+from ._config import (
+    FunctionConfig,
+    compilation_cache,
+    cpu_device_num,
+    enable_debug_mode,
+    enable_legacy_model_io,
+    enable_model_io_v2,
+    function_config,
+    gpu_device_num,
+    legacy_model_io_enabled,
+    machine_num,
+    seed,
+)
+from ._delivery import LocalBlob
+from ._distributed import ctrl_port, is_primary, machine
+from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._job_function import JobFunction, function, global_function
-from ._results import LazyFutureRemoteBlobs, LocalBlob
+from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session
+from ._tuning import collective_boxing, config_flags, log_dir, logbuflevel, logtostderr
 
 __all__ = [
     "config", "FunctionConfig", "function_config", "eager_execution_enabled",
     "enable_eager_execution", "JobFunction", "function", "global_function",
     "LazyFutureRemoteBlobs", "LocalBlob", "Session", "clear_default_session", "default_session",
-    "sync_default_session",
+    "sync_default_session", "compilation_cache", "cpu_device_num", "enable_debug_mode",
+    "enable_legacy_model_io", "enable_model_io_v2", "gpu_device_num", "legacy_model_io_enabled",
+    "machine_num", "seed", "ctrl_port", "is_primary", "machine", "init_distributed",
+    "collective_boxing", "config_flags", "log_dir", "logbuflevel", "logtostderr",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -16,8 +17,9 @@ from ..errors import CallbackError
 class CompletionQueue:
     """Runs submitted tasks one at a time, in submission order, on a daemon thread.
 
-    Exceptions raised by user code in a task are kept and re-raised once, chained, from the
-    next synchronisation point (``raise_pending``); the thread itself keeps going.
+    Exceptions raised by user code in a task are summarised (``ErrorSummary``) and re-raised
+    once, chained, from the next synchronisation point (``raise_pending``); the thread itself
+    keeps going.
 
     A blocking call with nothing pending may run its own handlers on its thread instead
     (``begin_inline`` .. ``end_inline``): meanwhile it counts as a pending task and holds the
@@ -30,7 +32,7 @@ class CompletionQueue:
         self._pending = 0
         self._draining = 0  # threads waiting in drain(): only they need notifying
         self._cond = threading.Condition(threading.Lock())
-        self._errors: list[tuple[BaseException, str]] = []
+        self._errors = ErrorSummary()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._running = threading.Lock()  # held while a task (or inline handlers) runs
@@ -107,40 +109,108 @@ class CompletionQueue:
 
     def record_error(self, exc: BaseException, where: str) -> None:
         with self._cond:
-            self._errors.append((exc, where))
+            self._errors.add(exc, where)
 
-    def drain(self) -> None:
-        """Waits until every task submitted so far has run."""
+    def pending(self) -> int:
+        """Tasks submitted and not yet finished (for messages)."""
+        return self._pending
+
+    def drain(self, announce_after: float | None = None) -> None:
+        """Waits until every task submitted so far has run.
+
+        Interrupted (Ctrl-C), it says what it waits for and goes on waiting; a second
+        Ctrl-C abandons the wait (``KeyboardInterrupt``). ``announce_after``: say it
+        unasked when the wait lasts that many seconds (at exit, after the user's Ctrl-C).
+        """
         if self.in_worker():
             raise CallbackError(
                 "flow.sync_default_session() / a blocking result was requested from inside a "
                 "watch handler or result callback; it would wait for itself. Use "
                 "tp.Callback / async_get inside callbacks instead")
+        announced = False
+        notice_at = None if announce_after is None else time.monotonic() + announce_after
         with self._cond:
             self._draining += 1
             try:
                 while self._pending:
-                    self._cond.wait()
+                    try:
+                        # Tasks finishing notify this wait, so time is kept with a deadline.
+                        self._cond.wait(None if announced or notice_at is None
+                                        else max(0.0, notice_at - time.monotonic()))
+                        if announced or notice_at is None or time.monotonic() < notice_at:
+                            continue
+                    except KeyboardInterrupt:
+                        if announced:
+                            raise
+                    if self._pending:
+                        announced = True
+                        _say(f"flowjob: waiting for {self._pending} pending deliveries (watch "
+                             "handlers, summary ops, result callbacks of launched calls); "
+                             "press Ctrl-C again to abandon them")
             finally:
                 self._draining -= 1
 
     def raise_pending(self) -> None:
         """Re-raises (once) what user callbacks raised since the last synchronisation."""
-        if not self._errors:  # the common case, without taking the lock
+        if not self._errors.count:  # the common case, without taking the lock
             return
         with self._cond:
-            errors, self._errors = self._errors, []
-        if not errors:
-            return
-        first, where = errors[0]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise CallbackError(f"{where} raised {type(first).__name__}: {first}{more}") from first
+            errors, self._errors = self._errors, ErrorSummary()
+        if errors.count:
+            raise errors.error()
 
     def report_pending_at_exit(self) -> int:
-        """Prints the errors nobody will raise any more; returns how many."""
+        """Prints the errors nobody will raise any more; returns how many there were."""
         with self._cond:
-            errors, self._errors = self._errors, []
-        for exc, where in errors:
-            print(f"flowjob: {where} raised:", file=sys.stderr)
-            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-        return len(errors)
+            errors, self._errors = self._errors, ErrorSummary()
+        if errors.count:
+            _say(errors.report())
+        return errors.count
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+class ErrorSummary:
+    """The errors of user code since the last synchronisation, bounded: the first one with
+    its formatted traceback, and a count of the rest.
+
+    Only the text of a traceback is kept: its frames would keep their locals alive (the
+    watched arrays a handler received), for as long as the error waits to be raised.
+    """
+
+    __slots__ = ("first", "where", "traceback", "count")
+
+    def __init__(self) -> None:
+        self.first: BaseException | None = None
+        self.where = ""
+        self.traceback = ""
+        self.count = 0
+
+    def add(self, exc: BaseException, where: str) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first, self.where = exc, where
+            self.traceback = "".join(traceback.format_exception(exc))
+            _drop_frames(exc)
+
+    def error(self) -> CallbackError:
+        first = self.first
+        more = f" (and {self.count - 1} more)" if self.count > 1 else ""
+        error = CallbackError(f"{self.where} raised {type(first).__name__}: {first}{more}")
+        first.add_note(f"(original traceback, its frames released)\n{self.traceback}")
+        error.__cause__ = first
+        return error
+
+    def report(self) -> str:
+        more = f"\nflowjob: and {self.count - 1} more error(s)" if self.count > 1 else ""
+        return f"flowjob: {self.where} raised:\n{self.traceback.rstrip()}{more}"
+
+
+def _drop_frames(exc: BaseException) -> None:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.__traceback__ = None
+        exc = exc.__cause__ or exc.__context__

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import copy
 import sys
+import threading
 from typing import Any
 
 from .. import _dtypes
 from .._deprecation import warn_once
+from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
+from . import _distributed
 
 _TRAIN_DEPRECATION = ("func_config.train.* has been deprecated. Please replace it by the new "
                       "optimizer api.")
@@ -151,6 +154,8 @@ process = _ProcessConfig()
 
 
 def _set_device_num(n: int, tag: str) -> None:
+    """Sets JAX's CPU device count now (a setting, no device is probed) and remembers the
+    kind; whether a GPU exists is looked at when the first session starts (``start_jax``)."""
     if type(n) is not int or n < 1:
         raise ValueError(f"device count must be an int >= 1, got {n!r}")
     import jax
@@ -158,34 +163,68 @@ def _set_device_num(n: int, tag: str) -> None:
     if n > 1:
         try:
             jax.config.update("jax_num_cpu_devices", n)
-        except RuntimeError:
+        except RuntimeError:  # the backend was started already (by flowjob or the user)
             have = len(jax.devices())
             if have < n:
-                raise RuntimeError(
+                raise ConfigError(
                     f"flow.config.{tag}_device_num({n}): JAX already started with {have} "
-                    "device(s); call it before the first job runs (or set "
+                    "device(s); call it before the first job is defined or run (or set "
                     f"JAX_NUM_CPU_DEVICES={n})") from None
     process.device_num = n
     process.device_tag = tag
+    if _jax_started:
+        _check_gpu()
 
 
-def gpu_device_num(n: int) -> None:
+def _check_gpu() -> None:
+    if process.device_tag == "gpu" and not _gpu_available():  # starts the backend
+        print("INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
+              "flow.config.cpu_device_num", file=sys.stderr)
+        process.device_tag = "cpu"
+
+
+def _gpu_available() -> bool:
     import jax
 
     try:
-        has_gpu = bool(jax.devices("gpu"))
+        return bool(jax.devices("gpu"))
     except RuntimeError:
-        has_gpu = False
-    if not has_gpu:
-        print("INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
-              "flow.config.cpu_device_num", file=sys.stderr)
-        _set_device_num(n, "cpu")
-    else:
-        _set_device_num(n, "gpu")
+        return False
+
+
+def gpu_device_num(n: int) -> None:
+    _set_device_num(n, "gpu")
 
 
 def cpu_device_num(n: int) -> None:
     _set_device_num(n, "cpu")
+
+
+_jax_started = False
+_cache_chosen = False  # flow.config.compilation_cache was called: leave the cache to it
+_start_lock = threading.Lock()
+
+
+def start_jax() -> None:
+    """Configures JAX for flowjob, once, when the first session starts (never at import, so
+    ``import flowjob`` leaves other JAX users' settings alone and starts no backend, and the
+    device count can be set until then): 64-bit types, the persistent compilation cache,
+    ``jax.distributed``, and whether ``gpu_device_num`` finds a GPU."""
+    global _jax_started
+    if _jax_started:
+        return
+    with _start_lock:
+        if _jax_started:
+            return
+        import jax
+
+        # OneFlow programs use int64 (train-step counters, summary steps) and float64 blobs.
+        jax.config.update("jax_enable_x64", True)
+        if not _cache_chosen and jax.config.jax_compilation_cache_dir is None:
+            _enable_cache(None)
+        _distributed.init()  # before anything starts the backend
+        _check_gpu()
+        _jax_started = True
 
 
 def machine_num(n: int) -> None:
@@ -227,9 +266,16 @@ def default_cache_dir() -> str:
 def compilation_cache(path: str | None = None) -> None:
     """Keeps compiled jobs on disk so a second process skips XLA compilation.
 
-    On by default in ``$XDG_CACHE_HOME/flowjob/jax`` (``FLOWJOB_CACHE_DIR`` overrides it; an
-    empty value turns it off). Call with a path to move it.
+    On by default (set when the first session starts) in ``$XDG_CACHE_HOME/flowjob/jax``
+    (``FLOWJOB_CACHE_DIR`` overrides it; an empty value turns it off). Call with a path to
+    move it.
     """
+    global _cache_chosen
+    _cache_chosen = True
+    _enable_cache(path)
+
+
+def _enable_cache(path: str | None) -> None:
     import os
 
     import jax

@@ -13,6 +13,8 @@ import os
 import socket
 from typing import Any
 
+from ..errors import ConfigError
+
 _machines: list[dict[str, Any]] = []
 _port = 49155
 _started = False
@@ -44,7 +46,7 @@ def _local_rank_guess() -> int:
         pass
     matches = [i for i, m in enumerate(_machines) if m["addr"] in local]
     if len(matches) != 1:
-        raise RuntimeError(
+        raise ConfigError(
             "cannot tell which of flow.env.machine's entries this process is "
             f"({len(matches)} local matches); set FLOWJOB_PROCESS_ID=<index> for each process")
     return matches[0]
@@ -65,7 +67,7 @@ def init() -> bool:
     if coordinator is None:
         return False
     if count is None or rank is None:
-        raise RuntimeError("FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and "
+        raise ConfigError("FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and "
                            "FLOWJOB_PROCESS_ID as well")
     import jax
 

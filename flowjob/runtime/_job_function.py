@@ -11,9 +11,11 @@ from typing import Any
 from .. import typing as tp
 from .._deprecation import warn_once
 from ..errors import JobDefinitionError
+from ..graph import View
+from ._compiled import ReturnKind
 from ._config import FunctionConfig
 from ._real_shape import real_shapes, variant_function
-from ._results import LazyFutureRemoteBlobs, convert
+from ._results import LazyFutureRemoteBlobs, check_callback, convert
 from ._session import default_session
 from ._trace import parse_params
 
@@ -54,23 +56,22 @@ class JobFunction:
         session = default_session()
         entry = session.compiled_job(self)
         kind, inner = entry.return_kind, entry.return_inner
-        if kind == "blocking":
+        if kind is ReturnKind.BLOCKING:
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short
                 return session.run(self, args, entry, array=True)
             return convert(inner, session.run(self, args, entry))
         returns = entry.traced.return_tree is not None
-        if kind == "none":
+        if kind is ReturnKind.NONE:
             session.launch(self, args)
             return None
         # Results that a callback may be registered on are held until it is (see launch).
         future = session.launch(self, args, hold=returns)
-        if kind == "lazy":
+        if kind is ReturnKind.LAZY:
             return LazyFutureRemoteBlobs(self.__name__, future, session) if returns else None
 
         def register(callback: Callable[[Any], None]) -> None:
-            if not callable(callback):
-                raise TypeError(f"job {self.__name__!r}: expected a callable, got "
-                                f"{callback!r}")
+            check_callback(self.__name__, callback, "tp.Callback")
+
             def deliver(value: Any) -> None:
                 callback(convert(inner, value))
 
@@ -81,7 +82,7 @@ class JobFunction:
 
     def _mirrored_dynamic_params(self) -> list[Any]:
         """The parameters, for a mirrored-view job with ListNumpy ones; else []."""
-        if self.config.logical_view.name != "mirrored":
+        if self.config.logical_view.name is not View.MIRRORED:
             return []
         try:
             params, _ = parse_params(self.__name__, self.fn, self.definition_locals)

@@ -6,7 +6,7 @@ perturbation added to the blob, so it costs one output buffer and no extra backw
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jax
@@ -14,21 +14,22 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import JobDefinitionError
-from ..graph import Blob, JobGraph, VariableStore, Watch, valid_mask, warn_unreachable_diff
+from ..graph import (
+    Blob,
+    HostDelivery,
+    JobGraph,
+    OpKind,
+    VariableStore,
+    View,
+    valid_mask,
+    warn_unreachable_diff,
+)
 from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from . import _int_grad, _sharding
+from ._delivery import Fetch, Source
 from ._dynamic import RealShapePlan, real_of
 
 TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
-
-
-@dataclass
-class Fetch:
-    """Where the host gets a blob's value: a call argument or a device output."""
-
-    source: str  # "input" | "device"
-    index: int
-    real: int | None  # a dynamic blob padded on the device: its key in RealShapes
 
 
 @dataclass
@@ -38,8 +39,7 @@ class LoweredJob:
     state_names: list[str]
     device_inputs: list[int]
     fetches: dict[int, Fetch]  # id(blob) -> Fetch
-    diff_watches: list[Watch]
-    value_watches: list[Watch]
+    diff_watches: list[HostDelivery]  # the watch_diffs that have a gradient
     train: bool
     mesh: Any = None  # jax Mesh when the job spans several devices
     state_shardings: dict[str, Any] | None = None
@@ -51,6 +51,8 @@ class LoweredJob:
     # Dynamic blobs reach the device: their real shapes per call (the vector of those the
     # program reads is its last input when it reads any).
     real_plan: RealShapePlan | None = None
+    # id(watch_diff) -> where its gradient is among the outputs (after the fetched values)
+    diff_fetches: dict[int, Fetch] = field(default_factory=dict)
 
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
@@ -66,8 +68,8 @@ def _loss_dependencies(graph: JobGraph) -> set[int]:
     return seen
 
 
-def _diff_watches(graph: JobGraph) -> list[Watch]:
-    watches = [w for w in graph.watches if w.kind == "diff"]
+def _diff_watches(graph: JobGraph) -> list[HostDelivery]:
+    watches = [d for d in graph.deliveries if d.diff]
     if not watches:
         return []
     if not graph.is_train:
@@ -88,9 +90,7 @@ def host_blobs(graph: JobGraph, returns: list[Blob]) -> list[Blob]:
     """Every blob whose value the host needs after a call, without duplicates."""
     blobs: list[Blob] = []
     seen: set[int] = set()
-    candidates = [*returns, *(w.blob for w in graph.watches if w.kind == "value")]
-    for host in graph.host_ops:
-        candidates.extend(host.op.inputs)
+    candidates = [*returns, *(b for d in graph.deliveries if not d.diff for b in d.blobs)]
     for blob in candidates:
         if id(blob) not in seen:
             seen.add(id(blob))
@@ -109,13 +109,13 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
     ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
-        if op.kind in ("input", "feed"):  # a job argument, or data pipeline outputs
+        if op.kind is OpKind.INPUT or op.kind is OpKind.FEED:  # an argument, or pipeline outputs
             for blob in op.outputs:
                 if id(blob) in inputs:
                     env[id(blob)] = inputs[id(blob)]
-        elif op.kind == "variable":
+        elif op.kind is OpKind.VARIABLE:
             env[id(op.outputs[0])] = state[op.name]
-        elif op.kind == "device":
+        elif op.kind is OpKind.DEVICE:
             args = [env[id(b)] for b in op.inputs]
             kwargs = dict(op.attrs)
             if op.rng:
@@ -162,11 +162,10 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
             f"train job {graph.name!r} has no loss: call optimizer.minimize(loss) or "
             "flow.losses.add_loss(loss) in its body")
     diff_watches = _diff_watches(graph)
-    value_watches = [w for w in graph.watches if w.kind == "value"]
     real_plan = RealShapePlan(graph) if any(op.real_shape for op in graph.ops) else None
     arg_index = {id(b): i for i, b in enumerate(graph.inputs)}
 
-    device_consumed = {id(b) for op in graph.ops if op.kind == "device" for b in op.inputs}
+    device_consumed = {id(b) for op in graph.ops if op.kind is OpKind.DEVICE for b in op.inputs}
     device_consumed |= {id(w.blob) for w in diff_watches}
     device_inputs = [i for i, b in enumerate(graph.inputs) if id(b) in device_consumed]
 
@@ -174,97 +173,43 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     device_fetch: list[Blob] = []
     for blob in host_blobs(graph, returns):
         if id(blob) in arg_index:
-            fetches[id(blob)] = Fetch("input", arg_index[id(blob)], None)
+            fetches[id(blob)] = Fetch(Source.INPUT, arg_index[id(blob)])
         else:
-            dynamic = real_plan is not None and blob.is_dynamic
-            fetches[id(blob)] = Fetch("device", len(device_fetch), id(blob) if dynamic else None)
+            fetches[id(blob)] = Fetch(Source.OUTPUT, len(device_fetch), _real_key(real_plan, blob))
             device_fetch.append(blob)
+    diff_fetches = {id(w): Fetch(Source.OUTPUT, len(device_fetch) + i, _real_key(real_plan, w.blob))
+                    for i, w in enumerate(diff_watches)}
 
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
-    mirrored = mesh is not None and graph.config.logical_view.name == "mirrored"
+    mirrored = mesh is not None and graph.config.logical_view.name is View.MIRRORED
     if train:
         step = _TrainStep(graph, store, state_names, input_blobs, device_fetch, diff_watches,
                           mesh, mirrored, real_plan)
         state_names = step.state_names
     else:
         step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
-    if mirrored:
-        lowered = _lower_mirrored(graph, step, store, state_names, device_inputs, fetches,
-                                  diff_watches, value_watches, mesh)
-    elif mesh is None:
+    if mesh is None:
         fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches,
-                             value_watches, train)
+                             train)
     else:
-        lowered = _lower_sharded(graph, step, store, state_names, device_inputs, input_blobs,
-                                 fetches, diff_watches, value_watches, mesh)
+        jitted = (_sharding.jit_mirrored(graph, step, state_names, len(device_inputs), mesh)
+                  if mirrored else
+                  _sharding.jit_sharded(graph, step, store, state_names, input_blobs, mesh))
+        lowered = LoweredJob(graph, jitted.fn, state_names, device_inputs, fetches,
+                             diff_watches, train, mesh, jitted.state_shardings,
+                             jitted.input_shardings, jitted.pieces)
     if train:
         lowered.step_name = step.step_name
     lowered.real_plan = real_plan
+    lowered.diff_fetches = diff_fetches
     return lowered
 
 
-def _lower_sharded(graph, step, store, state_names, device_inputs, input_blobs, fetches,
-                   diff_watches, value_watches, mesh) -> LoweredJob:
-    """Several devices, one global view: GSPMD places state and inputs as SBP says."""
-    train = graph.is_train
-    state_sh = {n: _sharding.sharding(mesh, store.defs[n].shape, _state_distribute(store, n))
-                for n in state_names}
-    input_sh = tuple(_sharding.sharding(mesh, b.shape, _input_distribute(graph, b))
-                     for b in input_blobs)
-    repl = _sharding.replicated(mesh)
-    if any(op.real_shape and op.real_shape.masked for op in graph.ops):
-        input_sh += (repl,)  # the real shapes vector
-    if train:
-        fn = jax.jit(step, donate_argnums=(0,), in_shardings=(state_sh, input_sh, repl),
-                     out_shardings=(state_sh, repl, repl))
-    else:
-        fn = jax.jit(step, in_shardings=(state_sh, input_sh, repl), out_shardings=repl)
-    return LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches,
-                      value_watches, train, mesh, state_sh, input_sh)
-
-
-def _lower_mirrored(graph, step, store, state_names, device_inputs, fetches, diff_watches,
-                    value_watches, mesh) -> LoweredJob:
-    """Mirrored view: every device runs the body on its own piece (``shard_map``); gradients
-    are averaged across devices, so training matches one device on the whole batch."""
-    from jax.sharding import PartitionSpec as P
-
-    if graph.feeds:  # its blobs have the whole batch's shape, not a device's piece
-        raise JobDefinitionError(
-            f"job {graph.name!r}: data pipeline ops (ofrecord_reader...) need the consistent "
-            "view when the job spans several devices; the batch is split among them there")
-    train = graph.is_train
-    split, repl = P(_sharding.AXIS), P()
-    out_specs = (repl, split, split) if train else split
-    mapped = jax.shard_map(step, mesh=mesh, in_specs=(repl, split, repl), out_specs=out_specs,
-                           check_vma=False)
-    state_sh = {n: _sharding.replicated(mesh) for n in state_names}
-    # Per-device pieces are concatenated along axis 0, so the global input is split on it.
-    input_sh = tuple(jax.sharding.NamedSharding(mesh, split) for _ in device_inputs)
-    fn = jax.jit(mapped, donate_argnums=(0,)) if train else jax.jit(mapped)
-    return LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches,
-                      value_watches, train, mesh, state_sh, input_sh, pieces=mesh.size)
-
-
-def _state_distribute(store: VariableStore, name: str) -> Any:
-    vdef = store.defs[name]
-    if vdef.distribute is not None or not vdef.system:
-        return vdef.distribute
-    # Optimizer slots ("<var>-m", "<var>-momentum") are sharded like their variable.
-    for owner, odef in store.defs.items():
-        if name.startswith(owner + "-") and odef.shape == vdef.shape and not odef.system:
-            return odef.distribute
-    return None
-
-
-def _input_distribute(graph: JobGraph, blob: Blob) -> Any:
-    from ..graph import split
-
-    axis = blob.op.attrs.get("batch_axis", 0)
-    return None if axis is None else split(axis)
+def _real_key(plan: RealShapePlan | None, blob: Blob) -> int | None:
+    return id(blob) if plan is not None and blob.is_dynamic else None
 
 
 def _op_key(call_key, index: int, seed: int | None):
@@ -307,7 +252,8 @@ class _TrainStep:
     step (the TrainStep variable's value before this step) also seeds the random ops."""
 
     def __init__(self, graph: JobGraph, store: VariableStore, variable_names: list[str],
-                 input_blobs: list[Blob], device_fetch: list[Blob], diff_watches: list[Watch],
+                 input_blobs: list[Blob], device_fetch: list[Blob],
+                 diff_watches: list[HostDelivery],
                  mesh: Any = None, mirrored: bool = False,
                  real_plan: RealShapePlan | None = None):
         self.graph = graph

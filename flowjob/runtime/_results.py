@@ -2,101 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 import typing
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from .. import typing as tp
-from .._deprecation import warn_once
-from ..errors import FlowJobError
-
-
-class LocalBlob:
-    """A job result on the host. ``numpy()`` gives the array; NumPy's API is forwarded to it,
-    so ``job(x).get().mean()`` and ``labels == predictions`` work as in OneFlow."""
-
-    __array_priority__ = 1000
-
-    def __init__(self, ndarray: np.ndarray, is_dynamic: bool = False, pieces: int = 1):
-        self._array = ndarray
-        self.is_dynamic = is_dynamic
-        # Mirrored view: the array is the per-device pieces concatenated in device order.
-        self._pieces = pieces if ndarray.ndim and ndarray.shape[0] % pieces == 0 else 1
-
-    def numpy(self, parallel_id: int | None = None) -> np.ndarray:
-        if parallel_id is None:
-            return self._array
-        if not 0 <= parallel_id < self._pieces:
-            raise ValueError(f"parallel_id {parallel_id} out of range: the result has "
-                             f"{self._pieces} piece(s)")
-        return self.numpy_list()[parallel_id]
-
-    def numpy_list(self) -> list[np.ndarray]:
-        """One array per device (a one-element list unless the job ran mirrored)."""
-        return list(np.split(self._array, self._pieces)) if self._pieces > 1 else [self._array]
-
-    def ndarray(self) -> np.ndarray:
-        warn_once("LocalBlob.ndarray", "LocalBlob.ndarray is deprecated, please use "
-                  "LocalBlob.numpy()")
-        return self._array
-
-    def ndarray_list(self) -> list[np.ndarray]:
-        warn_once("LocalBlob.ndarray_list", "LocalBlob.ndarray_list is deprecated, please use "
-                  "LocalBlob.numpy_list()")
-        return self.numpy_list()
-
-    def parallel_num(self) -> int:
-        return self._pieces
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "_array":
-            raise AttributeError(name)
-        return getattr(self._array, name)
-
-    def __array__(self, dtype=None, copy=None):
-        return self._array if dtype is None else self._array.astype(dtype)
-
-    def __repr__(self) -> str:
-        return repr(self._array)
-
-    def __str__(self) -> str:
-        return str(self._array)
-
-    def __len__(self) -> int:
-        return len(self._array)
-
-    def __iter__(self):
-        return iter(self._array)
-
-    def __getitem__(self, key):
-        return self._array[key]
-
-    def __bool__(self) -> bool:
-        return bool(self._array)
-
-    def __float__(self) -> float:
-        return float(self._array)
-
-    def __int__(self) -> int:
-        return int(self._array)
-
-
-def _forward(name: str) -> Callable[..., Any]:
-    def method(self: LocalBlob, *args):
-        args = [a._array if isinstance(a, LocalBlob) else a for a in args]
-        return getattr(self._array, name)(*args)
-
-    method.__name__ = name
-    return method
-
-
-for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
-              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "eq", "ne", "lt",
-              "le", "gt", "ge", "neg", "pos", "abs", "and", "or", "xor", "invert", "contains"):
-    setattr(LocalBlob, f"__{_name}__", _forward(f"__{_name}__"))
+from ..errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
+from ._delivery import LocalBlob
 
 
 # -- conversion by annotation --------------------------------------------------------------
@@ -211,7 +125,22 @@ class LazyFutureRemoteBlobs:
 
     def async_get(self, callback: Callable[[Any], None]) -> None:
         """Registers ``callback(result)``, run on the completion thread in call order."""
-        if not callable(callback):
-            raise TypeError(f"async_get takes a callable, got {callback!r}")
+        check_callback(self._job_name, callback, "async_get")
         self._claim("async_get")
         self._session.register_callback(self._future, callback)
+
+
+def check_callback(job: str, callback: Any, how: str) -> None:
+    """A result callback must take the result as its one positional argument: checked when
+    it is registered, so a wrong one fails at the call that registers it, not later."""
+    if not callable(callback):
+        raise JobDefinitionError(f"job {job!r}: {how} takes a callable, got "
+                                 f"{safe_repr(callback)}")
+    try:
+        inspect.signature(callback).bind(None)
+    except TypeError as exc:
+        raise JobDefinitionError(
+            f"job {job!r}: the {how} result callback {describe_callable(callback)} must take "
+            f"the result as its one positional parameter ({exc})") from None
+    except ValueError:  # no signature to check (some builtins): it runs as it is
+        pass

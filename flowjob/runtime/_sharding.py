@@ -7,13 +7,15 @@ results are gathered whole. One device means no sharding at all (the plain progr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ..graph import Distribute, JobGraph
+from ..errors import ConfigError, JobDefinitionError
+from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, split
 from . import _config
 
 AXIS = "d"
@@ -33,7 +35,7 @@ def job_devices(graph: JobGraph) -> list[Any]:
     for machine, device in ids:
         index = machine * per_process + device
         if device >= per_process or index >= len(devices):
-            raise RuntimeError(
+            raise ConfigError(
                 f"job {graph.name!r} is placed on machine {machine} device {device}, but only "
                 f"{per_process} device(s) per machine exist; call flow.config.cpu_device_num("
                 f"{device + 1}) (or gpu_device_num) before the first job runs")
@@ -61,7 +63,7 @@ def job_mesh(graph: JobGraph) -> Mesh | None:
 
 def spec_for(shape: tuple[int, ...], distribute: Distribute | None, mesh: Mesh) -> PartitionSpec:
     """split(k) shards axis k over the mesh when it divides evenly; else replicate."""
-    if distribute is None or distribute.kind != "split":
+    if distribute is None or distribute.kind is not Sbp.SPLIT:
         return PartitionSpec()
     axis = distribute.axis % len(shape) if shape else 0
     if not shape or shape[axis] % mesh.size:
@@ -91,3 +93,67 @@ def constrain(value: Any, distribute: Distribute, mesh: Mesh | None) -> Any:
     if mesh is None:
         return value
     return jax.lax.with_sharding_constraint(value, sharding(mesh, value.shape, distribute))
+
+
+@dataclass
+class Jitted:
+    """A job's step compiled for several devices, and where its state and inputs live."""
+
+    fn: Any
+    state_shardings: dict[str, Any]
+    input_shardings: tuple[Any, ...]
+    pieces: int = 1  # mirrored view: devices whose pieces make up each result
+
+
+def jit_sharded(graph: JobGraph, step: Any, store: VariableStore, state_names: list[str],
+                input_blobs: list[Blob], mesh: Mesh) -> Jitted:
+    """Several devices, one global view: GSPMD places state and inputs as SBP says."""
+    train = graph.is_train
+    state_sh = {n: sharding(mesh, store.defs[n].shape, _state_distribute(store, n))
+                for n in state_names}
+    input_sh = tuple(sharding(mesh, b.shape, _input_distribute(b)) for b in input_blobs)
+    repl = replicated(mesh)
+    if any(op.real_shape and op.real_shape.masked for op in graph.ops):
+        input_sh += (repl,)  # the real shapes vector
+    if train:
+        fn = jax.jit(step, donate_argnums=(0,), in_shardings=(state_sh, input_sh, repl),
+                     out_shardings=(state_sh, repl, repl))
+    else:
+        fn = jax.jit(step, in_shardings=(state_sh, input_sh, repl), out_shardings=repl)
+    return Jitted(fn, state_sh, input_sh)
+
+
+def jit_mirrored(graph: JobGraph, step: Any, state_names: list[str], inputs: int,
+                 mesh: Mesh) -> Jitted:
+    """Mirrored view: every device runs the body on its own piece (``shard_map``); gradients
+    are averaged across devices, so training matches one device on the whole batch."""
+    if graph.feeds:  # its blobs have the whole batch's shape, not a device's piece
+        raise JobDefinitionError(
+            f"job {graph.name!r}: data pipeline ops (ofrecord_reader...) need the consistent "
+            "view when the job spans several devices; the batch is split among them there")
+    train = graph.is_train
+    split_spec, repl = PartitionSpec(AXIS), PartitionSpec()
+    out_specs = (repl, split_spec, split_spec) if train else split_spec
+    mapped = jax.shard_map(step, mesh=mesh, in_specs=(repl, split_spec, repl),
+                           out_specs=out_specs, check_vma=False)
+    state_sh = {n: replicated(mesh) for n in state_names}
+    # Per-device pieces are concatenated along axis 0, so the global input is split on it.
+    input_sh = tuple(NamedSharding(mesh, split_spec) for _ in range(inputs))
+    fn = jax.jit(mapped, donate_argnums=(0,)) if train else jax.jit(mapped)
+    return Jitted(fn, state_sh, input_sh, pieces=mesh.size)
+
+
+def _state_distribute(store: VariableStore, name: str) -> Any:
+    vdef = store.defs[name]
+    if vdef.distribute is not None or not vdef.system:
+        return vdef.distribute
+    # Optimizer slots ("<var>-m", "<var>-momentum") are sharded like their variable.
+    for owner, odef in store.defs.items():
+        if name.startswith(owner + "-") and odef.shape == vdef.shape and not odef.system:
+            return odef.distribute
+    return None
+
+
+def _input_distribute(blob: Blob) -> Any:
+    axis = blob.op.attrs.get("batch_axis", 0)
+    return None if axis is None else split(axis)

@@ -11,7 +11,7 @@ import jax
 
 from .. import typing as tp
 from ..errors import JobDefinitionError
-from ..graph import Blob, JobGraph, VariableStore, host_only_error, tracing
+from ..graph import Blob, JobGraph, OpKind, VariableStore, View, host_only_error, tracing
 
 _RETURN_HELP = ("allowed return annotations: None, tp.Numpy, tp.ListNumpy, Tuple/List/Dict of "
                 "them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]")
@@ -104,14 +104,15 @@ def parse_params(job_name: str, fn, definition_locals: dict[str, Any] | None = N
 def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
     # Mirrored view: a ListNumpy input is one fixed-shape piece per device; the body sees the
     # piece (per-device shapes, as in OneFlow).
-    mirrored = graph.config.logical_view.name == "mirrored"
+    mirrored = graph.config.logical_view.name is View.MIRRORED
     args = []
     for spec in params:
         blobs = []
         for k, d in enumerate(spec.defs):
             dynamic = d.is_dynamic and not mirrored
             name = d.name or (spec.name if not spec.is_tuple else f"{spec.name}_{k}")
-            op = graph.add_op(name=name, op_type="input", kind="input", lowering=None, inputs=[],
+            op = graph.add_op(name=name, op_type="input", kind=OpKind.INPUT, lowering=None,
+                              inputs=[],
                               attrs={"shape": d.shape, "dtype": d.dtype.name,
                                      "is_dynamic": dynamic, "batch_axis": d.batch_axis},
                               outputs=[(d.shape, d.dtype, dynamic)])

@@ -1,0 +1,207 @@
+"""Calls of jobs: check the arguments, dispatch the program, queue (or run inline) the
+completion. Completion order is dispatch order: both happen under one lock."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from . import _sharding
+from ._arguments import prepare_arguments
+from ._compiled import CompiledJob
+from ._completion import CompletionQueue
+from ._delivery import Deliverer
+from ._results import ResultFuture
+from ._state import State
+
+
+class Calls:
+    """Dispatch of job calls: ``run`` (blocking annotations) and ``launch`` (the rest)."""
+
+    def __init__(self, state: State, completion: CompletionQueue, deliverer: Deliverer):
+        self.state = state
+        self.completion = completion
+        self.deliverer = deliverer
+        self._lock = state.lock  # the dispatch lock
+        self._held_lock = threading.Lock()
+        self._held: Callable[[], Any] | None = None
+
+    def launch(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
+               hold: bool = False) -> ResultFuture:
+        """Checks and copies the arguments, dispatches the program and queues its completion.
+
+        ``hold``: the caller is about to register a callback (``tp.Callback``, ``async_get``);
+        the completion is queued when it does, or when anything else is launched or waited
+        for, so a fast completion thread cannot deliver this call before its callback exists.
+        At most ``concurrency_width`` calls of a job are in flight; more wait for a slot.
+        """
+        host_args, device_args = self._arguments(job, entry, args, private=True)
+        in_worker = self.completion.in_worker()
+        if not in_worker and not entry.slots.acquire(blocking=False):
+            # The held call (older) may own the last slot: queue it before waiting for one.
+            self.release_held()
+            entry.slots.acquire()  # callbacks may launch jobs; they never wait for a slot
+        slots = None if in_worker else entry.slots
+        try:
+            return self._dispatch(entry, host_args, device_args, slots, hold,
+                                  recycle=entry.staging is not None)
+        except BaseException:
+            if slots is not None:
+                slots.release()
+            raise
+
+    def run(self, job: Any, entry: CompiledJob, args: tuple[Any, ...]) -> tuple[Any, Any]:
+        """A blocking call: (host arguments, output values) once it and every earlier call
+        completed (output values None: the program failed and its error was raised).
+
+        The caller cannot touch its arguments before this returns, so they are not copied
+        unless the host reads them back. When nothing is pending, the call completes on the
+        caller's thread: no hop through the completion thread. Order holds because nothing
+        is pending; a job with a plan also holds the completion queue while it runs
+        (``CompletionQueue.begin_inline``), so later calls wait for it.
+        """
+        in_worker = self.completion.in_worker()
+        host_args, device_args = self._arguments(job, entry, args,
+                                                 private=in_worker or entry.host_reads_inputs)
+        if in_worker:
+            future = self._dispatch(entry, host_args, device_args, None, False,
+                                    recycle=entry.staging is not None, raw=True)
+            return host_args, self.wait_for(future)
+        quiet = entry.quiet
+        with self._lock:
+            outputs = self._execute(entry, device_args)
+            # earlier calls first: if any is pending, this one queues behind them
+            own = self._completions_idle() if quiet else self._begin_inline()
+            future = None if own else self._queue(entry, host_args, outputs, raw=True)
+        if future is not None:
+            return host_args, self.wait_for(future)
+        deliverer = self.deliverer
+        if quiet:
+            values = deliverer.fetch(entry, outputs)
+        else:
+            try:
+                values = deliverer.fetch(entry, outputs)
+                if values is not None:
+                    deliverer.run_plan(entry, host_args, values)
+            finally:
+                self.completion.end_inline()
+        self.completion.raise_pending()
+        return host_args, values
+
+    def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
+                   private: bool) -> tuple[list[Any], tuple[Any, ...]]:
+        lowered = entry.lowered
+        staging = entry.staging if private else None
+        if entry.feeder is None:
+            host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
+                                                       lowered.device_inputs, lowered.pieces,
+                                                       private, entry.layouts, staging)
+        else:  # the data pipeline's inputs follow the arguments
+            host_args, _ = prepare_arguments(job.__name__, entry.traced.params, args, [],
+                                             lowered.pieces, private, entry.layouts, staging)
+            host_args.extend(entry.feeder.next())
+            device_args = tuple(host_args[i] for i in lowered.device_inputs)
+        if lowered.real_plan is not None:  # last in host_args, where value_of finds it
+            real = lowered.real_plan.evaluate(host_args)
+            host_args.append(real)
+            if lowered.real_plan.size:
+                device_args = (*device_args, real.vector)
+        if lowered.mesh is not None:
+            device_args = tuple(_sharding.to_global(a, sh)
+                                for a, sh in zip(device_args, lowered.input_shardings))
+        return host_args, device_args
+
+    def _dispatch(self, entry: CompiledJob, host_args: list[Any], device_args: tuple[Any, ...],
+                  slots: threading.BoundedSemaphore | None, hold: bool, recycle: bool,
+                  raw: bool = False) -> ResultFuture:
+        with self._lock:
+            outputs = self._execute(entry, device_args)
+            future = self._queue(entry, host_args, outputs, slots, hold, recycle, raw)
+        if _accelerated():  # start device->host copies early; on the CPU there is nothing to copy
+            try:
+                for array in outputs:
+                    array.copy_to_host_async()
+            except Exception:  # noqa: BLE001 - only a head start: the call is queued already
+                pass
+        return future
+
+    def _queue(self, entry: CompiledJob, host_args: list[Any], outputs: tuple[Any, ...],
+               slots: threading.BoundedSemaphore | None = None, hold: bool = False,
+               recycle: bool = False, raw: bool = False) -> ResultFuture:
+        """Queues (or holds) a dispatched call's completion; called under the dispatch lock,
+        so completion order == dispatch order. ``recycle``: ``host_args`` are copies from
+        ``entry.staging``, to go back to it once the outputs are fetched."""
+        future = ResultFuture()
+        task = functools.partial(self.deliverer.complete, entry, host_args, outputs, future,
+                                 slots, recycle, raw)
+        with self._held_lock:
+            self._release_held_locked()
+            if hold:
+                self._held = task
+            else:
+                self.completion.submit(task)
+        return future
+
+    def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Runs the program on the current state (under the dispatch lock): its outputs, the
+        fetched values then the watched gradients."""
+        lowered, state = entry.lowered, self.state
+        current = state.for_call(lowered)
+        if lowered.train:
+            step = state.train_step(entry)
+            new_state, fetched, diffs = lowered.fn(current, device_args, step)
+            state.variables.values.update(new_state)
+            state.store_train_step(entry, step + 1)  # only once the step was dispatched
+            return (*fetched, *diffs) if diffs else fetched
+        counter = entry.counter % (2**32)  # Python ints: cheaper jit arguments than NumPy's
+        entry.counter += 1
+        return lowered.fn(current, device_args, counter)
+
+    def _completions_idle(self) -> bool:
+        """Queues a held call, then tells whether no completion is pending."""
+        # Lock-free first look (the common case): release_held submits before it clears
+        # _held, so seeing no held call and nothing pending is never stale in the unsafe way.
+        if self._held is None and self.completion.idle():
+            return True
+        with self._held_lock:
+            self._release_held_locked()
+            return self.completion.idle()
+
+    def _begin_inline(self) -> bool:
+        """Queues a held call, then claims the completion queue for this thread if idle."""
+        if self._held is not None:
+            self.release_held()
+        return self.completion.begin_inline()
+
+    def _release_held_locked(self) -> None:
+        if self._held is not None:
+            self.completion.submit(self._held)
+            self._held = None
+
+    def release_held(self) -> None:
+        """Queues the completion of a call kept back for its callback registration."""
+        with self._held_lock:
+            self._release_held_locked()
+
+    def wait_for(self, future: ResultFuture) -> Any:
+        self.release_held()
+        if self.completion.in_worker() and not future.done:
+            self.completion.drain()  # raises the clear "would wait for itself" error
+        value = future.wait()
+        self.completion.raise_pending()
+        return value
+
+    def wait(self) -> None:
+        self.release_held()
+        self.completion.drain()
+
+
+@functools.cache
+def _accelerated() -> bool:
+    return jax.default_backend() != "cpu"
+
+

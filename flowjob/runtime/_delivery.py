@@ -1,0 +1,283 @@
+"""Host delivery: what the host does with the values of a finished call.
+
+Every recipient of values -- a ``watch`` or ``watch_diff`` handler, a host op (summary ops),
+the call's results and a result callback -- is served the same way. One plan entry per
+recipient, built once when the job is compiled, says which values to take (``Fetch``: a job
+argument or a program output), how to convert them (decided once, from the ``Form`` that
+graph/_delivery.py recorded) and whom to call. Errors of user code go to the completion queue,
+which raises them at the next synchronisation point.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+
+from .._deprecation import warn_once
+from ..errors import describe_callable
+from ..graph import Form, JobGraph
+
+
+class Source(enum.Enum):
+    INPUT = enum.auto()  # a job argument: the host has it already
+    OUTPUT = enum.auto()  # a program output: the fetched values, then the watched gradients
+
+
+@dataclass(frozen=True, slots=True)
+class Fetch:
+    """Where the host gets one value. ``real``: the blob is dynamic and padded on the device;
+    its key in the call's ``RealShapes``, to cut the value back to its real shape."""
+
+    source: Source
+    index: int
+    real: int | None = None
+
+
+def value_of(fetch: Fetch, host_args: list[Any], outputs: list[np.ndarray]) -> Any:
+    """One value on the host, from the call's arguments or its program outputs."""
+    if fetch.source is Source.INPUT:
+        value = host_args[fetch.index]
+        if isinstance(value, list):
+            return value[0] if len(value) == 1 else np.concatenate(value)
+        return value
+    value = outputs[fetch.index]
+    if fetch.real is not None:  # padded on the device: cut back to the real shape
+        real = host_args[-1].shapes[fetch.real]  # the call's RealShapes (last argument)
+        value = value[tuple(slice(0, n) for n in real)]
+    return value
+
+
+class Delivery:
+    """One plan entry: ``target(*convert([value of each fetch]))``; ``convert`` None: as is."""
+
+    __slots__ = ("fetches", "convert", "target", "what")
+
+    def __init__(self, fetches: tuple[Fetch, ...], convert: Callable[[list], Any] | None,
+                 target: Callable[..., None], what: str):
+        self.fetches = fetches
+        self.convert = convert
+        self.target = target
+        self.what = what
+
+
+def _converter(form: Form, dynamic: bool, pieces: int) -> Callable[[list], Any] | None:
+    if form is Form.NUMPY or form is Form.ARGUMENTS:
+        return None
+    if form is Form.LIST_NUMPY:
+        return lambda values: (LocalBlob(values[0], dynamic, pieces).numpy_list(),)
+    return lambda values: (LocalBlob(values[0], dynamic, pieces),)
+
+
+def build_plan(graph: JobGraph, lowered: Any) -> tuple[Delivery, ...]:
+    """The job's deliveries in the order they run: handlers, then host ops (each in the
+    order recorded). A ``watch_diff`` without a gradient (warned at lowering) is left out."""
+    entries = []
+    for d in sorted(graph.deliveries, key=lambda d: d.form is Form.ARGUMENTS):
+        if d.diff:
+            fetch = lowered.diff_fetches.get(id(d))
+            if fetch is None:
+                continue
+            fetches = (fetch,)
+        else:
+            fetches = tuple(lowered.fetches[id(b)] for b in d.blobs)
+        convert = _converter(d.form, bool(d.blobs) and d.blobs[0].is_dynamic, lowered.pieces)
+        entries.append(Delivery(fetches, convert, d.target, d.what))
+    return tuple(entries)
+
+
+def deliver(plan: tuple[Delivery, ...], host_args: list[Any], outputs: list[np.ndarray],
+            record_error: Callable[[BaseException, str], None]) -> None:
+    """Runs a call's handlers and host ops; their errors are recorded, never raised here."""
+    for entry in plan:  # try/except inline: runs for every call
+        try:
+            values = [value_of(f, host_args, outputs) for f in entry.fetches]
+            entry.target(*(values if entry.convert is None else entry.convert(values)))
+        except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
+            record_error(exc, entry.what)
+
+
+class Results:
+    """The plan entry of a call's results: the returned blobs as ``LocalBlob`` leaves in the
+    structure the body returned; its target is the call's future (or the blocking caller)."""
+
+    __slots__ = ("fetches", "dynamic", "tree", "pieces", "one_blob")
+
+    def __init__(self, fetches: list[Fetch], dynamic: list[bool], tree: Any, pieces: int):
+        self.fetches = fetches
+        self.dynamic = dynamic
+        self.tree = tree
+        self.pieces = pieces
+        self.one_blob = tree.num_nodes == 1 and tree.num_leaves == 1
+
+    def __call__(self, host_args: list[Any], outputs: list[np.ndarray]) -> Any:
+        pieces = self.pieces
+        if self.one_blob:
+            return LocalBlob(value_of(self.fetches[0], host_args, outputs), self.dynamic[0],
+                             pieces)
+        leaves = [LocalBlob(value_of(f, host_args, outputs), dynamic, pieces)
+                  for f, dynamic in zip(self.fetches, self.dynamic)]
+        return jax.tree_util.tree_unflatten(self.tree, leaves)
+
+    def array(self, host_args: list[Any], outputs: list[np.ndarray]) -> np.ndarray:
+        """The one returned blob's ndarray (what ``-> tp.Numpy`` gives), without a LocalBlob."""
+        return value_of(self.fetches[0], host_args, outputs)
+
+
+class Deliverer:
+    """Completes calls: fetches the program's outputs to the host, runs the job's plan (on
+    the first process only: others run no user code), then hands the results to the call's
+    future, whose callback it runs. Runs as a completion task, or inline (``Calls.run``)."""
+
+    def __init__(self, completion: Any, primary: bool) -> None:
+        self.completion = completion
+        self.primary = primary
+        self._callback_runner = self.run_callback if primary else _ignore_callback
+
+    def fetch(self, entry: Any, arrays: tuple[Any, ...]) -> list[np.ndarray] | None:
+        """Host values of the program's outputs; None (error recorded) if the program failed."""
+        try:
+            return [np.asarray(a) for a in arrays]
+        except Exception as exc:  # the program itself failed at run time
+            self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
+            return None
+
+    def run_plan(self, entry: Any, host_args: list[Any], outputs: list[np.ndarray]) -> None:
+        if self.primary:
+            deliver(entry.plan, host_args, outputs, self.completion.record_error)
+
+    def complete(self, entry: Any, host_args: list[Any], outputs: tuple[Any, ...],
+                 future: Any, slots: Any, recycle: bool, raw: bool) -> Callable[[], None] | None:
+        """A queued call's completion task; returns the wake-up of its waiter (see
+        CompletionQueue). ``raw``: the future gets the output values, not the results."""
+        try:
+            values = self.fetch(entry, outputs)
+            if values is None:
+                return future.set(None, self._callback_runner)
+            if not entry.quiet:
+                self.run_plan(entry, host_args, values)
+            if not raw and entry.results is not None:
+                values = entry.results(host_args, values)
+            elif not raw:
+                values = None
+            return future.set(values, self._callback_runner)
+        except Exception as exc:  # a flowjob bug: report it, and never leave a waiter blocked
+            self.completion.record_error(
+                exc, f"delivering a call of job {entry.traced.graph.name!r}")
+            return None if future.done else future.set(None, self._callback_runner)
+        finally:
+            if slots is not None:
+                slots.release()
+            # Fetching an output waited for the whole program, so it no longer reads them.
+            if recycle and outputs:
+                entry.staging.recycle(host_args)
+
+    def run_callback(self, callback: Callable[[Any], None], value: Any) -> None:
+        try:
+            callback(value)
+        except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
+            self.completion.record_error(exc, f"result callback {callback_name(callback)}")
+
+    def register_callback(self, future: Any, callback: Callable[[Any], None]) -> None:
+        future.register(callback, lambda cb, v: self.completion.submit(
+            lambda: self._callback_runner(cb, v)))
+
+
+def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:
+    pass
+
+
+def callback_name(fn: Any) -> str:
+    """The user's callable behind a wrapper (``__wrapped__``), for error messages."""
+    return describe_callable(getattr(fn, "__wrapped__", fn))
+
+
+class LocalBlob:
+    """A job result on the host. ``numpy()`` gives the array; NumPy's API is forwarded to it,
+    so ``job(x).get().mean()`` and ``labels == predictions`` work as in OneFlow."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, ndarray: np.ndarray, is_dynamic: bool = False, pieces: int = 1):
+        self._array = ndarray
+        self.is_dynamic = is_dynamic
+        # Mirrored view: the array is the per-device pieces concatenated in device order.
+        self._pieces = pieces if ndarray.ndim and ndarray.shape[0] % pieces == 0 else 1
+
+    def numpy(self, parallel_id: int | None = None) -> np.ndarray:
+        if parallel_id is None:
+            return self._array
+        if not 0 <= parallel_id < self._pieces:
+            raise ValueError(f"parallel_id {parallel_id} out of range: the result has "
+                             f"{self._pieces} piece(s)")
+        return self.numpy_list()[parallel_id]
+
+    def numpy_list(self) -> list[np.ndarray]:
+        """One array per device (a one-element list unless the job ran mirrored)."""
+        return list(np.split(self._array, self._pieces)) if self._pieces > 1 else [self._array]
+
+    def ndarray(self) -> np.ndarray:
+        warn_once("LocalBlob.ndarray", "LocalBlob.ndarray is deprecated, please use "
+                  "LocalBlob.numpy()")
+        return self._array
+
+    def ndarray_list(self) -> list[np.ndarray]:
+        warn_once("LocalBlob.ndarray_list", "LocalBlob.ndarray_list is deprecated, please use "
+                  "LocalBlob.numpy_list()")
+        return self.numpy_list()
+
+    def parallel_num(self) -> int:
+        return self._pieces
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_array":
+            raise AttributeError(name)
+        return getattr(self._array, name)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array if dtype is None else self._array.astype(dtype)
+
+    def __repr__(self) -> str:
+        return repr(self._array)
+
+    def __str__(self) -> str:
+        return str(self._array)
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    def __iter__(self):
+        return iter(self._array)
+
+    def __getitem__(self, key):
+        return self._array[key]
+
+    def __bool__(self) -> bool:
+        return bool(self._array)
+
+    def __float__(self) -> float:
+        return float(self._array)
+
+    def __int__(self) -> int:
+        return int(self._array)
+
+
+def _forward(name: str) -> Callable[..., Any]:
+    def method(self: LocalBlob, *args):
+        args = [a._array if isinstance(a, LocalBlob) else a for a in args]
+        return getattr(self._array, name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
+              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "eq", "ne", "lt",
+              "le", "gt", "ge", "neg", "pos", "abs", "and", "or", "xor", "invert", "contains"):
+    setattr(LocalBlob, f"__{_name}__", _forward(f"__{_name}__"))
+
+
