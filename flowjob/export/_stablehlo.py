@@ -14,6 +14,7 @@ import jax
 import numpy as np
 from jax import export
 
+from .. import kernels
 from ._program import ExportError, JobProgram
 
 # Lowered for both, so a model saved on a CPU machine is served on a GPU one and back.
@@ -46,10 +47,11 @@ def _export(program: JobProgram, polymorphic: bool) -> export.Exported:
 
     var_specs, in_specs = _arg_specs(program, batch)
     fn = jax.jit(forward)
-    try:
-        return export.export(fn, platforms=PLATFORMS)(var_specs, *in_specs)
-    except Exception:  # noqa: BLE001 - a jaxlib without the CUDA lowering rules: this one
-        return export.export(fn)(var_specs, *in_specs)
+    with kernels.portable():  # no oneDNN custom calls in a serialized program
+        try:
+            return export.export(fn, platforms=PLATFORMS)(var_specs, *in_specs)
+        except Exception:  # noqa: BLE001 - a jaxlib without the CUDA lowering rules: this one
+            return export.export(fn)(var_specs, *in_specs)
 
 
 def _batched(program: JobProgram) -> bool:

@@ -5,8 +5,23 @@ installed as ``flowjob-onednn``); without it every op keeps its XLA lowering. ``
 in the environment, or ``ENABLED = False`` here, turns the fast path off for comparisons.
 """
 
+import contextlib
+from collections.abc import Iterator
+
 from ._onednn import conv2d_onednn, onednn_available, onednn_conv_supported
 
 ENABLED = True
 
-__all__ = ["ENABLED", "conv2d_onednn", "onednn_available", "onednn_conv_supported"]
+__all__ = ["ENABLED", "conv2d_onednn", "onednn_available", "onednn_conv_supported", "portable"]
+
+
+@contextlib.contextmanager
+def portable() -> Iterator[None]:
+    """Programs traced inside use XLA's lowerings only: a program that leaves the process
+    (``jax.export``) cannot carry a custom call whose library the loader may not have."""
+    global ENABLED
+    saved, ENABLED = ENABLED, False
+    try:
+        yield
+    finally:
+        ENABLED = saved

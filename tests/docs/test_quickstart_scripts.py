@@ -19,6 +19,8 @@ def make_checkout(tmp_path: Path) -> Path:
     (root / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "scripts" / "_venv.sh", root / "scripts" / "_venv.sh")
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    shutil.copytree(REPO / "kernels" / "onednn", root / "kernels" / "onednn",
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "*.so"))
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "python"
@@ -29,8 +31,10 @@ def make_checkout(tmp_path: Path) -> Path:
     return root
 
 
-def source(root: Path, extras: str = "") -> str:
-    proc = subprocess.run(["bash", "-c", f'EXTRAS="{extras}" source scripts/_venv.sh'],
+def source(root: Path, extras: str = "", onednn: str = "0") -> str:
+    """Sources _venv.sh; the optional oneDNN build is off unless ``onednn="1"``."""
+    proc = subprocess.run(["bash", "-c", f'EXTRAS="{extras}" FLOWJOB_ONEDNN={onednn} '
+                           "source scripts/_venv.sh"],
                           cwd=root, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
@@ -64,3 +68,21 @@ def test_a_failed_install_is_retried(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert not list((root / ".venv").glob(".flowjob-installed*"))  # no stamp: next run retries
+
+
+def test_optional_kernels_build_once_and_a_failed_build_keeps_xla(tmp_path):
+    root = make_checkout(tmp_path)
+    out = source(root, onednn="1")
+    if "no C++ compiler" in out:
+        assert pip_calls(root) == ["-m pip install --progress-bar on -e ."]
+        return
+    assert "oneDNN kernels installed" in out
+    assert pip_calls(root)[1:] == ["-m pip install -q -e .[kernels]",
+                                   "-m pip install -q --no-build-isolation ./kernels/onednn"]
+    assert source(root, onednn="1") == "" and len(pip_calls(root)) == 3
+    (root / "kernels" / "onednn" / "src" / "conv_ffi.cc").write_text("// changed\n")
+    fake = root / ".venv" / "bin" / "python"  # the kernel build fails, flowjob's install not
+    fake.write_text(fake.read_text().replace(
+        'then\n', 'then\n  case "$*" in *kernels*) exit 1;; esac\n', 1))
+    out = source(root, onednn="1")
+    assert "oneDNN kernels not built" in out and "using XLA's convolutions" in out
