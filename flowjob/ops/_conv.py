@@ -133,7 +133,8 @@ def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
     if (cpu and POINTWISE_AS_DOT and groups == 1 and tuple(spatial) == (1, 1)
             and all(p == (0, 0) for p in args[1])):
         return _conv_pointwise(x, w, args[0], data_format)
-    if not cpu or not WGRAD_CHUNK or x.shape[0] <= WGRAD_CHUNK:
+    # A symbolic batch (jax.export's free batch dimension) has no size to cut into pieces.
+    if not cpu or not WGRAD_CHUNK or not isinstance(x.shape[0], int) or x.shape[0] <= WGRAD_CHUNK:
         return _conv_plain(x, w, *args)
     return _conv_chunked_wgrad(x, w, *args)
 
