@@ -46,11 +46,14 @@ def main(argv: list[str] | None = None) -> int:
         section.load = load
         print(f"[bench] {name}: {section.seconds:.0f} s", file=sys.stderr, flush=True)
         for g in section.goals:
-            print(f"[bench]   {g.what}: {g.value:.3g} ({g.target}, "
-                  f"{'met' if g.met else 'NOT met'})", file=sys.stderr)
+            print(
+                f"[bench]   {g.what}: {g.value:.3g} ({g.target}, {'met' if g.met else 'NOT met'})",
+                file=sys.stderr,
+            )
         sections.append(section)
-    text = _report.render(sections, start, os.getloadavg(), args.quick, time.time() - t0,
-                          _report.python_command(argv))
+    text = _report.render(
+        sections, start, os.getloadavg(), args.quick, time.time() - t0, _report.python_command(argv)
+    )
     with open(args.out, "w") as f:
         f.write(text)
     print(f"[bench] wrote {args.out}", file=sys.stderr)

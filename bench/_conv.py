@@ -48,8 +48,13 @@ print("HLO", hashlib.sha1("".join(l.split(", metadata=")[0] for l in body.splitl
 
 def _hlo_signature(layout: str, flags: str) -> tuple[str, str] | None:
     env = dict(__import__("os").environ, XLA_FLAGS=flags)
-    out = subprocess.run([sys.executable, "-c", _HLO_CODE.format(repo=H.REPO, layout=layout)],
-                         capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _HLO_CODE.format(repo=H.REPO, layout=layout)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("HLO ")), None)
     if line is None:
         err = (out.stderr.strip().splitlines() or ["failed"])[-1]
@@ -70,45 +75,53 @@ def conv_section(quick: bool) -> Section:
     finally:
         closed = H.close_all(workers)
     losses = {closed[k].get("last_loss") for k in layouts}
-    rows = [[f"`{k}`", LAYOUT_NOTES.get(k, "oneDNN (reference)"), *rate_cells(s),
-             f"{H.ratio(series, k, 'nchw_rw')[0]:.2f}×",
-             f"{H.ratio(series, k, 'PyTorch eager')[0]:.2f}×"] for k, s in series.items()]
-    md = [f"LeNet train step (batch 100) in hand-written JAX, {rounds} rounds, 3 steps per "
-          "segment. All JAX variants compute the same function: their last losses are "
-          f"{'identical' if len(losses) == 1 else 'different: ' + str(losses)}. PyTorch is "
-          "the most load-sensitive row (see the notes); compare it with the train table.\n",
-          table(["layout", "what", "steps/s", "range", "vs NCHW plain", "vs PyTorch"], rows)]
+    rows = [
+        [
+            f"`{k}`",
+            LAYOUT_NOTES.get(k, "oneDNN (reference)"),
+            *rate_cells(s),
+            f"{H.ratio(series, k, 'nchw_rw')[0]:.2f}×",
+            f"{H.ratio(series, k, 'PyTorch eager')[0]:.2f}×",
+        ]
+        for k, s in series.items()
+    ]
+    md = [
+        f"LeNet train step (batch 100) in hand-written JAX, {rounds} rounds, 3 steps per "
+        "segment. All JAX variants compute the same function: their last losses are "
+        f"{'identical' if len(losses) == 1 else 'different: ' + str(losses)}. PyTorch is "
+        "the most load-sensitive row (see the notes); compare it with the train table.\n",
+        table(["layout", "what", "steps/s", "range", "vs NCHW plain", "vs PyTorch"], rows),
+    ]
     if not quick:
         md.append(_ablation_table(rounds))
         md.append(_flags_table(rounds))
-    return Section("Convolution on CPU: layouts and XLA options (issue 8)", "\n".join(md), [],
-                   time.time() - t0)
+    return Section(
+        "Convolution on CPU: layouts and XLA options (issue 8)", "\n".join(md), [], time.time() - t0
+    )
 
 
 ABLATIONS = {
     "as shipped: NCHW, weight gradient in pieces": {},
     "+ NHWC convolutions inside the conv lowering": {"INTERNAL_LAYOUT": "NHWC"},
-    "+ NHWC convolutions and pooling": {"INTERNAL_LAYOUT": "NHWC",
-                                        "POOL_INTERNAL_LAYOUT": "NHWC"},
+    "+ NHWC convolutions and pooling": {"INTERNAL_LAYOUT": "NHWC", "POOL_INTERNAL_LAYOUT": "NHWC"},
     "weight gradient in one piece (before issue 8)": {"WGRAD_CHUNK": 0},
 }
 
 
 def _ablation_table(rounds: int) -> str:
-    variants = {k: {"engine": "flowjob", "model": "lenet", "conv": v}
-                for k, v in ABLATIONS.items()}
+    variants = {k: {"engine": "flowjob", "model": "lenet", "conv": v} for k, v in ABLATIONS.items()}
     workers = H.start_all(variants)
     try:
         series = H.paired_rounds(workers, rounds, {k: 3 for k in workers})
     finally:
         H.close_all(workers)
     first = next(iter(ABLATIONS))
-    rows = [[k, *rate_cells(s), H.fmt_ratio(H.ratio(series, k, first))]
-            for k, s in series.items()]
-    return ("\nThe same choices in flowjob's own LeNet job (`flowjob.ops._conv` switches set "
-            "by the benchmark worker; op lowerings can only transpose per op, like "
-            "`perop_chunk`):\n\n"
-            + table(["flowjob LeNet", "steps/s", "range", "vs as shipped"], rows))
+    rows = [[k, *rate_cells(s), H.fmt_ratio(H.ratio(series, k, first))] for k, s in series.items()]
+    return (
+        "\nThe same choices in flowjob's own LeNet job (`flowjob.ops._conv` switches set "
+        "by the benchmark worker; op lowerings can only transpose per op, like "
+        "`perop_chunk`):\n\n" + table(["flowjob LeNet", "steps/s", "range", "vs as shipped"], rows)
+    )
 
 
 def _flags_table(rounds: int) -> str:
@@ -138,8 +151,10 @@ def _flags_table(rounds: int) -> str:
             r = H.ratio(series, flag, "default")
             rows[i][2] = f"{H.fmt_ratio(r)} vs default"
     digest = hashlib.sha1(base.encode()).hexdigest()[:8] if base else "?"
-    return ("\nXLA:CPU flags present in this jaxlib, applied to the best layout "
-            f"(`nhwc_chunk`; default program {digest}, {base_note}). Only flags that change "
-            "the compiled program are timed (`--xla_cpu_multi_thread_eigen=false` acts at run "
-            "time only: it takes XLA's intra-op threads away):\n\n"
-            + table(["XLA_FLAGS", "effect on the compiled program", "throughput"], rows))
+    return (
+        "\nXLA:CPU flags present in this jaxlib, applied to the best layout "
+        f"(`nhwc_chunk`; default program {digest}, {base_note}). Only flags that change "
+        "the compiled program are timed (`--xla_cpu_multi_thread_eigen=false` acts at run "
+        "time only: it takes XLA's intra-op threads away):\n\n"
+        + table(["XLA_FLAGS", "effect on the compiled program", "throughput"], rows)
+    )

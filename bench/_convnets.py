@@ -40,24 +40,51 @@ def _rows(series: dict, closed: dict, models: dict) -> list[list[str]]:
         if k == PEAK:
             continue
         f = flops(models[k], BATCH)
-        out.append([k, f"{1 / s.median:.3g}", f"{1 / max(s.rates):.3g}–{1 / min(s.rates):.3g}",
-                    f"{f / 1e9:.1f}", *gflops_cells(s, f, peak), mb(closed[k].get("maxrss_mb"))])
-    out.append([PEAK, f"{1 / peak.median:.3g}", "–", f"{PEAK_FLOPS / 1e9:.1f}",
-                f"{peak.median * PEAK_FLOPS / 1e9:.3g}", "100%", mb(closed[PEAK].get("maxrss_mb"))])
+        out.append(
+            [
+                k,
+                f"{1 / s.median:.3g}",
+                f"{1 / max(s.rates):.3g}–{1 / min(s.rates):.3g}",
+                f"{f / 1e9:.1f}",
+                *gflops_cells(s, f, peak),
+                mb(closed[k].get("maxrss_mb")),
+            ]
+        )
+    out.append(
+        [
+            PEAK,
+            f"{1 / peak.median:.3g}",
+            "–",
+            f"{PEAK_FLOPS / 1e9:.1f}",
+            f"{peak.median * PEAK_FLOPS / 1e9:.3g}",
+            "100%",
+            mb(closed[PEAK].get("maxrss_mb")),
+        ]
+    )
     return out
 
 
-HEADER = ["variant", "s per step", "range", "GFLOP per step", "GFLOP/s", "% of matmul",
-          "max RSS MB"]
-PROFILE_NOTE = ("JAX profiler, ms per step summed over XLA's threads; thunks of the same kind, "
-                "shape and JAX op summed into one row (×count); last row: all thunks")
+HEADER = [
+    "variant",
+    "s per step",
+    "range",
+    "GFLOP per step",
+    "GFLOP/s",
+    "% of matmul",
+    "max RSS MB",
+]
+PROFILE_NOTE = (
+    "JAX profiler, ms per step summed over XLA's threads; thunks of the same kind, "
+    "shape and JAX op summed into one row (×count); last row: all thunks"
+)
 
 
 def _profile_table(rows: list) -> str:
     from ._profile import format_rows
 
     return "| ms | thunks | shape | from |\n|---|---|---|---|\n" + format_rows(
-        [tuple(r) for r in rows])
+        [tuple(r) for r in rows]
+    )
 
 
 def resnet_section(quick: bool) -> Section:
@@ -65,10 +92,17 @@ def resnet_section(quick: bool) -> Section:
     rounds = 1 if quick else 3
     variants = {
         "flowjob": {"engine": "flowjob", "model": "resnet50", "profile": not quick},
-        "flowjob, conv lowerings before issue 17": {"engine": "flowjob", "model": "resnet50",
-                                                    "conv": BEFORE, "kernels": NO_KERNELS},
-        "flowjob, XLA convolutions": {"engine": "flowjob", "model": "resnet50",
-                                      "kernels": NO_KERNELS},
+        "flowjob, conv lowerings before issue 17": {
+            "engine": "flowjob",
+            "model": "resnet50",
+            "conv": BEFORE,
+            "kernels": NO_KERNELS,
+        },
+        "flowjob, XLA convolutions": {
+            "engine": "flowjob",
+            "model": "resnet50",
+            "kernels": NO_KERNELS,
+        },
         "JAX (hand-written, NCHW)": {"engine": "jax", "model": "resnet50"},
         "PyTorch eager": {"engine": "torch", "model": "resnet50"},
     }
@@ -79,13 +113,15 @@ def resnet_section(quick: bool) -> Section:
     models = {k: "resnet50" for k in variants}
     r_torch = H.ratio(series, "flowjob", "PyTorch eager")
     r_jax = H.ratio(series, "flowjob", "JAX (hand-written, NCHW)")
-    md = [f"ResNet-50 (torchvision layout: bias-free convolutions + batch norm in training mode, "
-          f"1000 classes), batch {BATCH} of 3×224×224, SGD, loss fetched every step; one step "
-          f"per segment, {rounds} round(s), median and range over rounds. GFLOP as in the "
-          "train table (convolutions and the dense layer, ×3 for the two gradients).\n",
-          table(HEADER, _rows(series, closed, models)),
-          f"\nflowjob / PyTorch: {H.fmt_ratio(r_torch)}; flowjob / JAX (hand-written): "
-          f"{H.fmt_ratio(r_jax)}"]
+    md = [
+        f"ResNet-50 (torchvision layout: bias-free convolutions + batch norm in training mode, "
+        f"1000 classes), batch {BATCH} of 3×224×224, SGD, loss fetched every step; one step "
+        f"per segment, {rounds} round(s), median and range over rounds. GFLOP as in the "
+        "train table (convolutions and the dense layer, ×3 for the two gradients).\n",
+        table(HEADER, _rows(series, closed, models)),
+        f"\nflowjob / PyTorch: {H.fmt_ratio(r_torch)}; flowjob / JAX (hand-written): "
+        f"{H.fmt_ratio(r_jax)}",
+    ]
     if "flowjob, XLA convolutions" in series:
         onednn = H.ratio(series, "flowjob", "flowjob, XLA convolutions")
         md.append(f"; flowjob / flowjob with XLA's convolutions: {H.fmt_ratio(onednn)}")
@@ -93,13 +129,23 @@ def resnet_section(quick: bool) -> Section:
         gain = H.ratio(series, "flowjob", "flowjob, conv lowerings before issue 17")
         md.append(f"; flowjob / flowjob with the lowerings before issue 17: {H.fmt_ratio(gain)}")
     if prof:
-        md += [f"\nWhere flowjob's ResNet-50 step spends its time ({PROFILE_NOTE}):\n",
-               _profile_table(prof)]
-    goals = [goal("ResNet-50 train step flowjob / PyTorch", r_torch[0], ">=", 1.0,
-                  "no target in the issue; reported"),
-             goal("ResNet-50 train step flowjob / JAX", r_jax[0], ">=", 0.95)]
-    return Section("ResNet-50 train step, batch 8 (issue 17)", "\n".join(md), goals,
-                   time.time() - t0)
+        md += [
+            f"\nWhere flowjob's ResNet-50 step spends its time ({PROFILE_NOTE}):\n",
+            _profile_table(prof),
+        ]
+    goals = [
+        goal(
+            "ResNet-50 train step flowjob / PyTorch",
+            r_torch[0],
+            ">=",
+            1.0,
+            "no target in the issue; reported",
+        ),
+        goal("ResNet-50 train step flowjob / JAX", r_jax[0], ">=", 0.95),
+    ]
+    return Section(
+        "ResNet-50 train step, batch 8 (issue 17)", "\n".join(md), goals, time.time() - t0
+    )
 
 
 def grouped_section(quick: bool) -> Section:
@@ -108,12 +154,18 @@ def grouped_section(quick: bool) -> Section:
     variants = {
         "flowjob, groups=32": {"engine": "flowjob", "model": "block_g32", "profile": not quick},
         "flowjob, groups=1": {"engine": "flowjob", "model": "block_g1"},
-        "flowjob, groups=32, lowerings before issue 17": {"engine": "flowjob",
-                                                          "model": "block_g32", "conv": BEFORE,
-                                                          "kernels": NO_KERNELS},
-        "flowjob, groups=1, lowerings before issue 17": {"engine": "flowjob",
-                                                         "model": "block_g1", "conv": BEFORE,
-                                                         "kernels": NO_KERNELS},
+        "flowjob, groups=32, lowerings before issue 17": {
+            "engine": "flowjob",
+            "model": "block_g32",
+            "conv": BEFORE,
+            "kernels": NO_KERNELS,
+        },
+        "flowjob, groups=1, lowerings before issue 17": {
+            "engine": "flowjob",
+            "model": "block_g1",
+            "conv": BEFORE,
+            "kernels": NO_KERNELS,
+        },
         "PyTorch eager, groups=32": {"engine": "torch", "model": "block_g32"},
         "PyTorch eager, groups=1": {"engine": "torch", "model": "block_g1"},
     }
@@ -121,8 +173,7 @@ def grouped_section(quick: bool) -> Section:
         variants.pop("flowjob, groups=1, lowerings before issue 17")
     models = {k: v["model"] for k, v in variants.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        series, closed, prof = _run(variants, rounds, tmp,
-                                    None if quick else "flowjob, groups=32")
+        series, closed, prof = _run(variants, rounds, tmp, None if quick else "flowjob, groups=32")
 
     def per_flop(a: str, b: str) -> tuple[float, float, float]:
         fa, fb = flops(models[a], BATCH), flops(models[b], BATCH)
@@ -132,19 +183,34 @@ def grouped_section(quick: bool) -> Section:
     ours = per_flop("flowjob, groups=32", "flowjob, groups=1")
     torch = per_flop("PyTorch eager, groups=32", "PyTorch eager, groups=1")
     before = H.ratio(series, "flowjob, groups=32", "flowjob, groups=32, lowerings before issue 17")
-    md = ["ResNeXt-50 (32×4d)'s third-stage bottleneck block (1×1 512→256, grouped 3×3 256→256 "
-          "with 32 groups, 1×1 256→512, batch norm, ReLU, identity shortcut) on 512×28×28 "
-          f"inputs, batch {BATCH}, then global average pooling and a 10-class dense layer; "
-          "the same block with groups=1 does 3× the FLOPs. "
-          f"One step per segment, {rounds} rounds.\n",
-          table(HEADER, _rows(series, closed, models)),
-          f"\nGFLOP/s of groups=32 / groups=1: flowjob {H.fmt_ratio(ours)}, PyTorch "
-          f"{H.fmt_ratio(torch)}; flowjob groups=32 step / the same with the lowerings before "
-          f"issue 17: {H.fmt_ratio(before)} faster"]
+    md = [
+        "ResNeXt-50 (32×4d)'s third-stage bottleneck block (1×1 512→256, grouped 3×3 256→256 "
+        "with 32 groups, 1×1 256→512, batch norm, ReLU, identity shortcut) on 512×28×28 "
+        f"inputs, batch {BATCH}, then global average pooling and a 10-class dense layer; "
+        "the same block with groups=1 does 3× the FLOPs. "
+        f"One step per segment, {rounds} rounds.\n",
+        table(HEADER, _rows(series, closed, models)),
+        f"\nGFLOP/s of groups=32 / groups=1: flowjob {H.fmt_ratio(ours)}, PyTorch "
+        f"{H.fmt_ratio(torch)}; flowjob groups=32 step / the same with the lowerings before "
+        f"issue 17: {H.fmt_ratio(before)} faster",
+    ]
     if prof:
-        md += [f"\nWhere flowjob's groups=32 step spends its time ({PROFILE_NOTE}):\n",
-               _profile_table(prof)]
-    goals = [goal("grouped block: GFLOP/s groups=32 / groups=1 (flowjob)", ours[0], ">=", 0.5,
-                  f"PyTorch: {torch[0]:.2f}")]
-    return Section("Grouped convolution: ResNeXt block vs groups=1 (issue 17)", "\n".join(md),
-                   goals, time.time() - t0)
+        md += [
+            f"\nWhere flowjob's groups=32 step spends its time ({PROFILE_NOTE}):\n",
+            _profile_table(prof),
+        ]
+    goals = [
+        goal(
+            "grouped block: GFLOP/s groups=32 / groups=1 (flowjob)",
+            ours[0],
+            ">=",
+            0.5,
+            f"PyTorch: {torch[0]:.2f}",
+        )
+    ]
+    return Section(
+        "Grouped convolution: ResNeXt block vs groups=1 (issue 17)",
+        "\n".join(md),
+        goals,
+        time.time() - t0,
+    )

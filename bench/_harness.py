@@ -39,9 +39,14 @@ class Worker:
         full_env.update(env or {})
         self._stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench._worker", json.dumps(spec)], cwd=REPO,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
-            env=full_env)
+            [sys.executable, "-m", "bench._worker", json.dumps(spec)],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            env=full_env,
+        )
         self.ready = self._read()
 
     def _read(self) -> dict:
@@ -89,8 +94,9 @@ class Series:
         return f"{min(self.rates):.4g}–{max(self.rates):.4g}"
 
 
-def paired_rounds(workers: dict[str, Worker], rounds: int, steps: dict[str, int],
-                  pause: float = PAUSE) -> dict[str, Series]:
+def paired_rounds(
+    workers: dict[str, Worker], rounds: int, steps: dict[str, int], pause: float = PAUSE
+) -> dict[str, Series]:
     """Steps/s of every worker per round; the order rotates each round.
 
     ``pause`` seconds pass before each segment: the previous worker's idle threads (XLA's
@@ -98,7 +104,7 @@ def paired_rounds(workers: dict[str, Worker], rounds: int, steps: dict[str, int]
     names = list(workers)
     out = {n: Series() for n in names}
     for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
+        order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
             time.sleep(pause)
             res = workers[name].ask(cmd="run", n=steps[name])
@@ -121,8 +127,9 @@ def steps_for(rate_hint: float, seconds: float) -> int:
     return max(2, int(rate_hint * seconds))
 
 
-def start_all(specs: dict[str, dict], envs: dict[str, dict] | None = None,
-              timeout: float = 300) -> dict[str, Worker]:
+def start_all(
+    specs: dict[str, dict], envs: dict[str, dict] | None = None, timeout: float = 300
+) -> dict[str, Worker]:
     """Starts workers one after another (so compiles do not compete); closes all on error."""
     workers: dict[str, Worker] = {}
     try:

@@ -44,8 +44,8 @@ def _chunked_bwd(fmt, res, g):
     dw = None
     step = 10
     for start in range(0, x.shape[0], step):
-        _, vjp_w = jax.vjp(lambda k, s=start: _plain(x[s:s + step], k, fmt), w)
-        part = vjp_w(g[start:start + step])[0]
+        _, vjp_w = jax.vjp(lambda k, s=start: _plain(x[s : s + step], k, fmt), w)
+        part = vjp_w(g[start : start + step])[0]
         dw = part if dw is None else dw + part
     return vjp_x(g)[0], dw
 
@@ -62,14 +62,21 @@ def _conv(x, w, layout: str):
         y = _chunked(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), "nhwc")
         return y.transpose(0, 3, 1, 2)
     if layout == "nhwc":
-        return lax.conv_general_dilated(x, w.transpose(2, 3, 1, 0), (1, 1), "SAME",
-                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return lax.conv_general_dilated(
+            x, w.transpose(2, 3, 1, 0), (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
     if layout == "perop":
-        y = lax.conv_general_dilated(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), (1, 1),
-                                     "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = lax.conv_general_dilated(
+            x.transpose(0, 2, 3, 1),
+            w.transpose(2, 3, 1, 0),
+            (1, 1),
+            "SAME",
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+        )
         return y.transpose(0, 3, 1, 2)
-    return lax.conv_general_dilated(x, w, (1, 1), "SAME",
-                                    dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    return lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+    )
 
 
 def _pool_rw(x):
@@ -79,8 +86,8 @@ def _pool_rw(x):
 def _pool_blk(x, axes):
     h, w = axes
     shape = list(x.shape)
-    shape[h:h + 1] = [shape[h] // 2, 2]
-    shape[w + 1:w + 2] = [shape[w + 1] // 2, 2]
+    shape[h : h + 1] = [shape[h] // 2, 2]
+    shape[w + 1 : w + 2] = [shape[w + 1] // 2, 2]
     return jnp.max(x.reshape(shape), axis=(h + 1, w + 2))
 
 

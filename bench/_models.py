@@ -27,16 +27,28 @@ class Variant:
 def batches(batch: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """MNIST-shaped synthetic data: float32 images in [0, 1), int32 labels."""
     rng = np.random.default_rng(seed)
-    return [(rng.random((batch, 1, 28, 28), dtype=np.float32),
-             rng.integers(0, 10, batch).astype(np.int32)) for _ in range(N_BATCHES)]
+    return [
+        (
+            rng.random((batch, 1, 28, 28), dtype=np.float32),
+            rng.integers(0, 10, batch).astype(np.int32),
+        )
+        for _ in range(N_BATCHES)
+    ]
 
 
 def numpy_params(model: str, seed: int = 0) -> dict[str, np.ndarray]:
     """Truncated-normal(0.1) weights, zero biases, flowjob's variable names and layouts."""
     rng = np.random.default_rng(seed)
-    shapes = ({"hidden-weight": (512, 784), "output-weight": (10, 512)} if model == "mlp" else
-              {"conv1-weight": (32, 1, 5, 5), "conv2-weight": (64, 32, 5, 5),
-               "dense1-weight": (512, 3136), "dense2-weight": (10, 512)})
+    shapes = (
+        {"hidden-weight": (512, 784), "output-weight": (10, 512)}
+        if model == "mlp"
+        else {
+            "conv1-weight": (32, 1, 5, 5),
+            "conv2-weight": (64, 32, 5, 5),
+            "dense1-weight": (512, 3136),
+            "dense2-weight": (10, 512),
+        }
+    )
     out = {}
     for name, shape in shapes.items():
         out[name] = (0.1 * np.clip(rng.normal(size=shape), -2, 2)).astype(np.float32)
@@ -52,26 +64,43 @@ def flowjob_body(model: str, images, train: bool):
     init = flow.truncated_normal(0.1)
     if model == "mlp":
         x = flow.reshape(images, [images.shape[0], -1])
-        hidden = flow.layers.dense(x, 512, activation=flow.nn.relu, kernel_initializer=init,
-                                   name="hidden")
+        hidden = flow.layers.dense(
+            x, 512, activation=flow.nn.relu, kernel_initializer=init, name="hidden"
+        )
         return hidden, flow.layers.dense(hidden, 10, kernel_initializer=init, name="output")
-    conv1 = flow.layers.conv2d(images, 32, 5, padding="SAME", activation=flow.nn.relu,
-                               kernel_initializer=init, name="conv1")
+    conv1 = flow.layers.conv2d(
+        images,
+        32,
+        5,
+        padding="SAME",
+        activation=flow.nn.relu,
+        kernel_initializer=init,
+        name="conv1",
+    )
     pool1 = flow.nn.max_pool2d(conv1, ksize=2, strides=2, padding="SAME", name="pool1")
-    conv2 = flow.layers.conv2d(pool1, 64, 5, padding="SAME", activation=flow.nn.relu,
-                               kernel_initializer=init, name="conv2")
+    conv2 = flow.layers.conv2d(
+        pool1, 64, 5, padding="SAME", activation=flow.nn.relu, kernel_initializer=init, name="conv2"
+    )
     pool2 = flow.nn.max_pool2d(conv2, ksize=2, strides=2, padding="SAME", name="pool2")
     x = flow.reshape(pool2, [pool2.shape[0], -1])
-    hidden = flow.layers.dense(x, 512, activation=flow.nn.relu, kernel_initializer=init,
-                               name="dense1")
+    hidden = flow.layers.dense(
+        x, 512, activation=flow.nn.relu, kernel_initializer=init, name="dense1"
+    )
     if train:
         hidden = flow.nn.dropout(hidden, rate=0.5)
     return hidden, flow.layers.dense(hidden, 10, kernel_initializer=init, name="dense2")
 
 
-def flowjob_variant(model: str, batch: int, *, train: bool = True, watches: bool = False,
-                    result: str = "numpy", devices: int = 1, prep: Callable | None = None
-                    ) -> Variant:
+def flowjob_variant(
+    model: str,
+    batch: int,
+    *,
+    train: bool = True,
+    watches: bool = False,
+    result: str = "numpy",
+    devices: int = 1,
+    prep: Callable | None = None,
+) -> Variant:
     """A flowjob job; ``result`` "numpy" blocks per call, "callback" uses ``tp.Callback``.
 
     ``watches`` adds 2 ``watch`` + 1 ``watch_diff`` whose ``tp.Numpy`` handlers read one
@@ -99,15 +128,18 @@ def flowjob_variant(model: str, batch: int, *, train: bool = True, watches: bool
                 flow.watch(logits, handler)
                 flow.watch_diff(hidden, handler)
             if train:
-                flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]),
-                                   momentum=0).minimize(loss)
+                flow.optimizer.SGD(
+                    flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0
+                ).minimize(loss)
         return loss
 
     shape = (batch, 1, 28, 28)
 
     @flow.global_function(type="train" if train else "predict")
-    def job(images: tp.Numpy.Placeholder(shape),
-            labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> Ret:
+    def job(
+        images: tp.Numpy.Placeholder(shape),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+    ) -> Ret:
         return body(images, labels)
 
     data = batches(batch)
@@ -136,8 +168,14 @@ def jax_mlp_logits(p, images, key=None):
     return hidden @ p["output-weight"].T + p["output-bias"]
 
 
-def jax_variant(model: str, batch: int, *, layout: str = "nchw_rw", train: bool = True,
-                prep: Callable | None = None) -> Variant:
+def jax_variant(
+    model: str,
+    batch: int,
+    *,
+    layout: str = "nchw_rw",
+    train: bool = True,
+    prep: Callable | None = None,
+) -> Variant:
     """``jit`` + ``value_and_grad`` + SGD with donated params; loss fetched every step.
 
     ``layout`` picks the LeNet lowering (see ``_lenet_jax``); "nchw_rw" is the plain one."""
@@ -189,8 +227,9 @@ def jax_variant(model: str, batch: int, *, layout: str = "nchw_rw", train: bool 
 
 
 # -- PyTorch eager ------------------------------------------------------------------------
-def torch_variant(model: str, batch: int, *, train: bool = True,
-                  prep: Callable | None = None) -> Variant:
+def torch_variant(
+    model: str, batch: int, *, train: bool = True, prep: Callable | None = None
+) -> Variant:
     """``nn.Module`` + ``optim.SGD``, ``torch.from_numpy`` inputs, ``loss.item()`` per step."""
     import torch
     import torch.nn.functional as F

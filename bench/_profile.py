@@ -50,8 +50,9 @@ def hlo_index(text: str) -> dict[str, tuple[str, str]]:
     return info
 
 
-def profile(compiled_text: str, run: Callable[[], None], steps: int,
-            top: int = 15, grouped: bool = False) -> list[tuple[float, str, str, str]]:
+def profile(
+    compiled_text: str, run: Callable[[], None], steps: int, top: int = 15, grouped: bool = False
+) -> list[tuple[float, str, str, str]]:
     """Rows ``(ms per step over all threads, thunk, shape, jax op)``, largest first.
 
     ``grouped``: thunks of the same kind, result shape and jax op are summed into one row
@@ -82,9 +83,15 @@ def profile(compiled_text: str, run: Callable[[], None], steps: int,
             key = (re.sub(r"\.\d+$", "", name),) + index[name]
             groups[key] += ns
             counts[key] += 1
-        rows = [(ns / 1e6 / steps, f"{kind} ×{counts[kind, shape, op]}", shape,
-                 re.sub(r"^jit\([^)]*\)/", "", op))
-                for (kind, shape, op), ns in groups.most_common(top)]
+        rows = [
+            (
+                ns / 1e6 / steps,
+                f"{kind} ×{counts[kind, shape, op]}",
+                shape,
+                re.sub(r"^jit\([^)]*\)/", "", op),
+            )
+            for (kind, shape, op), ns in groups.most_common(top)
+        ]
         return rows + [(sum(total.values()) / 1e6 / steps, "all thunks", "", "")]
     rows = []
     for name, ns in total.most_common(top):
@@ -95,5 +102,6 @@ def profile(compiled_text: str, run: Callable[[], None], steps: int,
 
 
 def format_rows(rows: list[tuple[float, str, str, str]]) -> str:
-    return "\n".join(f"| {ms:.1f} | `{name}` | `{shape}` | `{op}` |"
-                     for ms, name, shape, op in rows)
+    return "\n".join(
+        f"| {ms:.1f} | `{name}` | `{shape}` | `{op}` |" for ms, name, shape, op in rows
+    )

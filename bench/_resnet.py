@@ -16,8 +16,13 @@ LR = 0.01  # (random data: 0.1 diverges within a few steps)
 # model -> (input shape without batch, classes, stem?, stages: (blocks, width, out, stride),
 # groups of the 3x3 convolutions)
 MODELS = {
-    "resnet50": ((3, 224, 224), 1000, True,
-                 [(3, 64, 256, 1), (4, 128, 512, 2), (6, 256, 1024, 2), (3, 512, 2048, 2)], 1),
+    "resnet50": (
+        (3, 224, 224),
+        1000,
+        True,
+        [(3, 64, 256, 1), (4, 128, 512, 2), (6, 256, 1024, 2), (3, 512, 2048, 2)],
+        1,
+    ),
     # ResNeXt-50 (32x4d)'s third-stage block, and the same block with groups=1
     "block_g32": ((512, 28, 28), 10, False, [(1, 256, 512, 1)], 32),
     "block_g1": ((512, 28, 28), 10, False, [(1, 256, 512, 1)], 1),
@@ -36,9 +41,11 @@ def convs(model: str) -> list[tuple]:
         for b in range(blocks):
             st = stride if b == 0 else 1
             name = f"s{s}b{b}"
-            out += [(f"{name}c1", c, width, 1, 1, 1, size),
-                    (f"{name}c2", width, width, 3, st, groups, size),
-                    (f"{name}c3", width, cout, 1, 1, 1, size // st)]
+            out += [
+                (f"{name}c1", c, width, 1, 1, 1, size),
+                (f"{name}c2", width, width, 3, st, groups, size),
+                (f"{name}c3", width, cout, 1, 1, 1, size // st),
+            ]
             if b == 0 and (st != 1 or c != cout):
                 out.append((f"{name}down", c, cout, 1, st, 1, size))
             c, size = cout, size // st
@@ -61,8 +68,13 @@ def data(model: str, batch: int):
 
     shape, classes = MODELS[model][:2]
     rng = np.random.default_rng(0)
-    return [(rng.standard_normal((batch, *shape), dtype=np.float32),
-             rng.integers(0, classes, batch).astype(np.int32)) for _ in range(N_BATCHES)]
+    return [
+        (
+            rng.standard_normal((batch, *shape), dtype=np.float32),
+            rng.integers(0, classes, batch).astype(np.int32),
+        )
+        for _ in range(N_BATCHES)
+    ]
 
 
 def _blocks(model: str, conv, pool, add_relu, head, x):
@@ -93,11 +105,21 @@ def flowjob_variant(model: str, batch: int) -> Variant:
         name, cin, cout, k, stride, groups, _ = spec
         p = k // 2
         y = flow.layers.conv2d(
-            x, cout, k, strides=stride, padding=[0, 0, p, p], groups=groups, use_bias=False,
+            x,
+            cout,
+            k,
+            strides=stride,
+            padding=[0, 0, p, p],
+            groups=groups,
+            use_bias=False,
             kernel_initializer=flow.random_normal_initializer(
-                stddev=(2.0 / (cin // groups * k * k)) ** 0.5), name=name)
-        y = flow.layers.batch_normalization(y, axis=1, momentum=0.9, epsilon=1e-5,
-                                            name=f"{name}-bn")
+                stddev=(2.0 / (cin // groups * k * k)) ** 0.5
+            ),
+            name=name,
+        )
+        y = flow.layers.batch_normalization(
+            y, axis=1, momentum=0.9, epsilon=1e-5, name=f"{name}-bn"
+        )
         return flow.nn.relu(y) if relu else y
 
     def pool(x):
@@ -105,18 +127,22 @@ def flowjob_variant(model: str, batch: int) -> Variant:
 
     def head(x):
         x = flow.math.reduce_mean(x, axis=[2, 3])
-        return flow.layers.dense(x, classes, kernel_initializer=flow.random_normal_initializer(
-            stddev=0.01), name="fc")
+        return flow.layers.dense(
+            x, classes, kernel_initializer=flow.random_normal_initializer(stddev=0.01), name="fc"
+        )
 
     shape = (batch, *MODELS[model][0])
 
     @flow.global_function(type="train")
-    def job(images: tp.Numpy.Placeholder(shape),
-            labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
+    def job(
+        images: tp.Numpy.Placeholder(shape),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+    ) -> tp.Numpy:
         logits = _blocks(model, conv, pool, lambda y, s: flow.nn.relu(y + s), head, images)
         loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]),
-                           momentum=0).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0
+        ).minimize(loss)
         return loss
 
     batches = data(model, batch)
@@ -145,8 +171,9 @@ def jax_variant(model: str, batch: int) -> Variant:
     params, stats = {}, {}
     for name, cin, cout, k, _, groups, _ in convs(model):
         std = (2.0 / (cin // groups * k * k)) ** 0.5
-        params[name] = jnp.asarray(std * rng.standard_normal((cout, cin // groups, k, k),
-                                                             dtype=np.float32))
+        params[name] = jnp.asarray(
+            std * rng.standard_normal((cout, cin // groups, k, k), dtype=np.float32)
+        )
         params[f"{name}-gamma"] = jnp.ones(cout)
         params[f"{name}-beta"] = jnp.zeros(cout)
         stats[name] = (jnp.zeros(cout), jnp.ones(cout))
@@ -159,9 +186,14 @@ def jax_variant(model: str, batch: int) -> Variant:
 
         def conv(x, spec, relu):
             name, _, _, k, stride, groups, _ = spec
-            y = lax.conv_general_dilated(x, p[name], (stride, stride), [(k // 2, k // 2)] * 2,
-                                         dimension_numbers=("NCHW", "OIHW", "NCHW"),
-                                         feature_group_count=groups)
+            y = lax.conv_general_dilated(
+                x,
+                p[name],
+                (stride, stride),
+                [(k // 2, k // 2)] * 2,
+                dimension_numbers=("NCHW", "OIHW", "NCHW"),
+                feature_group_count=groups,
+            )
             mean = jnp.mean(y, axis=(0, 2, 3))
             var = jnp.mean(jnp.square(y - mean[:, None, None]), axis=(0, 2, 3))
             new_stats[name] = (mean, var)
@@ -170,8 +202,9 @@ def jax_variant(model: str, batch: int) -> Variant:
             return jax.nn.relu(y) if relu else y
 
         def pool(x):
-            return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2),
-                                     ((0, 0), (0, 0), (1, 1), (1, 1)))
+            return lax.reduce_window(
+                x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 1))
+            )
 
         def head(x):
             return jnp.mean(x, axis=(2, 3)) @ p["fc"] + p["fc-bias"]
@@ -188,8 +221,10 @@ def jax_variant(model: str, batch: int) -> Variant:
 
         (_, (per, batch_stats)), grads = jax.value_and_grad(objective, has_aux=True)(p)
         new_p = jax.tree.map(lambda a, g: a - LR * g, p, grads)
-        new_st = {n: tuple(0.9 * m + 0.1 * lax.stop_gradient(b) for m, b in zip(st[n], bs))
-                  for n, bs in batch_stats.items()}
+        new_st = {
+            n: tuple(0.9 * m + 0.1 * lax.stop_gradient(b) for m, b in zip(st[n], bs))
+            for n, bs in batch_stats.items()
+        }
         return new_p, new_st, per
 
     state = {"p": params, "st": stats}
@@ -215,7 +250,8 @@ def torch_variant(model: str, batch: int) -> Variant:
     for name, cin, cout, k, stride, groups, _ in convs(model):
         layers[name] = nn.Sequential(
             nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False),
-            nn.BatchNorm2d(cout, eps=1e-5, momentum=0.1))
+            nn.BatchNorm2d(cout, eps=1e-5, momentum=0.1),
+        )
     layers["fc"] = nn.Linear(MODELS[model][3][-1][2], classes)
     layers.train()
 
@@ -224,9 +260,14 @@ def torch_variant(model: str, batch: int) -> Variant:
             y = layers[spec[0]](x)
             return F.relu(y) if relu else y
 
-        return _blocks(model, conv, lambda x: F.max_pool2d(x, 3, 2, 1),
-                       lambda y, s: F.relu(y + s),
-                       lambda x: layers["fc"](x.mean(dim=(2, 3))), x)
+        return _blocks(
+            model,
+            conv,
+            lambda x: F.max_pool2d(x, 3, 2, 1),
+            lambda y, s: F.relu(y + s),
+            lambda x: layers["fc"](x.mean(dim=(2, 3))),
+            x,
+        )
 
     opt = torch.optim.SGD(layers.parameters(), lr=LR)
     batches = data(model, batch)
@@ -257,5 +298,4 @@ def matmul_variant(n: int = 2048) -> Variant:
     def step(i):
         mm(a, b).block_until_ready()
 
-    return Variant(step, extra={"flops": 2.0 * n ** 3})
-
+    return Variant(step, extra={"flops": 2.0 * n**3})

@@ -54,7 +54,7 @@ def mb(x: float | None) -> str:
 
 PEAK = "matmul 2048² (JAX), the machine's reference"
 PEAK_SPEC = {"engine": "matmul"}
-PEAK_FLOPS = 2.0 * 2048 ** 3
+PEAK_FLOPS = 2.0 * 2048**3
 
 
 def gflops_cells(s: Series, flops: float, peak: Series | None) -> list[str]:

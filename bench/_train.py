@@ -29,14 +29,23 @@ MLP_VARIANTS = {
 LENET_VARIANTS = {
     "flowjob": {"engine": "flowjob", "model": "lenet", "profile": True},
     "flowjob, conv lowering before issue 8": {
-        "engine": "flowjob", "model": "lenet", "conv": {"WGRAD_CHUNK": 0},
-        "kernels": {"ENABLED": False}},
+        "engine": "flowjob",
+        "model": "lenet",
+        "conv": {"WGRAD_CHUNK": 0},
+        "kernels": {"ENABLED": False},
+    },
     # the same job with XLA's convolutions, when the oneDNN kernels (issue 27) are installed
     "flowjob, XLA convolutions": {
-        "engine": "flowjob", "model": "lenet", "kernels": {"ENABLED": False}},
+        "engine": "flowjob",
+        "model": "lenet",
+        "kernels": {"ENABLED": False},
+    },
     "JAX (hand-written, NCHW)": {"engine": "jax", "model": "lenet", "layout": "nchw_rw"},
     "JAX (hand-written, channels-last, weight gradient in pieces)": {
-        "engine": "jax", "model": "lenet", "layout": "nhwc_chunk"},
+        "engine": "jax",
+        "model": "lenet",
+        "layout": "nhwc_chunk",
+    },
     "PyTorch eager": {"engine": "torch", "model": "lenet"},
 }
 
@@ -53,8 +62,12 @@ def _dump_env(spec: dict, tmp: str, name: str) -> dict:
     if not spec.get("profile"):
         return {}
     spec["dump_dir"] = os.path.join(tmp, name.replace(" ", "_"))
-    return {"XLA_FLAGS": (os.environ.get("XLA_FLAGS", "") +
-                          f" --xla_dump_to={spec['dump_dir']} --xla_dump_hlo_as_text").strip()}
+    return {
+        "XLA_FLAGS": (
+            os.environ.get("XLA_FLAGS", "")
+            + f" --xla_dump_to={spec['dump_dir']} --xla_dump_hlo_as_text"
+        ).strip()
+    }
 
 
 def _compare(variants: dict, rounds: int, seconds: float, tmp: str, profile_steps: int = 0):
@@ -65,8 +78,11 @@ def _compare(variants: dict, rounds: int, seconds: float, tmp: str, profile_step
     try:
         steps = H.calibrate(workers, seconds)
         series = H.paired_rounds(workers, rounds, steps)
-        profiles = {k: workers[k].ask(cmd="profile", n=profile_steps)["rows"]
-                    for k, s in specs.items() if s.get("profile") and profile_steps}
+        profiles = {
+            k: workers[k].ask(cmd="profile", n=profile_steps)["rows"]
+            for k, s in specs.items()
+            if s.get("profile") and profile_steps
+        }
     finally:
         closed = H.close_all(workers)
     return series, closed, profiles
@@ -82,47 +98,91 @@ def train_section(quick: bool) -> Section:
             lenet_variants.pop("JAX (hand-written, channels-last, weight gradient in pieces)")
         seconds = 0.3 if quick else 0.5
         mlp, mlp_closed, _ = _compare(mlp_variants, rounds, seconds, tmp)
-        lenet, lenet_closed, profiles = _compare(lenet_variants, rounds, seconds, tmp,
-                                                 0 if quick else 4)
-    md = ["Steps/s of the whole train step (forward, backward, SGD lr 0.1, batch 100, loss "
-          f"fetched to the host every step), {rounds} rounds of alternating segments; "
-          "median over rounds, range in brackets. Max RSS is the worker's peak resident memory "
-          "(its imports, model, data and compile included). GFLOP/s counts 3 × 2 × the "
-          "multiply-adds of the dense and convolution layers per example; '% of matmul' "
-          "divides it, per round, by the rate of a 2048×2048 float32 JAX matmul measured in "
-          "its own worker in the same rounds (the machine's practical peak under the same "
-          "load)."]
+        lenet, lenet_closed, profiles = _compare(
+            lenet_variants, rounds, seconds, tmp, 0 if quick else 4
+        )
+    md = [
+        "Steps/s of the whole train step (forward, backward, SGD lr 0.1, batch 100, loss "
+        f"fetched to the host every step), {rounds} rounds of alternating segments; "
+        "median over rounds, range in brackets. Max RSS is the worker's peak resident memory "
+        "(its imports, model, data and compile included). GFLOP/s counts 3 × 2 × the "
+        "multiply-adds of the dense and convolution layers per example; '% of matmul' "
+        "divides it, per round, by the rate of a 2048×2048 float32 JAX matmul measured in "
+        "its own worker in the same rounds (the machine's practical peak under the same "
+        "load)."
+    ]
     goals = []
-    for title, series, closed, model in (("MLP 784-512-10", mlp, mlp_closed, "mlp"),
-                                         ("LeNet (seed 003)", lenet, lenet_closed, "lenet")):
+    for title, series, closed, model in (
+        ("MLP 784-512-10", mlp, mlp_closed, "mlp"),
+        ("LeNet (seed 003)", lenet, lenet_closed, "lenet"),
+    ):
         peak = series.pop(PEAK)
         flops = FLOPS_PER_EXAMPLE[model] * 100
-        rows = [[k, *rate_cells(s), f"{s.median * 100:.4g}", *gflops_cells(s, flops, peak),
-                 mb(closed[k].get("maxrss_mb"))] for k, s in series.items()]
-        rows.append([PEAK, *rate_cells(peak), "–", f"{peak.median * PEAK_FLOPS / 1e9:.3g}",
-                     "100%", mb(closed[PEAK].get("maxrss_mb"))])
-        md += [f"\n### {title}\n", table(["variant", "steps/s", "range", "samples/s",
-                                           "GFLOP/s", "% of matmul", "max RSS MB"], rows)]
+        rows = [
+            [
+                k,
+                *rate_cells(s),
+                f"{s.median * 100:.4g}",
+                *gflops_cells(s, flops, peak),
+                mb(closed[k].get("maxrss_mb")),
+            ]
+            for k, s in series.items()
+        ]
+        rows.append(
+            [
+                PEAK,
+                *rate_cells(peak),
+                "–",
+                f"{peak.median * PEAK_FLOPS / 1e9:.3g}",
+                "100%",
+                mb(closed[PEAK].get("maxrss_mb")),
+            ]
+        )
+        md += [
+            f"\n### {title}\n",
+            table(
+                [
+                    "variant",
+                    "steps/s",
+                    "range",
+                    "samples/s",
+                    "GFLOP/s",
+                    "% of matmul",
+                    "max RSS MB",
+                ],
+                rows,
+            ),
+        ]
         fj = "flowjob"
         jax_name = next(k for k in series if k.startswith("JAX"))
         r_jax, r_torch = H.ratio(series, fj, jax_name), H.ratio(series, fj, "PyTorch eager")
-        md.append(f"\nflowjob / {jax_name}: {H.fmt_ratio(r_jax)}; flowjob / PyTorch: "
-                  f"{H.fmt_ratio(r_torch)}")
+        md.append(
+            f"\nflowjob / {jax_name}: {H.fmt_ratio(r_jax)}; flowjob / PyTorch: "
+            f"{H.fmt_ratio(r_torch)}"
+        )
         extra = [k for k in series if k not in (fj, jax_name, "PyTorch eager")]
         for k in extra:
             md.append(f"; {k} / flowjob: {H.fmt_ratio(H.ratio(series, k, fj))}")
         label = title.split()[0]
         goals.append(goal(f"{label} train step flowjob / JAX", r_jax[0], ">=", 0.95))
-        goals.append(goal(f"{label} train step flowjob / PyTorch", r_torch[0], ">=",
-                          1.5 if label == "MLP" else 1.0))
+        goals.append(
+            goal(
+                f"{label} train step flowjob / PyTorch",
+                r_torch[0],
+                ">=",
+                1.5 if label == "MLP" else 1.0,
+            )
+        )
     if profiles:
         from ._profile import format_rows
 
-        md += ["\nWhere flowjob's LeNet step spends its time (JAX profiler, ms per step summed "
-               "over XLA's threads, top thunks; thunks run concurrently, so a thunk's time "
-               "includes waiting for pool threads busy with another one):\n",
-               "| ms | thunk | shape | from |\n|---|---|---|---|",
-               format_rows([tuple(r) for r in profiles["flowjob"]])]
+        md += [
+            "\nWhere flowjob's LeNet step spends its time (JAX profiler, ms per step summed "
+            "over XLA's threads, top thunks; thunks run concurrently, so a thunk's time "
+            "includes waiting for pool threads busy with another one):\n",
+            "| ms | thunk | shape | from |\n|---|---|---|---|",
+            format_rows([tuple(r) for r in profiles["flowjob"]]),
+        ]
     return Section("Train step: flowjob vs JAX vs PyTorch", "\n".join(md), goals, time.time() - t0)
 
 
@@ -133,11 +193,13 @@ def _first_call(spec: dict, cache_dir: str) -> dict:
     w = H.Worker("first-call", spec, {"FLOWJOB_CACHE_DIR": cache_dir})
     H.close_all({"w": w})
     ev = w.ready["events"]
-    return {"first": w.ready["first_call_s"],
-            "compile": ev.get("/jax/core/compile/backend_compile_duration", 0.0),
-            "hits": ev.get("/jax/compilation_cache/cache_hits", 0),
-            "trace": ev.get("/jax/core/compile/jaxpr_trace_duration", 0.0)
-            + ev.get("/jax/core/compile/jaxpr_to_mlir_module_duration", 0.0)}
+    return {
+        "first": w.ready["first_call_s"],
+        "compile": ev.get("/jax/core/compile/backend_compile_duration", 0.0),
+        "hits": ev.get("/jax/compilation_cache/cache_hits", 0),
+        "trace": ev.get("/jax/core/compile/jaxpr_trace_duration", 0.0)
+        + ev.get("/jax/core/compile/jaxpr_to_mlir_module_duration", 0.0),
+    }
 
 
 def compile_section(quick: bool) -> Section:
@@ -157,25 +219,54 @@ def compile_section(quick: bool) -> Section:
             hits = median([c["hits"] for c in warm])
             first_ratio = m["first"] / n["first"]
             compile_ratio = m["compile"] / max(n["compile"], 1e-9)
-            rows.append([f"{engine} {model.upper()}", f"{m['first']:.2f}", f"{n['first']:.2f}",
-                         f"{first_ratio:.1f}×", f"{m['compile']:.2f}", f"{n['compile']:.3f}",
-                         f"{compile_ratio:.0f}×", f"{m['trace']:.2f} / {n['trace']:.2f}",
-                         f"{hits:.0f}"])
+            rows.append(
+                [
+                    f"{engine} {model.upper()}",
+                    f"{m['first']:.2f}",
+                    f"{n['first']:.2f}",
+                    f"{first_ratio:.1f}×",
+                    f"{m['compile']:.2f}",
+                    f"{n['compile']:.3f}",
+                    f"{compile_ratio:.0f}×",
+                    f"{m['trace']:.2f} / {n['trace']:.2f}",
+                    f"{hits:.0f}",
+                ]
+            )
             if engine == "flowjob":
-                goals.append(goal(f"{model.upper()} XLA compile, cold / second process",
-                                  compile_ratio, ">=", 3.0,
-                                  f"whole first call {first_ratio:.1f}×"))
-    md = table(["job", "first call cold s", "first call cached s", "ratio",
-                "XLA compile cold s", "cached s", "ratio", "trace+lower s cold / cached",
-                "cache hits"], rows)
-    md = ("Fresh process per measurement, median of "
-          f"{rounds} round(s); each round uses a new cache directory: first process cold "
-          "(writes the cache), second process reads it. 'first call' = trace + lowering + "
-          "compile + one step; 'XLA compile' = JAX's backend_compile_duration (with a cache "
-          "hit: loading the executable). The cache does not save the Python tracing and the "
-          "lowering to MLIR, so the whole first call gains less than the compile.\n\n" + md)
-    return Section("First-call latency and the persistent compilation cache", md, goals,
-                   time.time() - t0)
+                goals.append(
+                    goal(
+                        f"{model.upper()} XLA compile, cold / second process",
+                        compile_ratio,
+                        ">=",
+                        3.0,
+                        f"whole first call {first_ratio:.1f}×",
+                    )
+                )
+    md = table(
+        [
+            "job",
+            "first call cold s",
+            "first call cached s",
+            "ratio",
+            "XLA compile cold s",
+            "cached s",
+            "ratio",
+            "trace+lower s cold / cached",
+            "cache hits",
+        ],
+        rows,
+    )
+    md = (
+        "Fresh process per measurement, median of "
+        f"{rounds} round(s); each round uses a new cache directory: first process cold "
+        "(writes the cache), second process reads it. 'first call' = trace + lowering + "
+        "compile + one step; 'XLA compile' = JAX's backend_compile_duration (with a cache "
+        "hit: loading the executable). The cache does not save the Python tracing and the "
+        "lowering to MLIR, so the whole first call gains less than the compile.\n\n" + md
+    )
+    return Section(
+        "First-call latency and the persistent compilation cache", md, goals, time.time() - t0
+    )
 
 
 def predict_section(quick: bool) -> Section:
@@ -183,15 +274,27 @@ def predict_section(quick: bool) -> Section:
     rounds = 2 if quick else 5
     md, goals = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for model in (["mlp"] if quick else ["mlp", "lenet"]):
+        for model in ["mlp"] if quick else ["mlp", "lenet"]:
             variants = {
                 "train step": {"engine": "flowjob", "model": model, "profile": True},
-                "predict, batch 100": {"engine": "flowjob", "model": model, "train": False,
-                                       "profile": True},
-                "predict, batch 1": {"engine": "flowjob", "model": model, "train": False,
-                                     "batch": 1},
-                "JAX predict, batch 1": {"engine": "jax", "model": model, "train": False,
-                                         "batch": 1},
+                "predict, batch 100": {
+                    "engine": "flowjob",
+                    "model": model,
+                    "train": False,
+                    "profile": True,
+                },
+                "predict, batch 1": {
+                    "engine": "flowjob",
+                    "model": model,
+                    "train": False,
+                    "batch": 1,
+                },
+                "JAX predict, batch 1": {
+                    "engine": "jax",
+                    "model": model,
+                    "train": False,
+                    "batch": 1,
+                },
             }
             specs = {k: dict(v) for k, v in variants.items()}
             envs = {k: _dump_env(s, tmp, f"{model}-{k}") for k, s in specs.items()}
@@ -203,14 +306,25 @@ def predict_section(quick: bool) -> Section:
             finally:
                 H.close_all(workers)
             rows = [[k, f"{1000 / s.median:.3g}", *rate_cells(s)] for k, s in series.items()]
-            md += [f"\n### {model.upper()}\n",
-                   table(["job", "ms per call (median)", "calls/s", "range"], rows),
-                   "\nOptimized HLO of the compiled programs: " + "; ".join(
-                       f"{k}: {v['instructions']} instructions, {v['convolutions']} "
-                       f"convolutions, {v['dots']} dots, {v['gradient_ops']} ops from "
-                       "differentiation" for k, v in hlo.items())]
+            md += [
+                f"\n### {model.upper()}\n",
+                table(["job", "ms per call (median)", "calls/s", "range"], rows),
+                "\nOptimized HLO of the compiled programs: "
+                + "; ".join(
+                    f"{k}: {v['instructions']} instructions, {v['convolutions']} "
+                    f"convolutions, {v['dots']} dots, {v['gradient_ops']} ops from "
+                    "differentiation"
+                    for k, v in hlo.items()
+                ),
+            ]
             speed = H.ratio(series, "predict, batch 100", "train step")
             md.append(f"\npredict / train step throughput at batch 100: {H.fmt_ratio(speed)}")
-            goals.append(goal(f"{model.upper()} predict job: ops from differentiation",
-                              hlo["predict, batch 100"]["gradient_ops"], "<=", 0))
+            goals.append(
+                goal(
+                    f"{model.upper()} predict job: ops from differentiation",
+                    hlo["predict, batch 100"]["gradient_ops"],
+                    "<=",
+                    0,
+                )
+            )
     return Section("Predict jobs", "\n".join(md), goals, time.time() - t0)

@@ -96,13 +96,19 @@ def build(spec: dict, prep: Prep | None):
         return getattr(_resnet, f"{engine}_variant")(model, batch)
     if engine == "flowjob":
         _patch_flowjob(spec)
-        return _models.flowjob_variant(model, batch, train=train,
-                                       watches=spec.get("watches", False),
-                                       result=spec.get("result", "numpy"),
-                                       devices=spec.get("devices", 1), prep=prep)
+        return _models.flowjob_variant(
+            model,
+            batch,
+            train=train,
+            watches=spec.get("watches", False),
+            result=spec.get("result", "numpy"),
+            devices=spec.get("devices", 1),
+            prep=prep,
+        )
     if engine == "jax":
-        return _models.jax_variant(model, batch, layout=spec.get("layout", "nchw_rw"),
-                                   train=train, prep=prep)
+        return _models.jax_variant(
+            model, batch, layout=spec.get("layout", "nchw_rw"), train=train, prep=prep
+        )
     if engine == "torch":
         return _models.torch_variant(model, batch, train=train, prep=prep)
     raise ValueError(f"unknown engine {engine!r}")
@@ -124,8 +130,11 @@ def _main_module(spec: dict) -> str:
     dump_dir, batch = spec["dump_dir"], spec.get("batch", 100)
     shape = _resnet.MODELS.get(spec.get("model"), ((1, 28, 28),))[0]
     images = f"f32[{batch},{','.join(map(str, shape))}]"
-    modules = [t for t in _dumped_modules(dump_dir).values()
-               if images in t[t.find("ENTRY"):].split("\n", 1)[0]]
+    modules = [
+        t
+        for t in _dumped_modules(dump_dir).values()
+        if images in t[t.find("ENTRY") :].split("\n", 1)[0]
+    ]
     return max(modules, key=len) if modules else ""
 
 
@@ -144,9 +153,13 @@ def _hlo_stats(text: str) -> dict:
     lines = [ln for ln in text.splitlines() if " = " in ln]
     grad = [ln for ln in lines if re.search(r'op_name="[^"]*(jvp|transpose)\(', ln)]
     count = lambda pat: sum(1 for ln in lines if re.search(pat, ln))  # noqa: E731
-    return {"instructions": len(lines), "gradient_ops": len(grad),
-            "convolutions": count(r"\bconvolution\("), "dots": count(r"\bdot\("),
-            "ynn_fusions": count(r"__ynn_fusion")}
+    return {
+        "instructions": len(lines),
+        "gradient_ops": len(grad),
+        "convolutions": count(r"\bconvolution\("),
+        "dots": count(r"\bdot\("),
+        "ynn_fusions": count(r"__ynn_fusion"),
+    }
 
 
 def main() -> None:
@@ -169,8 +182,14 @@ def main() -> None:
     for i in range(1, spec.get("warmup", 3) + 1):
         variant.step(i)
     variant.sync()
-    ready = {"ready": True, "import_s": t_import - T_START, "build_s": t_built - t_import,
-             "first_call_s": first, "events": dict(events), "pid": os.getpid()}
+    ready = {
+        "ready": True,
+        "import_s": t_import - T_START,
+        "build_s": t_built - t_import,
+        "first_call_s": first,
+        "events": dict(events),
+        "pid": os.getpid(),
+    }
     if prep is not None:
         ready["prep_unit_s"] = _time_prep(prep)
     _emit(ready)
@@ -191,15 +210,19 @@ def main() -> None:
         elif cmd["cmd"] == "hlo":
             _emit(_hlo_stats(_main_module(spec)))
         elif cmd["cmd"] == "profile":
-            _emit({"rows": _profile(variant, spec, cmd["n"], counter,
-                                    cmd.get("grouped", False))})
+            _emit({"rows": _profile(variant, spec, cmd["n"], counter, cmd.get("grouped", False))})
             counter += cmd["n"]
         elif cmd["cmd"] == "quit":
             rss = _peak_rss_mb()
             extra = variant.extra
-            _emit({"maxrss_mb": rss, "watch_calls": extra.get("seen", {}).get("calls"),
-                   "last_loss": (extra.get("losses") or [None])[-1],
-                   "losses": len(extra.get("losses", []))})
+            _emit(
+                {
+                    "maxrss_mb": rss,
+                    "watch_calls": extra.get("seen", {}).get("calls"),
+                    "last_loss": (extra.get("losses") or [None])[-1],
+                    "losses": len(extra.get("losses", [])),
+                }
+            )
             return
 
 

@@ -83,9 +83,11 @@ def _workloads(n: dict[str, int]):
         for i in range(n["images"]):
             writer.add_image("img", images[i % 4], i, dataformats="HWC")
 
-    return {"scalars": (scalars_flowjob, scalars_torch),
-            "histograms": (hist_flowjob, hist_torch),
-            "images": (img_flowjob, img_torch)}
+    return {
+        "scalars": (scalars_flowjob, scalars_torch),
+        "histograms": (hist_flowjob, hist_torch),
+        "images": (img_flowjob, img_torch),
+    }
 
 
 def run(quick: bool = False) -> dict:
@@ -105,6 +107,7 @@ def run(quick: bool = False) -> dict:
 
         entry["flowjob_s"], entry["flowjob_bytes"] = _time(with_ours)
         if torch_cls is not None:
+
             def with_torch(d, body=theirs):
                 w = torch_cls(d, flush_secs=120)  # its defaults: max_queue=10, flush 120 s
                 body(w)
@@ -122,17 +125,25 @@ def run(quick: bool = False) -> dict:
 
 def _print(results: dict) -> None:
     if not results["torch"]:
-        print(f"torch.utils.tensorboard not available, timing flowjob only "
-              f"({results['torch_skipped']})")
-    print(f"{'workload':<12}{'count':>9}{'flowjob s':>11}{'torch s':>10}{'ratio':>8}"
-          f"{'flowjob/s':>12}{'flowjob MB':>12}{'torch MB':>10}")
+        print(
+            f"torch.utils.tensorboard not available, timing flowjob only "
+            f"({results['torch_skipped']})"
+        )
+    print(
+        f"{'workload':<12}{'count':>9}{'flowjob s':>11}{'torch s':>10}{'ratio':>8}"
+        f"{'flowjob/s':>12}{'flowjob MB':>12}{'torch MB':>10}"
+    )
     for name, e in results["workloads"].items():
+
         def fmt(x, spec):
             return format(x, spec) if x is not None else "-"
-        print(f"{name:<12}{results['sizes'][name]:>9}{e['flowjob_s']:>11.3f}"
-              f"{fmt(e['torch_s'], '.3f'):>10}{fmt(e['ratio'], '.2f'):>8}"
-              f"{e['flowjob_per_s']:>12.0f}{e['flowjob_bytes'] / 1e6:>12.2f}"
-              f"{fmt(e['torch_bytes'] and e['torch_bytes'] / 1e6, '.2f'):>10}")
+
+        print(
+            f"{name:<12}{results['sizes'][name]:>9}{e['flowjob_s']:>11.3f}"
+            f"{fmt(e['torch_s'], '.3f'):>10}{fmt(e['ratio'], '.2f'):>8}"
+            f"{e['flowjob_per_s']:>12.0f}{e['flowjob_bytes'] / 1e6:>12.2f}"
+            f"{fmt(e['torch_bytes'] and e['torch_bytes'] / 1e6, '.2f'):>10}"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,9 +28,10 @@ def main(argv=None):
     batch = args.batch_size
 
     @flow.global_function(type="predict")
-    def eval_job(images: tp.Numpy.Placeholder((batch, 1, 28, 28), dtype=flow.float),
-                 labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
-                 ) -> tp.Callback[Tuple[tp.Numpy, tp.Numpy]]:
+    def eval_job(
+        images: tp.Numpy.Placeholder((batch, 1, 28, 28), dtype=flow.float),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+    ) -> tp.Callback[Tuple[tp.Numpy, tp.Numpy]]:
         with flow.scope.placement("cpu", "0:0"):
             logits = mlp(images)
         return labels, logits

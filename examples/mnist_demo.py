@@ -34,8 +34,7 @@ def lenet5(images, train):
     x = flow.nn.max_pool2d(x, ksize=2, strides=2, padding="SAME", name="pool2")
     x = flow.reshape(x, [x.shape[0], -1])
     x = flow.layers.dense(x, 120, activation=flow.nn.relu, kernel_initializer=init, name="fc1")
-    hidden = flow.layers.dense(x, 84, activation=flow.nn.relu, kernel_initializer=init,
-                               name="fc2")
+    hidden = flow.layers.dense(x, 84, activation=flow.nn.relu, kernel_initializer=init, name="fc2")
     return flow.layers.dense(hidden, 10, kernel_initializer=init, name="logits"), hidden
 
 
@@ -43,8 +42,9 @@ def mlp(images, train):
     """The MLP of OneFlow's docs: dense 512 relu - dense 10."""
     init = flow.truncated_normal_initializer(stddev=0.1)
     x = flow.reshape(images, [images.shape[0], -1])
-    hidden = flow.layers.dense(x, 512, activation=flow.nn.relu, kernel_initializer=init,
-                               name="hidden")
+    hidden = flow.layers.dense(
+        x, 512, activation=flow.nn.relu, kernel_initializer=init, name="hidden"
+    )
     return flow.layers.dense(hidden, 10, kernel_initializer=init, name="logits"), hidden
 
 
@@ -54,22 +54,38 @@ MODELS = {"lenet": lenet5, "mlp": mlp}
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=None,
-                        help="training steps per epoch (default: the whole training set)")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="training steps per epoch (default: the whole training set)",
+    )
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--model", choices=sorted(MODELS), default="lenet")
     parser.add_argument("--lr", type=float, default=0.05, help="SGD learning rate")
     parser.add_argument("--momentum", type=float, default=0.9)
     parser.add_argument("--print-every", type=int, default=10)
-    parser.add_argument("--logdir", default=None,
-                        help="TensorBoard log directory (default: a new "
-                             "runs/mnist_demo/<model>-<time> per run)")
-    parser.add_argument("--data-dir", default=".",
-                        help="directory of an mnist.npz (default: the bundled 5,000-image subset)")
-    parser.add_argument("--model-dir", default=None,
-                        help="also save the trained variables here (OneFlow checkpoint layout)")
-    parser.add_argument("--embedding-size", type=int, default=500,
-                        help="test images shown in the embedding projector")
+    parser.add_argument(
+        "--logdir",
+        default=None,
+        help="TensorBoard log directory (default: a new runs/mnist_demo/<model>-<time> per run)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=".",
+        help="directory of an mnist.npz (default: the bundled 5,000-image subset)",
+    )
+    parser.add_argument(
+        "--model-dir",
+        default=None,
+        help="also save the trained variables here (OneFlow checkpoint layout)",
+    )
+    parser.add_argument(
+        "--embedding-size",
+        type=int,
+        default=500,
+        help="test images shown in the embedding projector",
+    )
     return parser.parse_args(argv)
 
 
@@ -109,10 +125,13 @@ class Monitor:
         if self.step % self.print_every == 0 or self.step % self.steps_per_epoch == 0:
             epoch, i = divmod(self.step - 1, self.steps_per_epoch)
             n = self.print_every
-            print(f"  epoch {epoch + 1} step {i + 1:3d}/{self.steps_per_epoch}  "
-                  f"loss {np.mean(self.losses[-n:]):.4f}  "
-                  f"active ReLUs {100 * np.mean(self.active[-n:]):4.1f}%  "
-                  f"|dL/dlogits| {np.mean(self.grad_norm[-n:]):.3f}", flush=True)
+            print(
+                f"  epoch {epoch + 1} step {i + 1:3d}/{self.steps_per_epoch}  "
+                f"loss {np.mean(self.losses[-n:]):.4f}  "
+                f"active ReLUs {100 * np.mean(self.active[-n:]):4.1f}%  "
+                f"|dL/dlogits| {np.mean(self.grad_norm[-n:]):.3f}",
+                flush=True,
+            )
 
 
 def main(argv=None):
@@ -121,16 +140,19 @@ def main(argv=None):
     logdir = args.logdir or os.path.join(board_dir, time.strftime(f"{args.model}-%Y%m%d-%H%M%S"))
     batch, model = args.batch_size, MODELS[args.model]
     (train_images, train_labels), (test_images, test_labels) = flow.data.load_mnist(
-        batch, batch, out_dir=args.data_dir)
+        batch, batch, out_dir=args.data_dir
+    )
     steps = len(train_images) if args.steps is None else min(args.steps, len(train_images))
     monitor = Monitor(steps, args.print_every)
     image_shape = (batch, 1, 28, 28)
 
     # -- jobs: all defined before the first call, as in OneFlow --------------------------
     @flow.global_function(type="train")
-    def train_job(images: tp.Numpy.Placeholder(image_shape),
-                  labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
-                  step: tp.Numpy.Placeholder((1,), dtype=flow.int64)) -> tp.Callback[tp.Numpy]:
+    def train_job(
+        images: tp.Numpy.Placeholder(image_shape),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+        step: tp.Numpy.Placeholder((1,), dtype=flow.int64),
+    ) -> tp.Callback[tp.Numpy]:
         logits, hidden = model(images, train=True)
         loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name="loss")
         flow.summary.scalar(flow.math.reduce_mean(loss), step, "train/loss")
@@ -139,8 +161,7 @@ def main(argv=None):
         flow.watch_diff(logits, monitor.watch_logits_grad)
         # The learning rate drops tenfold for the last quarter of the epochs.
         decay_step = steps * args.epochs * 3 // 4
-        schedule = flow.optimizer.PiecewiseConstantScheduler([decay_step],
-                                                             [args.lr, args.lr / 10])
+        schedule = flow.optimizer.PiecewiseConstantScheduler([decay_step], [args.lr, args.lr / 10])
         flow.optimizer.SGD(schedule, momentum=args.momentum).minimize(loss)
         return loss
 
@@ -154,26 +175,34 @@ def main(argv=None):
         flow.summary.create_summary_writer(logdir)
 
     @flow.global_function(function_config=LOG_CONFIG)
-    def scalar_job(value: tp.ListNumpy.Placeholder((1,), dtype=flow.float),
-                   step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                   tag: tp.ListNumpy.Placeholder((64,), dtype=flow.int8)):
+    def scalar_job(
+        value: tp.ListNumpy.Placeholder((1,), dtype=flow.float),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((64,), dtype=flow.int8),
+    ):
         flow.summary.scalar(value, step, tag)
 
     @flow.global_function(function_config=LOG_CONFIG)
-    def histogram_job(value: tp.ListNumpy.Placeholder((500_000,), dtype=flow.float),
-                      step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                      tag: tp.ListNumpy.Placeholder((64,), dtype=flow.int8)):
+    def histogram_job(
+        value: tp.ListNumpy.Placeholder((500_000,), dtype=flow.float),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((64,), dtype=flow.int8),
+    ):
         flow.summary.histogram(value, step, tag)
 
     @flow.global_function(function_config=LOG_CONFIG)
-    def image_job(value: tp.ListNumpy.Placeholder((32, 28, 28, 1), dtype=flow.uint8),
-                  step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                  tag: tp.ListNumpy.Placeholder((64,), dtype=flow.int8)):
+    def image_job(
+        value: tp.ListNumpy.Placeholder((32, 28, 28, 1), dtype=flow.uint8),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((64,), dtype=flow.int8),
+    ):
         flow.summary.image(value, step, tag)
 
     @flow.global_function(function_config=LOG_CONFIG)
-    def pb_job(value: tp.ListNumpy.Placeholder((100_000,), dtype=flow.int8),
-               step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64)):
+    def pb_job(
+        value: tp.ListNumpy.Placeholder((100_000,), dtype=flow.int8),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+    ):
         flow.summary.pb(value, step=step)
 
     @flow.global_function(function_config=LOG_CONFIG)
@@ -197,14 +226,26 @@ def main(argv=None):
                 histogram_job([values], step_arg(epoch), [tag(f"weights/{name}")])
 
     # -- run -------------------------------------------------------------------------------
-    print(f"Training {args.model} on {steps * batch} MNIST images "
-          f"({args.epochs} epochs of {steps} steps), logging to {logdir}")
+    print(
+        f"Training {args.model} on {steps * batch} MNIST images "
+        f"({args.epochs} epochs of {steps} steps), logging to {logdir}"
+    )
     create_writer()
     flow.sync_default_session()  # the writer is open: the graph goes into the run's event file
     flow.summary.Graph(logdir).write_structure_graph()
-    log_pb(flow.summary.text([f"model: {args.model}", f"batch size: {batch}",
-                              f"learning rate: {args.lr}", f"momentum: {args.momentum}",
-                              f"epochs: {args.epochs}"], tag="run/config"), 0)
+    log_pb(
+        flow.summary.text(
+            [
+                f"model: {args.model}",
+                f"batch size: {batch}",
+                f"learning rate: {args.lr}",
+                f"momentum: {args.momentum}",
+                f"epochs: {args.epochs}",
+            ],
+            tag="run/config",
+        ),
+        0,
+    )
     log_weights(0)
     started = time.time()
     accuracy = 0.0
@@ -212,14 +253,19 @@ def main(argv=None):
         epoch_start = time.time()
         for i in range(steps):
             # Returns at once: the loss reaches monitor.on_loss when the step has run.
-            train_job(train_images[i], train_labels[i],
-                      np.array([epoch * steps + i], dtype=np.int64))(monitor.on_loss)
+            train_job(
+                train_images[i], train_labels[i], np.array([epoch * steps + i], dtype=np.int64)
+            )(monitor.on_loss)
         accuracy, probs, features = evaluate()  # waits for the training steps before it
-        scalar_job([np.array([accuracy], dtype=np.float32)], step_arg(epoch + 1),
-                   [tag("test/accuracy")])
+        scalar_job(
+            [np.array([accuracy], dtype=np.float32)], step_arg(epoch + 1), [tag("test/accuracy")]
+        )
         log_weights(epoch + 1)
-        print(f"epoch {epoch + 1}: test accuracy {100 * accuracy:.1f}% "
-              f"({time.time() - epoch_start:.1f} s)", flush=True)
+        print(
+            f"epoch {epoch + 1}: test accuracy {100 * accuracy:.1f}% "
+            f"({time.time() - epoch_start:.1f} s)",
+            flush=True,
+        )
 
     # -- what the trained model gives -----------------------------------------------------
     labels = test_labels.reshape(-1)
@@ -227,40 +273,65 @@ def main(argv=None):
     predictions = probs.argmax(1)
     wrong = np.flatnonzero(predictions != labels)
     if len(wrong):
-        image_job([to_uint8_nhwc(images[wrong[:32]])], step_arg(args.epochs),
-                  [tag("test/misclassified")])
+        image_job(
+            [to_uint8_nhwc(images[wrong[:32]])], step_arg(args.epochs), [tag("test/misclassified")]
+        )
     # One Markdown string: TensorBoard renders a table with a header from it (a list of
     # strings would render each line on its own, as raw "| 0 | 98.0% |" text).
-    per_class = [f"| {d} | {100 * np.mean(predictions[labels == d] == d):.1f}% |"
-                 for d in range(10)]
-    log_pb(flow.summary.text("\n".join(["| digit | accuracy |", "|---|---|", *per_class]),
-                             tag="test/per_class_accuracy"), args.epochs)
-    log_pb(flow.summary.hparams({
-        flow.summary.HParam("model", flow.summary.ValueSet(sorted(MODELS))): args.model,
-        flow.summary.HParam("learning_rate", flow.summary.RealRange(1e-4, 1.0)): args.lr,
-        flow.summary.HParam("momentum", flow.summary.RealRange(0.0, 1.0)): args.momentum,
-        flow.summary.HParam("epochs", flow.summary.IntegerRange(1, 100)): args.epochs,
-        flow.summary.Metric("test/accuracy", float): accuracy,
-        flow.summary.Metric("train/final_loss", float): float(np.mean(monitor.losses[-steps:])),
-    }), args.epochs)
+    per_class = [
+        f"| {d} | {100 * np.mean(predictions[labels == d] == d):.1f}% |" for d in range(10)
+    ]
+    log_pb(
+        flow.summary.text(
+            "\n".join(["| digit | accuracy |", "|---|---|", *per_class]),
+            tag="test/per_class_accuracy",
+        ),
+        args.epochs,
+    )
+    log_pb(
+        flow.summary.hparams(
+            {
+                flow.summary.HParam("model", flow.summary.ValueSet(sorted(MODELS))): args.model,
+                flow.summary.HParam("learning_rate", flow.summary.RealRange(1e-4, 1.0)): args.lr,
+                flow.summary.HParam("momentum", flow.summary.RealRange(0.0, 1.0)): args.momentum,
+                flow.summary.HParam("epochs", flow.summary.IntegerRange(1, 100)): args.epochs,
+                flow.summary.Metric("test/accuracy", float): accuracy,
+                flow.summary.Metric("train/final_loss", float): float(
+                    np.mean(monitor.losses[-steps:])
+                ),
+            }
+        ),
+        args.epochs,
+    )
 
     n = min(args.embedding_size, len(labels))
     projector = flow.summary.Projector(logdir)
     projector.create_embedding_projector()
-    projector.embedding_projector(value=features[:n], label=labels[:n], tag="hidden_features",
-                                  step=args.epochs, sample_name="mnist", sample_type="image",
-                                  x=to_uint8_nhwc(images[:n])[..., 0])
+    projector.embedding_projector(
+        value=features[:n],
+        label=labels[:n],
+        tag="hidden_features",
+        step=args.epochs,
+        sample_name="mnist",
+        sample_type="image",
+        x=to_uint8_nhwc(images[:n])[..., 0],
+    )
     # The exception projector flags digits that look unusual for their class: each sample is
     # its hidden features minus the median features of its class.
     projector.create_exception_projector()
     centers = {d: np.median(features[labels == d], axis=0) for d in np.unique(labels)}
     residuals = features[:n] - np.stack([centers[d] for d in labels[:n]])
     # label/prediction (flowjob extensions) show beside each flagged digit in the Anomalies tab.
-    scores = projector.exception_projector(value=residuals, tag="unusual_digits",
-                                           step=args.epochs, sample_name="mnist",
-                                           sample_type="image",
-                                           x=to_uint8_nhwc(images[:n])[..., 0],
-                                           label=labels[:n], prediction=predictions[:n])
+    scores = projector.exception_projector(
+        value=residuals,
+        tag="unusual_digits",
+        step=args.epochs,
+        sample_name="mnist",
+        sample_type="image",
+        x=to_uint8_nhwc(images[:n])[..., 0],
+        label=labels[:n],
+        prediction=predictions[:n],
+    )
     projector.close()
     flush_job()
     flow.sync_default_session()
@@ -269,10 +340,12 @@ def main(argv=None):
         print(f"model saved to {args.model_dir}")
 
     unusual = np.flatnonzero(scores.is_outlier)
-    print(f"trained {monitor.step} steps in {time.time() - started:.1f} s; "
-          f"{len(wrong)} of {len(labels)} test images misclassified; the exception projector "
-          f"flags {len(unusual)} of {n} as unusual ({int(np.sum(np.isin(unusual, wrong)))} of "
-          f"them misclassified)")
+    print(
+        f"trained {monitor.step} steps in {time.time() - started:.1f} s; "
+        f"{len(wrong)} of {len(labels)} test images misclassified; the exception projector "
+        f"flags {len(unusual)} of {n} as unusual ({int(np.sum(np.isin(unusual, wrong)))} of "
+        f"them misclassified)"
+    )
     print(f"test accuracy: {100 * accuracy:.1f}%")
     print(f"\nTensorBoard logs are in {logdir}. Open them with:\n    {board_command(board_dir)}")
 

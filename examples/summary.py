@@ -42,26 +42,34 @@ def main(argv=None):
         flow.summary.create_summary_writer(logdir)
 
     @flow.global_function(function_config=func_config)
-    def ScalarJob(value: tp.ListNumpy.Placeholder((1,), dtype=flow.float),
-                  step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                  tag: tp.ListNumpy.Placeholder((1000,), dtype=flow.int8)):
+    def ScalarJob(
+        value: tp.ListNumpy.Placeholder((1,), dtype=flow.float),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((1000,), dtype=flow.int8),
+    ):
         flow.summary.scalar(value, step, tag)
 
     @flow.global_function(function_config=func_config)
-    def HistogramJob(value: tp.ListNumpy.Placeholder((200, 200, 200), dtype=flow.float),
-                     step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                     tag: tp.ListNumpy.Placeholder((9,), dtype=flow.int8)):
+    def HistogramJob(
+        value: tp.ListNumpy.Placeholder((200, 200, 200), dtype=flow.float),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((9,), dtype=flow.int8),
+    ):
         flow.summary.histogram(value, step, tag)
 
     @flow.global_function(function_config=func_config)
-    def PbJob(value: tp.ListNumpy.Placeholder((1500,), dtype=flow.int8),
-              step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64)):
+    def PbJob(
+        value: tp.ListNumpy.Placeholder((1500,), dtype=flow.int8),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+    ):
         flow.summary.pb(value, step=step)
 
     @flow.global_function(function_config=func_config)
-    def ImageJob(value: tp.ListNumpy.Placeholder(shape=(4, 64, 64, 3), dtype=flow.uint8),
-                 step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                 tag: tp.ListNumpy.Placeholder((10,), dtype=flow.int8)):
+    def ImageJob(
+        value: tp.ListNumpy.Placeholder(shape=(4, 64, 64, 3), dtype=flow.uint8),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((10,), dtype=flow.int8),
+    ):
         flow.summary.image(value, step, tag)
 
     @flow.global_function(function_config=func_config)
@@ -75,14 +83,16 @@ def main(argv=None):
     flow.summary.Graph(logdir).write_structure_graph()
 
     text = flow.summary.text(["vgg16", "resnet50", "mask-rcnn", "yolov3"])
-    hparams = flow.summary.hparams({
-        flow.summary.HParam("learning_rate", flow.summary.RealRange(1e-2, 1e-1)): 0.02,
-        flow.summary.HParam("dense_layers", flow.summary.IntegerRange(2, 7)): 5,
-        flow.summary.HParam("optimizer", flow.summary.ValueSet(["adam", "sgd"])): "adam",
-        flow.summary.HParam("magic", flow.summary.ValueSet([False, True])): True,
-        flow.summary.Metric("loss", float): 0.02,
-        "dropout": 0.6,
-    })
+    hparams = flow.summary.hparams(
+        {
+            flow.summary.HParam("learning_rate", flow.summary.RealRange(1e-2, 1e-1)): 0.02,
+            flow.summary.HParam("dense_layers", flow.summary.IntegerRange(2, 7)): 5,
+            flow.summary.HParam("optimizer", flow.summary.ValueSet(["adam", "sgd"])): "adam",
+            flow.summary.HParam("magic", flow.summary.ValueSet([False, True])): True,
+            flow.summary.Metric("loss", float): 0.02,
+            "dropout": 0.6,
+        }
+    )
     PbJob([pb_bytes(text)], [np.array([0], dtype=np.int64)])
     PbJob([pb_bytes(hparams)], [np.array([0], dtype=np.int64)])
 
@@ -95,8 +105,10 @@ def main(argv=None):
 
     # Three 64x64 RGB images: a red-green gradient, a checkerboard and a cyan square.
     ramp = np.linspace(0, 255, 64, dtype=np.uint8)
-    gradient = np.stack([np.tile(ramp, (64, 1)), np.tile(ramp[:, None], (1, 64)),
-                         np.full((64, 64), 128, np.uint8)], axis=-1)
+    gradient = np.stack(
+        [np.tile(ramp, (64, 1)), np.tile(ramp[:, None], (1, 64)), np.full((64, 64), 128, np.uint8)],
+        axis=-1,
+    )
     checker = np.kron((np.indices((8, 8)).sum(0) % 2) * 255, np.ones((8, 8)))
     checker = np.repeat(checker[..., None], 3, axis=-1).astype(np.uint8)
     cyan = np.zeros((64, 64, 3), np.uint8)
@@ -112,13 +124,26 @@ def main(argv=None):
     samples = (rng.random((100, 8, 8)) * 255).astype(np.uint8)
     projector = flow.summary.Projector(logdir)
     projector.create_embedding_projector()
-    projector.embedding_projector(value=points, label=labels, tag="embedding_projector", step=1,
-                                  sample_name="sample", sample_type="image", x=samples)
+    projector.embedding_projector(
+        value=points,
+        label=labels,
+        tag="embedding_projector",
+        step=1,
+        sample_name="sample",
+        sample_type="image",
+        x=samples,
+    )
     projector.create_exception_projector()
     odd = points.copy()
     odd[[3, 42, 77]] += 40.0
-    scores = projector.exception_projector(value=odd, tag="exception_projector", step=1,
-                                           sample_name="sample", sample_type="image", x=samples)
+    scores = projector.exception_projector(
+        value=odd,
+        tag="exception_projector",
+        step=1,
+        sample_name="sample",
+        sample_type="image",
+        x=samples,
+    )
     projector.close()
 
     FlushJob()

@@ -31,12 +31,15 @@ def main(argv=None):
     batch = args.batch_size
 
     @flow.global_function(type="train")
-    def train_job(images: tp.Numpy.Placeholder((batch, 1, 28, 28), dtype=flow.float),
-                  labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
+    def train_job(
+        images: tp.Numpy.Placeholder((batch, 1, 28, 28), dtype=flow.float),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+    ) -> tp.Numpy:
         with flow.scope.placement("cpu", "0:0"):
             logits = lenet(images, train=True)
-            loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits,
-                                                                    name="softmax_loss")
+            loss = flow.nn.sparse_softmax_cross_entropy_with_logits(
+                labels, logits, name="softmax_loss"
+            )
         lr_scheduler = flow.optimizer.PiecewiseConstantScheduler([], [args.lr])
         flow.optimizer.SGD(lr_scheduler, momentum=0).minimize(loss)
         return loss

@@ -22,8 +22,11 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--steps", type=int, default=40, help="stop after this many steps")
     parser.add_argument("--print-every", type=int, default=20)
-    parser.add_argument("--data-dir", default=".", help="where an mnist.npz may be "
-                        "(else the bundled subset is used)")
+    parser.add_argument(
+        "--data-dir",
+        default=".",
+        help="where an mnist.npz may be (else the bundled subset is used)",
+    )
     args = parser.parse_args(argv)
     batch = args.batch_size
 
@@ -33,22 +36,26 @@ def main(argv=None):
         step = next(calls)
         if step % args.print_every == 0:
             row = np.array2string(blob[0], precision=7, max_line_width=1_000)
-            print(f"step {step}: d(loss)/d(logits) {blob.shape} {blob.dtype}, largest |row sum| "
-                  f"{np.abs(blob.sum(1)).max():.1e}, first row {row}")
+            print(
+                f"step {step}: d(loss)/d(logits) {blob.shape} {blob.dtype}, largest |row sum| "
+                f"{np.abs(blob.sum(1)).max():.1e}, first row {row}"
+            )
 
     config = flow.function_config()
     config.default_data_type(flow.float)
 
     @flow.global_function(type="train", function_config=config)
-    def train_job(images: tp.Numpy.Placeholder((batch, 1, 28, 28), dtype=flow.float),
-                  labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
+    def train_job(
+        images: tp.Numpy.Placeholder((batch, 1, 28, 28), dtype=flow.float),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+    ) -> tp.Numpy:
         with flow.scope.placement("cpu", "0:0"):
             initializer = flow.truncated_normal_initializer(stddev=0.1)
             reshape = flow.reshape(images, [images.shape[0], -1])
-            hidden = flow.layers.dense(reshape, 512, activation=flow.nn.relu,
-                                       kernel_initializer=initializer, name="hidden")
-            logits = flow.layers.dense(hidden, 10, kernel_initializer=initializer,
-                                       name="output")
+            hidden = flow.layers.dense(
+                reshape, 512, activation=flow.nn.relu, kernel_initializer=initializer, name="hidden"
+            )
+            logits = flow.layers.dense(hidden, 10, kernel_initializer=initializer, name="output")
             loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
 
         lr_scheduler = flow.optimizer.PiecewiseConstantScheduler([], [0.1])

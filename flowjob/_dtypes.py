@@ -89,5 +89,18 @@ def convert_oneflow_dtype_to_numpy_dtype(dtype: DType) -> type:
 def dtypes() -> list[DType]:
     """OneFlow's ``flow.dtypes()``: every data type a blob can have, in OneFlow's order (with
     its aliases: ``float`` is ``float32``), plus ``bfloat16``, which OneFlow lacked."""
-    return [char, float, float32, double, float64, float16, int8, int32, int64, uint8,
-            record, tensor_buffer, bfloat16]
+    return [
+        char,
+        float,
+        float32,
+        double,
+        float64,
+        float16,
+        int8,
+        int32,
+        int64,
+        uint8,
+        record,
+        tensor_buffer,
+        bfloat16,
+    ]

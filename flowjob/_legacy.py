@@ -27,21 +27,29 @@ from .graph import (
 )
 from .typing import ArgBlobDef, ListNumpy, Numpy
 
-_PLACEMENT_HINT = ("oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "
-                   "the future, use oneflow.scope.placement instead.")
+_PLACEMENT_HINT = (
+    "oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "
+    "the future, use oneflow.scope.placement instead."
+)
 
 
 def FixedTensorDef(shape, dtype=_dtypes.float32, batch_axis=0, name=None) -> ArgBlobDef:  # noqa: N802
     """Legacy default-argument placeholder, same as ``Numpy.Placeholder``."""
-    warn_once("FixedTensorDef", "oneflow.FixedTensorDef has been deprecated. "
-              "Please use oneflow.typing.Numpy.Placeholder instead.")
+    warn_once(
+        "FixedTensorDef",
+        "oneflow.FixedTensorDef has been deprecated. "
+        "Please use oneflow.typing.Numpy.Placeholder instead.",
+    )
     return dataclasses.replace(Numpy.Placeholder(shape, dtype, batch_axis), name=name)
 
 
 def MirroredTensorDef(shape, dtype=_dtypes.float32, batch_axis=0, name=None) -> ArgBlobDef:  # noqa: N802
     """Legacy default-argument placeholder, same as ``ListNumpy.Placeholder``."""
-    warn_once("MirroredTensorDef", "oneflow.MirroredTensorDef has been deprecated. "
-              "Please use oneflow.typing.ListNumpy.Placeholder instead.")
+    warn_once(
+        "MirroredTensorDef",
+        "oneflow.MirroredTensorDef has been deprecated. "
+        "Please use oneflow.typing.ListNumpy.Placeholder instead.",
+    )
     return dataclasses.replace(ListNumpy.Placeholder(shape, dtype, batch_axis), name=name)
 
 
@@ -51,8 +59,9 @@ def fixed_placement(device_tag: str, machine_device_ids: str | list[str] = "0:0"
     return placement(device_tag, machine_device_ids)
 
 
-def device_prior_placement(device_tag: str,
-                           machine_device_ids: str | list[str] = "0:0") -> placement:
+def device_prior_placement(
+    device_tag: str, machine_device_ids: str | list[str] = "0:0"
+) -> placement:
     """Old name of ``flow.scope.placement`` (one warning shared with ``fixed_placement``)."""
     warn_once("fixed_placement", _PLACEMENT_HINT)
     return placement(device_tag, machine_device_ids)
@@ -60,36 +69,49 @@ def device_prior_placement(device_tag: str,
 
 def scope_current_scope() -> Scope:
     """``flow.scope.current_scope()``: old spelling of ``flow.current_scope()``."""
-    warn_once("scope.current_scope", "oneflow.scope.current_scope will be removed in the "
-                                     "future, use oneflow.current_scope instead.")
+    warn_once(
+        "scope.current_scope",
+        "oneflow.scope.current_scope will be removed in the "
+        "future, use oneflow.current_scope instead.",
+    )
     return current_scope()
 
 
 def consistent_strategy() -> LogicalView:
     """Old name of ``flow.scope.consistent_view()``."""
-    warn_once("consistent_strategy", "flow.distribute.consistent_strategy() is deprecated, "
-              "use flow.scope.consistent_view()")
+    warn_once(
+        "consistent_strategy",
+        "flow.distribute.consistent_strategy() is deprecated, use flow.scope.consistent_view()",
+    )
     return consistent_view()
 
 
 def mirrored_strategy() -> LogicalView:
     """Old name of ``flow.scope.mirrored_view()``."""
-    warn_once("mirrored_strategy", "flow.distribute.mirrored_strategy() is deprecated, "
-              "use flow.scope.mirrored_view()")
+    warn_once(
+        "mirrored_strategy",
+        "flow.distribute.mirrored_strategy() is deprecated, use flow.scope.mirrored_view()",
+    )
     return mirrored_view()
 
 
 def consistent_strategy_enabled() -> bool:
     """Old name of ``flow.scope.consistent_view_enabled()``."""
-    warn_once("consistent_strategy_enabled", "oneflow.distribute.consistent_strategy_enabled "
-              "will be removed in the future, use oneflow.scope.consistent_view_enabled instead.")
+    warn_once(
+        "consistent_strategy_enabled",
+        "oneflow.distribute.consistent_strategy_enabled "
+        "will be removed in the future, use oneflow.scope.consistent_view_enabled instead.",
+    )
     return not mirrored_view_enabled()
 
 
 def mirrored_strategy_enabled() -> bool:
     """Old name of ``flow.scope.mirrored_view_enabled()``."""
-    warn_once("mirrored_strategy_enabled", "oneflow.distribute.mirrored_strategy_enabled "
-              "will be removed in the future, use oneflow.scope.mirrored_view_enabled instead.")
+    warn_once(
+        "mirrored_strategy_enabled",
+        "oneflow.distribute.mirrored_strategy_enabled "
+        "will be removed in the future, use oneflow.scope.mirrored_view_enabled instead.",
+    )
     return mirrored_view_enabled()
 
 
@@ -103,9 +125,12 @@ def mirrored_view_enabled() -> bool:
 def name_scope(name: str) -> ContextManager[None]:
     """Old names (``flow.name_scope``, ``flow.deprecated.variable_scope``) of
     ``flow.scope.namespace``."""
-    warn_once("name_scope", "oneflow.name_scope/oneflow.experimental.name_scope/"
-              "deprecated.variable_scope will be removed in the future, use "
-              "oneflow.scope.namespace instead.")
+    warn_once(
+        "name_scope",
+        "oneflow.name_scope/oneflow.experimental.name_scope/"
+        "deprecated.variable_scope will be removed in the future, use "
+        "oneflow.scope.namespace instead.",
+    )
     return namespace(name)
 
 
@@ -123,15 +148,21 @@ def inter_job_reuse_mem_strategy(strategy_str: str, job_set: Any = None, **kwarg
     """OneFlow's memory sharing between jobs: checked and ignored, since each flowjob job is
     its own XLA program whose buffers XLA plans."""
     if strategy_str not in _MEMORY_STRATEGIES:
-        raise ValueError(f"flow.inter_job_reuse_mem_strategy: strategy_str must be one of "
-                         f"{', '.join(_MEMORY_STRATEGIES)}, got {strategy_str!r}")
+        raise ValueError(
+            f"flow.inter_job_reuse_mem_strategy: strategy_str must be one of "
+            f"{', '.join(_MEMORY_STRATEGIES)}, got {strategy_str!r}"
+        )
     if strategy_str == "custom_parallelism" and kwargs.get("job_name_groups") is None:
-        raise ValueError("flow.inter_job_reuse_mem_strategy('custom_parallelism') needs "
-                         "job_name_groups=[[job names], ...]")
+        raise ValueError(
+            "flow.inter_job_reuse_mem_strategy('custom_parallelism') needs "
+            "job_name_groups=[[job names], ...]"
+        )
 
 
 def InitEagerGlobalSession() -> None:  # noqa: N802 - OneFlow's spelling
     """OneFlow's eager-session starter: flowjob has no eager mode (as
     ``flow.enable_eager_execution(True)``), so this raises ``NotImplementedError``."""
-    raise NotImplementedError("flow.InitEagerGlobalSession(): flowjob has no eager mode; job "
-                              "functions are always lazy (traced once, compiled with JAX)")
+    raise NotImplementedError(
+        "flow.InitEagerGlobalSession(): flowjob has no eager mode; job "
+        "functions are always lazy (traced once, compiled with JAX)"
+    )

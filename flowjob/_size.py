@@ -13,8 +13,9 @@ class Size(tuple):
         dims = tuple(sizes)
         for i, d in enumerate(dims):
             if isinstance(d, bool) or not isinstance(d, int) or d < 0:
-                raise TypeError(f"flow.Size: dimension {i} must be a non-negative int, "
-                                f"got {d!r} in {dims!r}")
+                raise TypeError(
+                    f"flow.Size: dimension {i} must be a non-negative int, got {d!r} in {dims!r}"
+                )
         return super().__new__(cls, dims)
 
     def numel(self) -> int:

@@ -39,6 +39,18 @@ use_rdma = config_flags["use_rdma"]
 # OneFlow's C++ op libraries: a clear error naming Python kernels as the way to custom ops.
 from .userop import load_library, load_library_now  # noqa: E402
 
-__all__ = ["compilation_cache", "cpu_device_num", "enable_debug_mode", "enable_legacy_model_io",
-           "enable_model_io_v2", "gpu_device_num", "legacy_model_io_enabled", "machine_num", "seed",
-           "collective_boxing", "load_library", "load_library_now", *sorted(config_flags)]
+__all__ = [
+    "compilation_cache",
+    "cpu_device_num",
+    "enable_debug_mode",
+    "enable_legacy_model_io",
+    "enable_model_io_v2",
+    "gpu_device_num",
+    "legacy_model_io_enabled",
+    "machine_num",
+    "seed",
+    "collective_boxing",
+    "load_library",
+    "load_library_now",
+    *sorted(config_flags),
+]

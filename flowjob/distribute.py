@@ -11,9 +11,17 @@ from ._legacy import (
 from .errors import FlowJobError
 from .graph import Distribute, auto, broadcast, split
 
-__all__ = ["auto", "broadcast", "split", "consistent_strategy", "mirrored_strategy",
-           "consistent_strategy_enabled", "mirrored_strategy_enabled",
-           "assert_is_valid_distribute", "parallel_cast"]
+__all__ = [
+    "auto",
+    "broadcast",
+    "split",
+    "consistent_strategy",
+    "mirrored_strategy",
+    "consistent_strategy_enabled",
+    "mirrored_strategy_enabled",
+    "assert_is_valid_distribute",
+    "parallel_cast",
+]
 
 
 class InvalidDistributeError(FlowJobError, TypeError):
@@ -25,7 +33,8 @@ def assert_is_valid_distribute(distribute: Any) -> None:
     if not isinstance(distribute, Distribute):
         raise InvalidDistributeError(
             f"not a valid distribute policy: expected flow.distribute.split(axis), "
-            f"broadcast() or auto(), got {distribute!r}")
+            f"broadcast() or auto(), got {distribute!r}"
+        )
 
 
 def parallel_cast(input, name=None, distribute=None, gradient_distribute=None):  # noqa: A002

@@ -5,8 +5,17 @@ from ._deprecation import warn_once
 from .runtime import ctrl_port, is_primary, log_dir, logbuflevel, logtostderr, machine
 from .runtime import init_distributed as init
 
-__all__ = ["ctrl_port", "data_port", "grpc_use_no_signal", "init", "is_primary", "machine",
-           "log_dir", "logbuflevel", "logtostderr"]
+__all__ = [
+    "ctrl_port",
+    "data_port",
+    "grpc_use_no_signal",
+    "init",
+    "is_primary",
+    "machine",
+    "log_dir",
+    "logbuflevel",
+    "logtostderr",
+]
 
 
 def data_port(val: int) -> None:
@@ -18,7 +27,6 @@ def data_port(val: int) -> None:
 
 def grpc_use_no_signal(val: bool = True) -> None:
     """Deprecated in OneFlow v0.4 already; accepted and ignored."""
-    warn_once("grpc_use_no_signal", "oneflow.env.grpc_use_no_signal is deprecated and "
-                                    "does nothing")
+    warn_once("grpc_use_no_signal", "oneflow.env.grpc_use_no_signal is deprecated and does nothing")
     if not isinstance(val, bool):
         raise TypeError(f"flow.env.grpc_use_no_signal takes a bool, got {val!r}")

@@ -66,8 +66,12 @@ def user_frame() -> traceback.FrameSummary | None:
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
-        internal = (filename.startswith(_PACKAGE_DIR + os.sep) or "importlib" in filename
-                    or f"{os.sep}jax{os.sep}" in filename or f"{os.sep}jaxlib{os.sep}" in filename)
+        internal = (
+            filename.startswith(_PACKAGE_DIR + os.sep)
+            or "importlib" in filename
+            or f"{os.sep}jax{os.sep}" in filename
+            or f"{os.sep}jaxlib{os.sep}" in filename
+        )
         if not internal:
             return traceback.FrameSummary(filename, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back

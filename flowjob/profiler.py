@@ -38,8 +38,10 @@ def range_pop() -> None:
     """Closes the innermost range ``range_push`` opened on this thread."""
     stack = _open()
     if not stack:
-        raise FlowJobError("flow.profiler.range_pop(): no range is open on this thread "
-                           "(expected a flow.profiler.range_push before it)")
+        raise FlowJobError(
+            "flow.profiler.range_pop(): no range is open on this thread "
+            "(expected a flow.profiler.range_push before it)"
+        )
     stack.pop().__exit__(None, None, None)
 
 
@@ -54,11 +56,25 @@ def _lower_mark(x, *, mark_prefix):
 
 def nvtx_start(x: Blob, mark_prefix: str, name: str | None = None) -> Blob:
     """``x`` unchanged, as an op marking where the range ``mark_prefix`` starts."""
-    return apply_op("nvtx_start", _lower_mark, [x], attrs={"mark_prefix": mark_prefix},
-                    name=name, prefix="NvtxStart", elementwise=True)
+    return apply_op(
+        "nvtx_start",
+        _lower_mark,
+        [x],
+        attrs={"mark_prefix": mark_prefix},
+        name=name,
+        prefix="NvtxStart",
+        elementwise=True,
+    )
 
 
 def nvtx_end(x: Blob, mark_prefix: str, name: str | None = None) -> Blob:
     """``x`` unchanged, as an op marking where the range ``mark_prefix`` ends."""
-    return apply_op("nvtx_end", _lower_mark, [x], attrs={"mark_prefix": mark_prefix},
-                    name=name, prefix="NvtxEnd", elementwise=True)
+    return apply_op(
+        "nvtx_end",
+        _lower_mark,
+        [x],
+        attrs={"mark_prefix": mark_prefix},
+        name=name,
+        prefix="NvtxEnd",
+        elementwise=True,
+    )

@@ -20,5 +20,11 @@ def gen_seed(seed: int | None = None) -> tuple[int, bool]:
     return seed, True
 
 
-__all__ = ["CoinFlip", "bernoulli", "coin_flip", "gen_seed",
-           "generate_random_batch_permutation_indices", "shuffle"]
+__all__ = [
+    "CoinFlip",
+    "bernoulli",
+    "coin_flip",
+    "gen_seed",
+    "generate_random_batch_permutation_indices",
+    "shuffle",
+]

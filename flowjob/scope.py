@@ -10,5 +10,12 @@ def consistent_view_enabled() -> bool:
     return not mirrored_view_enabled()
 
 
-__all__ = ["consistent_view", "consistent_view_enabled", "current_scope", "mirrored_view",
-           "mirrored_view_enabled", "namespace", "placement"]
+__all__ = [
+    "consistent_view",
+    "consistent_view_enabled",
+    "current_scope",
+    "mirrored_view",
+    "mirrored_view_enabled",
+    "namespace",
+    "placement",
+]

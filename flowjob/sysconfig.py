@@ -7,14 +7,23 @@ from __future__ import annotations
 
 from .errors import NativeBuildError
 
-__all__ = ["get_compile_flags", "get_include", "get_lib", "get_link_flags",
-           "has_rpc_backend_grpc", "has_rpc_backend_local", "with_cuda", "with_xla"]
+__all__ = [
+    "get_compile_flags",
+    "get_include",
+    "get_lib",
+    "get_link_flags",
+    "has_rpc_backend_grpc",
+    "has_rpc_backend_local",
+    "with_cuda",
+    "with_xla",
+]
 
 
 def _no_native(api: str) -> NativeBuildError:
     return NativeBuildError(
         f"flow.sysconfig.{api}(): flowjob has no C++ build (no OneFlow headers or "
-        "libraries to build custom ops against); write the op as a JAX lowering instead")
+        "libraries to build custom ops against); write the op as a JAX lowering instead"
+    )
 
 
 def get_include() -> str:

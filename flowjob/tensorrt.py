@@ -12,8 +12,10 @@ __all__ = ["cache_int8_calibration", "write_int8_calibration"]
 
 
 def _no_tensorrt(api: str) -> NativeBuildError:
-    return NativeBuildError(f"flow.tensorrt.{api}(): flowjob has no TensorRT integration "
-                            "(jobs are compiled by XLA); no calibration table exists")
+    return NativeBuildError(
+        f"flow.tensorrt.{api}(): flowjob has no TensorRT integration "
+        "(jobs are compiled by XLA); no calibration table exists"
+    )
 
 
 def write_int8_calibration(path: str) -> None:

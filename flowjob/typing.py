@@ -31,12 +31,14 @@ class ArgBlobDef:
 
     def __post_init__(self) -> None:
         if type(self.shape) is not tuple:
-            raise TypeError(f"shape should be a tuple. {type(self.shape).__name__} found: "
-                            f"{self.shape!r}")
+            raise TypeError(
+                f"shape should be a tuple. {type(self.shape).__name__} found: {self.shape!r}"
+            )
         for d in self.shape:
             if type(d) is not int or d <= 0:
-                raise ValueError(f"every dimension of a placeholder shape must be an int > 0, "
-                                 f"got {self.shape!r}")
+                raise ValueError(
+                    f"every dimension of a placeholder shape must be an int > 0, got {self.shape!r}"
+                )
 
 
 def _placeholder(shape, dtype, dynamic: bool, batch_axis=0, name=None) -> ArgBlobDef:
@@ -53,8 +55,11 @@ class Numpy(PyStructCompatibleToBlob):
     """Annotation: a fixed-shape blob delivered as one ``np.ndarray``."""
 
     @staticmethod
-    def Placeholder(shape: tuple[int, ...], dtype=_dtypes.float32,  # noqa: N802
-                    batch_axis: int | None = 0) -> ArgBlobDef:
+    def Placeholder(
+        shape: tuple[int, ...],
+        dtype=_dtypes.float32,  # noqa: N802
+        batch_axis: int | None = 0,
+    ) -> ArgBlobDef:
         return _placeholder(shape, dtype, False, batch_axis)
 
 
@@ -62,8 +67,11 @@ class ListNumpy(PyStructCompatibleToBlob):
     """Annotation: a blob delivered as a list of ``np.ndarray``, one per device."""
 
     @staticmethod
-    def Placeholder(shape: tuple[int, ...], dtype=_dtypes.float32,  # noqa: N802
-                    batch_axis: int | None = 0) -> ArgBlobDef:
+    def Placeholder(
+        shape: tuple[int, ...],
+        dtype=_dtypes.float32,  # noqa: N802
+        batch_axis: int | None = 0,
+    ) -> ArgBlobDef:
         return _placeholder(shape, dtype, True, batch_axis)
 
 

@@ -42,8 +42,12 @@ THIS_FILE = Path(__file__).resolve().relative_to(REPO).as_posix()  # it lists th
 def tracked_blobs() -> dict[str, str]:
     """path -> git blob hash of every tracked file (``git ls-files -s``)."""
     try:
-        out = subprocess.run(["git", "-C", str(REPO), "ls-files", "-s", "-z"],
-                             capture_output=True, check=True, timeout=60).stdout.decode()
+        out = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "-s", "-z"],
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout.decode()
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the tracked files cannot be listed")
     blobs = {}
@@ -56,8 +60,11 @@ def tracked_blobs() -> dict[str, str]:
 
 
 def copies_of(upstream_hashes: dict[str, str]) -> list[str]:
-    return sorted(f"{path} is {upstream_hashes[digest]}"
-                  for path, digest in tracked_blobs().items() if digest in upstream_hashes)
+    return sorted(
+        f"{path} is {upstream_hashes[digest]}"
+        for path, digest in tracked_blobs().items()
+        if digest in upstream_hashes
+    )
 
 
 def test_no_tracked_file_has_a_listed_upstream_hash():
@@ -93,8 +100,11 @@ def test_no_foreign_copyright_or_license_header():
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError:  # binary data (arrays, images) carries no header
             continue
-        found += [f"{path}: {m.group(0).strip()}" for m in COPYRIGHT.finditer(text)
-                  if "flowjob" not in text[m.start():text.find("\n", m.start())]]
+        found += [
+            f"{path}: {m.group(0).strip()}"
+            for m in COPYRIGHT.finditer(text)
+            if "flowjob" not in text[m.start() : text.find("\n", m.start())]
+        ]
         found += [f"{path}: {phrase!r}" for phrase in LICENSE_PHRASES if phrase in text]
     assert found == []
 
@@ -103,7 +113,13 @@ def test_the_checks_find_a_copy():
     """The header patterns match OneFlow's own header lines (written here, not copied)."""
     # Assembled at run time so that a plain grep for OneFlow's header finds no tracked file.
     owner = "The OneFlow" + " Authors"
-    header = "\n".join(["\"\"\"", f"Copyright 2020 {owner}. All rights reserved.", "",
-                        "Licensed under the Apache License, Version 2.0 (the \"License\");"])
+    header = "\n".join(
+        [
+            '"""',
+            f"Copyright 2020 {owner}. All rights reserved.",
+            "",
+            'Licensed under the Apache License, Version 2.0 (the "License");',
+        ]
+    )
     assert COPYRIGHT.search(header)
     assert [p for p in LICENSE_PHRASES if p in header] == list(LICENSE_PHRASES[:2])

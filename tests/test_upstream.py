@@ -15,8 +15,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@t",
-                           *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 @pytest.fixture
@@ -38,11 +42,11 @@ def origin(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("bare", [False, True])
-def test_extracts_the_pinned_revision_into_a_temporary_folder(origin, tmp_path, bare,
-                                                              monkeypatch):
+def test_extracts_the_pinned_revision_into_a_temporary_folder(origin, tmp_path, bare, monkeypatch):
     clone = tmp_path / ("clone.git" if bare else "clone")
-    subprocess.run(["git", "clone", "-q", *(["--bare"] if bare else []), str(origin),
-                    str(clone)], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", *(["--bare"] if bare else []), str(origin), str(clone)], check=True
+    )
     upstream = Upstream("Thing", "https://example.invalid/thing", "v1", "FLOWJOB_TEST_THING")
     monkeypatch.setenv("FLOWJOB_TEST_THING", str(clone))
     root = extract(upstream, "pkg")

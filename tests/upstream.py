@@ -31,14 +31,21 @@ class Upstream:
         return Path(value).expanduser() if value else None
 
     def missing_line(self) -> str:
-        return (f"needs a {self.name} clone: git clone {self.url} and set {self.env}=<clone> "
-                f"(revision {self.revision} is read from it)")
+        return (
+            f"needs a {self.name} clone: git clone {self.url} and set {self.env}=<clone> "
+            f"(revision {self.revision} is read from it)"
+        )
 
 
-ONEFLOW = Upstream("OneFlow", "https://github.com/Oneflow-Inc/oneflow", "v0.4.0",
-                   "FLOWJOB_ONEFLOW_SRC")
-BENCHMARK = Upstream("OneFlow-Benchmark", "https://github.com/Oneflow-Inc/OneFlow-Benchmark",
-                     "e64f95a6a8c14b5fa0041aa76f054f5d8787c0f4", "FLOWJOB_BENCHMARK_SRC")
+ONEFLOW = Upstream(
+    "OneFlow", "https://github.com/Oneflow-Inc/oneflow", "v0.4.0", "FLOWJOB_ONEFLOW_SRC"
+)
+BENCHMARK = Upstream(
+    "OneFlow-Benchmark",
+    "https://github.com/Oneflow-Inc/OneFlow-Benchmark",
+    "e64f95a6a8c14b5fa0041aa76f054f5d8787c0f4",
+    "FLOWJOB_BENCHMARK_SRC",
+)
 
 
 class UpstreamError(RuntimeError):
@@ -52,13 +59,14 @@ def git(clone: Path, *args: str) -> str:
     """``git -C clone args`` (works in a normal clone and in a bare git directory)."""
     done = subprocess.run(["git", "-C", str(clone), *args], capture_output=True, timeout=300)
     if done.returncode != 0:
-        raise UpstreamError(f"git {' '.join(args)} in {clone} failed: "
-                            f"{done.stderr.decode(errors='replace').strip()}")
+        raise UpstreamError(
+            f"git {' '.join(args)} in {clone} failed: "
+            f"{done.stderr.decode(errors='replace').strip()}"
+        )
     return done.stdout.decode()
 
 
-def extract(upstream: Upstream, folder: str = "",
-            clone: str | os.PathLike | None = None) -> Path:
+def extract(upstream: Upstream, folder: str = "", clone: str | os.PathLike | None = None) -> Path:
     """``folder`` (default: everything) of ``upstream.revision`` written into a temporary
     directory; returns the directory that corresponds to the clone's root (``result / folder``
     holds the files).
@@ -70,15 +78,27 @@ def extract(upstream: Upstream, folder: str = "",
     if key in _EXTRACTED:
         return _EXTRACTED[key]
     if not root.exists():
-        raise UpstreamError(f"{upstream.name} clone {root}: no such directory; "
-                            + upstream.missing_line())
-    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar",
-                           upstream.revision, *filter(None, [folder])],
-                          capture_output=True, timeout=600)
+        raise UpstreamError(
+            f"{upstream.name} clone {root}: no such directory; " + upstream.missing_line()
+        )
+    done = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(root),
+            "archive",
+            "--format=tar",
+            upstream.revision,
+            *filter(None, [folder]),
+        ],
+        capture_output=True,
+        timeout=600,
+    )
     if done.returncode != 0:
-        raise UpstreamError(f"{root} has no {upstream.revision}:{folder} "
-                            f"({done.stderr.decode(errors='replace').strip()}); "
-                            + upstream.missing_line())
+        raise UpstreamError(
+            f"{root} has no {upstream.revision}:{folder} "
+            f"({done.stderr.decode(errors='replace').strip()}); " + upstream.missing_line()
+        )
     target = Path(tempfile.mkdtemp(prefix=f"flowjob_{upstream.name.lower()}_"))
     atexit.register(shutil.rmtree, target, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
@@ -92,8 +112,12 @@ def extract(upstream: Upstream, folder: str = "",
 # What the committed list (tests/upstream_blob_hashes.txt) covers: OneFlow's Python package and
 # tests, the files the data tests once compared with, and its license; all of OneFlow-Benchmark.
 HASHED: dict[Upstream, tuple[str, ...]] = {
-    ONEFLOW: ("oneflow/python", "oneflow/core/record", "oneflow/user/kernels/example_generated.h",
-              "LICENSE"),
+    ONEFLOW: (
+        "oneflow/python",
+        "oneflow/core/record",
+        "oneflow/user/kernels/example_generated.h",
+        "LICENSE",
+    ),
     BENCHMARK: (),
 }
 # Smaller blobs (empty files, one-line stubs) are the same in any project: not evidence of a copy.
@@ -101,8 +125,9 @@ MIN_BYTES = 64
 HASH_LIST = Path(__file__).resolve().parent / "upstream_blob_hashes.txt"
 
 
-def blob_hashes(upstream: Upstream, clone: str | os.PathLike | None = None,
-                paths: tuple[str, ...] = ()) -> dict[str, str]:
+def blob_hashes(
+    upstream: Upstream, clone: str | os.PathLike | None = None, paths: tuple[str, ...] = ()
+) -> dict[str, str]:
     """git blob hash -> path of the files (under ``paths``; default: all) of
     ``upstream.revision`` in the clone that have at least ``MIN_BYTES`` bytes."""
     root = upstream.clone(clone)
@@ -124,28 +149,35 @@ def hash_list_lines(clones: dict[Upstream, str | os.PathLike | None]) -> list[st
         "# git blob hashes of other projects' files (facts, no content): no tracked file may",
         "# have one (tests/test_provenance.py). Written by `python -m tests.upstream",
         f"# --oneflow CLONE --benchmark CLONE` from files of {MIN_BYTES} bytes or more of:",
-        *(f"#   {u.name} {u.revision[:12]}: {', '.join(HASHED[u]) or 'everything'}"
-          for u in clones),
+        *(
+            f"#   {u.name} {u.revision[:12]}: {', '.join(HASHED[u]) or 'everything'}"
+            for u in clones
+        ),
     ]
     for upstream, clone in clones.items():
         hashes = blob_hashes(upstream, clone, HASHED[upstream])
-        lines += [f"{digest} {path}" for digest, path in sorted(hashes.items(),
-                                                               key=lambda kv: kv[1])]
+        lines += [
+            f"{digest} {path}" for digest, path in sorted(hashes.items(), key=lambda kv: kv[1])
+        ]
     return lines
 
 
 def read_hash_list(path: Path = HASH_LIST) -> dict[str, str]:
     """blob hash -> ``name:path`` from the committed list."""
-    rows = (line.split(" ", 1) for line in path.read_text().splitlines()
-            if line and not line.startswith("#"))
+    rows = (
+        line.split(" ", 1)
+        for line in path.read_text().splitlines()
+        if line and not line.startswith("#")
+    )
     return {digest: where for digest, where in rows}
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m tests.upstream",
-                                     description="rewrites tests/upstream_blob_hashes.txt")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.upstream", description="rewrites tests/upstream_blob_hashes.txt"
+    )
     parser.add_argument("--oneflow", required=True, help=f"a clone of {ONEFLOW.url}")
     parser.add_argument("--benchmark", required=True, help=f"a clone of {BENCHMARK.url}")
     args = parser.parse_args(argv)

@@ -9,5 +9,10 @@ package; ``flowjob board`` also adds it when the entry point is missing (a sourc
 from ._live import LIVE_SCRIPT_PATH, live_reload_app
 from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 
-__all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin", "live_reload_app",
-           "LIVE_SCRIPT_PATH"]
+__all__ = [
+    "AnomalyPlugin",
+    "PLUGIN_NAME",
+    "with_anomaly_plugin",
+    "live_reload_app",
+    "LIVE_SCRIPT_PATH",
+]

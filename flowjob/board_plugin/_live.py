@@ -32,10 +32,15 @@ def live_reload_app(app: Callable) -> Callable:
     def wrapped(environ: dict, start_response: Callable) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
         if path == LIVE_SCRIPT_PATH:
-            start_response("200 OK", [("Content-Type", "text/javascript; charset=utf-8"),
-                                      ("Content-Length", str(len(script))),
-                                      ("Cache-Control", "no-cache"),
-                                      ("X-Content-Type-Options", "nosniff")])
+            start_response(
+                "200 OK",
+                [
+                    ("Content-Type", "text/javascript; charset=utf-8"),
+                    ("Content-Length", str(len(script))),
+                    ("Cache-Control", "no-cache"),
+                    ("X-Content-Type-Options", "nosniff"),
+                ],
+            )
             return [script]
         if path not in _INDEX_PATHS:
             return app(environ, start_response)
@@ -54,8 +59,9 @@ def live_reload_app(app: Callable) -> Callable:
                 result.close()
         body = b"".join(chunks)
         headers = captured["headers"]
-        encoded = any(k.lower() == "content-encoding" and v.lower() != "identity"
-                      for k, v in headers)
+        encoded = any(
+            k.lower() == "content-encoding" and v.lower() != "identity" for k, v in headers
+        )
         if captured["status"].startswith("200") and not encoded and b"<head>" in body:
             body = body.replace(b"<head>", b"<head>" + _TAG, 1)
             headers = [(k, v) for k, v in headers if k.lower() != "content-length"]

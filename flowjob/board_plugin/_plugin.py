@@ -40,11 +40,22 @@ def _score(x: float) -> float | str:
 
 def _report_json(run: str, rec: AnomalyRecord) -> dict:
     return {
-        "run": run, "tag": rec.tag, "step": rec.step, "threshold": rec.threshold,
-        "num_samples": rec.num_samples, "num_nonfinite": rec.num_nonfinite,
+        "run": run,
+        "tag": rec.tag,
+        "step": rec.step,
+        "threshold": rec.threshold,
+        "num_samples": rec.num_samples,
+        "num_nonfinite": rec.num_nonfinite,
         "has_images": rec.sprite_path is not None,
-        "flagged": [{"index": s.index, "score": _score(s.score), "label": s.label,
-                     "prediction": s.prediction} for s in rec.flagged],
+        "flagged": [
+            {
+                "index": s.index,
+                "score": _score(s.score),
+                "label": s.label,
+                "prediction": s.prediction,
+            }
+            for s in rec.flagged
+        ],
     }
 
 
@@ -96,8 +107,9 @@ class AnomalyPlugin(base_plugin.TBPlugin):
         records = {run: self._index.records(run) for run in self._index.runs()}
         runs = [run for run, recs in records.items() if recs]
         wanted = request.args.get("run")
-        body = [_report_json(run, rec) for run in runs if wanted in (None, run)
-                for rec in records[run]]
+        body = [
+            _report_json(run, rec) for run in runs if wanted in (None, run) for rec in records[run]
+        ]
         return _respond(json.dumps({"runs": runs, "reports": body}), "application/json")
 
     @wrappers.Request.application
@@ -110,8 +122,9 @@ class AnomalyPlugin(base_plugin.TBPlugin):
             return _respond("expected run, tag, step and index (integers)", "text/plain", 400)
         rec = self._index.record(run, tag, step)
         if rec is None or rec.sprite_path is None or not 0 <= index < rec.num_samples:
-            return _respond(f"no sample {index} of {tag!r} step {step} in run {run!r}",
-                            "text/plain", 404)
+            return _respond(
+                f"no sample {index} of {tag!r} step {step} in run {run!r}", "text/plain", 404
+            )
         sprite = self._sprite(os.path.join(rec.directory, os.path.basename(rec.sprite_path)))
         if sprite is None:
             return _respond("sprite image missing", "text/plain", 404)

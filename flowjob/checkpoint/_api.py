@@ -48,8 +48,11 @@ def get_all_variables() -> dict[str, VariableBlob]:
 _DISK_ERRORS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EACCES}
 
 
-def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
-         format: str | CheckpointFormat = "oneflow") -> None:
+def save(
+    path: str | os.PathLike,
+    var_dict: Mapping[str, object] | None = None,
+    format: str | CheckpointFormat = "oneflow",
+) -> None:
     """Saves ``var_dict`` (default: all variables) to ``path``, atomically.
 
     ``format="oneflow"`` writes OneFlow's directory layout (``<var>/out``, ``<var>/meta``,
@@ -62,14 +65,17 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
         path, var_dict = var_dict, path  # flow.save(var_dict, save_dir), OneFlow's alias order
     kind = CheckpointFormat.lookup(format)
     if kind is None:
-        raise ValueError(f"save: format must be one of "
-                         f"{tuple(f.value for f in CheckpointFormat)}, got {format!r}")
+        raise ValueError(
+            f"save: format must be one of "
+            f"{tuple(f.value for f in CheckpointFormat)}, got {format!r}"
+        )
     path = os.fspath(path)
     if var_dict is None:
         var_dict = get_all_variables()
     elif not isinstance(var_dict, Mapping):
-        raise TypeError(f"save: var_dict must be a dict of name -> value, "
-                        f"got {type(var_dict).__name__}")
+        raise TypeError(
+            f"save: var_dict must be a dict of name -> value, got {type(var_dict).__name__}"
+        )
     if not getattr(_session(), "primary", True):
         return  # several processes: values are gathered everywhere, the first one writes
     try:
@@ -81,12 +87,12 @@ def save(path: str | os.PathLike, var_dict: Mapping[str, object] | None = None,
         if exc.errno not in _DISK_ERRORS:
             raise
         # The bare "No space left on device" names no file; the earlier checkpoint is intact.
-        raise OSError(exc.errno, f"saving checkpoint {path} failed: {exc.strerror}",
-                      path) from exc
+        raise OSError(exc.errno, f"saving checkpoint {path} failed: {exc.strerror}", path) from exc
 
 
-def get(path: str | os.PathLike, *, allow_incomplete: bool = False
-        ) -> FileBackendVariableBlob | dict[str, Any]:
+def get(
+    path: str | os.PathLike, *, allow_incomplete: bool = False
+) -> FileBackendVariableBlob | dict[str, Any]:
     """Reads a checkpoint without touching any variable.
 
     A OneFlow directory gives one ``FileBackendVariableBlob`` when ``path/out`` exists, else
@@ -101,8 +107,10 @@ def get(path: str | os.PathLike, *, allow_incomplete: bool = False
         return _oneflow_dir.load_dir(path, allow_incomplete)
     if os.path.isfile(path):
         return _oneflow_dir.Checkpoint(path, _safetensors.load_file(path))
-    raise FileNotFoundError(f"checkpoint.get: {path} does not exist (expected a OneFlow "
-                            "checkpoint directory or a safetensors file)")
+    raise FileNotFoundError(
+        f"checkpoint.get: {path} does not exist (expected a OneFlow "
+        "checkpoint directory or a safetensors file)"
+    )
 
 
 def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = True) -> None:
@@ -126,8 +134,10 @@ def restore(path: str | os.PathLike) -> None:
 def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: bool) -> None:
     """``missing_raises``: a variable the checkpoint lacks is an error (else a warning)."""
     if not isinstance(value_dict, Mapping):
-        raise TypeError("load_variables: value_dict must be a dict of name -> value (for one "
-                        f"variable use {{name: value}}), got {type(value_dict).__name__}")
+        raise TypeError(
+            "load_variables: value_dict must be a dict of name -> value (for one "
+            f"variable use {{name: value}}), got {type(value_dict).__name__}"
+        )
     sess = _session()
     sess.trace_all()
     sess.wait()
@@ -137,8 +147,10 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: 
         if name not in specs:
             if ignore_extra:
                 continue
-            raise CheckpointError(f'"{name}" is not a variable name (known variables: '
-                                  f"{', '.join(sorted(specs)) or 'none'})")
+            raise CheckpointError(
+                f'"{name}" is not a variable name (known variables: '
+                f"{', '.join(sorted(specs)) or 'none'})"
+            )
         shape, dtype = specs[name]
         shape = tuple(shape)
         if isinstance(value, FileBackendVariableBlob):
@@ -147,19 +159,25 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: 
         if value_shape != shape:
             raise CheckpointError(
                 f'load_variables: shape mismatch for variable "{name}": {shape} vs '
-                f"{value_shape} (variable vs value)")
+                f"{value_shape} (variable vs value)"
+            )
         if value_dtype.np_dtype != dtype.np_dtype:
             raise CheckpointError(
                 f'load_variables: dtype mismatch for variable "{name}": {dtype.name} vs '
-                f"{value_dtype.name} (variable vs value); convert the value explicitly")
+                f"{value_dtype.name} (variable vs value); convert the value explicitly"
+            )
         new_values[name] = value_array(value, shape, dtype)
     lacking = sorted(set(specs) - set(value_dict))
     if lacking and isinstance(value_dict, _oneflow_dir.Checkpoint):
-        text = (f"checkpoint {value_dict.path} has no value for variable(s) "
-                f"{', '.join(map(repr, lacking))}")
+        text = (
+            f"checkpoint {value_dict.path} has no value for variable(s) "
+            f"{', '.join(map(repr, lacking))}"
+        )
         if missing_raises:
-            raise CheckpointError(f"{text}; nothing was loaded (to load the variables it has, "
-                                  "use flow.load_variables(flow.checkpoint.get(path)))")
+            raise CheckpointError(
+                f"{text}; nothing was loaded (to load the variables it has, "
+                "use flow.load_variables(flow.checkpoint.get(path)))"
+            )
         warnings.warn(f"{text}: they kept their current values", UserWarning, stacklevel=3)
     if new_values:
         sess.assign_variables(new_values)

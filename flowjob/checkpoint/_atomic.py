@@ -28,7 +28,8 @@ def ensure_free(path: str) -> None:
     raise FileExistsError(
         f"{path} is {what}: flow.checkpoint.save writes a new checkpoint and never overwrites "
         "(note that flow.save is different from torch.save); choose a new or empty directory, "
-        "or remove the old one first")
+        "or remove the old one first"
+    )
 
 
 def fsync_dir(path: str) -> None:

@@ -30,11 +30,12 @@ def array_chunks(arr: np.ndarray) -> Iterator[memoryview]:
     """The array's C-order little-endian bytes in slices of at most ``CHUNK_BYTES``."""
     flat = _little_endian(arr).reshape(-1).view(np.uint8)
     for start in range(0, flat.size, CHUNK_BYTES):
-        yield memoryview(flat[start:start + CHUNK_BYTES])
+        yield memoryview(flat[start : start + CHUNK_BYTES])
 
 
-def from_little_endian(buffer: bytes | bytearray, dtype: DType,
-                       shape: tuple[int, ...]) -> np.ndarray:
+def from_little_endian(
+    buffer: bytes | bytearray, dtype: DType, shape: tuple[int, ...]
+) -> np.ndarray:
     """A writable array of ``shape`` from raw little-endian element bytes."""
     arr = np.frombuffer(buffer, dtype=dtype.np_dtype).reshape(shape)
     if sys.byteorder == "big" and dtype.itemsize > 1:
@@ -84,8 +85,9 @@ class FileBackendVariableBlob:
     value is interpreted for a target variable (``with_spec``), which ``load_variables`` does.
     """
 
-    def __init__(self, var_dir: str | os.PathLike, dtype: object = None,
-                 shape: tuple[int, ...] | None = None) -> None:
+    def __init__(
+        self, var_dir: str | os.PathLike, dtype: object = None, shape: tuple[int, ...] | None = None
+    ) -> None:
         self.var_dir = os.fspath(var_dir)
         data_path = os.path.join(self.var_dir, DATA_FILENAME)
         if not os.path.isfile(data_path):
@@ -106,7 +108,8 @@ class FileBackendVariableBlob:
             if shape is not None and (tuple(shape), as_dtype(dtype)) != (self._shape, self._dtype):
                 raise CheckpointError(
                     f"{meta_path}: records shape {self._shape} and {self._dtype.name}, "
-                    f"not the requested {tuple(shape)} and {as_dtype(dtype).name}")
+                    f"not the requested {tuple(shape)} and {as_dtype(dtype).name}"
+                )
         elif shape is not None:
             self._shape, self._dtype = tuple(int(d) for d in shape), as_dtype(dtype)
         if self._dtype is not None:
@@ -118,7 +121,8 @@ class FileBackendVariableBlob:
         if actual != expected:
             raise CheckpointError(
                 f"{self.file_path}: holds {actual} bytes but shape {self._shape} of "
-                f"{self._dtype.name} needs {expected} bytes (truncated or corrupt checkpoint)")
+                f"{self._dtype.name} needs {expected} bytes (truncated or corrupt checkpoint)"
+            )
 
     @property
     def file_path(self) -> str:
@@ -149,7 +153,8 @@ class FileBackendVariableBlob:
             raise CheckpointError(
                 f"{self.var_dir}: this variable does not have meta info (legacy snapshot "
                 "without a 'meta' file); load it with flow.load_variables, which reads it with "
-                "the target variable's shape and dtype")
+                "the target variable's shape and dtype"
+            )
         self._check_size()
         with open(self.file_path, "rb") as f:
             data = bytearray(f.read())
@@ -165,8 +170,9 @@ class FileBackendVariableBlob:
                 yield chunk
 
     def __repr__(self) -> str:
-        return (f"FileBackendVariableBlob({self.var_dir!r}, shape={self._shape}, "
-                f"dtype={self._dtype!r})")
+        return (
+            f"FileBackendVariableBlob({self.var_dir!r}, shape={self._shape}, dtype={self._dtype!r})"
+        )
 
 
 def value_spec(name: str, value: object) -> tuple[tuple[int, ...], DType]:
@@ -175,7 +181,8 @@ def value_spec(name: str, value: object) -> tuple[tuple[int, ...], DType]:
         if not value.has_meta_info:
             raise CheckpointError(
                 f'variable "{name}": {value.var_dir} has no meta file, so its shape and dtype '
-                "are unknown; load it into a variable first (flow.load_variables)")
+                "are unknown; load it into a variable first (flow.load_variables)"
+            )
         return value.shape, value.dtype
     if isinstance(value, VariableBlob):
         return value.shape, value.dtype
@@ -187,7 +194,8 @@ def value_spec(name: str, value: object) -> tuple[tuple[int, ...], DType]:
             raise CheckpointError(f'variable "{name}": {exc}') from None
     raise TypeError(
         f'variable "{name}": expected a VariableBlob, FileBackendVariableBlob or NumPy array, '
-        f"got {type(value).__name__}")
+        f"got {type(value).__name__}"
+    )
 
 
 def value_chunks(value: object) -> Iterator[bytes | memoryview]:

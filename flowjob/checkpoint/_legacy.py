@@ -43,7 +43,8 @@ class SimpleCheckPointManager:
         root_path = os.fspath(root_path)
         if os.path.lexists(root_path) and not os.path.isdir(root_path):
             raise NotADirectoryError(
-                f"SimpleCheckPointManager: root_path {root_path} exists and is not a directory")
+                f"SimpleCheckPointManager: root_path {root_path} exists and is not a directory"
+            )
         os.makedirs(root_path, exist_ok=True)
         self._root_path = root_path
         self._prefix = prefix
@@ -51,9 +52,11 @@ class SimpleCheckPointManager:
     def list_checkpoints(self) -> list[str]:
         """Sorted names of complete snapshots (those with ``snapshot_done``)."""
         return sorted(
-            name for name in os.listdir(self._root_path)
+            name
+            for name in os.listdir(self._root_path)
             if name.startswith(self._prefix)
-            and os.path.isfile(os.path.join(self._root_path, name, SNAPSHOT_DONE)))
+            and os.path.isfile(os.path.join(self._root_path, name, SNAPSHOT_DONE))
+        )
 
     def latest_checkpoint(self) -> str | None:
         """The newest snapshot's name, or None when there is none."""

@@ -35,7 +35,7 @@ def _tokens(text: str, where: str) -> list[str]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise CheckpointError(f"{where}: cannot parse meta text near {text[pos:pos + 20]!r}")
+            raise CheckpointError(f"{where}: cannot parse meta text near {text[pos : pos + 20]!r}")
         if m.group(1) is not None:
             out.append(m.group(1))
         pos = m.end()
@@ -84,8 +84,10 @@ def parse_meta(text: str, where: str = "meta") -> tuple[tuple[int, ...], DType]:
                 i += 1
                 expect(i < len(toks) and toks[i] == ":", "':' after 'dim'")
                 i += 1
-                expect(i < len(toks) and re.fullmatch(r"\d+", toks[i]) is not None,
-                       "a non-negative integer dim")
+                expect(
+                    i < len(toks) and re.fullmatch(r"\d+", toks[i]) is not None,
+                    "a non-negative integer dim",
+                )
                 shape.append(int(toks[i]))
                 i += 1
                 if i < len(toks) and toks[i] in (",", ";"):
@@ -101,7 +103,8 @@ def parse_meta(text: str, where: str = "meta") -> tuple[tuple[int, ...], DType]:
         else:
             raise CheckpointError(
                 f"{where}: unknown field {field!r} in meta text (VariableMetaInfo has only "
-                "'shape' and 'data_type')")
+                "'shape' and 'data_type')"
+            )
         if i < len(toks) and toks[i] in (",", ";"):
             i += 1
     if shape is None or dtype is None:

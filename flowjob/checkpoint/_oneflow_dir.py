@@ -22,13 +22,20 @@ def check_var_name(name: object) -> str:
     """Variable names become directory names; refuse ones that would escape or collide."""
     if not isinstance(name, str):
         raise TypeError(f"variable names must be str, got {type(name).__name__}: {name!r}")
-    bad = (not name or name in (".", "..", SNAPSHOT_DONE) or "\0" in name
-           or "/" in name or (os.altsep is not None and os.altsep in name) or os.sep in name)
+    bad = (
+        not name
+        or name in (".", "..", SNAPSHOT_DONE)
+        or "\0" in name
+        or "/" in name
+        or (os.altsep is not None and os.altsep in name)
+        or os.sep in name
+    )
     if bad:
         raise CheckpointError(
             f"variable name {name!r} cannot be stored as a checkpoint directory entry "
             "(it must be non-empty, contain no path separator and not be "
-            f"'.', '..' or '{SNAPSHOT_DONE}')")
+            f"'.', '..' or '{SNAPSHOT_DONE}')"
+        )
     return name
 
 
@@ -60,8 +67,7 @@ class Checkpoint(dict):
         self.path = path
 
 
-def load_dir(path: str, allow_incomplete: bool = False
-             ) -> FileBackendVariableBlob | Checkpoint:
+def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBlob | Checkpoint:
     """One variable if ``path/out`` exists, else every variable directory of the checkpoint.
 
     What ``flowjob doctor`` calls damage raises ``CheckpointError`` naming it: a variable
@@ -89,9 +95,13 @@ def load_dir(path: str, allow_incomplete: bool = False
         if not allow_incomplete:
             raise CheckpointError(
                 f"checkpoint {path} is damaged or incomplete: {problems}. To read what is "
-                "there anyway, use flow.checkpoint.get(path, allow_incomplete=True)")
-        warnings.warn(f"checkpoint {path} is incomplete, reading what is there: {problems}",
-                      UserWarning, stacklevel=3)
+                "there anyway, use flow.checkpoint.get(path, allow_incomplete=True)"
+            )
+        warnings.warn(
+            f"checkpoint {path} is incomplete, reading what is there: {problems}",
+            UserWarning,
+            stacklevel=3,
+        )
     return Checkpoint(path, found)
 
 

@@ -19,9 +19,14 @@ from flowjob.checkpoint._blobs import VariableBlob, from_little_endian, value_ch
 from flowjob.checkpoint._meta import CheckpointError
 
 _CODES: dict[str, DType] = {
-    "F32": _dtypes.float32, "F64": _dtypes.float64, "F16": _dtypes.float16,
-    "BF16": _dtypes.bfloat16, "I8": _dtypes.int8, "I32": _dtypes.int32,
-    "I64": _dtypes.int64, "U8": _dtypes.uint8,
+    "F32": _dtypes.float32,
+    "F64": _dtypes.float64,
+    "F16": _dtypes.float16,
+    "BF16": _dtypes.bfloat16,
+    "I8": _dtypes.int8,
+    "I32": _dtypes.int32,
+    "I64": _dtypes.int64,
+    "U8": _dtypes.uint8,
 }
 # OneFlow's kChar is a signed byte; safetensors has no separate code for it.
 _CODE_OF = {d.np_dtype: code for code, d in _CODES.items()}
@@ -38,13 +43,17 @@ def save_file(path: str, values: Mapping[str, object]) -> None:
             raise CheckpointError(f"variable name {name!r} cannot be a safetensors tensor name")
         shape, dtype = value_spec(name, value)
         nbytes = math.prod(shape) * dtype.itemsize
-        header[name] = {"dtype": _CODE_OF[dtype.np_dtype], "shape": list(shape),
-                        "data_offsets": [offset, offset + nbytes]}
+        header[name] = {
+            "dtype": _CODE_OF[dtype.np_dtype],
+            "shape": list(shape),
+            "data_offsets": [offset, offset + nbytes],
+        }
         offset += nbytes
     if os.path.lexists(path):
         raise FileExistsError(
             f"{path} already exists: flow.checkpoint.save never overwrites; choose a new path "
-            "or remove the old file first")
+            "or remove the old file first"
+        )
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)  # keep the tensor data 8-byte aligned, like the reference
     with atomic_file(path) as f:
@@ -59,26 +68,36 @@ def _fail(path: str, why: str) -> CheckpointError:
     return CheckpointError(f"{path}: not a valid safetensors file: {why}")
 
 
-def _entry(path: str, name: object, info: object, buffer_len: int
-           ) -> tuple[tuple[int, ...], DType, int, int]:
+def _entry(
+    path: str, name: object, info: object, buffer_len: int
+) -> tuple[tuple[int, ...], DType, int, int]:
     if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
         raise _fail(path, f"tensor {name!r} needs 'dtype', 'shape' and 'data_offsets'")
     code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
     if code not in _CODES:
         raise CheckpointError(
             f"{path}: tensor {name!r} has dtype {code!r}, which flowjob does not support "
-            f"(supported: {', '.join(_CODES)})")
+            f"(supported: {', '.join(_CODES)})"
+        )
     if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
         raise _fail(path, f"tensor {name!r} has shape {shape!r}")
-    if (not isinstance(offsets, list) or len(offsets) != 2
-            or not all(type(o) is int for o in offsets)
-            or not 0 <= offsets[0] <= offsets[1] <= buffer_len):
-        raise _fail(path, f"tensor {name!r} has data_offsets {offsets!r} outside the "
-                          f"{buffer_len}-byte data section (truncated file?)")
+    if (
+        not isinstance(offsets, list)
+        or len(offsets) != 2
+        or not all(type(o) is int for o in offsets)
+        or not 0 <= offsets[0] <= offsets[1] <= buffer_len
+    ):
+        raise _fail(
+            path,
+            f"tensor {name!r} has data_offsets {offsets!r} outside the "
+            f"{buffer_len}-byte data section (truncated file?)",
+        )
     dtype = _CODES[code]
     if offsets[1] - offsets[0] != math.prod(shape) * dtype.itemsize:
-        raise _fail(path, f"tensor {name!r}: {offsets[1] - offsets[0]} bytes for shape "
-                          f"{tuple(shape)} of {code}")
+        raise _fail(
+            path,
+            f"tensor {name!r}: {offsets[1] - offsets[0]} bytes for shape {tuple(shape)} of {code}",
+        )
     return tuple(shape), dtype, offsets[0], offsets[1]
 
 

@@ -32,7 +32,8 @@ __all__ = ["add_parser", "run", "tensorboard_flags", "board_command", "SAMPLES_P
 _KEEP_ALL = 1_000_000_000
 SAMPLES_PER_PLUGIN = ",".join(
     f"{plugin}={_KEEP_ALL}"
-    for plugin in ("scalars", "images", "histograms", "tensors", "text", "audio", "pr_curves"))
+    for plugin in ("scalars", "images", "histograms", "tensors", "text", "audio", "pr_curves")
+)
 DEFAULT_PORT = 6006
 _PORT_ATTEMPTS = 100  # a busy --port moves up to this many ports on
 
@@ -40,34 +41,64 @@ _PORT_ATTEMPTS = 100  # a busy --port moves up to this many ports on
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``board`` sub-command to ``subparsers`` (its handler is :func:`run`)."""
     p = subparsers.add_parser(
-        "board", help=COMMANDS["board"],
+        "board",
+        help=COMMANDS["board"],
         description="Start TensorBoard on LOGDIR (bound to 127.0.0.1 by default) with "
-                    "settings that keep every logged point, and print its URL.")
-    p.add_argument("logdir", metavar="LOGDIR", help="directory given to create_summary_writer / "
-                   "SummaryWriter / Projector / Graph")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
-                   help=f"port to listen on; when busy, the next free one is used; 0 picks "
-                        f"any free one (default {DEFAULT_PORT})")
+        "settings that keep every logged point, and print its URL.",
+    )
+    p.add_argument(
+        "logdir",
+        metavar="LOGDIR",
+        help="directory given to create_summary_writer / SummaryWriter / Projector / Graph",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to listen on; when busy, the next free one is used; 0 picks "
+        f"any free one (default {DEFAULT_PORT})",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--reload-interval", type=float, default=1.0, dest="reload_interval",
-                   help="seconds between TensorBoard's reloads of the logs (default 1)")
-    p.add_argument("--startup-timeout", type=float, default=120.0, dest="startup_timeout",
-                   help="seconds to wait for TensorBoard to answer (default 120)")
+    p.add_argument(
+        "--reload-interval",
+        type=float,
+        default=1.0,
+        dest="reload_interval",
+        help="seconds between TensorBoard's reloads of the logs (default 1)",
+    )
+    p.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=120.0,
+        dest="startup_timeout",
+        help="seconds to wait for TensorBoard to answer (default 120)",
+    )
     p.set_defaults(func=run)
     return p
 
 
-def tensorboard_flags(logdir: str, host: str, port: int,
-                     reload_interval: float = 1.0) -> list[str]:
+def tensorboard_flags(logdir: str, host: str, port: int, reload_interval: float = 1.0) -> list[str]:
     """TensorBoard's command-line flags for serving ``logdir`` (the ``tensorboard`` program's
     own spelling; ``flowjob board`` passes them to ``TensorBoard.configure``)."""
-    return ["--logdir", logdir, "--host", host, "--port", str(port),
-            "--reload_interval", f"{reload_interval:g}",
-            "--samples_per_plugin", SAMPLES_PER_PLUGIN,
-            # The Python loader: it starts no data-server child process, and with this flag
-            # follows every live event file of a run directory (one per writer), not only
-            # the newest.
-            "--load_fast", "false", "--reload_multifile", "true"]
+    return [
+        "--logdir",
+        logdir,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--reload_interval",
+        f"{reload_interval:g}",
+        "--samples_per_plugin",
+        SAMPLES_PER_PLUGIN,
+        # The Python loader: it starts no data-server child process, and with this flag
+        # follows every live event file of a run directory (one per writer), not only
+        # the newest.
+        "--load_fast",
+        "false",
+        "--reload_multifile",
+        "true",
+    ]
 
 
 def board_command(logdir: str) -> str:
@@ -122,8 +153,7 @@ def _server_factory(servers: list, busy: list[int]):
                 continue
             servers.append(server)
             return server
-        raise program.TensorBoardServerException(
-            f"ports {flags.port} to {last - 1} are all in use")
+        raise program.TensorBoardServerException(f"ports {flags.port} to {last - 1} are all in use")
 
     return make
 
@@ -141,8 +171,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.reload_interval > 0:
         return _error(f"--reload-interval must be > 0, got {args.reload_interval}")
     if importlib.util.find_spec("tensorboard") is None:
-        return _error("TensorBoard is not installed in this Python environment "
-                      "(pip install tensorboard)")
+        return _error(
+            "TensorBoard is not installed in this Python environment (pip install tensorboard)"
+        )
     # TensorBoard's own switch (its "no_tensorflow" build) for the TF-free stub it uses when
     # TensorFlow is absent: an installed TensorFlow would add ~30 s of import and its log
     # lines, and gives nothing for a local logdir.
@@ -153,10 +184,13 @@ def run(args: argparse.Namespace) -> int:
 
     servers: list = []
     busy: list[int] = []
-    tensorboard = program.TensorBoard(plugins=with_anomaly_plugin(default.get_plugins()),
-                                      server_class=_server_factory(servers, busy))
-    tensorboard.configure(argv=["", *tensorboard_flags(logdir, args.host, args.port,
-                                                       args.reload_interval)])
+    tensorboard = program.TensorBoard(
+        plugins=with_anomaly_plugin(default.get_plugins()),
+        server_class=_server_factory(servers, busy),
+    )
+    tensorboard.configure(
+        argv=["", *tensorboard_flags(logdir, args.host, args.port, args.reload_interval)]
+    )
     try:
         url = tensorboard.launch()
     except program.TensorBoardServerException as e:
@@ -164,17 +198,24 @@ def run(args: argparse.Namespace) -> int:
     server = servers[-1]
     try:
         if busy:
-            print(f"flowjob board: port {busy[0]} is in use"
-                  f"{f' (and {len(busy) - 1} more)' if len(busy) > 1 else ''}; "
-                  f"using port {server.server_port}", file=sys.stderr)
+            print(
+                f"flowjob board: port {busy[0]} is in use"
+                f"{f' (and {len(busy) - 1} more)' if len(busy) > 1 else ''}; "
+                f"using port {server.server_port}",
+                file=sys.stderr,
+            )
         if not os.path.isdir(logdir):
-            print(f"flowjob board: {logdir} does not exist yet; TensorBoard will show it "
-                  "once logs are written", file=sys.stderr)
+            print(
+                f"flowjob board: {logdir} does not exist yet; TensorBoard will show it "
+                "once logs are written",
+                file=sys.stderr,
+            )
         deadline = time.monotonic() + args.startup_timeout
         while not _answers(url):
             if time.monotonic() > deadline:
-                return _error(f"TensorBoard did not answer on {url} within "
-                              f"{args.startup_timeout:g} s")
+                return _error(
+                    f"TensorBoard did not answer on {url} within {args.startup_timeout:g} s"
+                )
             time.sleep(0.1)
         print(f"flowjob board: TensorBoard for {logdir} at {url} (Ctrl-C to stop)", flush=True)
         _wait_for_stop()

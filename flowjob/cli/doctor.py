@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 
 from flowjob_cli import COMMANDS
 
-__all__ = ["add_parser", "run", "Report", "check_logdir", "check_event_file",
-           "check_checkpoint"]
+__all__ = ["add_parser", "run", "Report", "check_logdir", "check_event_file", "check_checkpoint"]
 
 _VERSIONED = ("flowjob", "jax", "jaxlib", "numpy", "tensorboard", "protobuf")
 
@@ -54,20 +53,38 @@ class Report:
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``doctor`` sub-command to ``subparsers`` (its handler is :func:`run`)."""
     p = subparsers.add_parser(
-        "doctor", help=COMMANDS["doctor"],
+        "doctor",
+        help=COMMANDS["doctor"],
         description="Print versions, JAX devices and the compilation cache, and check summary "
-                    "log directories and checkpoints for damage (exit status 1 if any).")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="a log directory or event file (when an event file is at or below it) "
-                        "or else a checkpoint, to check")
-    p.add_argument("--logdir", action="append", default=[], metavar="D",
-                   help="a summary log directory to check (every event file below it); "
-                        "may be repeated")
-    p.add_argument("--checkpoint", action="append", default=[], metavar="C",
-                   help="a OneFlow checkpoint directory, a directory of such snapshots, or a "
-                        "safetensors file to check; may be repeated")
-    p.add_argument("--strict", action="store_true",
-                   help="also exit with status 1 on warnings (torn tails, leftovers)")
+        "log directories and checkpoints for damage (exit status 1 if any).",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a log directory or event file (when an event file is at or below it) "
+        "or else a checkpoint, to check",
+    )
+    p.add_argument(
+        "--logdir",
+        action="append",
+        default=[],
+        metavar="D",
+        help="a summary log directory to check (every event file below it); may be repeated",
+    )
+    p.add_argument(
+        "--checkpoint",
+        action="append",
+        default=[],
+        metavar="C",
+        help="a OneFlow checkpoint directory, a directory of such snapshots, or a "
+        "safetensors file to check; may be repeated",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="also exit with status 1 on warnings (torn tails, leftovers)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -104,8 +121,10 @@ def _environment(report: Report) -> list[str]:
         devices = []
     for d in devices:
         out.append(f"  {d.platform}:{d.id}  {getattr(d, 'device_kind', '?')}")
-    out.append(f"  (backend {jax.default_backend() if devices else 'none'}, "
-               f"{jax.process_count()} process(es))")
+    out.append(
+        f"  (backend {jax.default_backend() if devices else 'none'}, "
+        f"{jax.process_count()} process(es))"
+    )
     cache = jax.config.jax_compilation_cache_dir
     if not cache:
         out.append("compilation cache: off")
@@ -113,8 +132,9 @@ def _environment(report: Report) -> list[str]:
         files = list(_files_under(cache))
         size = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
         writable = "writable" if os.access(cache, os.W_OK) else "NOT writable"
-        out.append(f"compilation cache: {cache} ({len(files)} file(s), {size / 2**20:.1f} MiB, "
-                   f"{writable})")
+        out.append(
+            f"compilation cache: {cache} ({len(files)} file(s), {size / 2**20:.1f} MiB, {writable})"
+        )
     else:
         out.append(f"compilation cache: {cache} (not created yet)")
     return out
@@ -145,15 +165,21 @@ def check_event_file(path: str, report: Report) -> int:
                     try:
                         event = event_pb2.Event.FromString(payload)
                     except DecodeError as exc:
-                        report.damage(path, f"record {count} at offset {offset} has valid CRCs "
-                                            f"but is not an Event ({exc})")
+                        report.damage(
+                            path,
+                            f"record {count} at offset {offset} has valid CRCs "
+                            f"but is not an Event ({exc})",
+                        )
                         return count
                     if count == 0 and not event.file_version.startswith("brain.Event:"):
                         report.warn(path, "the first record is not a file_version event")
                     count += 1
             except RecordCorruptError as exc:
-                report.damage(path, f"{exc}; the {count} record(s) before it are readable, "
-                                    "TensorBoard stops reading this file there")
+                report.damage(
+                    path,
+                    f"{exc}; the {count} record(s) before it are readable, "
+                    "TensorBoard stops reading this file there",
+                )
                 return count
             end = f.tell()
     except OSError as exc:
@@ -162,9 +188,12 @@ def check_event_file(path: str, report: Report) -> int:
     if size == 0:
         report.warn(path, "empty event file (not even the file_version record)")
     elif end < size:
-        report.warn(path, f"torn tail: the last {size - end} byte(s), from offset {end}, are an "
-                          f"incomplete record (a writer was killed or is still writing); "
-                          f"{count} complete record(s) are readable")
+        report.warn(
+            path,
+            f"torn tail: the last {size - end} byte(s), from offset {end}, are an "
+            f"incomplete record (a writer was killed or is still writing); "
+            f"{count} complete record(s) are readable",
+        )
     else:
         report.ok(path, f"{count} record(s)")
     return count
@@ -185,8 +214,10 @@ def holds_event_files(path: str) -> bool:
 def check_logdir(logdir: str, report: Report) -> None:
     """Checks every event file (basename containing ``tfevents``) below ``logdir``."""
     if not os.path.isdir(logdir):
-        report.damage(logdir, "log directory does not exist" if not os.path.exists(logdir)
-                      else "not a directory")
+        report.damage(
+            logdir,
+            "log directory does not exist" if not os.path.exists(logdir) else "not a directory",
+        )
         return
     files = [p for p in _files_under(logdir) if _is_event_file(p)]
     if not files:
@@ -201,8 +232,11 @@ def _is_snapshot(path: str) -> bool:
 
     if os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
         return True
-    return any(os.path.isfile(os.path.join(path, name, DATA_FILENAME))
-               for name in _listdir(path) if os.path.isdir(os.path.join(path, name)))
+    return any(
+        os.path.isfile(os.path.join(path, name, DATA_FILENAME))
+        for name in _listdir(path)
+        if os.path.isdir(os.path.join(path, name))
+    )
 
 
 def _listdir(path: str) -> list[str]:
@@ -226,8 +260,11 @@ def _check_variable(var_dir: str, report: Report) -> bool:
         report.damage(var_dir, str(exc))
         return False
     if not blob.has_meta_info:
-        report.warn(var_dir, "no meta file (legacy snapshot): shape and dtype unknown, so the "
-                             "size of 'out' cannot be checked")
+        report.warn(
+            var_dir,
+            "no meta file (legacy snapshot): shape and dtype unknown, so the "
+            "size of 'out' cannot be checked",
+        )
     return True
 
 
@@ -281,8 +318,9 @@ def check_checkpoint(path: str, report: Report) -> None:
     for name in _listdir(path):
         sub = os.path.join(path, name)
         if _is_leftover(name) and os.path.isdir(sub):
-            report.warn(sub, "temporary directory left by an interrupted save (never read; "
-                             "safe to delete)")
+            report.warn(
+                sub, "temporary directory left by an interrupted save (never read; safe to delete)"
+            )
         elif os.path.isdir(sub) and _is_snapshot(sub):
             found = True
             _check_snapshot(sub, report)
@@ -290,8 +328,11 @@ def check_checkpoint(path: str, report: Report) -> None:
             found = True
             check_checkpoint(sub, report)
     if not found:
-        report.damage(path, "no checkpoint found (no variable directories with an 'out' file, "
-                            "no snapshots, no .safetensors files)")
+        report.damage(
+            path,
+            "no checkpoint found (no variable directories with an 'out' file, "
+            "no snapshots, no .safetensors files)",
+        )
 
 
 # --- entry point ----------------------------------------------------------------------------
@@ -320,8 +361,10 @@ def run(args: argparse.Namespace) -> int:
         check_checkpoint(os.path.expanduser(path), report)
         _print_from(report, start)
     failed = report.damaged or (getattr(args, "strict", False) and report.warnings)
-    print(f"result: {report.damaged} damaged, {report.warnings} warning(s) -> "
-          f"{'PROBLEMS FOUND' if failed else 'healthy'}")
+    print(
+        f"result: {report.damaged} damaged, {report.warnings} warning(s) -> "
+        f"{'PROBLEMS FOUND' if failed else 'healthy'}"
+    )
     return 1 if failed else 0
 
 

@@ -20,21 +20,29 @@ not run; `import oneflow` works as under `flowjob run`), loads the variables of 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "export", help=COMMANDS["export"],
-        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "export",
+        help=COMMANDS["export"],
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("program", help="Python file defining the predict job")
-    parser.add_argument("--job", help="name of the job to export (default: the program's only "
-                                      "predict job)")
-    parser.add_argument("--checkpoint", help="variables to load (default: the values the "
-                                             "program leaves, e.g. its initializers)")
-    parser.add_argument("--saved-model", metavar="DIR", help="write a saved model to "
-                                                             "DIR/<version>/")
+    parser.add_argument(
+        "--job", help="name of the job to export (default: the program's only predict job)"
+    )
+    parser.add_argument(
+        "--checkpoint",
+        help="variables to load (default: the values the program leaves, e.g. its initializers)",
+    )
+    parser.add_argument(
+        "--saved-model", metavar="DIR", help="write a saved model to DIR/<version>/"
+    )
     parser.add_argument("--model-name", help="saved model name (default: the job's name)")
-    parser.add_argument("--version", type=int, default=1, help="saved model version "
-                                                               "(default 1)")
-    parser.add_argument("--fixed-batch", action="store_true",
-                        help="keep the traced batch size (default: a free batch size where "
-                             "the job allows it)")
+    parser.add_argument("--version", type=int, default=1, help="saved model version (default 1)")
+    parser.add_argument(
+        "--fixed-batch",
+        action="store_true",
+        help="keep the traced batch size (default: a free batch size where the job allows it)",
+    )
     parser.add_argument("--onnx", metavar="FILE", help="write an ONNX model to FILE")
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 13)")
     return parser
@@ -63,20 +71,25 @@ def _pick_job(name: str | None):
     predict = [job for job in jobs.values() if job.job_type == "predict"]
     if name is not None:
         if name not in jobs:
-            raise ValueError(f"the program defines no job {name!r} (jobs: "
-                             f"{', '.join(jobs) or 'none'})")
+            raise ValueError(
+                f"the program defines no job {name!r} (jobs: {', '.join(jobs) or 'none'})"
+            )
         return jobs[name]
     if len(predict) != 1:
         shown = ", ".join(job.__name__ for job in predict) or "none"
-        raise ValueError(f"the program defines {len(predict)} predict jobs ({shown}); name "
-                         "the one to export with --job")
+        raise ValueError(
+            f"the program defines {len(predict)} predict jobs ({shown}); name "
+            "the one to export with --job"
+        )
     return predict[0]
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.saved_model and not args.onnx:
-        print("flowjob export: error: nothing to write; give --saved-model DIR and/or "
-              "--onnx FILE", file=sys.stderr)
+        print(
+            "flowjob export: error: nothing to write; give --saved-model DIR and/or --onnx FILE",
+            file=sys.stderr,
+        )
         return 2
     import flowjob as flow
 

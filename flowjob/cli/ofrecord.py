@@ -33,24 +33,39 @@ from ..data import (
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     # The help shows the module's doc as plain text (no reST ``literal`` markers).
-    parser = subparsers.add_parser("ofrecord", help=COMMANDS["ofrecord"],
-                                   description=__doc__.replace("``", ""),
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = subparsers.add_parser(
+        "ofrecord",
+        help=COMMANDS["ofrecord"],
+        description=__doc__.replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="action", required=True)
-    for name, source in (("images", "a folder with one sub-folder of images per class"),
-                         ("npz", "a NumPy .npz file; every array holds one row per record")):
+    for name, source in (
+        ("images", "a folder with one sub-folder of images per class"),
+        ("npz", "a NumPy .npz file; every array holds one row per record"),
+    ):
         sub = commands.add_parser(name, help=f"write records from {source}")
         sub.add_argument("source", help=source)
         sub.add_argument("out_dir", help="folder for the part files")
         sub.add_argument("--part-num", type=int, default=1, help="number of part files")
         sub.add_argument("--part-name-prefix", default="part-")
-        sub.add_argument("--part-name-suffix-length", type=int, default=-1,
-                         help="zero-pad part numbers to this many digits (-1: no padding)")
-        sub.add_argument("--overwrite", action="store_true",
-                         help="replace OUT_DIR if it is not empty (default: refuse)")
+        sub.add_argument(
+            "--part-name-suffix-length",
+            type=int,
+            default=-1,
+            help="zero-pad part numbers to this many digits (-1: no padding)",
+        )
+        sub.add_argument(
+            "--overwrite",
+            action="store_true",
+            help="replace OUT_DIR if it is not empty (default: refuse)",
+        )
         if name == "images":
-            sub.add_argument("--no-shuffle", action="store_true",
-                             help="keep the sorted order instead of shuffling the images")
+            sub.add_argument(
+                "--no-shuffle",
+                action="store_true",
+                help="keep the sorted order instead of shuffling the images",
+            )
             sub.add_argument("--seed", type=int, default=0, help="seed of the shuffle")
     sub = commands.add_parser("inspect", help="count and check the records of files")
     sub.add_argument("path", help="an OFRecord file, or a folder of them")
@@ -68,14 +83,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(args: argparse.Namespace) -> int:
-    layout = dict(part_num=args.part_num, part_name_prefix=args.part_name_prefix,
-                  part_name_suffix_length=args.part_name_suffix_length, progress=True,
-                  overwrite=args.overwrite)
+    layout = dict(
+        part_num=args.part_num,
+        part_name_prefix=args.part_name_prefix,
+        part_name_suffix_length=args.part_name_suffix_length,
+        progress=True,
+        overwrite=args.overwrite,
+    )
     if args.action == "images":
         paths, classes = write_image_folder(
-            args.source, args.out_dir, shuffle=not args.no_shuffle, seed=args.seed, **layout)
-        print(f"wrote {len(paths)} part file(s) to {args.out_dir}; classes (label order): "
-              + ", ".join(classes))
+            args.source, args.out_dir, shuffle=not args.no_shuffle, seed=args.seed, **layout
+        )
+        print(
+            f"wrote {len(paths)} part file(s) to {args.out_dir}; classes (label order): "
+            + ", ".join(classes)
+        )
         return 0
     try:
         with np.load(args.source) as data:
@@ -83,8 +105,10 @@ def _write(args: argparse.Namespace) -> int:
     except (OSError, ValueError, EOFError, AttributeError) as exc:  # .npy: no .files
         raise RecordError(f"{args.source}: not a readable .npz file ({exc})") from None
     paths = write_ofrecord(args.out_dir, features, **layout)
-    print(f"wrote {len(paths)} part file(s) to {args.out_dir}; fields: "
-          + ", ".join(f"{n} {a.dtype}{list(a.shape[1:])}" for n, a in features.items()))
+    print(
+        f"wrote {len(paths)} part file(s) to {args.out_dir}; fields: "
+        + ", ".join(f"{n} {a.dtype}{list(a.shape[1:])}" for n, a in features.items())
+    )
     return 0
 
 
@@ -99,8 +123,10 @@ def _inspect(path: str) -> int:
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if report.ok and report.manifest is not None:
-        print(f"complete: {len(report.manifest.parts)} part(s) and {report.manifest.records} "
-              "records, as the manifest lists")
+        print(
+            f"complete: {len(report.manifest.parts)} part(s) and {report.manifest.records} "
+            "records, as the manifest lists"
+        )
     return 0 if report.ok else 1
 
 

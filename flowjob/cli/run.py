@@ -18,15 +18,25 @@ sys.path; the exit status is the program's."""
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "run", help=COMMANDS["run"], description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sync", action="store_true",
-                        help="finish every job call, with its watch handlers and callbacks, "
-                             "before the program goes on (for programs that read callback "
-                             "results without syncing, like OneFlow's async_batch_job.py)")
+        "run",
+        help=COMMANDS["run"],
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="finish every job call, with its watch handlers and callbacks, "
+        "before the program goes on (for programs that read callback "
+        "results without syncing, like OneFlow's async_batch_job.py)",
+    )
     parser.add_argument("script", help="path of the Python program")
-    parser.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS",
-                        help="arguments passed to the program as sys.argv[1:]")
+    parser.add_argument(
+        "script_args",
+        nargs=argparse.REMAINDER,
+        metavar="ARGS",
+        help="arguments passed to the program as sys.argv[1:]",
+    )
     return parser
 
 

@@ -16,6 +16,14 @@ from ._resolve import ROOTS
 from ._script import run_script
 
 __all__ = [
-    "AliasModule", "MissingOneFlowAPI", "MissingOneFlowModule", "MissingOneFlowName", "ROOTS",
-    "aliased", "install", "is_installed", "run_script", "uninstall",
+    "AliasModule",
+    "MissingOneFlowAPI",
+    "MissingOneFlowModule",
+    "MissingOneFlowName",
+    "ROOTS",
+    "aliased",
+    "install",
+    "is_installed",
+    "run_script",
+    "uninstall",
 ]

@@ -15,10 +15,20 @@ from ._resolve import COMPATIBLE, MISSING, ROOTS, child_of, is_flowjob_module, r
 
 _TARGET = "__flowjob_target__"
 # Names the import system and inspect look up on modules; never forwarded to the target.
-_MODULE_DUNDERS = frozenset({
-    "__path__", "__file__", "__cached__", "__spec__", "__loader__", "__package__",
-    "__builtins__", "__getattr__", "__dir__", "__wrapped__",
-})
+_MODULE_DUNDERS = frozenset(
+    {
+        "__path__",
+        "__file__",
+        "__cached__",
+        "__spec__",
+        "__loader__",
+        "__package__",
+        "__builtins__",
+        "__getattr__",
+        "__dir__",
+        "__wrapped__",
+    }
+)
 _lock = threading.RLock()
 
 
@@ -39,8 +49,10 @@ class AliasModule(types.ModuleType):
         target = self.__dict__[_TARGET]
         name = self.__dict__["__name__"]
         if attr == "__all__":
-            return list(getattr(target, "__all__", None) or
-                        [n for n in dir(target) if not n.startswith("_")])
+            return list(
+                getattr(target, "__all__", None)
+                or [n for n in dir(target) if not n.startswith("_")]
+            )
         if attr.startswith("__") and attr.endswith("__"):
             if attr not in _MODULE_DUNDERS and hasattr(target, attr):
                 return getattr(target, attr)  # e.g. __version__

@@ -17,8 +17,9 @@ from ._resolve import is_alias_name, resolve
 class OneFlowAliasFinder(importlib.abc.MetaPathFinder):
     """Finds every ``oneflow`` / ``oneflow.*`` module name, ahead of any installed package."""
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
-                  target: Any = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if not is_alias_name(fullname):
             return None
         resolve(fullname)  # raises MissingOneFlowModule naming what flowjob lacks

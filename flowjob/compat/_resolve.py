@@ -43,7 +43,7 @@ def _flowjob_path(name: str) -> tuple[str, ...]:
         if name == root:
             return ()
         if name.startswith(root + "."):
-            return tuple(name[len(root) + 1:].split("."))
+            return tuple(name[len(root) + 1 :].split("."))
     raise ValueError(f"{name!r} is not a oneflow module name")
 
 
@@ -91,7 +91,8 @@ def child_of(obj: Any, part: str) -> Any:
 
 def is_flowjob_module(obj: Any) -> bool:
     return isinstance(obj, types.ModuleType) and (
-        obj.__name__ == "flowjob" or obj.__name__.startswith("flowjob."))
+        obj.__name__ == "flowjob" or obj.__name__.startswith("flowjob.")
+    )
 
 
 def suggest(alias_parent: str, target: Any, attr: str) -> str | None:

@@ -63,15 +63,24 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
         return 1
 
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=path, __builtins__=builtins, __spec__=None,
-                         __loader__=None, __package__=None, __cached__=None)
+    main.__dict__.update(
+        __file__=path,
+        __builtins__=builtins,
+        __spec__=None,
+        __loader__=None,
+        __package__=None,
+        __cached__=None,
+    )
     saved_main, saved_argv, saved_path = sys.modules.get("__main__"), sys.argv, list(sys.path)
     sys.modules["__main__"] = main
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(path))
     try:
-        with aliased(), legacy_numpy_aliases(), (
-                synchronous_jobs() if sync else contextlib.nullcontext()):
+        with (
+            aliased(),
+            legacy_numpy_aliases(),
+            synchronous_jobs() if sync else contextlib.nullcontext(),
+        ):
             return _run_main(code, main)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path

@@ -55,6 +55,7 @@ class SyncJob:
         if hasattr(result, "async_get"):
             return _SyncFuture(result)
         if callable(result):  # `-> tp.Callback[...]`: the registration function
+
             def register(callback: Callable[[Any], None]) -> None:
                 result(callback)
                 _sync()
@@ -86,8 +87,12 @@ def synchronous_jobs() -> Iterator[None]:
     make synchronous jobs."""
     import flowjob
 
-    set_overrides([(flowjob.global_function, synchronous(flowjob.global_function)),
-                   (flowjob.function, synchronous(flowjob.function))])
+    set_overrides(
+        [
+            (flowjob.global_function, synchronous(flowjob.global_function)),
+            (flowjob.function, synchronous(flowjob.function)),
+        ]
+    )
     try:
         yield
     finally:

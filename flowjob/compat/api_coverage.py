@@ -55,8 +55,11 @@ def _exports_of(tree: ast.AST) -> Iterator[str]:
             if "experimental_api" in map(_decorator_name, node.decorator_list):
                 experimental_calls.update(id(d) for d in node.decorator_list)
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and _decorator_name(node) == "oneflow_export"
-                and id(node) not in experimental_calls):
+        if (
+            isinstance(node, ast.Call)
+            and _decorator_name(node) == "oneflow_export"
+            and id(node) not in experimental_calls
+        ):
             for arg in node.args:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     yield arg.value
@@ -64,13 +67,15 @@ def _exports_of(tree: ast.AST) -> Iterator[str]:
 
 def _archive(clone: Path, tag: str) -> tarfile.TarFile:
     try:
-        done = subprocess.run(["git", "-C", str(clone), "archive", tag, _PACKAGE],
-                              capture_output=True, check=True)
+        done = subprocess.run(
+            ["git", "-C", str(clone), "archive", tag, _PACKAGE], capture_output=True, check=True
+        )
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", b"") or str(exc).encode()
         raise OneFlowSourceError(
             f"cannot read {_PACKAGE} at tag {tag} from the OneFlow clone {clone}: "
-            f"{detail.decode(errors='replace').strip()}") from exc
+            f"{detail.decode(errors='replace').strip()}"
+        ) from exc
     return tarfile.open(fileobj=io.BytesIO(done.stdout))
 
 
@@ -123,8 +128,9 @@ def clone_path(given: str | None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m flowjob.compat.api_coverage",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m flowjob.compat.api_coverage", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--oneflow", help=f"OneFlow git clone (default: ${ENV_VAR})")
     parser.add_argument("--tag", default=DEFAULT_TAG, help="tag or commit to read")
     args = parser.parse_args(argv)

@@ -60,10 +60,16 @@ class Manifest:
 
 
 def write_manifest(folder: str, manifest: Manifest) -> None:
-    body = {"format": _FORMAT, "version": _VERSION,
-            "part_name_prefix": manifest.part_name_prefix, "records": manifest.records,
-            "parts": [{"name": p.name, "records": p.records, "bytes": p.bytes,
-                       "crc32c": p.crc32c} for p in manifest.parts]}
+    body = {
+        "format": _FORMAT,
+        "version": _VERSION,
+        "part_name_prefix": manifest.part_name_prefix,
+        "records": manifest.records,
+        "parts": [
+            {"name": p.name, "records": p.records, "bytes": p.bytes, "crc32c": p.crc32c}
+            for p in manifest.parts
+        ],
+    }
     path = os.path.join(folder, MANIFEST_NAME)
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(body, handle, indent=1)
@@ -82,12 +88,16 @@ def read_manifest(folder: str | os.PathLike) -> Manifest | None:
             body = json.load(handle)
         if body.get("format") != _FORMAT:
             raise ValueError(f"format is {body.get('format')!r}, expected {_FORMAT!r}")
-        parts = tuple(PartInfo(str(p["name"]), int(p["records"]), int(p["bytes"]),
-                               int(p["crc32c"])) for p in body["parts"])
+        parts = tuple(
+            PartInfo(str(p["name"]), int(p["records"]), int(p["bytes"]), int(p["crc32c"]))
+            for p in body["parts"]
+        )
         return Manifest(str(body["part_name_prefix"]), parts)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise RecordError(f"{path}: unreadable OFRecord manifest ({exc}); delete it to read "
-                          "the folder without completeness checks") from None
+        raise RecordError(
+            f"{path}: unreadable OFRecord manifest ({exc}); delete it to read "
+            "the folder without completeness checks"
+        ) from None
 
 
 def check_parts(folder: str, paths: list[str]) -> list[str]:
@@ -102,17 +112,23 @@ def check_parts(folder: str, paths: list[str]) -> list[str]:
         info = manifest.part(name)
         if info is None:
             listed = ", ".join(p.name for p in manifest.parts)
-            raise RecordError(f"{path}: not one of the parts listed in {folder}'s manifest "
-                              f"({listed}); the folder mixes data sets, or the reader's "
-                              "part_name_prefix/part_name_suffix_length differ from the writer's")
+            raise RecordError(
+                f"{path}: not one of the parts listed in {folder}'s manifest "
+                f"({listed}); the folder mixes data sets, or the reader's "
+                "part_name_prefix/part_name_suffix_length differ from the writer's"
+            )
         size = os.path.getsize(path)
         if size != info.bytes:
-            raise RecordError(f"{path}: {size} bytes, but the data set's manifest says "
-                              f"{info.bytes} bytes ({info.records} records): the part was "
-                              "changed or cut short after it was written")
+            raise RecordError(
+                f"{path}: {size} bytes, but the data set's manifest says "
+                f"{info.bytes} bytes ({info.records} records): the part was "
+                "changed or cut short after it was written"
+            )
     if len(paths) < len(manifest.parts):
-        return [f"{folder}: reading {len(paths)} of the {len(manifest.parts)} part files of "
-                f"the data set ({len(manifest.parts)} listed in its manifest)"]
+        return [
+            f"{folder}: reading {len(paths)} of the {len(manifest.parts)} part files of "
+            f"the data set ({len(manifest.parts)} listed in its manifest)"
+        ]
     return []
 
 
@@ -121,23 +137,27 @@ def check_target(out_dir: str, overwrite: bool) -> None:
     if not os.path.lexists(out_dir):
         return
     if not os.path.isdir(out_dir):
-        raise DatasetExistsError(f"{out_dir}: exists and is not a folder; choose a new folder "
-                                 "for the data set")
+        raise DatasetExistsError(
+            f"{out_dir}: exists and is not a folder; choose a new folder for the data set"
+        )
     entries = sorted(os.listdir(out_dir))
     if not entries:
         return
     if not overwrite:
-        shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3
-                                          else "")
+        shown = ", ".join(entries[:3]) + (
+            f" and {len(entries) - 3} more" if len(entries) > 3 else ""
+        )
         raise DatasetExistsError(
             f"{out_dir}: the folder is not empty ({shown}); pass overwrite=True (flowjob "
             "ofrecord: --overwrite) to replace the folder and everything in it, or choose a "
-            "new folder (new parts are never mixed with old ones)")
+            "new folder (new parts are never mixed with old ones)"
+        )
     folders = [e for e in entries if os.path.isdir(os.path.join(out_dir, e))]
     if folders:
         raise DatasetExistsError(
             f"{out_dir}: holds sub-folders ({', '.join(folders[:3])}); overwrite=True replaces "
-            "only a folder of plain files (a data set), so this one is left alone")
+            "only a folder of plain files (a data set), so this one is left alone"
+        )
 
 
 @contextmanager
@@ -175,8 +195,9 @@ def _publish(staging: str, out_dir: str, overwrite: bool) -> None:
         return
     # No atomic exchange here: the old folder moves aside first, so out_dir is briefly
     # missing, but it never holds a mix of the two sets.
-    old = os.path.join(os.path.dirname(out_dir),
-                       f".{os.path.basename(out_dir)}.replaced-{secrets.token_hex(4)}")
+    old = os.path.join(
+        os.path.dirname(out_dir), f".{os.path.basename(out_dir)}.replaced-{secrets.token_hex(4)}"
+    )
     os.rename(out_dir, old)
     os.rename(staging, out_dir)
     shutil.rmtree(old, ignore_errors=True)

@@ -16,8 +16,12 @@ from ._parallel import parallel_map
 from ._record import describe_record
 
 # Each numeric list's values in their stored type: the range check starts from these.
-_NUMERIC_LISTS = {"float_list": np.float32, "double_list": np.float64,
-                  "int32_list": np.int32, "int64_list": np.int64}
+_NUMERIC_LISTS = {
+    "float_list": np.float32,
+    "double_list": np.float64,
+    "int32_list": np.int32,
+    "int64_list": np.int64,
+}
 
 
 class DecodeError(FlowJobError, ValueError):
@@ -29,8 +33,9 @@ def _feature(records: Sequence[Any], i: int, name: str, op: str) -> Any:
     record = records[i]
     if name not in record.feature:
         have = ", ".join(sorted(record.feature)) or "none"
-        raise DecodeError(f"{op}: field {name!r} not found in {describe_record(records, i)} "
-                          f"(its fields: {have})")
+        raise DecodeError(
+            f"{op}: field {name!r} not found in {describe_record(records, i)} (its fields: {have})"
+        )
     return record.feature[name]
 
 
@@ -51,7 +56,7 @@ def check_range(values: np.ndarray, dtype: np.dtype, what: str) -> None:
                 bad = ~np.isfinite(values) | (whole < low) | (whole >= high)
         else:  # bounds clipped to the source type, so the comparison stays in it
             source = np.iinfo(values.dtype)
-            bad = ((values < max(info.min, source.min)) | (values > min(info.max, source.max)))
+            bad = (values < max(info.min, source.min)) | (values > min(info.max, source.max))
         want = f"{dtype.name} ({info.min}..{info.max})"
     elif dtype.kind == "f" and values.dtype.kind in "iuf":
         with np.errstate(over="ignore"):
@@ -61,13 +66,22 @@ def check_range(values: np.ndarray, dtype: np.dtype, what: str) -> None:
         return
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        more = (f" ({int(bad.sum())} of the {values.size} values do not; the first is value "
-                f"{first})" if values.size > 1 else "")
+        more = (
+            f" ({int(bad.sum())} of the {values.size} values do not; the first is value {first})"
+            if values.size > 1
+            else ""
+        )
         raise DecodeError(f"{what}: value {values[first]!s} does not fit dtype {want}{more}")
 
 
-def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dtype,
-        varying: bool = False, truncate: bool = False) -> np.ndarray:
+def raw(
+    records: Sequence[Any],
+    name: str,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    varying: bool = False,
+    truncate: bool = False,
+) -> np.ndarray:
     """``OFRecordRawDecoder``: one fixed-shape array per record, stacked.
 
     Numeric lists must hold exactly ``prod(shape)`` values; with ``truncate`` or
@@ -84,8 +98,10 @@ def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dty
         where = f"{op}: field {name!r} of {describe_record(records, i)}"
         if kind == "bytes_list":
             if len(feature.bytes_list.value) != 1:
-                raise DecodeError(f"{where} holds {len(feature.bytes_list.value)} byte strings, "
-                                  "expected exactly one")
+                raise DecodeError(
+                    f"{where} holds {len(feature.bytes_list.value)} byte strings, "
+                    "expected exactly one"
+                )
             values = np.frombuffer(feature.bytes_list.value[0], np.int8)[:count]
         elif kind in _NUMERIC_LISTS:
             values = np.asarray(getattr(feature, kind).value, _NUMERIC_LISTS[kind])
@@ -94,11 +110,12 @@ def raw(records: Sequence[Any], name: str, shape: tuple[int, ...], dtype: np.dty
             elif len(values) > count or (len(values) < count and not (truncate or varying)):
                 raise DecodeError(
                     f"{where} holds {len(values)} values, but shape {shape} needs {count} "
-                    "(pass truncate=True to pad or cut)")
+                    "(pass truncate=True to pad or cut)"
+                )
             check_range(values, dtype, where)
         else:
             raise DecodeError(f"{where} is empty (no value list set)")
-        out[i, :len(values)] = values.astype(dtype, copy=False)
+        out[i, : len(values)] = values.astype(dtype, copy=False)
     return out.reshape((len(records), *shape))
 
 
@@ -110,16 +127,22 @@ def bytes_values(records: Sequence[Any], name: str) -> list[np.ndarray]:
         feature = _feature(records, i, name, op)
         kind = feature.WhichOneof("kind")
         if kind != "bytes_list" or len(feature.bytes_list.value) != 1:
-            have = (f"{len(feature.bytes_list.value)} byte strings" if kind == "bytes_list"
-                    else f"a {kind}" if kind else "no value list")
-            raise DecodeError(f"{op}: field {name!r} of {describe_record(records, i)} must hold "
-                              f"exactly one byte string, it holds {have}")
+            have = (
+                f"{len(feature.bytes_list.value)} byte strings"
+                if kind == "bytes_list"
+                else f"a {kind}"
+                if kind
+                else "no value list"
+            )
+            raise DecodeError(
+                f"{op}: field {name!r} of {describe_record(records, i)} must hold "
+                f"exactly one byte string, it holds {have}"
+            )
         out.append(np.frombuffer(feature.bytes_list.value[0], np.uint8))
     return out
 
 
-def decode_image(data: bytes | np.ndarray, color_space: ColorSpace = ColorSpace.BGR
-                 ) -> np.ndarray:
+def decode_image(data: bytes | np.ndarray, color_space: ColorSpace = ColorSpace.BGR) -> np.ndarray:
     """An encoded image (JPEG, PNG...) as an HWC uint8 array in ``color_space`` (Pillow)."""
     from PIL import Image
 
@@ -147,12 +170,16 @@ def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
     return height, width
 
 
-def decode_batch(encoded: Sequence[Any], color_space: ColorSpace,
-                 crop: Any = None) -> list[np.ndarray]:
+def decode_batch(
+    encoded: Sequence[Any], color_space: ColorSpace, crop: Any = None
+) -> list[np.ndarray]:
     """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool.
     Crop windows are drawn in batch order first, so a seed gives the same crops every run."""
-    windows = ([crop.window(*image_size(data)) for data in encoded] if crop is not None
-               else [None] * len(encoded))
+    windows = (
+        [crop.window(*image_size(data)) for data in encoded]
+        if crop is not None
+        else [None] * len(encoded)
+    )
 
     def one(item: tuple[Any, Any]) -> np.ndarray:
         data, window = item
@@ -160,13 +187,14 @@ def decode_batch(encoded: Sequence[Any], color_space: ColorSpace,
         if window is None:
             return image
         y, x, h, w = window
-        return np.ascontiguousarray(image[y:y + h, x:x + w])
+        return np.ascontiguousarray(image[y : y + h, x : x + w])
 
     return parallel_map(one, zip(encoded, windows))
 
 
-def images(records: Sequence[Any], name: str, color_space: ColorSpace = ColorSpace.BGR,
-           crop: Any = None) -> list[np.ndarray]:
+def images(
+    records: Sequence[Any], name: str, color_space: ColorSpace = ColorSpace.BGR, crop: Any = None
+) -> list[np.ndarray]:
     """``OFRecordImageDecoder`` (``crop`` None) and ``...RandomCrop`` (a ``RandomCrop``)."""
     return decode_batch(bytes_values(records, name), color_space, crop)
 
@@ -174,9 +202,13 @@ def images(records: Sequence[Any], name: str, color_space: ColorSpace = ColorSpa
 class RandomCrop:
     """OneFlow's ``RandomCropGenerator``: crop windows of random area and aspect ratio."""
 
-    def __init__(self, seed: int | None, num_attempts: int = 10,
-                 random_area: Sequence[float] = (0.08, 1.0),
-                 random_aspect_ratio: Sequence[float] = (0.75, 1.333333)):
+    def __init__(
+        self,
+        seed: int | None,
+        num_attempts: int = 10,
+        random_area: Sequence[float] = (0.08, 1.0),
+        random_aspect_ratio: Sequence[float] = (0.75, 1.333333),
+    ):
         self.rng = np.random.default_rng(seed)
         self.attempts = num_attempts
         self.area = (float(random_area[0]), float(random_area[1]))

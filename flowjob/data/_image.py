@@ -22,12 +22,17 @@ def _resample(kind: Interpolation, old_w: int, old_h: int, new_w: int, new_h: in
     if kind is Interpolation.AUTO:  # OneFlow: enlarge bilinearly, shrink by area averaging
         grows = new_w * new_h >= old_w * old_h
         kind = Interpolation.BILINEAR if grows else Interpolation.AREA
-    return {Interpolation.BILINEAR: Image.BILINEAR, Interpolation.NEAREST: Image.NEAREST,
-            Interpolation.BICUBIC: Image.BICUBIC, Interpolation.AREA: Image.BOX}[kind]
+    return {
+        Interpolation.BILINEAR: Image.BILINEAR,
+        Interpolation.NEAREST: Image.NEAREST,
+        Interpolation.BICUBIC: Image.BICUBIC,
+        Interpolation.AREA: Image.BOX,
+    }[kind]
 
 
-def resize_one(image: np.ndarray, width: int, height: int,
-               interpolation: Interpolation = Interpolation.AUTO) -> np.ndarray:
+def resize_one(
+    image: np.ndarray, width: int, height: int, interpolation: Interpolation = Interpolation.AUTO
+) -> np.ndarray:
     """One HWC uint8 image resized to ``width`` x ``height`` (Pillow)."""
     from PIL import Image
 
@@ -40,16 +45,22 @@ def resize_one(image: np.ndarray, width: int, height: int,
     return out.reshape(height, width, c)
 
 
-def resize_fixed(images: Sequence[np.ndarray], width: int, height: int, channels: int,
-                 dtype: np.dtype, interpolation: Interpolation = Interpolation.AUTO
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def resize_fixed(
+    images: Sequence[np.ndarray],
+    width: int,
+    height: int,
+    channels: int,
+    dtype: np.dtype,
+    interpolation: Interpolation = Interpolation.AUTO,
+) -> tuple[np.ndarray, np.ndarray]:
     """``image_resize_to_fixed``: an NHWC batch of ``dtype`` and each image's (w, h) scale."""
     out = np.empty((len(images), height, width, channels), dtype)
     scale = np.empty((len(images), 2), np.float32)
     for i, image in enumerate(images):
         if image.shape[2] != channels:
-            raise DecodeError(f"image.Resize: image {i} has {image.shape[2]} channels, "
-                              f"expected {channels}")
+            raise DecodeError(
+                f"image.Resize: image {i} has {image.shape[2]} channels, expected {channels}"
+            )
         scale[i] = (width / image.shape[1], height / image.shape[0])
     resized = parallel_map(lambda im: resize_one(im, width, height, interpolation), images)
     for i, image in enumerate(resized):
@@ -57,8 +68,9 @@ def resize_fixed(images: Sequence[np.ndarray], width: int, height: int, channels
     return out, scale
 
 
-def keep_aspect_size(height: int, width: int, target: int, min_size: int, max_size: int,
-                     longer: bool) -> tuple[int, int]:
+def keep_aspect_size(
+    height: int, width: int, target: int, min_size: int, max_size: int, longer: bool
+) -> tuple[int, int]:
     """OneFlow's new (width, height) for an aspect-keeping resize (ties round to even)."""
     short, long = min(height, width), max(height, width)
     aspect = short / long
@@ -75,10 +87,14 @@ def keep_aspect_size(height: int, width: int, target: int, min_size: int, max_si
     return int(new_long), int(new_short)
 
 
-def resize_keep_aspect(images: Sequence[np.ndarray], target: int, min_size: int,
-                       max_size: int, longer: bool,
-                       interpolation: Interpolation = Interpolation.AUTO
-                       ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+def resize_keep_aspect(
+    images: Sequence[np.ndarray],
+    target: int,
+    min_size: int,
+    max_size: int,
+    longer: bool,
+    interpolation: Interpolation = Interpolation.AUTO,
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """``image_resize_keep_aspect_ratio``: resized images, (w, h) scales and new (w, h)."""
     out, scale = [], np.empty((len(images), 2), np.float32)
     size = np.empty((len(images), 2), np.int32)
@@ -87,15 +103,24 @@ def resize_keep_aspect(images: Sequence[np.ndarray], target: int, min_size: int,
         new_w, new_h = keep_aspect_size(h, w, target, min_size, max_size, longer)
         scale[i] = (new_w / w, new_h / h)
         size[i] = (new_w, new_h)
-    out = parallel_map(lambda item: resize_one(item[0], *item[1], interpolation),
-                       zip(images, size.tolist()))
+    out = parallel_map(
+        lambda item: resize_one(item[0], *item[1], interpolation), zip(images, size.tolist())
+    )
     return out, scale, size
 
 
-def crop_mirror_normalize(images: np.ndarray | Sequence[np.ndarray], mirror: np.ndarray | None,
-                          crop_h: int, crop_w: int, crop_pos_y: float, crop_pos_x: float,
-                          mean: np.ndarray, std: np.ndarray, layout: Layout,
-                          dtype: np.dtype) -> np.ndarray:
+def crop_mirror_normalize(
+    images: np.ndarray | Sequence[np.ndarray],
+    mirror: np.ndarray | None,
+    crop_h: int,
+    crop_w: int,
+    crop_pos_y: float,
+    crop_pos_x: float,
+    mean: np.ndarray,
+    std: np.ndarray,
+    layout: Layout,
+    dtype: np.dtype,
+) -> np.ndarray:
     """OneFlow's ``crop_mirror_normalize``: crop at the relative position, flip the images
     whose ``mirror`` flag is set, ``(x - mean) / std`` per channel, NCHW or NHWC."""
     out = []
@@ -103,12 +128,14 @@ def crop_mirror_normalize(images: np.ndarray | Sequence[np.ndarray], mirror: np.
         h, w = image.shape[:2]
         out_h, out_w = crop_h or h, crop_w or w
         if out_h > h or out_w > w:
-            raise DecodeError(f"image.CropMirrorNormalize: crop {out_h}x{out_w} is larger "
-                              f"than image {i} ({h}x{w})")
+            raise DecodeError(
+                f"image.CropMirrorNormalize: crop {out_h}x{out_w} is larger "
+                f"than image {i} ({h}x{w})"
+            )
         # float32 products truncated toward zero, as OneFlow computes the offsets
         y = int(np.float32(h - out_h) * np.float32(crop_pos_y))
         x = int(np.float32(w - out_w) * np.float32(crop_pos_x))
-        piece = image[y:y + out_h, x:x + out_w]
+        piece = image[y : y + out_h, x : x + out_w]
         if mirror is not None and mirror[i]:
             piece = piece[:, ::-1]
         out.append(piece)

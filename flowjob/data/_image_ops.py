@@ -19,12 +19,23 @@ from ._ops import _batch, _fail, _mode, _module_name, _name_and_seed
 _IMAGES = (_dtypes.tensor_buffer, _dtypes.uint8)
 
 
-def Resize(image: Blob, target_size: int | Sequence[int] | None = None,  # noqa: N802
-           min_size: int | None = None, max_size: int | None = None,
-           keep_aspect_ratio: bool = False, resize_side: str = "shorter", channels: int = 3,
-           dtype: Any = None, interpolation_type: str = "auto", name: str | None = None,
-           color_space: str | None = None, interp_type: str | None = None,
-           resize_shorter: int = 0, resize_x: int = 0, resize_y: int = 0) -> Any:
+def Resize(
+    image: Blob,
+    target_size: int | Sequence[int] | None = None,  # noqa: N802
+    min_size: int | None = None,
+    max_size: int | None = None,
+    keep_aspect_ratio: bool = False,
+    resize_side: str = "shorter",
+    channels: int = 3,
+    dtype: Any = None,
+    interpolation_type: str = "auto",
+    name: str | None = None,
+    color_space: str | None = None,
+    interp_type: str | None = None,
+    resize_shorter: int = 0,
+    resize_x: int = 0,
+    resize_y: int = 0,
+) -> Any:
     """Resizes decoded images (Pillow), as OneFlow's ``image.Resize``.
 
     ``keep_aspect_ratio=False``: every image to ``target_size=(width, height)``; returns
@@ -38,64 +49,120 @@ def Resize(image: Blob, target_size: int | Sequence[int] | None = None,  # noqa:
     batch = _batch(image, op, (_dtypes.tensor_buffer,))
     deprecated = False
     if color_space is not None:
-        warn_once("image.Resize.color_space", "color_space has been deprecated. Please use "
-                                              "channels instead.")
+        warn_once(
+            "image.Resize.color_space",
+            "color_space has been deprecated. Please use channels instead.",
+        )
         deprecated = True
         channels = _mode(op, ColorSpace, color_space, "color_space").channels
     if interp_type is not None:
-        warn_once("image.Resize.interp_type", "interp_type has been deprecated. Please use "
-                                              "interpolation_type instead.")
+        warn_once(
+            "image.Resize.interp_type",
+            "interp_type has been deprecated. Please use interpolation_type instead.",
+        )
         kinds = {"Linear": "bilinear", "NN": "nearest_neighbor", "Cubic": "bicubic"}
         if interp_type not in kinds:
             raise _fail(op, f"invalid interp_type {interp_type!r}; use one of {list(kinds)}")
         deprecated, interpolation_type = True, kinds[interp_type]
     if resize_x > 0 and resize_y > 0:
-        warn_once("image.Resize.resize_xy", "resize_x and resize_y has been deprecated. Please "
-                                            "use target_size instead.")
+        warn_once(
+            "image.Resize.resize_xy",
+            "resize_x and resize_y has been deprecated. Please use target_size instead.",
+        )
         deprecated, target_size, keep_aspect_ratio = True, (resize_x, resize_y), False
     if resize_shorter > 0:
-        warn_once("image.Resize.resize_shorter", "resize_shorter has been deprecated. Please "
-                                                 "use target_size instead.")
+        warn_once(
+            "image.Resize.resize_shorter",
+            "resize_shorter has been deprecated. Please use target_size instead.",
+        )
         deprecated, target_size = True, resize_shorter
         keep_aspect_ratio, resize_side = True, "shorter"
     interpolation = _mode(op, Interpolation, interpolation_type, "interpolation_type")
     if keep_aspect_ratio:
         if not isinstance(target_size, int):
-            raise _fail(op, "target_size must be an int when keep_aspect_ratio is True, got "
-                            f"{target_size!r}")
+            raise _fail(
+                op,
+                f"target_size must be an int when keep_aspect_ratio is True, got {target_size!r}",
+            )
         side = _mode(op, ResizeSide, resize_side, "resize_side")
-        fn = functools.partial(_image.resize_keep_aspect, target=target_size,
-                               min_size=min_size or 0, max_size=max_size or 0,
-                               longer=side is ResizeSide.LONGER, interpolation=interpolation)
-        outputs = [((batch,), _dtypes.tensor_buffer, False), ((batch, 2), _dtypes.float32, False),
-                   ((batch, 2), _dtypes.int32, False)]
+        fn = functools.partial(
+            _image.resize_keep_aspect,
+            target=target_size,
+            min_size=min_size or 0,
+            max_size=max_size or 0,
+            longer=side is ResizeSide.LONGER,
+            interpolation=interpolation,
+        )
+        outputs = [
+            ((batch,), _dtypes.tensor_buffer, False),
+            ((batch, 2), _dtypes.float32, False),
+            ((batch, 2), _dtypes.int32, False),
+        ]
         res, scale, size = add_feed_op(
-            "image_resize_keep_aspect_ratio", [image], fn, name=name, prefix="ImageResize",
-            outputs=outputs, attrs={"target_size": target_size, "resize_side": resize_side})
+            "image_resize_keep_aspect_ratio",
+            [image],
+            fn,
+            name=name,
+            prefix="ImageResize",
+            outputs=outputs,
+            attrs={"target_size": target_size, "resize_side": resize_side},
+        )
         return res if deprecated else (res, scale, size)
-    if (not isinstance(target_size, (list, tuple)) or len(target_size) != 2
-            or not all(isinstance(v, int) and v > 0 for v in target_size)):
-        raise _fail(op, "target_size must be (width, height) when keep_aspect_ratio is False, "
-                        f"got {target_size!r}")
+    if (
+        not isinstance(target_size, (list, tuple))
+        or len(target_size) != 2
+        or not all(isinstance(v, int) and v > 0 for v in target_size)
+    ):
+        raise _fail(
+            op,
+            "target_size must be (width, height) when keep_aspect_ratio is False, "
+            f"got {target_size!r}",
+        )
     width, height = target_size
     dt = _dtypes.as_dtype(dtype if dtype is not None else _dtypes.uint8)
-    fn = functools.partial(_image.resize_fixed, width=width, height=height, channels=channels,
-                           dtype=dt.np_dtype, interpolation=interpolation)
+    fn = functools.partial(
+        _image.resize_fixed,
+        width=width,
+        height=height,
+        channels=channels,
+        dtype=dt.np_dtype,
+        interpolation=interpolation,
+    )
     res, scale = add_feed_op(
-        "image_resize_to_fixed", [image], fn, name=name, prefix="ImageResize",
-        outputs=[((batch, height, width, channels), dt, False),
-                 ((batch, 2), _dtypes.float32, False)],
-        attrs={"target_width": width, "target_height": height, "channels": channels,
-               "data_type": dt.name, "interpolation_type": interpolation_type})
+        "image_resize_to_fixed",
+        [image],
+        fn,
+        name=name,
+        prefix="ImageResize",
+        outputs=[
+            ((batch, height, width, channels), dt, False),
+            ((batch, 2), _dtypes.float32, False),
+        ],
+        attrs={
+            "target_width": width,
+            "target_height": height,
+            "channels": channels,
+            "data_type": dt.name,
+            "interpolation_type": interpolation_type,
+        },
+    )
     return res if deprecated else (res, scale, None)
 
 
-def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # noqa: N802
-                        color_space: str = "BGR", output_layout: str = "NCHW",
-                        crop_h: int = 0, crop_w: int = 0, crop_pos_y: float = 0.5,
-                        crop_pos_x: float = 0.5, mean: Sequence[float] = (0.0,),
-                        std: Sequence[float] = (1.0,), output_dtype: Any = _dtypes.float32,
-                        name: str | None = None) -> Blob:
+def CropMirrorNormalize(
+    input_blob: Blob,
+    mirror_blob: Blob | None = None,  # noqa: N802
+    color_space: str = "BGR",
+    output_layout: str = "NCHW",
+    crop_h: int = 0,
+    crop_w: int = 0,
+    crop_pos_y: float = 0.5,
+    crop_pos_x: float = 0.5,
+    mean: Sequence[float] = (0.0,),
+    std: Sequence[float] = (1.0,),
+    output_dtype: Any = _dtypes.float32,
+    name: str | None = None,
+) -> Blob:
     """Crops each image at ``crop_pos`` (a fraction of the free space), flips those whose
     ``mirror_blob`` flag is set, and normalizes ``(x - mean) / std`` per channel; the input is
     a uint8 NHWC batch or tensor buffers (then ``crop_h``/``crop_w`` are required)."""
@@ -105,8 +172,11 @@ def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # no
     layout = _mode(op, Layout, output_layout, "output_layout")
     if input_blob.dtype is _dtypes.uint8:
         if input_blob.ndim != 4 or input_blob.shape[3] != c:
-            raise _fail(op, f"a uint8 input must be (N, H, W, {c}) for color_space "
-                            f"{color_space!r}, got {input_blob.shape}")
+            raise _fail(
+                op,
+                f"a uint8 input must be (N, H, W, {c}) for color_space "
+                f"{color_space!r}, got {input_blob.shape}",
+            )
         h, w = crop_h or input_blob.shape[1], crop_w or input_blob.shape[2]
         if h > input_blob.shape[1] or w > input_blob.shape[2]:
             raise _fail(op, f"crop {h}x{w} is larger than the images {input_blob.shape[1:3]}")
@@ -121,33 +191,66 @@ def CropMirrorNormalize(input_blob: Blob, mirror_blob: Blob | None = None,  # no
     inputs = [input_blob]
     if mirror_blob is not None:
         if _batch(mirror_blob, op, (_dtypes.int8,)) != batch or mirror_blob.numel() != batch:
-            raise _fail(op, f"mirror_blob must hold one int8 flag per image ({batch}), got shape "
-                            f"{mirror_blob.shape}")
+            raise _fail(
+                op,
+                f"mirror_blob must hold one int8 flag per image ({batch}), got shape "
+                f"{mirror_blob.shape}",
+            )
         inputs.append(mirror_blob)
-    fn = functools.partial(_crop_mirror_normalize, crop_h=h, crop_w=w, crop_pos_y=crop_pos_y,
-                           crop_pos_x=crop_pos_x, mean=mean_v, std=std_v, layout=layout,
-                           dtype=dt.np_dtype)
+    fn = functools.partial(
+        _crop_mirror_normalize,
+        crop_h=h,
+        crop_w=w,
+        crop_pos_y=crop_pos_y,
+        crop_pos_x=crop_pos_x,
+        mean=mean_v,
+        std=std_v,
+        layout=layout,
+        dtype=dt.np_dtype,
+    )
     shape = (batch, c, h, w) if layout is Layout.NCHW else (batch, h, w, c)
     kind = "tensorbuffer" if input_blob.dtype is _dtypes.tensor_buffer else "uint8"
-    return add_feed_op(f"crop_mirror_normalize_from_{kind}", inputs, fn, name=name,
-                       prefix="CropMirrorNormalize", outputs=[(shape, dt, False)],
-                       attrs={"color_space": color_space, "output_layout": output_layout,
-                              "crop_h": h, "crop_w": w, "crop_pos_y": crop_pos_y,
-                              "crop_pos_x": crop_pos_x, "mean": list(mean_v),
-                              "std": list(std_v)})
+    return add_feed_op(
+        f"crop_mirror_normalize_from_{kind}",
+        inputs,
+        fn,
+        name=name,
+        prefix="CropMirrorNormalize",
+        outputs=[(shape, dt, False)],
+        attrs={
+            "color_space": color_space,
+            "output_layout": output_layout,
+            "crop_h": h,
+            "crop_w": w,
+            "crop_pos_y": crop_pos_y,
+            "crop_pos_x": crop_pos_x,
+            "mean": list(mean_v),
+            "std": list(std_v),
+        },
+    )
 
 
-def CoinFlip(batch_size: int = 1, seed: int | None = None,  # noqa: N802
-             probability: float = 0.5, name: str = "CoinFlip") -> Blob:
+def CoinFlip(
+    batch_size: int = 1,
+    seed: int | None = None,  # noqa: N802
+    probability: float = 0.5,
+    name: str = "CoinFlip",
+) -> Blob:
     """``(batch_size,)`` int8 flags, each 1 with ``probability``, drawn anew for every call
     (the ``mirror_blob`` of :func:`CropMirrorNormalize`); seeded like the readers."""
     if not 0.0 <= probability <= 1.0:
         raise _fail("random.CoinFlip", f"probability must be in [0, 1], got {probability!r}")
     name, seed = _name_and_seed(_module_name(name, "CoinFlip"), "CoinFlip", seed)
     factory = functools.partial(_image.CoinFlip, batch_size, probability, seed)
-    return add_feed_op("coin_flip", [], factory, source=True, name=name,
-                       attrs={"batch_size": batch_size, "probability": probability},
-                       outputs=[((batch_size,), _dtypes.int8, False)])
+    return add_feed_op(
+        "coin_flip",
+        [],
+        factory,
+        source=True,
+        name=name,
+        attrs={"batch_size": batch_size, "probability": probability},
+        outputs=[((batch_size,), _dtypes.int8, False)],
+    )
 
 
 def _crop_mirror_normalize(images, mirror=None, **kwargs) -> np.ndarray:

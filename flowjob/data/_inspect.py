@@ -76,8 +76,7 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
     except RecordError as exc:
         report.problems.append(Problem(ProblemKind.INCOMPLETE, str(exc)))
     if not os.path.exists(report.path):
-        report.problems.append(Problem(ProblemKind.EMPTY, f"{report.path}: no such file or "
-                                                          "folder"))
+        report.problems.append(Problem(ProblemKind.EMPTY, f"{report.path}: no such file or folder"))
         return report
     files = _files_to_scan(report, folder)
     meter = Progress(f"scanning {report.path}", enabled=progress)
@@ -87,9 +86,11 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
     if report.manifest is not None:
         _compare(report, folder)
     elif files and os.path.isdir(report.path):
-        report.notes.append("no manifest (written by OneFlow or an older flowjob): each file "
-                            "was checked, but whether parts are missing or cut short on a "
-                            "record boundary cannot be told")
+        report.notes.append(
+            "no manifest (written by OneFlow or an older flowjob): each file "
+            "was checked, but whether parts are missing or cut short on a "
+            "record boundary cannot be told"
+        )
     if report.ok and files and report.records == 0:
         report.problems.append(Problem(ProblemKind.EMPTY, f"{report.path}: holds no records"))
     return report
@@ -98,21 +99,32 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
 def _files_to_scan(report: DatasetReport, folder: str) -> list[str]:
     if not os.path.isdir(report.path):
         return [report.path]
-    names = sorted(n for n in os.listdir(folder)
-                   if n != MANIFEST_NAME and os.path.isfile(os.path.join(folder, n)))
+    names = sorted(
+        n
+        for n in os.listdir(folder)
+        if n != MANIFEST_NAME and os.path.isfile(os.path.join(folder, n))
+    )
     manifest = report.manifest
     if manifest is None:
         if not names:
-            report.problems.append(Problem(ProblemKind.EMPTY, f"{folder}: the folder holds no "
-                                                              "files (not an OFRecord data set)"))
+            report.problems.append(
+                Problem(
+                    ProblemKind.EMPTY,
+                    f"{folder}: the folder holds no files (not an OFRecord data set)",
+                )
+            )
         return [os.path.join(folder, n) for n in names]
     listed = [p.name for p in manifest.parts]
     for name in names:
         if name in listed:
             continue
         if name.startswith(manifest.part_name_prefix):
-            report.problems.append(Problem(ProblemKind.INCOMPLETE, f"{folder}/{name}: a part "
-                                           "file that the manifest does not list"))
+            report.problems.append(
+                Problem(
+                    ProblemKind.INCOMPLETE,
+                    f"{folder}/{name}: a part file that the manifest does not list",
+                )
+            )
         else:
             report.notes.append(f"{folder}/{name}: not a part of the data set (ignored)")
     return [os.path.join(folder, n) for n in listed if n in names]
@@ -126,8 +138,7 @@ def _scan(path: str, report: DatasetReport, meter: Progress) -> FileReport:
             if report.first_record is None:
                 report.first_record = record
             header = _LENGTH.pack(len(data))
-            result.crc32c = google_crc32c.extend(google_crc32c.extend(result.crc32c, header),
-                                                 data)
+            result.crc32c = google_crc32c.extend(google_crc32c.extend(result.crc32c, header), data)
             result.bytes += len(header) + len(data)
             result.records += 1
             meter.update()
@@ -150,15 +161,27 @@ def _compare(report: DatasetReport, folder: str) -> None:
         got = scanned.get(info.name)
         where = os.path.join(folder, info.name)
         if got is None:
-            report.problems.append(Problem(ProblemKind.INCOMPLETE, f"{where}: listed in the "
-                                           f"manifest ({info.records} records) but missing"))
+            report.problems.append(
+                Problem(
+                    ProblemKind.INCOMPLETE,
+                    f"{where}: listed in the manifest ({info.records} records) but missing",
+                )
+            )
         elif got.damaged:
             continue  # already reported with its byte offset
         elif (got.records, got.bytes) != (info.records, info.bytes):
-            report.problems.append(Problem(
-                ProblemKind.INCOMPLETE, f"{where}: {got.records} records in {got.bytes} bytes, "
-                f"the manifest says {info.records} records in {info.bytes} bytes"))
+            report.problems.append(
+                Problem(
+                    ProblemKind.INCOMPLETE,
+                    f"{where}: {got.records} records in {got.bytes} bytes, "
+                    f"the manifest says {info.records} records in {info.bytes} bytes",
+                )
+            )
         elif got.crc32c != info.crc32c:
-            report.problems.append(Problem(
-                ProblemKind.DAMAGED, f"{where}: CRC-32C {got.crc32c:08x} differs from the "
-                f"manifest's {info.crc32c:08x}: bytes inside records changed after writing"))
+            report.problems.append(
+                Problem(
+                    ProblemKind.DAMAGED,
+                    f"{where}: CRC-32C {got.crc32c:08x} differs from the "
+                    f"manifest's {info.crc32c:08x}: bytes inside records changed after writing",
+                )
+            )

@@ -38,13 +38,13 @@ class ImageCodec:
         self.image_preprocessors = list(image_preprocessors or [])
 
     def color_space(self) -> str:
-        rgb = any(isinstance(p, ImagePreprocessor) and p.is_rgb()
-                  for p in self.image_preprocessors)
+        rgb = any(isinstance(p, ImagePreprocessor) and p.is_rgb() for p in self.image_preprocessors)
         return "RGB" if rgb else "BGR"
 
     def do_mirror(self) -> bool:
-        return any(isinstance(p, ImagePreprocessor) and p.is_mirror()
-                   for p in self.image_preprocessors)
+        return any(
+            isinstance(p, ImagePreprocessor) and p.is_mirror() for p in self.image_preprocessors
+        )
 
     def do_resize(self) -> tuple[bool, int, int]:
         for p in self.image_preprocessors:
@@ -59,8 +59,12 @@ class RawCodec:
 
 
 class NormByChannelPreprocessor:
-    def __init__(self, mean_values: Sequence[float], std_values: Sequence[float] = (1.0, 1.0, 1.0),
-                 data_format: str = "channels_last") -> None:
+    def __init__(
+        self,
+        mean_values: Sequence[float],
+        std_values: Sequence[float] = (1.0, 1.0, 1.0),
+        data_format: str = "channels_last",
+    ) -> None:
         self.mean_values, self.std_values = list(mean_values), list(std_values)
         self.data_format = data_format
 
@@ -71,15 +75,26 @@ class NormByChannelPreprocessor:
 class BlobConf:
     """One field to decode: ``name``, instance ``shape``, ``dtype`` and a codec."""
 
-    def __init__(self, name: str, shape: Sequence[int], dtype: Any, codec: Any,
-                 preprocessors: Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        shape: Sequence[int],
+        dtype: Any,
+        codec: Any,
+        preprocessors: Sequence[Any] | None = None,
+    ) -> None:
         self.name, self.shape, self.dtype, self.codec = name, list(shape), dtype, codec
         self.preprocessors = list(preprocessors or [])
 
     def decode_blob(self, input_blob: Blob, batch_size: int) -> Blob:
         if isinstance(self.codec, RawCodec):
-            return _ops.OFRecordRawDecoder(input_blob, self.name, shape=self.shape,
-                                           dtype=self.dtype, truncate=self.codec.auto_zero_padding)
+            return _ops.OFRecordRawDecoder(
+                input_blob,
+                self.name,
+                shape=self.shape,
+                dtype=self.dtype,
+                truncate=self.codec.auto_zero_padding,
+            )
         if not isinstance(self.codec, ImageCodec):
             raise NotImplementedError(f"BlobConf {self.name!r}: codec {self.codec!r}")
         color_space = self.codec.color_space()
@@ -91,19 +106,42 @@ class BlobConf:
         image, _, _ = _image_ops.Resize(image, target_size=(width, height))
         for pre in self.preprocessors:
             image = _image_ops.CropMirrorNormalize(
-                image, mirror_blob=flips, color_space=color_space,
-                output_layout=pre.output_layout(), mean=pre.mean_values, std=pre.std_values,
-                output_dtype=self.dtype)
+                image,
+                mirror_blob=flips,
+                color_space=color_space,
+                output_layout=pre.output_layout(),
+                mean=pre.mean_values,
+                std=pre.std_values,
+                output_dtype=self.dtype,
+            )
         return image
 
 
-def decode_ofrecord(ofrecord_dir: str, blobs: Sequence[BlobConf], batch_size: int = 1,
-                    data_part_num: int = 1, part_name_prefix: str = "part-",
-                    part_name_suffix_length: int = -1, shuffle: bool = False,
-                    buffer_size: int = 1024, name: str | None = None) -> tuple[Blob, ...]:
+def decode_ofrecord(
+    ofrecord_dir: str,
+    blobs: Sequence[BlobConf],
+    batch_size: int = 1,
+    data_part_num: int = 1,
+    part_name_prefix: str = "part-",
+    part_name_suffix_length: int = -1,
+    shuffle: bool = False,
+    buffer_size: int = 1024,
+    name: str | None = None,
+) -> tuple[Blob, ...]:
     """Deprecated: one reader and a decoder per ``BlobConf``; returns the decoded blobs."""
-    warn_once("data.decode_ofrecord", "oneflow.data.decode_ofrecord is deprecated, please use "
-                                      "oneflow.data.ofrecord_reader(...) and the decoders")
-    records = _ops.ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
-                                   part_name_suffix_length, shuffle, buffer_size, name=name)
+    warn_once(
+        "data.decode_ofrecord",
+        "oneflow.data.decode_ofrecord is deprecated, please use "
+        "oneflow.data.ofrecord_reader(...) and the decoders",
+    )
+    records = _ops.ofrecord_reader(
+        ofrecord_dir,
+        batch_size,
+        data_part_num,
+        part_name_prefix,
+        part_name_suffix_length,
+        shuffle,
+        buffer_size,
+        name=name,
+    )
     return tuple(conf.decode_blob(records, batch_size) for conf in blobs)

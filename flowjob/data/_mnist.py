@@ -43,8 +43,9 @@ def load_mnist(
     _check_batch_size("train_batch_size", train_batch_size)
     _check_batch_size("test_batch_size", test_batch_size)
     if hash_check is not None and not isinstance(hash_check, str):
-        raise TypeError(f"load_mnist: hash_check must be a hex SHA-256 string or None, got "
-                        f"{hash_check!r}")
+        raise TypeError(
+            f"load_mnist: hash_check must be a hex SHA-256 string or None, got {hash_check!r}"
+        )
     layout = Layout.parse(data_format, "load_mnist: data_format")
     path = os.path.join(os.fspath(out_dir), FILE_NAME)
     if os.path.isfile(path):
@@ -53,10 +54,14 @@ def load_mnist(
         _verify(path, hash_check, len(train[0]), len(test[0]))
     else:
         train, test = subset_split()
-        print(f"{FILE_NAME} not found in {os.fspath(out_dir)!r} (no download attempted): using the "
-              f"bundled MNIST subset, {len(train[0])} training and {len(test[0])} test images")
-    return (_batch(*train, train_batch_size, layout, "train_batch_size", "training"),
-            _batch(*test, test_batch_size, layout, "test_batch_size", "test"))
+        print(
+            f"{FILE_NAME} not found in {os.fspath(out_dir)!r} (no download attempted): using the "
+            f"bundled MNIST subset, {len(train[0])} training and {len(test[0])} test images"
+        )
+    return (
+        _batch(*train, train_batch_size, layout, "train_batch_size", "training"),
+        _batch(*test, test_batch_size, layout, "test_batch_size", "test"),
+    )
 
 
 def _check_batch_size(name: str, value: object) -> None:
@@ -87,14 +92,17 @@ def _read_standard(path: str) -> tuple[_Split, _Split]:
         if x.ndim != 3 or x.shape[1:] != (28, 28):
             raise ValueError(f"{path}: x_{split} must have shape (N, 28, 28), got {x.shape}")
         if y.shape != (x.shape[0],):
-            raise ValueError(f"{path}: y_{split} must have shape ({x.shape[0]},) to match "
-                             f"x_{split}, got {y.shape}")
+            raise ValueError(
+                f"{path}: y_{split} must have shape ({x.shape[0]},) to match "
+                f"x_{split}, got {y.shape}"
+            )
         for key, arr, hi in ((f"x_{split}", x, 255), (f"y_{split}", y, 9)):
             if not np.issubdtype(arr.dtype, np.integer):
                 raise ValueError(f"{path}: {key} must hold integers, got {arr.dtype}")
             if arr.size and (arr.min() < 0 or arr.max() > hi):
-                raise ValueError(f"{path}: {key} values must lie in [0, {hi}], got "
-                                 f"[{arr.min()}, {arr.max()}]")
+                raise ValueError(
+                    f"{path}: {key} values must lie in [0, {hi}], got [{arr.min()}, {arr.max()}]"
+                )
     return ((arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"]))
 
 
@@ -102,24 +110,31 @@ def _verify(path: str, hash_check: str | None, n_train: int, n_test: int) -> Non
     if not hash_check:
         return
     if hash_check.lower() == OFFICIAL_SHA256 and (n_train, n_test) != OFFICIAL_SIZES:
-        print(f"{path} holds {n_train}/{n_test} images, not the official 60000/10000: "
-              "skipping the official sha256 check")
+        print(
+            f"{path} holds {n_train}/{n_test} images, not the official 60000/10000: "
+            "skipping the official sha256 check"
+        )
         return
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(1 << 20):
             digest.update(block)
     if digest.hexdigest() != hash_check.lower():
-        raise ValueError(f"sha256 verification failed for {path}: expected {hash_check}, got "
-                         f"{digest.hexdigest()}; remove {path} and try again")
+        raise ValueError(
+            f"sha256 verification failed for {path}: expected {hash_check}, got "
+            f"{digest.hexdigest()}; remove {path} and try again"
+        )
 
 
-def _batch(x: np.ndarray, y: np.ndarray, batch_size: int, layout: Layout,
-           arg: str, which: str) -> _Split:
+def _batch(
+    x: np.ndarray, y: np.ndarray, batch_size: int, layout: Layout, arg: str, which: str
+) -> _Split:
     n = len(x)
     if n % batch_size:
-        raise ValueError(f"load_mnist: {arg}={batch_size} does not divide the {n} {which} "
-                         f"images; use a batch size that divides {n}")
+        raise ValueError(
+            f"load_mnist: {arg}={batch_size} does not divide the {n} {which} "
+            f"images; use a batch size that divides {n}"
+        )
     images = x.astype(np.float32) / np.float32(255.0)
     if layout is Layout.NCHW:
         images = images.reshape(n // batch_size, batch_size, 1, 28, 28)

@@ -23,8 +23,12 @@ MAGIC = 0x24434552454E4F5E  # '^ONEREC$' read as a little-endian int64
 _HEADER = struct.Struct("<qii")
 _IDENTIFIER = b"1REC"
 _LISTS = {  # TensorData member -> (generated list class name, dtype)
-    1: ("Int8List", np.int8), 2: ("Int16List", np.int16), 3: ("Int32List", np.int32),
-    4: ("Int64List", np.int64), 5: ("Float32List", np.float32), 6: ("Float64List", np.float64),
+    1: ("Int8List", np.int8),
+    2: ("Int16List", np.int16),
+    3: ("Int32List", np.int32),
+    4: ("Int64List", np.int64),
+    5: ("Float32List", np.float32),
+    6: ("Float64List", np.float64),
 }
 
 
@@ -61,36 +65,47 @@ def iter_frames(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
     offset = 0
     while offset < len(data):
         if offset + 24 > len(data):
-            raise RecordError(f"{path}: truncated OneRec frame at byte offset {offset} (the "
-                              "file ends inside its 24-byte header)")
-        head = data[offset:offset + 16]
+            raise RecordError(
+                f"{path}: truncated OneRec frame at byte offset {offset} (the "
+                "file ends inside its 24-byte header)"
+            )
+        head = data[offset : offset + 16]
         magic, reserved, size = _HEADER.unpack(head)
         if magic != MAGIC or reserved != 0 or size < 0:
-            raise RecordError(f"{path}: bad OneRec frame at byte offset {offset}: no '^ONEREC$' "
-                              "header (is this a OneRec file?)")
-        if data[offset + 16:offset + 24] != _xxh64(head):
-            raise RecordError(f"{path}: OneRec frame at byte offset {offset}: header digest "
-                              "mismatch")
+            raise RecordError(
+                f"{path}: bad OneRec frame at byte offset {offset}: no '^ONEREC$' "
+                "header (is this a OneRec file?)"
+            )
+        if data[offset + 16 : offset + 24] != _xxh64(head):
+            raise RecordError(
+                f"{path}: OneRec frame at byte offset {offset}: header digest mismatch"
+            )
         start = offset + 24
         end = start + size + (-size % 8) + 8
         if end > len(data):
-            raise RecordError(f"{path}: truncated OneRec frame at byte offset {offset}: it needs "
-                              f"{end - offset} bytes but the file has {len(data) - offset} left")
-        payload = data[start:start + size]
-        if data[end - 8:end] != _xxh64(payload):
-            raise RecordError(f"{path}: OneRec frame at byte offset {offset}: payload digest "
-                              "mismatch")
+            raise RecordError(
+                f"{path}: truncated OneRec frame at byte offset {offset}: it needs "
+                f"{end - offset} bytes but the file has {len(data) - offset} left"
+            )
+        payload = data[start : start + size]
+        if data[end - 8 : end] != _xxh64(payload):
+            raise RecordError(
+                f"{path}: OneRec frame at byte offset {offset}: payload digest mismatch"
+            )
         yield offset, payload
         offset = end
 
 
-def parse_example(payload: bytes, path: str = "<bytes>", offset: int = 0,
-                  verify: bool = True) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
+def parse_example(
+    payload: bytes, path: str = "<bytes>", offset: int = 0, verify: bool = True
+) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
     """An Example as ``{feature name: (shape, values)}`` (numeric tensors only)."""
     gen = _generated()
     if verify and payload[4:8] != _IDENTIFIER:
-        raise RecordError(f"{path}: OneRec frame at byte offset {offset} does not hold an "
-                          "Example (file identifier '1REC' missing)")
+        raise RecordError(
+            f"{path}: OneRec frame at byte offset {offset} does not hold an "
+            "Example (file identifier '1REC' missing)"
+        )
     example = gen.Example.GetRootAs(payload, 0)
     out = {}
     for i in range(example.FeaturesLength()):
@@ -121,8 +136,10 @@ def make_example(features: Mapping[str, Any]) -> bytes:
     for name in sorted(features):  # Feature.name is the key: the vector is sorted by it
         array = np.asarray(features[name])
         if array.dtype not in kinds:
-            raise TypeError(f"feature {name!r}: OneRec holds int8/16/32/64 and float32/64 "
-                            f"tensors, got {array.dtype}")
+            raise TypeError(
+                f"feature {name!r}: OneRec holds int8/16/32/64 and float32/64 "
+                f"tensors, got {array.dtype}"
+            )
         code, cls = kinds[array.dtype]
         values = builder.CreateNumpyVector(np.ascontiguousarray(array).reshape(-1))
         getattr(gen, f"{cls}Start")(builder)
@@ -161,31 +178,47 @@ def write_onerec(path: str | os.PathLike, features: Mapping[str, Sequence[Any]])
     return path
 
 
-def decode(examples: Sequence[dict], key: str, dtype: np.dtype, shape: tuple[int, ...],
-           pad_dim0: bool = False, reshape: tuple[int, ...] | None = None) -> np.ndarray:
+def decode(
+    examples: Sequence[dict],
+    key: str,
+    dtype: np.dtype,
+    shape: tuple[int, ...],
+    pad_dim0: bool = False,
+    reshape: tuple[int, ...] | None = None,
+) -> np.ndarray:
     """``onerec_decoder``: each example's tensor ``key`` (of ``dtype``'s list type), optionally
     reshaped, as ``(batch, *shape)``; ``pad_dim0`` zero-pads a shorter first axis."""
     out = np.zeros((len(examples), *shape), dtype)
     for i, example in enumerate(examples):
         where = f"onerec_decoder: feature {key!r} of {describe_record(examples, i)}"
         if key not in example:
-            raise DecodeError(f"onerec_decoder: feature {key!r} not found in "
-                              f"{describe_record(examples, i)} (its features: "
-                              f"{', '.join(sorted(example))})")
+            raise DecodeError(
+                f"onerec_decoder: feature {key!r} not found in "
+                f"{describe_record(examples, i)} (its features: "
+                f"{', '.join(sorted(example))})"
+            )
         dims, values = example[key]
         if values is None or values.dtype != dtype:
             have = "no numeric tensor" if values is None else values.dtype
-            raise DecodeError(f"{where} holds {have}, the decoder's dtype is "
-                              f"{np.dtype(dtype)} (OneFlow does not convert)")
+            raise DecodeError(
+                f"{where} holds {have}, the decoder's dtype is "
+                f"{np.dtype(dtype)} (OneFlow does not convert)"
+            )
         if reshape is not None:
-            dims = tuple(values.size // max(1, -int(np.prod(reshape))) if d == -1 else d
-                         for d in reshape)
-        if len(dims) != len(shape) or dims[1:] != shape[1:] or (
-                dims[:1] != shape[:1] and not (pad_dim0 and dims[0] <= shape[0])):
-            raise DecodeError(f"{where} has shape {dims}, expected {shape}"
-                              + (" (or a shorter first axis)" if pad_dim0 else ""))
+            dims = tuple(
+                values.size // max(1, -int(np.prod(reshape))) if d == -1 else d for d in reshape
+            )
+        if (
+            len(dims) != len(shape)
+            or dims[1:] != shape[1:]
+            or (dims[:1] != shape[:1] and not (pad_dim0 and dims[0] <= shape[0]))
+        ):
+            raise DecodeError(
+                f"{where} has shape {dims}, expected {shape}"
+                + (" (or a shorter first axis)" if pad_dim0 else "")
+            )
         if shape:
-            out[i, :dims[0]] = values.reshape(dims)
+            out[i, : dims[0]] = values.reshape(dims)
         else:
             out[i] = values.reshape(())
     return out

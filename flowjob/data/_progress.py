@@ -13,8 +13,15 @@ class Progress:
     final count if anything was shown (a job shorter than ``interval`` prints nothing).
     Quiet when ``enabled`` is False."""
 
-    def __init__(self, what: str, total: int | None = None, unit: str = "records",
-                 stream: TextIO | None = None, interval: float = 1.0, enabled: bool = True):
+    def __init__(
+        self,
+        what: str,
+        total: int | None = None,
+        unit: str = "records",
+        stream: TextIO | None = None,
+        interval: float = 1.0,
+        enabled: bool = True,
+    ):
         self.what, self.total, self.unit = what, total, unit
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval

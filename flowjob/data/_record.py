@@ -32,12 +32,17 @@ class RecordError(FlowJobError, ValueError):
 
 
 def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
-    fdp = descriptor_pb2.FileDescriptorProto(name="oneflow/core/record/record.proto",
-                                             package="oneflow", syntax="proto2")
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name="oneflow/core/record/record.proto", package="oneflow", syntax="proto2"
+    )
     field = descriptor_pb2.FieldDescriptorProto
-    lists = (("BytesList", field.TYPE_BYTES), ("FloatList", field.TYPE_FLOAT),
-             ("DoubleList", field.TYPE_DOUBLE), ("Int32List", field.TYPE_INT32),
-             ("Int64List", field.TYPE_INT64))
+    lists = (
+        ("BytesList", field.TYPE_BYTES),
+        ("FloatList", field.TYPE_FLOAT),
+        ("DoubleList", field.TYPE_DOUBLE),
+        ("Int32List", field.TYPE_INT32),
+        ("Int64List", field.TYPE_INT64),
+    )
     for name, kind in lists:
         msg = fdp.message_type.add(name=name)
         value = msg.field.add(name="value", number=1, label=field.LABEL_REPEATED, type=kind)
@@ -47,30 +52,51 @@ def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
     feature.oneof_decl.add(name="kind")
     for number, (list_name, _) in enumerate(lists, start=1):
         snake = list_name[:-4].lower() + "_list"
-        feature.field.add(name=snake, number=number, label=field.LABEL_OPTIONAL,
-                          type=field.TYPE_MESSAGE, type_name=f".oneflow.{list_name}",
-                          oneof_index=0)
+        feature.field.add(
+            name=snake,
+            number=number,
+            label=field.LABEL_OPTIONAL,
+            type=field.TYPE_MESSAGE,
+            type_name=f".oneflow.{list_name}",
+            oneof_index=0,
+        )
     record = fdp.message_type.add(name="OFRecord")
     entry = record.nested_type.add(name="FeatureEntry")
     entry.options.map_entry = True
     entry.field.add(name="key", number=1, label=field.LABEL_OPTIONAL, type=field.TYPE_STRING)
-    entry.field.add(name="value", number=2, label=field.LABEL_OPTIONAL,
-                    type=field.TYPE_MESSAGE, type_name=".oneflow.Feature")
-    record.field.add(name="feature", number=1, label=field.LABEL_REPEATED,
-                     type=field.TYPE_MESSAGE, type_name=".oneflow.OFRecord.FeatureEntry")
+    entry.field.add(
+        name="value",
+        number=2,
+        label=field.LABEL_OPTIONAL,
+        type=field.TYPE_MESSAGE,
+        type_name=".oneflow.Feature",
+    )
+    record.field.add(
+        name="feature",
+        number=1,
+        label=field.LABEL_REPEATED,
+        type=field.TYPE_MESSAGE,
+        type_name=".oneflow.OFRecord.FeatureEntry",
+    )
     return fdp
 
 
 def _message_classes() -> dict[str, type]:
     pool = descriptor_pool.DescriptorPool()  # private: never clashes with another record.proto
     pool.AddSerializedFile(_file_descriptor().SerializeToString())
-    names = ("BytesList", "FloatList", "DoubleList", "Int32List", "Int64List", "Feature",
-             "OFRecord")
+    names = (
+        "BytesList",
+        "FloatList",
+        "DoubleList",
+        "Int32List",
+        "Int64List",
+        "Feature",
+        "OFRecord",
+    )
     get = getattr(message_factory, "GetMessageClass", None)
     if get is None:  # protobuf < 4.21
         factory = message_factory.MessageFactory(pool)
-        return {n: factory.GetPrototype(pool.FindMessageTypeByName(f"oneflow.{n}"))
-                for n in names}
+        return {n: factory.GetPrototype(pool.FindMessageTypeByName(f"oneflow.{n}")) for n in names}
     return {n: get(pool.FindMessageTypeByName(f"oneflow.{n}")) for n in names}
 
 
@@ -115,8 +141,10 @@ def parse_record(data: bytes, path: str = "<bytes>", offset: int = 0) -> Any:
     try:
         record.ParseFromString(data)
     except Exception as exc:  # DecodeError, or RuntimeWarning-derived errors of upb
-        raise RecordError(f"{path}: record at byte offset {offset} is not a valid OFRecord "
-                          f"({len(data)} bytes): {exc}") from None
+        raise RecordError(
+            f"{path}: record at byte offset {offset} is not a valid OFRecord "
+            f"({len(data)} bytes): {exc}"
+        ) from None
     return record
 
 
@@ -145,17 +173,23 @@ def iter_raw_records(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
             if not header:
                 return
             if len(header) < _HEADER.size:
-                raise RecordError(f"{path}: truncated record at byte offset {offset}: the file "
-                                  f"ends inside the 8-byte length field ({len(header)} bytes "
-                                  "left)")
+                raise RecordError(
+                    f"{path}: truncated record at byte offset {offset}: the file "
+                    f"ends inside the 8-byte length field ({len(header)} bytes "
+                    "left)"
+                )
             (length,) = _HEADER.unpack(header)
             if length <= 0 or length > _MAX_RECORD_BYTES:
-                raise RecordError(f"{path}: bad record at byte offset {offset}: length field "
-                                  f"{length} is not a record size (is this an OFRecord file?)")
+                raise RecordError(
+                    f"{path}: bad record at byte offset {offset}: length field "
+                    f"{length} is not a record size (is this an OFRecord file?)"
+                )
             body_start = offset + _HEADER.size
             if body_start + length > size:
-                raise RecordError(f"{path}: truncated record at byte offset {offset}: it needs "
-                                  f"{length} bytes but the file has {size - body_start} left")
+                raise RecordError(
+                    f"{path}: truncated record at byte offset {offset}: it needs "
+                    f"{length} bytes but the file has {size - body_start} left"
+                )
             data = handle.read(length)
             if len(data) < length:  # the file shrank while being read
                 raise RecordError(f"{path}: truncated record at byte offset {offset}")

@@ -24,8 +24,12 @@ def generate(output: Path, flatc: str = "flatc") -> Path:
     """Runs ``flatc --python --gen-onefile`` on the schema; writes ``output/_onerec_generated.py``
     and returns its path."""
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run([flatc, "--python", "--gen-onefile", "-o", work, str(SCHEMA)],
-                       check=True, capture_output=True, text=True)
+        subprocess.run(
+            [flatc, "--python", "--gen-onefile", "-o", work, str(SCHEMA)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         made = Path(work) / f"{SCHEMA.stem}_generated.py"
         target = Path(output) / GENERATED.name
         shutil.copyfile(made, target)
@@ -33,15 +37,21 @@ def generate(output: Path, flatc: str = "flatc") -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m flowjob.data._regen_onerec",
-                                     description=__doc__)
-    parser.add_argument("--output", type=Path, default=HERE,
-                        help="folder to write _onerec_generated.py into (default: the package)")
+    parser = argparse.ArgumentParser(
+        prog="python -m flowjob.data._regen_onerec", description=__doc__
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=HERE,
+        help="folder to write _onerec_generated.py into (default: the package)",
+    )
     parser.add_argument("--flatc", default="flatc", help="the flatc executable")
     args = parser.parse_args(argv)
     if shutil.which(args.flatc) is None:
-        parser.error(f"{args.flatc} not found (Debian/Ubuntu: apt-get install "
-                     "flatbuffers-compiler)")
+        parser.error(
+            f"{args.flatc} not found (Debian/Ubuntu: apt-get install flatbuffers-compiler)"
+        )
     print(generate(args.output, args.flatc))
     return 0
 

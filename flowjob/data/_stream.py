@@ -29,8 +29,12 @@ class EndOfData(FlowJobError, RuntimeError):
     """A reader given ``epochs=`` has delivered every full batch of its passes."""
 
 
-def part_paths(data_dir: str, data_part_num: int, part_name_prefix: str = "part-",
-               part_name_suffix_length: int = -1) -> list[str]:
+def part_paths(
+    data_dir: str,
+    data_part_num: int,
+    part_name_prefix: str = "part-",
+    part_name_suffix_length: int = -1,
+) -> list[str]:
     """The part file names OneFlow derives: the number zero-padded to the suffix length."""
     paths = []
     for i in range(data_part_num):
@@ -43,12 +47,20 @@ def part_paths(data_dir: str, data_part_num: int, part_name_prefix: str = "part-
 class RecordStream:
     """Batches of parsed ``OFRecord`` messages; call it for the next batch."""
 
-    def __init__(self, paths: list[str], batch_size: int, *, random_shuffle: bool = False,
-                 shuffle_buffer_size: int = 1024, shuffle_after_epoch: bool = False,
-                 seed: int | None = None, epochs: int | None = None,
-                 read: Callable[[str], Iterator[tuple[int, bytes]]] = iter_raw_records,
-                 parse: Callable[[bytes, str, int], Any] = parse_record,
-                 shuffle_batches: bool = False):
+    def __init__(
+        self,
+        paths: list[str],
+        batch_size: int,
+        *,
+        random_shuffle: bool = False,
+        shuffle_buffer_size: int = 1024,
+        shuffle_after_epoch: bool = False,
+        seed: int | None = None,
+        epochs: int | None = None,
+        read: Callable[[str], Iterator[tuple[int, bytes]]] = iter_raw_records,
+        parse: Callable[[bytes, str, int], Any] = parse_record,
+        shuffle_batches: bool = False,
+    ):
         """``read``/``parse``: the file format (OFRecord by default, or OneRec's);
         ``shuffle_batches``: the buffer shuffles whole batches (OneRec's "batch" mode)."""
         self.paths = list(paths)
@@ -66,14 +78,21 @@ class RecordStream:
         self._batched = shuffle_batches
 
     def __call__(self) -> list[Any]:
-        units = [next(self._units, None)] if self._batched else [
-            next(self._units, None) for _ in range(self.batch_size)]
+        units = (
+            [next(self._units, None)]
+            if self._batched
+            else [next(self._units, None) for _ in range(self.batch_size)]
+        )
         if any(u is None for u in units):
-            raise EndOfData(f"data reader: all {self.epochs} epoch(s) of {len(self.paths)} "
-                            "file(s) were read (the last partial batch is dropped)")
+            raise EndOfData(
+                f"data reader: all {self.epochs} epoch(s) of {len(self.paths)} "
+                "file(s) were read (the last partial batch is dropped)"
+            )
         samples = units[0] if self._batched else units
-        return RecordBatch([self._parse(data, path, offset) for path, _, offset, data in samples],
-                           [(path, index, offset) for path, index, offset, _ in samples])
+        return RecordBatch(
+            [self._parse(data, path, offset) for path, _, offset, data in samples],
+            [(path, index, offset) for path, index, offset, _ in samples],
+        )
 
     def _batches(self, samples: Iterator) -> Iterator[list]:
         while True:

@@ -35,15 +35,19 @@ def _set_feature(feature: Any, value: Any, name: str) -> None:
         feature.int32_list.value.extend(flat.astype(np.int32).tolist())
     elif kind in "iu":
         if kind == "u" and flat.size and flat.max() > np.iinfo(np.int64).max:
-            raise RecordError(f"feature {name!r}: value {flat.max()} does not fit OFRecord's "
-                             "int64_list (signed, at most 2**63 - 1); store it as bytes or "
-                             "split it")
+            raise RecordError(
+                f"feature {name!r}: value {flat.max()} does not fit OFRecord's "
+                "int64_list (signed, at most 2**63 - 1); store it as bytes or "
+                "split it"
+            )
         feature.int64_list.value.extend(flat.astype(np.int64).tolist())
     elif kind in "SO" and all(isinstance(v, bytes) for v in flat):
         feature.bytes_list.value.extend(flat.tolist())
     else:
-        raise TypeError(f"feature {name!r}: cannot store values of dtype {array.dtype} in an "
-                        "OFRecord (use floats, integers or bytes)")
+        raise TypeError(
+            f"feature {name!r}: cannot store values of dtype {array.dtype} in an "
+            "OFRecord (use floats, integers or bytes)"
+        )
 
 
 def make_record(features: Mapping[str, Any]) -> Any:
@@ -51,8 +55,10 @@ def make_record(features: Mapping[str, Any]) -> Any:
     float64 ``double_list``, integers up to 32 bits ``int32_list``, wider ``int64_list``, and
     ``bytes`` (or a list of them) ``bytes_list``."""
     if not features:
-        raise RecordError("make_record: a record needs at least one feature (an empty record "
-                         "serializes to 0 bytes, which OneFlow's reader and flowjob's refuse)")
+        raise RecordError(
+            "make_record: a record needs at least one feature (an empty record "
+            "serializes to 0 bytes, which OneFlow's reader and flowjob's refuse)"
+        )
     record = OFRecord()
     for name, value in features.items():
         _set_feature(record.feature[name], value, name)
@@ -64,14 +70,21 @@ def _count(features: Mapping[str, Any]) -> int:
     if not counts:
         raise RecordError("write_ofrecord: no features given")
     if len(set(counts.values())) != 1:
-        raise RecordError(f"write_ofrecord: every feature needs one value per record; got "
-                         f"counts {counts}")
+        raise RecordError(
+            f"write_ofrecord: every feature needs one value per record; got counts {counts}"
+        )
     return next(iter(counts.values()))
 
 
-def write_records(records: Sequence[Any], out_dir: str | os.PathLike, part_num: int = 1,
-                  part_name_prefix: str = "part-", part_name_suffix_length: int = -1,
-                  progress: bool = False, overwrite: bool = False) -> list[str]:
+def write_records(
+    records: Sequence[Any],
+    out_dir: str | os.PathLike,
+    part_num: int = 1,
+    part_name_prefix: str = "part-",
+    part_name_suffix_length: int = -1,
+    progress: bool = False,
+    overwrite: bool = False,
+) -> list[str]:
     """Writes ``OFRecord`` messages (or serialized bytes) to ``part_num`` part files, split
     into contiguous, nearly equal runs; returns the file paths.
 
@@ -82,11 +95,15 @@ def write_records(records: Sequence[Any], out_dir: str | os.PathLike, part_num: 
     if part_num < 1:
         raise RecordError(f"part_num must be >= 1, got {part_num}")
     if not len(records):
-        raise RecordError(f"{os.fspath(out_dir)}: no records to write (a reader of an empty "
-                         "data set has nothing to deliver)")
+        raise RecordError(
+            f"{os.fspath(out_dir)}: no records to write (a reader of an empty "
+            "data set has nothing to deliver)"
+        )
     out_dir = os.fspath(out_dir)
-    names = [os.path.basename(p) for p in part_paths("", part_num, part_name_prefix,
-                                                      part_name_suffix_length)]
+    names = [
+        os.path.basename(p)
+        for p in part_paths("", part_num, part_name_prefix, part_name_suffix_length)
+    ]
     bounds = np.linspace(0, len(records), part_num + 1).astype(int)
     meter = Progress(f"writing {out_dir}", len(records), enabled=progress)
     parts = []
@@ -98,15 +115,18 @@ def write_records(records: Sequence[Any], out_dir: str | os.PathLike, part_num: 
     return [os.path.join(out_dir, name) for name in names]
 
 
-def _write_part(path: str, records: Sequence[Any], start: int, stop: int,
-                meter: Progress) -> PartInfo:
+def _write_part(
+    path: str, records: Sequence[Any], start: int, stop: int, meter: Progress
+) -> PartInfo:
     size, crc = 0, 0
     with open(path, "wb") as handle:
         for index in range(start, stop):
             data = frame(records[index])
             if len(data) == 8:  # only a length field: the record serialized to nothing
-                raise RecordError(f"record {index} is empty (no features); OneFlow's reader "
-                                  "and flowjob's refuse a 0-byte record")
+                raise RecordError(
+                    f"record {index} is empty (no features); OneFlow's reader "
+                    "and flowjob's refuse a 0-byte record"
+                )
             handle.write(data)
             size += len(data)
             crc = google_crc32c.extend(crc, data)
@@ -116,9 +136,15 @@ def _write_part(path: str, records: Sequence[Any], start: int, stop: int,
     return PartInfo(os.path.basename(path), int(stop - start), size, crc)
 
 
-def write_ofrecord(out_dir: str | os.PathLike, features: Mapping[str, Any], part_num: int = 1,
-                   part_name_prefix: str = "part-", part_name_suffix_length: int = -1,
-                   progress: bool = False, overwrite: bool = False) -> list[str]:
+def write_ofrecord(
+    out_dir: str | os.PathLike,
+    features: Mapping[str, Any],
+    part_num: int = 1,
+    part_name_prefix: str = "part-",
+    part_name_suffix_length: int = -1,
+    progress: bool = False,
+    overwrite: bool = False,
+) -> list[str]:
     """Writes a data set that ``flow.data.ofrecord_reader`` reads.
 
     ``features`` maps field names to one value per record: an array whose first axis is the
@@ -128,17 +154,25 @@ def write_ofrecord(out_dir: str | os.PathLike, features: Mapping[str, Any], part
     """
     check_target(os.path.abspath(out_dir), overwrite)  # before the work, not after it
     n = _count(features)
-    records = [make_record({name: values[i] for name, values in features.items()})
-               for i in range(n)]
-    return write_records(records, out_dir, part_num, part_name_prefix,
-                         part_name_suffix_length, progress, overwrite)
+    records = [
+        make_record({name: values[i] for name, values in features.items()}) for i in range(n)
+    ]
+    return write_records(
+        records, out_dir, part_num, part_name_prefix, part_name_suffix_length, progress, overwrite
+    )
 
 
-def write_image_folder(image_dir: str | os.PathLike, out_dir: str | os.PathLike,
-                       part_num: int = 1, part_name_prefix: str = "part-",
-                       part_name_suffix_length: int = -1, shuffle: bool = True,
-                       seed: int = 0, progress: bool = False,
-                       overwrite: bool = False) -> tuple[list[str], list[str]]:
+def write_image_folder(
+    image_dir: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    part_num: int = 1,
+    part_name_prefix: str = "part-",
+    part_name_suffix_length: int = -1,
+    shuffle: bool = True,
+    seed: int = 0,
+    progress: bool = False,
+    overwrite: bool = False,
+) -> tuple[list[str], list[str]]:
     """``image_dir/<class>/<image>`` files to records ``{"encoded": file bytes,
     "class/label": int32 class index}`` (the fields OneFlow's ImageNet scripts read).
 
@@ -149,9 +183,12 @@ def write_image_folder(image_dir: str | os.PathLike, out_dir: str | os.PathLike,
     classes = sorted(e.name for e in os.scandir(image_dir) if e.is_dir())
     if not classes:
         raise RecordError(f"{image_dir}: no class sub-folders (expected <dir>/<class>/<image>)")
-    files = [(os.path.join(image_dir, c, f), label) for label, c in enumerate(classes)
-             for f in sorted(os.listdir(os.path.join(image_dir, c)))
-             if f.lower().endswith(IMAGE_SUFFIXES)]
+    files = [
+        (os.path.join(image_dir, c, f), label)
+        for label, c in enumerate(classes)
+        for f in sorted(os.listdir(os.path.join(image_dir, c)))
+        if f.lower().endswith(IMAGE_SUFFIXES)
+    ]
     if not files:
         raise RecordError(f"{image_dir}: no image files ({', '.join(IMAGE_SUFFIXES)})")
     if shuffle:
@@ -161,10 +198,10 @@ def write_image_folder(image_dir: str | os.PathLike, out_dir: str | os.PathLike,
     records = []
     for path, label in files:
         with open(path, "rb") as handle:
-            records.append(make_record({"encoded": handle.read(),
-                                        "class/label": np.int32(label)}))
+            records.append(make_record({"encoded": handle.read(), "class/label": np.int32(label)}))
         meter.update()
     meter.close()
-    paths = write_records(records, out_dir, part_num, part_name_prefix,
-                          part_name_suffix_length, progress, overwrite)
+    paths = write_records(
+        records, out_dir, part_num, part_name_prefix, part_name_suffix_length, progress, overwrite
+    )
     return paths, classes

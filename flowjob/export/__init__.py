@@ -7,6 +7,15 @@ from ._saved_model import GraphBuilder, ModelBuilder, SignatureBuilder
 from ._serving import InferenceSession, SessionOption
 
 __all__ = [
-    "ExportError", "GraphBuilder", "InferenceSession", "LoadedFunction", "ModelBuilder",
-    "ModelVersionPolicy", "SavedModel", "SessionOption", "SignatureBuilder", "export_onnx", "load",
+    "ExportError",
+    "GraphBuilder",
+    "InferenceSession",
+    "LoadedFunction",
+    "ModelBuilder",
+    "ModelVersionPolicy",
+    "SavedModel",
+    "SessionOption",
+    "SignatureBuilder",
+    "export_onnx",
+    "load",
 ]

@@ -25,16 +25,23 @@ def _variable_values(program: Any, model_save_dir: str | None) -> dict[str, np.n
     values = checkpoint.get(model_save_dir)
     missing = [n for n in program.variable_names if n not in values]
     if missing:
-        raise ExportError(f"ONNX export of job {program.job_name!r}: checkpoint "
-                          f"{model_save_dir} lacks variables {missing}")
+        raise ExportError(
+            f"ONNX export of job {program.job_name!r}: checkpoint "
+            f"{model_save_dir} lacks variables {missing}"
+        )
     return {n: values[n].numpy() for n in program.variable_names}
 
 
-def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
-                onnx_filename: str | os.PathLike = "model.onnx",
-                continue_on_error: bool = False, opset: int | None = None,
-                extra_opset: Any = None, shape_override: Any = None,
-                external_data: bool = False) -> str:
+def export_onnx(
+    job_func: Any,
+    model_save_dir: str | os.PathLike | None = None,
+    onnx_filename: str | os.PathLike = "model.onnx",
+    continue_on_error: bool = False,
+    opset: int | None = None,
+    extra_opset: Any = None,
+    shape_override: Any = None,
+    external_data: bool = False,
+) -> str:
     """Writes an ONNX model of ``job_func`` (a predict job) to ``onnx_filename``.
 
     ``model_save_dir``: a checkpoint (OneFlow directory or safetensors file) holding the
@@ -44,19 +51,25 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
     ``continue_on_error``, ``extra_opset`` and ``shape_override`` are not supported (an
     error when given). Returns the path written.
     """
-    for name, value, default in (("continue_on_error", continue_on_error, False),
-                                 ("extra_opset", extra_opset, None),
-                                 ("shape_override", shape_override, None)):
+    for name, value, default in (
+        ("continue_on_error", continue_on_error, False),
+        ("extra_opset", extra_opset, None),
+        ("shape_override", shape_override, None),
+    ):
         if value != default:
-            raise ExportError(f"flow.onnx.export: {name}={value!r} is not supported (every op "
-                              "is converted or the export fails naming it; shapes are the "
-                              "job's)")
+            raise ExportError(
+                f"flow.onnx.export: {name}={value!r} is not supported (every op "
+                "is converted or the export fails naming it; shapes are the "
+                "job's)"
+            )
     try:
         import onnx
         from onnx import helper
     except ImportError:
-        raise ExportError("flow.onnx.export needs the onnx package: pip install "
-                          "'flowjob[onnx]' (or pip install onnx)") from None
+        raise ExportError(
+            "flow.onnx.export needs the onnx package: pip install "
+            "'flowjob[onnx]' (or pip install onnx)"
+        ) from None
 
     from . import _onnx_math, _onnx_nn  # noqa: F401 - they fill CONVERTERS
     from ._onnx_graph import CONVERTERS, OnnxGraph, onnx_type
@@ -64,8 +77,9 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
     opset = DEFAULT_OPSET if opset is None else int(opset)
     newest = onnx.defs.onnx_opset_version()
     if not MIN_OPSET <= opset <= newest:
-        raise ExportError(f"ONNX export: opset {opset} is not supported (expected "
-                          f"{MIN_OPSET}..{newest})")
+        raise ExportError(
+            f"ONNX export: opset {opset} is not supported (expected {MIN_OPSET}..{newest})"
+        )
     program = build_program(job_func)
     job = program.job_name
     values = _variable_values(program, os.fspath(model_save_dir) if model_save_dir else None)
@@ -74,8 +88,11 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
     inputs = []
     for spec, blob in program.inputs:
         graph.values[id(blob)] = graph.fresh(spec.name)
-        inputs.append(helper.make_tensor_value_info(
-            graph.values[id(blob)], onnx_type(spec.dtype, f"input {spec.name!r}"), spec.shape))
+        inputs.append(
+            helper.make_tensor_value_info(
+                graph.values[id(blob)], onnx_type(spec.dtype, f"input {spec.name!r}"), spec.shape
+            )
+        )
     # reserved before any node takes a name, so outputs keep their signature names
     output_names = [graph.fresh(spec.name) for spec, _ in program.outputs]
     fed = [b for _, b in program.inputs]
@@ -92,16 +109,20 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
             if id(b) not in graph.values:  # a constant used by a converted op
                 graph.values[id(b)] = graph.const(constants[id(b)], b.op_name)
         convert = CONVERTERS.get(op.op_type)
-        result = convert(graph, op, [graph.values[id(b)] for b in op.inputs]) if convert \
-            else None
+        result = convert(graph, op, [graph.values[id(b)] for b in op.inputs]) if convert else None
         if result is None:
-            why = "has no ONNX conversion" if convert is None else \
-                "has attributes its ONNX conversion cannot express"
+            why = (
+                "has no ONNX conversion"
+                if convert is None
+                else "has attributes its ONNX conversion cannot express"
+            )
             shown = ", ".join(f"{k}={v!r}" for k, v in op.attrs.items())
             shown = shown if len(shown) <= 300 else shown[:300] + "..."
-            raise ExportError(f"ONNX export: {describe_op(op, job)}\n  {why} (attrs: "
-                              f"{shown or 'none'}); the supported op types are listed in "
-                              "the README (Serving and export)")
+            raise ExportError(
+                f"ONNX export: {describe_op(op, job)}\n  {why} (attrs: "
+                f"{shown or 'none'}); the supported op types are listed in "
+                "the README (Serving and export)"
+            )
         for blob, name in zip(op.outputs, result if isinstance(result, list) else [result]):
             graph.values[id(blob)] = name
     outputs = []
@@ -110,14 +131,23 @@ def export_onnx(job_func: Any, model_save_dir: str | os.PathLike | None = None,
         if source is None:
             source = graph.const(constants[id(blob)], blob.op_name)
         graph.node("Identity", [source], name, names=[name])
-        outputs.append(helper.make_tensor_value_info(
-            name, onnx_type(spec.dtype, f"output {spec.name!r}"), spec.shape))
+        outputs.append(
+            helper.make_tensor_value_info(
+                name, onnx_type(spec.dtype, f"output {spec.name!r}"), spec.shape
+            )
+        )
     model = helper.make_model(
         helper.make_graph(graph.nodes, job, inputs, outputs, graph.initializers),
-        opset_imports=[helper.make_opsetid("", opset)], producer_name="flowjob")
+        opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="flowjob",
+    )
     onnx.checker.check_model(model)
     path = os.fspath(onnx_filename)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    onnx.save_model(model, path, save_as_external_data=external_data,
-                    location=os.path.basename(path) + ".data" if external_data else None)
+    onnx.save_model(
+        model,
+        path,
+        save_as_external_data=external_data,
+        location=os.path.basename(path) + ".data" if external_data else None,
+    )
     return path

@@ -12,18 +12,24 @@ from ..graph import OpNode
 from ._program import ExportError
 
 _ONNX_TYPES = {
-    np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
-    np.dtype(np.float16): TensorProto.FLOAT16, np.dtype(np.int8): TensorProto.INT8,
-    np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
-    np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.bool_): TensorProto.BOOL,
+    np.dtype(np.float32): TensorProto.FLOAT,
+    np.dtype(np.float64): TensorProto.DOUBLE,
+    np.dtype(np.float16): TensorProto.FLOAT16,
+    np.dtype(np.int8): TensorProto.INT8,
+    np.dtype(np.int32): TensorProto.INT32,
+    np.dtype(np.int64): TensorProto.INT64,
+    np.dtype(np.uint8): TensorProto.UINT8,
+    np.dtype(np.bool_): TensorProto.BOOL,
 }
 
 
 def onnx_type(dtype: Any, what: str) -> int:
     dtype = np.dtype(dtype)
     if dtype not in _ONNX_TYPES:
-        raise ExportError(f"ONNX export: {what} has dtype {dtype}, which ONNX export does not "
-                          f"support (supported: {', '.join(d.name for d in _ONNX_TYPES)})")
+        raise ExportError(
+            f"ONNX export: {what} has dtype {dtype}, which ONNX export does not "
+            f"support (supported: {', '.join(d.name for d in _ONNX_TYPES)})"
+        )
     return _ONNX_TYPES[dtype]
 
 
@@ -58,15 +64,22 @@ class OnnxGraph:
         """An int64 initializer (shapes, axes, pads)."""
         return self.const(np.asarray(values, dtype=np.int64), hint)
 
-    def node(self, op_type: str, inputs: list[str], hint: str, outputs: int = 1,
-             names: list[str] | None = None, **attrs: Any) -> Any:
+    def node(
+        self,
+        op_type: str,
+        inputs: list[str],
+        hint: str,
+        outputs: int = 1,
+        names: list[str] | None = None,
+        **attrs: Any,
+    ) -> Any:
         """Adds one node; returns its output name (or a list when ``outputs`` > 1).
         ``names``: output names already reserved with ``fresh``."""
         if names is None:
-            names = [self.fresh(hint if outputs == 1 else f"{hint}_{i}")
-                     for i in range(outputs)]
-        self.nodes.append(helper.make_node(op_type, inputs, names, name=self.fresh(
-            f"{hint}/{op_type}"), **attrs))
+            names = [self.fresh(hint if outputs == 1 else f"{hint}_{i}") for i in range(outputs)]
+        self.nodes.append(
+            helper.make_node(op_type, inputs, names, name=self.fresh(f"{hint}/{op_type}"), **attrs)
+        )
         return names[0] if outputs == 1 else names
 
 
@@ -82,6 +95,7 @@ def register(*op_types: str) -> Callable[[Converter], Converter]:
         for t in op_types:
             CONVERTERS[t] = fn
         return fn
+
     return wrap
 
 

@@ -14,13 +14,29 @@ from ..graph import OpNode
 from ._onnx_graph import OnnxGraph, onnx_type, out_dtype, register, scalar
 
 # -- elementwise ----------------------------------------------------------------------------
-_SIMPLE_UNARY = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp",
-                 "log": "Log", "sqrt": "Sqrt", "abs": "Abs", "negative": "Neg",
-                 "reciprocal": "Reciprocal", "floor": "Floor", "ceil": "Ceil", "round": "Round",
-                 "sin": "Sin", "cos": "Cos", "sign": "Sign", "softplus": "Softplus",
-                 "identity": "Identity", "tuple_identity": "Identity",
-                 "with_distribute": "Identity", "parallel_cast": "Identity",
-                 "amp_white_identity": "Identity"}
+_SIMPLE_UNARY = {
+    "relu": "Relu",
+    "sigmoid": "Sigmoid",
+    "tanh": "Tanh",
+    "exp": "Exp",
+    "log": "Log",
+    "sqrt": "Sqrt",
+    "abs": "Abs",
+    "negative": "Neg",
+    "reciprocal": "Reciprocal",
+    "floor": "Floor",
+    "ceil": "Ceil",
+    "round": "Round",
+    "sin": "Sin",
+    "cos": "Cos",
+    "sign": "Sign",
+    "softplus": "Softplus",
+    "identity": "Identity",
+    "tuple_identity": "Identity",
+    "with_distribute": "Identity",
+    "parallel_cast": "Identity",
+    "amp_white_identity": "Identity",
+}
 
 
 @register(*_SIMPLE_UNARY)
@@ -52,8 +68,9 @@ def _log1p(g, op, x):
 def _gelu(g, op, x):
     dt = out_dtype(op)
     scaled = g.node("Mul", [x[0], scalar(g, 1 / np.sqrt(2), dt, f"{op.name}/rsqrt2")], op.name)
-    erf1 = g.node("Add", [g.node("Erf", [scaled], op.name), scalar(g, 1, dt, f"{op.name}/1")],
-                  op.name)
+    erf1 = g.node(
+        "Add", [g.node("Erf", [scaled], op.name), scalar(g, 1, dt, f"{op.name}/1")], op.name
+    )
     half = g.node("Mul", [x[0], scalar(g, 0.5, dt, f"{op.name}/half")], op.name)
     return g.node("Mul", [half, erf1], op.name)
 
@@ -79,8 +96,15 @@ def clip(g: OnnxGraph, op: OpNode, x: str, lo: float | None, hi: float | None) -
         bounds = {k: float(v) for k, v in (("min", lo), ("max", hi)) if v is not None}
         return g.node("Clip", [x], op.name, **bounds)
     dt = out_dtype(op)
-    return g.node("Clip", [x, "" if lo is None else scalar(g, lo, dt, f"{op.name}/lo"),
-                           "" if hi is None else scalar(g, hi, dt, f"{op.name}/hi")], op.name)
+    return g.node(
+        "Clip",
+        [
+            x,
+            "" if lo is None else scalar(g, lo, dt, f"{op.name}/lo"),
+            "" if hi is None else scalar(g, hi, dt, f"{op.name}/hi"),
+        ],
+        op.name,
+    )
 
 
 @register("clip_by_scalar")
@@ -95,15 +119,15 @@ def _hardsigmoid(g, op, x):
 
 @register("hardswish")
 def _hardswish(g, op, x):
-    return g.node("Mul", [x[0], g.node("HardSigmoid", x, op.name, alpha=1 / 6, beta=0.5)],
-                  op.name)
+    return g.node("Mul", [x[0], g.node("HardSigmoid", x, op.name, alpha=1 / 6, beta=0.5)], op.name)
 
 
 @register("swish")
 def _swish(g, op, x):
     beta = scalar(g, op.attrs["beta"], out_dtype(op), f"{op.name}/beta")
-    return g.node("Mul", [x[0], g.node("Sigmoid", [g.node("Mul", [x[0], beta], op.name)],
-                                       op.name)], op.name)
+    return g.node(
+        "Mul", [x[0], g.node("Sigmoid", [g.node("Mul", [x[0], beta], op.name)], op.name)], op.name
+    )
 
 
 @register("mish")
@@ -112,10 +136,23 @@ def _mish(g, op, x):
     return g.node("Mul", [x[0], soft], op.name)
 
 
-_BINARY = {"add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "pow": "Pow",
-           "maximum": "Max", "minimum": "Min"}
-_COMPARE = {"equal": "Equal", "less": "Less", "less_equal": "LessOrEqual",
-            "greater": "Greater", "greater_equal": "GreaterOrEqual", "logical_and": "And"}
+_BINARY = {
+    "add": "Add",
+    "subtract": "Sub",
+    "multiply": "Mul",
+    "divide": "Div",
+    "pow": "Pow",
+    "maximum": "Max",
+    "minimum": "Min",
+}
+_COMPARE = {
+    "equal": "Equal",
+    "less": "Less",
+    "less_equal": "LessOrEqual",
+    "greater": "Greater",
+    "greater_equal": "GreaterOrEqual",
+    "logical_and": "And",
+}
 
 
 @register(*_BINARY)
@@ -127,15 +164,18 @@ def _equal(g: OnnxGraph, op: OpNode, a: str, b: str) -> str:
     if g.opset >= 11 or not op.inputs[0].dtype.is_floating:
         return g.node("Equal", [a, b], op.name)
     # Equal takes floats from opset 11: neither less nor greater
-    differ = g.node("Or", [g.node("Less", [a, b], op.name), g.node("Greater", [a, b], op.name)],
-                    op.name)
+    differ = g.node(
+        "Or", [g.node("Less", [a, b], op.name), g.node("Greater", [a, b], op.name)], op.name
+    )
     return g.node("Not", [differ], op.name)
 
 
 def _compare(g: OnnxGraph, op: OpNode, kind: str, a: str, b: str) -> str:
     if kind == "logical_and":
-        a, b = (g.node("Cast", [v], op.name, to=helper.np_dtype_to_tensor_dtype(
-            np.dtype(bool))) for v in (a, b))
+        a, b = (
+            g.node("Cast", [v], op.name, to=helper.np_dtype_to_tensor_dtype(np.dtype(bool)))
+            for v in (a, b)
+        )
     if kind == "equal":
         out = _equal(g, op, a, b)
     elif kind == "not_equal":
@@ -155,9 +195,10 @@ def _comparison(g, op, x):
 
 @register(*(f"scalar_{k}" for k in (*_BINARY, *_COMPARE, "not_equal")))
 def _scalar_binary(g, op, x):
-    kind = op.op_type[len("scalar_"):]
-    operand = g.const(np.asarray(op.attrs["operand"], dtype=op.inputs[0].dtype.np_dtype),
-                      f"{op.name}/operand")
+    kind = op.op_type[len("scalar_") :]
+    operand = g.const(
+        np.asarray(op.attrs["operand"], dtype=op.inputs[0].dtype.np_dtype), f"{op.name}/operand"
+    )
     a, b = (operand, x[0]) if op.attrs.get("reverse") else (x[0], operand)
     if kind in _BINARY:
         return g.node(_BINARY[kind], [a, b], op.name)
@@ -181,8 +222,14 @@ def _where(g, op, x):
         return g.node("Where", [cond, x[1], x[2]], op.name)
     dt = out_dtype(op)
     rest = iter(x[1:])
-    xv = next(rest) if op.attrs["has_x"] else g.const(np.asarray(op.attrs["x_const"], dt),
-                                                      f"{op.name}/x")
-    yv = next(rest) if op.attrs["y_const"] is None else g.const(
-        np.asarray(op.attrs["y_const"], dt), f"{op.name}/y")
+    xv = (
+        next(rest)
+        if op.attrs["has_x"]
+        else g.const(np.asarray(op.attrs["x_const"], dt), f"{op.name}/x")
+    )
+    yv = (
+        next(rest)
+        if op.attrs["y_const"] is None
+        else g.const(np.asarray(op.attrs["y_const"], dt), f"{op.name}/y")
+    )
     return g.node("Where", [cond, xv, yv], op.name)

@@ -60,9 +60,17 @@ def _slice(g, op, x):
         ends.append(hi)
         steps.append(step)
     axes = list(range(len(shape)))
-    return g.node("Slice", [x[0], g.ints(starts, f"{op.name}/starts"),
-                            g.ints(ends, f"{op.name}/ends"), g.ints(axes, f"{op.name}/axes"),
-                            g.ints(steps, f"{op.name}/steps")], op.name)
+    return g.node(
+        "Slice",
+        [
+            x[0],
+            g.ints(starts, f"{op.name}/starts"),
+            g.ints(ends, f"{op.name}/ends"),
+            g.ints(axes, f"{op.name}/axes"),
+            g.ints(steps, f"{op.name}/steps"),
+        ],
+        op.name,
+    )
 
 
 @register("pad")
@@ -71,10 +79,15 @@ def _pad(g, op, x):
     pads = [int(p[0]) for p in pairs] + [int(p[1]) for p in pairs]
     value = g.const(np.asarray(op.attrs["constant_value"], out_dtype(op)), f"{op.name}/value")
     if g.opset < 11:  # pads and value as attributes
-        return g.node("Pad", [x[0]], op.name, mode="constant", pads=pads,
-                      value=float(op.attrs["constant_value"]))
-    return g.node("Pad", [x[0], g.ints(pads, f"{op.name}/pads"), value], op.name,
-                  mode="constant")
+        return g.node(
+            "Pad",
+            [x[0]],
+            op.name,
+            mode="constant",
+            pads=pads,
+            value=float(op.attrs["constant_value"]),
+        )
+    return g.node("Pad", [x[0], g.ints(pads, f"{op.name}/pads"), value], op.name, mode="constant")
 
 
 @register("gather")
@@ -85,8 +98,13 @@ def _gather(g, op, x):
 
 
 # -- reductions and normalization ------------------------------------------------------------
-_REDUCE = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
-           "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}
+_REDUCE = {
+    "reduce_sum": "ReduceSum",
+    "reduce_mean": "ReduceMean",
+    "reduce_max": "ReduceMax",
+    "reduce_min": "ReduceMin",
+    "reduce_prod": "ReduceProd",
+}
 
 
 def reduce(g: OnnxGraph, kind: str, x: str, axes: list[int], keepdims: bool, hint: str) -> str:
@@ -100,8 +118,11 @@ def reduce(g: OnnxGraph, kind: str, x: str, axes: list[int], keepdims: bool, hin
 def _reduce(g, op, x):
     ndim = len(op.inputs[0].shape)
     axis = op.attrs.get("axis")
-    axes = list(range(ndim)) if axis is None else [int(a) % ndim for a in (
-        axis if isinstance(axis, (tuple, list)) else (axis,))]
+    axes = (
+        list(range(ndim))
+        if axis is None
+        else [int(a) % ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    )
     keep = bool(op.attrs.get("keepdims"))
     out = reduce(g, _REDUCE[op.op_type], x[0], axes, keep, op.name)
     shape = op.inputs[0].shape
@@ -161,19 +182,28 @@ def _batch_norm(g, op, x):
     dt = out_dtype(op)
     channels = op.inputs[0].shape[axis]
     rest = list(x[3:])
-    offset = rest.pop(0) if op.attrs["has_offset"] else g.const(np.zeros(channels, dt),
-                                                                f"{op.name}/offset")
-    scale = rest.pop(0) if op.attrs["has_scale"] else g.const(np.ones(channels, dt),
-                                                              f"{op.name}/scale")
+    offset = (
+        rest.pop(0)
+        if op.attrs["has_offset"]
+        else g.const(np.zeros(channels, dt), f"{op.name}/offset")
+    )
+    scale = (
+        rest.pop(0) if op.attrs["has_scale"] else g.const(np.ones(channels, dt), f"{op.name}/scale")
+    )
     params = [x[1], x[2], offset, scale]
     if axis == 1 and ndim >= 2 and all(len(b.shape) == 1 for b in op.inputs[1:]):
-        return g.node("BatchNormalization", [x[0], scale, offset, x[1], x[2]], op.name,
-                      epsilon=float(op.attrs["epsilon"]))
+        return g.node(
+            "BatchNormalization",
+            [x[0], scale, offset, x[1], x[2]],
+            op.name,
+            epsilon=float(op.attrs["epsilon"]),
+        )
     shape = g.ints(_param_shape(ndim, axis, channels), f"{op.name}/param_shape")
     mean, var, offset, scale = (g.node("Reshape", [p, shape], op.name) for p in params)
     eps = scalar(g, op.attrs["epsilon"], dt, f"{op.name}/eps")
-    inv = g.node("Reciprocal", [g.node("Sqrt", [g.node("Add", [var, eps], op.name)], op.name)],
-                 op.name)
+    inv = g.node(
+        "Reciprocal", [g.node("Sqrt", [g.node("Add", [var, eps], op.name)], op.name)], op.name
+    )
     y = g.node("Mul", [g.node("Sub", [x[0], mean], op.name), inv], op.name)
     return g.node("Add", [g.node("Mul", [y, scale], op.name), offset], op.name)
 
@@ -185,10 +215,10 @@ def _layer_norm(g, op, x):
     eps = scalar(g, op.attrs["epsilon"], out_dtype(op), f"{op.name}/eps")
     mean = reduce(g, "ReduceMean", x[0], axes, True, op.name)
     centered = g.node("Sub", [x[0], mean], op.name)
-    var = reduce(g, "ReduceMean", g.node("Mul", [centered, centered], op.name), axes, True,
-                 op.name)
-    inv = g.node("Reciprocal", [g.node("Sqrt", [g.node("Add", [var, eps], op.name)], op.name)],
-                 op.name)
+    var = reduce(g, "ReduceMean", g.node("Mul", [centered, centered], op.name), axes, True, op.name)
+    inv = g.node(
+        "Reciprocal", [g.node("Sqrt", [g.node("Add", [var, eps], op.name)], op.name)], op.name
+    )
     y = g.node("Mul", [centered, inv], op.name)
     rest = list(x[1:])
     if op.attrs["has_gamma"]:
@@ -208,8 +238,9 @@ def _swap_last(g: OnnxGraph, value: str, ndim: int, hint: str) -> str:
 @register("matmul", "batch_matmul", "broadcast_matmul")
 def _matmul(g, op, x):
     if "operand" in op.attrs:  # one operand is a NumPy constant
-        const = g.const(np.asarray(op.attrs["operand"], op.inputs[0].dtype.np_dtype),
-                        f"{op.name}/operand")
+        const = g.const(
+            np.asarray(op.attrs["operand"], op.inputs[0].dtype.np_dtype), f"{op.name}/operand"
+        )
         x = [const, x[0]] if op.attrs.get("reverse") else [x[0], const]
         shapes = [np.shape(op.attrs["operand"]), op.inputs[0].shape]
         if not op.attrs.get("reverse"):
@@ -224,8 +255,7 @@ def _matmul(g, op, x):
     out = g.node("MatMul", [a, b], op.name)
     alpha = float(op.attrs.get("alpha", 1.0))
     if alpha != 1.0:
-        out = g.node("Mul", [out, scalar(g, alpha, out_dtype(op), f"{op.name}/alpha")],
-                     op.name)
+        out = g.node("Mul", [out, scalar(g, alpha, out_dtype(op), f"{op.name}/alpha")], op.name)
     return out
 
 
@@ -245,9 +275,15 @@ def _from_nchw(g: OnnxGraph, op: OpNode, value: str, fmt: str) -> str:
 def _conv2d(g, op, x):
     fmt = op.attrs["data_format"]
     attrs = op.attrs
-    out = g.node("Conv", [_nchw(g, op, x[0], fmt), _nchw(g, op, x[1], fmt)], op.name,
-                 strides=list(attrs["strides"]), pads=_pads(attrs["pads"]),
-                 dilations=list(attrs["dilations"]), group=int(attrs["groups"]))
+    out = g.node(
+        "Conv",
+        [_nchw(g, op, x[0], fmt), _nchw(g, op, x[1], fmt)],
+        op.name,
+        strides=list(attrs["strides"]),
+        pads=_pads(attrs["pads"]),
+        dilations=list(attrs["dilations"]),
+        group=int(attrs["groups"]),
+    )
     return _from_nchw(g, op, out, fmt)
 
 
@@ -256,10 +292,16 @@ def _pool(g, op, x):
     fmt = op.attrs["data_format"]
     kind = "MaxPool" if op.op_type == "max_pool_2d" else "AveragePool"
     extra = {} if kind == "MaxPool" else {"count_include_pad": 0}
-    out = g.node(kind, [_nchw(g, op, x[0], fmt)], op.name,
-                 kernel_shape=list(op.attrs["ksize"]), strides=list(op.attrs["strides"]),
-                 pads=_pads(op.attrs["pads"]), ceil_mode=int(bool(op.attrs["ceil_mode"])),
-                 **extra)
+    out = g.node(
+        kind,
+        [_nchw(g, op, x[0], fmt)],
+        op.name,
+        kernel_shape=list(op.attrs["ksize"]),
+        strides=list(op.attrs["strides"]),
+        pads=_pads(op.attrs["pads"]),
+        ceil_mode=int(bool(op.attrs["ceil_mode"])),
+        **extra,
+    )
     return _from_nchw(g, op, out, fmt)
 
 

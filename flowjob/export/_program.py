@@ -41,8 +41,7 @@ class TensorSpec:
 
     @classmethod
     def from_json(cls, name: str, data: Mapping[str, Any]) -> TensorSpec:
-        return cls(name, str(data["lbn"]), tuple(int(d) for d in data["shape"]),
-                   str(data["dtype"]))
+        return cls(name, str(data["lbn"]), tuple(int(d) for d in data["shape"]), str(data["dtype"]))
 
 
 @dataclass
@@ -60,8 +59,9 @@ class JobProgram:
         values = default_session().variable_arrays()
         return {n: values[n] for n in self.variable_names}
 
-    def forward(self, variables: Sequence[Any], inputs: Sequence[Any],
-                batch_free_reshapes: bool = False) -> tuple[Any, ...]:
+    def forward(
+        self, variables: Sequence[Any], inputs: Sequence[Any], batch_free_reshapes: bool = False
+    ) -> tuple[Any, ...]:
         """Evaluates the ops the outputs need. ``variables`` follow ``variable_names``.
 
         ``batch_free_reshapes``: reshapes infer their leading dimension (``-1``) instead of
@@ -72,8 +72,7 @@ class JobProgram:
             env[id(blob)] = value
         for name, value in zip(self.variable_names, variables):
             env[id(self.graph.variables[name])] = value
-        for op in needed_ops(self.graph, [b for _, b in self.outputs],
-                             [b for _, b in self.inputs]):
+        for op in needed_ops(self.graph, [b for _, b in self.outputs], [b for _, b in self.inputs]):
             if op.kind == "variable":
                 continue
             attrs = dict(op.attrs)
@@ -119,11 +118,14 @@ def needed_ops(graph: JobGraph, outputs: Sequence[Blob], fed: Sequence[Blob]) ->
 def trace_job(job: Any) -> tuple[JobGraph, list[Blob]]:
     """The job's traced graph and returned blobs (traced once by its session, as a call)."""
     if not isinstance(job, JobFunction):
-        raise ExportError(f"expected a @flow.global_function job, got {type(job).__name__}: "
-                          f"{job!r}")
+        raise ExportError(
+            f"expected a @flow.global_function job, got {type(job).__name__}: {job!r}"
+        )
     if job.job_type != "predict":
-        raise ExportError(f"job {job.__name__!r} is a {job.job_type} job: export a "
-                          "@flow.global_function(type=\"predict\") job (the forward pass)")
+        raise ExportError(
+            f"job {job.__name__!r} is a {job.job_type} job: export a "
+            '@flow.global_function(type="predict") job (the forward pass)'
+        )
     traced = default_session().compiled_job(job).traced
     return traced.graph, list(traced.returns)
 
@@ -132,8 +134,9 @@ def _spec(name: str, blob: Blob) -> TensorSpec:
     return TensorSpec(name, blob.lbn, tuple(blob.shape), blob.dtype.np_dtype.name)
 
 
-def build_program(job: Any, inputs: Mapping[str, str] | None = None,
-                  outputs: Mapping[str, str] | None = None) -> JobProgram:
+def build_program(
+    job: Any, inputs: Mapping[str, str] | None = None, outputs: Mapping[str, str] | None = None
+) -> JobProgram:
     """``inputs``/``outputs``: signature name -> logical blob name (``op/out``). Left out:
     the job's arguments, named as its parameters, and its returned blobs, named by their op.
     """
@@ -143,35 +146,56 @@ def build_program(job: Any, inputs: Mapping[str, str] | None = None,
     def lookup(kind: str, name: str, lbn: str) -> Blob:
         blob = by_lbn.get(lbn)
         if blob is None:
-            known = ", ".join(sorted(b.lbn for b in graph.inputs)) if kind == "input" else \
-                ", ".join(sorted(b.lbn for b in returns))
-            raise ExportError(f"signature {kind} {name!r} of job {graph.name!r}: no blob "
-                              f"{lbn!r} in the job (its {kind}s: {known or 'none'})")
+            known = (
+                ", ".join(sorted(b.lbn for b in graph.inputs))
+                if kind == "input"
+                else ", ".join(sorted(b.lbn for b in returns))
+            )
+            raise ExportError(
+                f"signature {kind} {name!r} of job {graph.name!r}: no blob "
+                f"{lbn!r} in the job (its {kind}s: {known or 'none'})"
+            )
         if blob.is_dynamic:
-            raise ExportError(f"signature {kind} {name!r} of job {graph.name!r}: {lbn} is a "
-                              "dynamic (ListNumpy) blob; export jobs with tp.Numpy placeholders")
+            raise ExportError(
+                f"signature {kind} {name!r} of job {graph.name!r}: {lbn} is a "
+                "dynamic (ListNumpy) blob; export jobs with tp.Numpy placeholders"
+            )
         return blob
 
     if inputs:
         in_pairs = [(n, lookup("input", n, lbn)) for n, lbn in inputs.items()]
     else:
-        in_pairs = [(b.op_name, lookup("input", b.op_name, b.lbn)) for b in graph.inputs
-                    if b.op.kind == "input"]
+        in_pairs = [
+            (b.op_name, lookup("input", b.op_name, b.lbn))
+            for b in graph.inputs
+            if b.op.kind == "input"
+        ]
     if outputs:
         out_pairs = [(n, lookup("output", n, lbn)) for n, lbn in outputs.items()]
     else:
         if not returns:
-            raise ExportError(f"job {graph.name!r} returns nothing: return the blobs to serve, "
-                              "or name them with a signature's Output(name, lbn)")
+            raise ExportError(
+                f"job {graph.name!r} returns nothing: return the blobs to serve, "
+                "or name them with a signature's Output(name, lbn)"
+            )
         names: dict[str, int] = {}
         out_pairs = []
         for blob in returns:
             count = names.get(blob.op_name, 0)
             names[blob.op_name] = count + 1
-            out_pairs.append((blob.op_name if not count else f"{blob.op_name}_{count}",
-                              lookup("output", blob.op_name, blob.lbn)))
+            out_pairs.append(
+                (
+                    blob.op_name if not count else f"{blob.op_name}_{count}",
+                    lookup("output", blob.op_name, blob.lbn),
+                )
+            )
     fed = [b for _, b in in_pairs]
     ops = needed_ops(graph, [b for _, b in out_pairs], fed)
     variables = sorted(op.name for op in ops if op.kind == "variable")
-    return JobProgram(graph.name, graph, [(_spec(n, b), b) for n, b in in_pairs],
-                      [(_spec(n, b), b) for n, b in out_pairs], variables)
+    return JobProgram(
+        graph.name,
+        graph,
+        [(_spec(n, b), b) for n, b in in_pairs],
+        [(_spec(n, b), b) for n, b in out_pairs],
+        variables,
+    )

@@ -80,8 +80,10 @@ class ModelBuilder:
             raise ExportError("ModelBuilder.Save: no function added (call .AddFunction(job))")
         version_dir = os.path.join(self.saved_model_dir, str(self.version))
         if os.path.exists(version_dir):
-            raise ExportError(f"ModelBuilder.Save: {version_dir} already exists (model "
-                              f"{self.name!r} version {self.version})")
+            raise ExportError(
+                f"ModelBuilder.Save: {version_dir} already exists (model "
+                f"{self.name!r} version {self.version})"
+            )
         for graph in self.graph_builders.values():
             if not graph.finished:
                 graph.Finish()
@@ -121,27 +123,35 @@ class ModelBuilder:
                     "batch_note": serialized.batch_note,
                     "platforms": list(serialized.platforms),
                 }
-            graphs[gname] = {"default_signature_name": graph.default_signature_name,
-                             "signatures": signatures}
-        checkpoint.save(os.path.join(root, self.DEFAULT_CHECKPOINT_DIR), values,
-                        format="safetensors")
-        return {"format": FORMAT, "format_version": FORMAT_VERSION,
-                "name": self.name or self.default_graph_name, "version": self.version,
-                "checkpoint_dir": self.DEFAULT_CHECKPOINT_DIR,
-                "default_graph_name": self.default_graph_name, "graphs": graphs}
+            graphs[gname] = {
+                "default_signature_name": graph.default_signature_name,
+                "signatures": signatures,
+            }
+        checkpoint.save(
+            os.path.join(root, self.DEFAULT_CHECKPOINT_DIR), values, format="safetensors"
+        )
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "name": self.name or self.default_graph_name,
+            "version": self.version,
+            "checkpoint_dir": self.DEFAULT_CHECKPOINT_DIR,
+            "default_graph_name": self.default_graph_name,
+            "graphs": graphs,
+        }
 
 
 class GraphBuilder:
     """One job of a saved model and its signatures (named inputs and outputs)."""
 
-    def __init__(self, name: str, model_builder: ModelBuilder | None = None, *,
-                 job: Any = None):
+    def __init__(self, name: str, model_builder: ModelBuilder | None = None, *, job: Any = None):
         if not isinstance(name, str):
             raise ExportError(f"GraphBuilder: name must be a str, got {name!r}")
         if model_builder is not None:
             if name in model_builder.graph_builders:
-                raise ExportError(f"graph {name!r} is already added to model "
-                                  f"{model_builder.name!r}")
+                raise ExportError(
+                    f"graph {name!r} is already added to model {model_builder.name!r}"
+                )
             model_builder.graph_builders[name] = self
         self.name = name
         self.owner = model_builder
@@ -158,8 +168,9 @@ class GraphBuilder:
         if self.finished:
             raise ExportError(f"graph {self.name!r} is already finished")
         if self.job is None:
-            raise ExportError(f"graph {self.name!r} has no job: create it with "
-                              "ModelBuilder.AddFunction(job)")
+            raise ExportError(
+                f"graph {self.name!r} has no job: create it with ModelBuilder.AddFunction(job)"
+            )
         for sig in self.signatures().values():
             build_program(self.job, sig.inputs or None, sig.outputs or None)
         self.finished = True
@@ -188,8 +199,9 @@ class SignatureBuilder:
             raise ExportError(f"SignatureBuilder: name must be a str, got {name!r}")
         if graph_builder is not None:
             if name in graph_builder.signature_builders:
-                raise ExportError(f"signature {name!r} already exists in graph "
-                                  f"{graph_builder.name!r}")
+                raise ExportError(
+                    f"signature {name!r} already exists in graph {graph_builder.name!r}"
+                )
             graph_builder.signature_builders[name] = self
             if graph_builder.default_signature_name is None:
                 graph_builder.default_signature_name = name
@@ -200,11 +212,14 @@ class SignatureBuilder:
 
     def _add(self, kind: str, table: dict[str, str], name: str, lbn: str) -> SignatureBuilder:
         if not isinstance(name, str) or not isinstance(lbn, str) or "/" not in lbn:
-            raise ExportError(f"signature {self.name!r}: {kind}(name, lbn) takes two strings, "
-                              f"the lbn as 'op_name/blob_name', got {name!r}, {lbn!r}")
+            raise ExportError(
+                f"signature {self.name!r}: {kind}(name, lbn) takes two strings, "
+                f"the lbn as 'op_name/blob_name', got {name!r}, {lbn!r}"
+            )
         if name in table:
-            raise ExportError(f"signature {self.name!r}: {kind.lower()} name {name!r} is "
-                              "already used")
+            raise ExportError(
+                f"signature {self.name!r}: {kind.lower()} name {name!r} is already used"
+            )
         table[name] = lbn
         return self
 
@@ -231,8 +246,10 @@ def _check_name_conflicts(graphs: Any) -> None:
             lbns: set[str] = set()
             for name, lbn in [*sig.inputs.items(), *sig.outputs.items()]:
                 if name in names or lbn in lbns:
-                    raise ExportError(f"signature {sig.name!r} of graph {graph.name!r}: "
-                                      f"{name!r} -> {lbn!r} conflicts with another input or "
-                                      "output of the same name or blob")
+                    raise ExportError(
+                        f"signature {sig.name!r} of graph {graph.name!r}: "
+                        f"{name!r} -> {lbn!r} conflicts with another input or "
+                        "output of the same name or blob"
+                    )
                 names.add(name)
                 lbns.add(lbn)

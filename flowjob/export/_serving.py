@@ -38,12 +38,12 @@ class InferenceSession:
 
     def __init__(self, option: SessionOption | None = None):
         if option is not None and not isinstance(option, SessionOption):
-            raise ExportError(f"InferenceSession: option must be a SessionOption, got "
-                              f"{option!r}")
+            raise ExportError(f"InferenceSession: option must be a SessionOption, got {option!r}")
         self.option = option or SessionOption()
         if self.option.device_tag not in ("gpu", "cpu"):
-            raise ExportError(f"SessionOption.device_tag must be 'gpu' or 'cpu', got "
-                              f"{self.option.device_tag!r}")
+            raise ExportError(
+                f"SessionOption.device_tag must be 'gpu' or 'cpu', got {self.option.device_tag!r}"
+            )
         self.status = self.SessionStatus.OPEN
         self.checkpoint_path: str | None = None
         self._models: dict[str, tuple[SavedModel, Signature]] = {}  # job -> model, signature
@@ -57,8 +57,7 @@ class InferenceSession:
     def _check_status(self, *allowed: SessionStatus) -> None:
         if self.status not in allowed:
             names = ", ".join(s.name for s in allowed)
-            raise ExportError(f"InferenceSession is {self.status.name}; this call needs it "
-                              f"{names}")
+            raise ExportError(f"InferenceSession is {self.status.name}; this call needs it {names}")
 
     def _device(self) -> Any:
         if self.option.device_tag == "cpu":
@@ -66,16 +65,21 @@ class InferenceSession:
         return jax.devices()[0]
 
     # -- loading ---------------------------------------------------------------------------
-    def load_saved_model(self, saved_model_dir: str | os.PathLike,
-                         model_version: int | ModelVersionPolicy = ModelVersionPolicy.LATEST,
-                         saved_model_meta_file_basename: str = "saved_model",
-                         graph_name: str | None = None,
-                         signature_name: str | None = None) -> None:
+    def load_saved_model(
+        self,
+        saved_model_dir: str | os.PathLike,
+        model_version: int | ModelVersionPolicy = ModelVersionPolicy.LATEST,
+        saved_model_meta_file_basename: str = "saved_model",
+        graph_name: str | None = None,
+        signature_name: str | None = None,
+    ) -> None:
         """Adds one graph (default: the model's default graph) as a job of this session."""
         self._check_status(self.SessionStatus.OPEN)
         if saved_model_meta_file_basename != "saved_model":
-            raise ExportError("load_saved_model: flowjob saved models keep their metadata in "
-                              f"saved_model.json, not {saved_model_meta_file_basename!r}")
+            raise ExportError(
+                "load_saved_model: flowjob saved models keep their metadata in "
+                f"saved_model.json, not {saved_model_meta_file_basename!r}"
+            )
         model = SavedModel(saved_model_dir, model_version)
         sig = model.signature(graph_name, signature_name)
         self._models[sig.graph] = (model, sig)
@@ -106,16 +110,19 @@ class InferenceSession:
             self.cur_job_name = None
 
     def compile(self, op_list: Any) -> None:
-        raise ExportError("InferenceSession.compile(op_list): flowjob saved models hold "
-                          "compiled StableHLO programs, not OneFlow op lists; load them with "
-                          "InferenceSession.load_saved_model(path)")
+        raise ExportError(
+            "InferenceSession.compile(op_list): flowjob saved models hold "
+            "compiled StableHLO programs, not OneFlow op lists; load them with "
+            "InferenceSession.load_saved_model(path)"
+        )
 
     def launch(self) -> None:
         """Reads the variables and the programs; checks requested batch sizes."""
         self._check_status(self.SessionStatus.OPEN)
         if not self._models:
-            raise ExportError("InferenceSession.launch: no model loaded (call "
-                              "load_saved_model first)")
+            raise ExportError(
+                "InferenceSession.launch: no model loaded (call load_saved_model first)"
+            )
         with jax.default_device(self._device()):
             for job, (model, sig) in self._models.items():
                 own = self.checkpoint_path in (None, model.checkpoint_path)
@@ -123,8 +130,10 @@ class InferenceSession:
                 batch = self._batch_sizes.get(job)
                 fixed = sig.inputs[0].shape[0] if sig.inputs and sig.inputs[0].shape else None
                 if batch is not None and not sig.batch_polymorphic and batch != fixed:
-                    raise ExportError(f"job {job!r} was saved for batch size {fixed} and its "
-                                      f"program cannot run at batch size {batch}")
+                    raise ExportError(
+                        f"job {job!r} was saved for batch size {fixed} and its "
+                        f"program cannot run at batch size {batch}"
+                    )
                 self._functions[job] = fn
         self.status = self.SessionStatus.RUNNING
 
@@ -132,8 +141,9 @@ class InferenceSession:
     def _sig(self, job_name: str | None) -> Signature:
         job_name = job_name or self.cur_job_name or next(iter(self._models), None)
         if job_name not in self._models:
-            raise ExportError(f"InferenceSession: no job {job_name!r} (jobs: "
-                              f"{', '.join(self._models) or 'none'})")
+            raise ExportError(
+                f"InferenceSession: no job {job_name!r} (jobs: {', '.join(self._models) or 'none'})"
+            )
         return self._models[job_name][1]
 
     def list_jobs(self) -> list[str]:
@@ -148,8 +158,9 @@ class InferenceSession:
         self._check_status(self.SessionStatus.RUNNING)
         return tuple(s.name for s in self._sig(job_name).outputs)
 
-    def _info(self, specs: Callable[[Signature], list[TensorSpec]], name: str,
-              job_name: str | None) -> dict[str, Any]:
+    def _info(
+        self, specs: Callable[[Signature], list[TensorSpec]], name: str, job_name: str | None
+    ) -> dict[str, Any]:
         self._check_status(self.SessionStatus.OPEN, self.SessionStatus.RUNNING)
         sig = self._sig(job_name)
         for spec in specs(sig):
@@ -179,18 +190,21 @@ class InferenceSession:
         self._check_status(self.SessionStatus.RUNNING)
         fn = self._functions.get(job_name)
         if fn is None:
-            raise ExportError(f"InferenceSession.run: no job {job_name!r} (jobs: "
-                              f"{', '.join(self._functions)})")
+            raise ExportError(
+                f"InferenceSession.run: no job {job_name!r} (jobs: {', '.join(self._functions)})"
+            )
         for name, value in kwargs.items():
             if not isinstance(value, np.ndarray):
-                raise ExportError(f'input "{name}" requires numpy.ndarray, got '
-                                  f"{type(value).__name__}")
+                raise ExportError(
+                    f'input "{name}" requires numpy.ndarray, got {type(value).__name__}'
+                )
         with jax.default_device(self._device()):
             return fn.numpy(kwargs)
 
     async def async_run(self, job_name: str, **kwargs: Any) -> list[np.ndarray]:
         return await asyncio.get_running_loop().run_in_executor(
-            None, lambda: self.run(job_name, **kwargs))
+            None, lambda: self.run(job_name, **kwargs)
+        )
 
     def close(self) -> None:
         self._functions.clear()

@@ -31,11 +31,16 @@ class SerializedProgram:
 
 def _arg_specs(program: JobProgram, batch: Any) -> tuple[list, list]:
     variables = program.graph.variables
-    var_specs = [jax.ShapeDtypeStruct(variables[n].shape, variables[n].dtype.np_dtype)
-                 for n in program.variable_names]
-    in_specs = [jax.ShapeDtypeStruct((batch, *spec.shape[1:]) if batch is not None
-                                     else spec.shape, np.dtype(spec.dtype))
-                for spec, _ in program.inputs]
+    var_specs = [
+        jax.ShapeDtypeStruct(variables[n].shape, variables[n].dtype.np_dtype)
+        for n in program.variable_names
+    ]
+    in_specs = [
+        jax.ShapeDtypeStruct(
+            (batch, *spec.shape[1:]) if batch is not None else spec.shape, np.dtype(spec.dtype)
+        )
+        for spec, _ in program.inputs
+    ]
     return var_specs, in_specs
 
 
@@ -76,19 +81,23 @@ def _sample_inputs(program: JobProgram) -> list[np.ndarray]:
     return out
 
 
-def _rows_independent(exp: export.Exported, program: JobProgram,
-                      variables: list[np.ndarray]) -> bool:
+def _rows_independent(
+    exp: export.Exported, program: JobProgram, variables: list[np.ndarray]
+) -> bool:
     """The polymorphic program gives each row the result it gives it in the full batch."""
     inputs = _sample_inputs(program)
     rows = inputs[0].shape[0] // 2
     full = exp.call(variables, *inputs)
     part = exp.call(variables, *(x[:rows] for x in inputs))
-    return all(np.allclose(np.asarray(a)[:rows], np.asarray(b), rtol=1e-4, atol=1e-5)
-               for a, b in zip(full, part))
+    return all(
+        np.allclose(np.asarray(a)[:rows], np.asarray(b), rtol=1e-4, atol=1e-5)
+        for a, b in zip(full, part)
+    )
 
 
-def serialize(program: JobProgram, variables: dict[str, np.ndarray],
-              batch_polymorphic: bool | None = None) -> SerializedProgram:
+def serialize(
+    program: JobProgram, variables: dict[str, np.ndarray], batch_polymorphic: bool | None = None
+) -> SerializedProgram:
     """``batch_polymorphic``: None tries a symbolic batch axis and keeps the traced batch size
     when the job cannot run at another one; True requires it; False never tries."""
     values = [variables[n] for n in program.variable_names]
@@ -106,8 +115,9 @@ def serialize(program: JobProgram, variables: dict[str, np.ndarray],
         if reason is None:
             return SerializedProgram(bytes(exp.serialize()), True, tuple(exp.platforms))
         if batch_polymorphic:
-            raise ExportError(f"job {program.job_name!r} cannot be exported with a free batch "
-                              f"size: {reason}")
+            raise ExportError(
+                f"job {program.job_name!r} cannot be exported with a free batch size: {reason}"
+            )
     else:
         reason = "not asked for (batch_polymorphic=False)"
     exp = _export(program, False)
@@ -118,8 +128,9 @@ def deserialize(data: bytes, where: str) -> export.Exported:
     try:
         return export.deserialize(bytearray(data))
     except Exception as exc:  # noqa: BLE001 - reported with the file's name
-        raise ExportError(f"{where}: not a jax.export program this JAX can read "
-                          f"({type(exc).__name__}: {exc})") from None
+        raise ExportError(
+            f"{where}: not a jax.export program this JAX can read ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def call(exp: export.Exported, variables: list[Any], inputs: list[Any]) -> list[np.ndarray]:

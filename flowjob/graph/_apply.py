@@ -13,10 +13,18 @@ from ._graph import Blob, OpKind, check_blob, current_graph, default_prefix, hos
 from ._real_shape import ELEMENTWISE, RealShape
 
 
-def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob], *,
-             attrs: dict[str, Any] | None = None, name: str | None = None,
-             prefix: str | None = None, rng: bool = False, elementwise: bool = False,
-             real_shape: RealShape | None = None):
+def apply_op(
+    op_type: str,
+    lowering: Callable[..., Any],
+    inputs: Sequence[Blob],
+    *,
+    attrs: dict[str, Any] | None = None,
+    name: str | None = None,
+    prefix: str | None = None,
+    rng: bool = False,
+    elementwise: bool = False,
+    real_shape: RealShape | None = None,
+):
     """Records one op in the current job and returns its output blob(s).
 
     ``lowering(*arrays, **attrs)`` (plus ``key=`` when ``rng``) is the op's only
@@ -59,9 +67,17 @@ def apply_op(op_type: str, lowering: Callable[..., Any], inputs: Sequence[Blob],
     multi = isinstance(out, tuple)
     leaves = out if multi else (out,)
     outputs = [(o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves]
-    op = graph.add_op(name=op_name, op_type=op_type, kind=OpKind.DEVICE, lowering=lowering,
-                      inputs=blobs, attrs=attrs, outputs=outputs, rng=rng,
-                      real_shape=real_shape if dynamic else None)
+    op = graph.add_op(
+        name=op_name,
+        op_type=op_type,
+        kind=OpKind.DEVICE,
+        lowering=lowering,
+        inputs=blobs,
+        attrs=attrs,
+        outputs=outputs,
+        rng=rng,
+        real_shape=real_shape if dynamic else None,
+    )
     return tuple(op.outputs) if multi else op.outputs[0]
 
 

@@ -18,8 +18,7 @@ class ParallelDesc:
 
     @property
     def parallel_num(self) -> int:
-        return max(len(_scope.Placement(self.device_tag, self.machine_device_ids).device_ids()),
-                   1)
+        return max(len(_scope.Placement(self.device_tag, self.machine_device_ids).device_ids()), 1)
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,8 @@ def _form(handler: Callable[..., Any], blob: Blob) -> Form:
     if len(params) != 1 or params[0].kind in (params[0].VAR_POSITIONAL, params[0].VAR_KEYWORD):
         raise JobDefinitionError(
             f"watch callback should accept only one parameter; {describe_callable(handler)} takes "
-            f"{len(params)} ({describe_frame(user_frame())})")
+            f"{len(params)} ({describe_frame(user_frame())})"
+        )
     ann = params[0].annotation
     if ann is inspect.Parameter.empty:
         return Form.LOCAL_BLOB
@@ -67,7 +68,8 @@ def _form(handler: Callable[..., Any], blob: Blob) -> Form:
             raise JobDefinitionError(
                 "only fixed shaped blob compatible to oneflow.typing.Numpy. you can change "
                 f"annotation to oneflow.typing.ListNumpy ({blob.lbn}, "
-                f"{describe_frame(user_frame())})")
+                f"{describe_frame(user_frame())})"
+            )
         return Form.NUMPY
     if ann is tp.ListNumpy:
         return Form.LIST_NUMPY
@@ -75,7 +77,8 @@ def _form(handler: Callable[..., Any], blob: Blob) -> Form:
         f"invalid watch callback paremeter annotation {ann!r} of {describe_callable(handler)}: "
         "candidate "
         "annotations: oneflow.typing.Numpy, oneflow.typing.ListNumpy. "
-        f"({describe_frame(user_frame())})")
+        f"({describe_frame(user_frame())})"
+    )
 
 
 def _resolve(text: str, handler: Callable[..., Any]) -> Any:
@@ -102,8 +105,7 @@ def _printer(prompt: str | None) -> Callable[[Any], None]:
     return show
 
 
-def _register(blob: Blob, handler_or_prompt: Callable[..., Any] | str | None,
-              diff: bool) -> None:
+def _register(blob: Blob, handler_or_prompt: Callable[..., Any] | str | None, diff: bool) -> None:
     blob = check_blob(blob, "watched value")
     if blob.dtype.np_dtype.kind == "O":
         raise host_only_error(blob, "watched")
@@ -115,10 +117,12 @@ def _register(blob: Blob, handler_or_prompt: Callable[..., Any] | str | None,
     else:
         raise JobDefinitionError(
             "handler_or_prompt must be a callable, a str or None, got "
-            f"{safe_repr(handler_or_prompt)}")
+            f"{safe_repr(handler_or_prompt)}"
+        )
     what = f"watch{'_diff' if diff else ''} handler {describe_callable(handler)} of {blob.lbn}"
     current_graph().deliveries.append(
-        HostDelivery((blob,), form, handler, what, diff=diff, frame=user_frame()))
+        HostDelivery((blob,), form, handler, what, diff=diff, frame=user_frame())
+    )
 
 
 def watch(blob_watched: Blob, handler_or_prompt: Callable[..., Any] | str | None = None) -> None:
@@ -131,8 +135,9 @@ def watch(blob_watched: Blob, handler_or_prompt: Callable[..., Any] | str | None
     _register(blob_watched, handler_or_prompt, diff=False)
 
 
-def watch_diff(blob_watched: Blob,
-               handler_or_prompt: Callable[..., Any] | str | None = None) -> None:
+def watch_diff(
+    blob_watched: Blob, handler_or_prompt: Callable[..., Any] | str | None = None
+) -> None:
     """Calls ``handler`` with d(sum of all losses)/d(blob) after every run of a train job.
 
     The gradient is not divided by the batch (parameter updates are, OneFlow's rule). Where
@@ -142,8 +147,14 @@ def watch_diff(blob_watched: Blob,
     _register(blob_watched, handler_or_prompt, diff=True)
 
 
-def add_host_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., None], *,
-                name: str | None = None, attrs: dict[str, Any] | None = None) -> None:
+def add_host_op(
+    op_type: str,
+    inputs: Sequence[Blob],
+    fn: Callable[..., None],
+    *,
+    name: str | None = None,
+    attrs: dict[str, Any] | None = None,
+) -> None:
     """Records an op that runs ``fn(*numpy_values)`` on the host after each call of the job.
 
     Host ops run where handlers run, in call order, after the call's watch handlers.
@@ -154,15 +165,25 @@ def add_host_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., None], *
         if b.dtype.np_dtype.kind == "O":
             raise host_only_error(b, f"an input of {op_type}")
     op_name = name if name is not None else graph.unique_name(default_prefix(op_type))
-    op = graph.add_op(name=op_name, op_type=op_type, kind=OpKind.HOST, lowering=None,
-                      inputs=blobs, attrs=attrs or {}, outputs=[])
-    graph.deliveries.append(HostDelivery(tuple(blobs), Form.ARGUMENTS, fn,
-                                         f"op {op.name!r} ({op_type})", op=op))
+    op = graph.add_op(
+        name=op_name,
+        op_type=op_type,
+        kind=OpKind.HOST,
+        lowering=None,
+        inputs=blobs,
+        attrs=attrs or {},
+        outputs=[],
+    )
+    graph.deliveries.append(
+        HostDelivery(tuple(blobs), Form.ARGUMENTS, fn, f"op {op.name!r} ({op_type})", op=op)
+    )
 
 
 def warn_unreachable_diff(delivery: HostDelivery, reason: str) -> None:
     """Emits the one trace-time warning for a watch_diff whose handler will never run."""
     blob = delivery.blob
-    message = (f"watch_diff handler for {blob.lbn} in job {blob.graph.name!r} "
-               f"will never be called: {reason} ({describe_frame(delivery.frame)})")
+    message = (
+        f"watch_diff handler for {blob.lbn} in job {blob.graph.name!r} "
+        f"will never be called: {reason} ({describe_frame(delivery.frame)})"
+    )
     warnings.warn(message, RuntimeWarning, stacklevel=2)

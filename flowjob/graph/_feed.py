@@ -32,10 +32,17 @@ def is_host_only(blob: Blob) -> bool:
     return blob.dtype.np_dtype.kind == "O"
 
 
-def add_feed_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., Any], *,
-                outputs: Sequence[OutputSpec], name: str | None = None,
-                prefix: str | None = None, attrs: dict[str, Any] | None = None,
-                source: bool = False) -> Blob | tuple[Blob, ...]:
+def add_feed_op(
+    op_type: str,
+    inputs: Sequence[Blob],
+    fn: Callable[..., Any],
+    *,
+    outputs: Sequence[OutputSpec],
+    name: str | None = None,
+    prefix: str | None = None,
+    attrs: dict[str, Any] | None = None,
+    source: bool = False,
+) -> Blob | tuple[Blob, ...]:
     """Records a feed op in the current job and returns its output blob(s)."""
     graph = current_graph()
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
@@ -47,11 +54,19 @@ def add_feed_op(op_type: str, inputs: Sequence[Blob], fn: Callable[..., Any], *,
                 f"op {op_name!r} ({op_type}) runs in the host data pipeline, before the job's "
                 f"program, so its input {b.lbn} must come from the pipeline too (a reader, "
                 f"decoder or image op), not from the job body\n  at "
-                f"{describe_frame(user_frame())}")
+                f"{describe_frame(user_frame())}"
+            )
     # Pipeline outputs reach the program as fixed-shape inputs, never padded dynamic ones.
     specs = [(shape, dtype, False) for shape, dtype, _ in outputs]
-    op = graph.add_op(name=op_name, op_type=op_type, kind=OpKind.FEED, lowering=None, inputs=blobs,
-                      attrs=dict(attrs or {}), outputs=specs)
+    op = graph.add_op(
+        name=op_name,
+        op_type=op_type,
+        kind=OpKind.FEED,
+        lowering=None,
+        inputs=blobs,
+        attrs=dict(attrs or {}),
+        outputs=specs,
+    )
     graph.inputs.extend(b for b in op.outputs if not is_host_only(b))
     graph.feeds.append(FeedOp(op, fn, source))
     return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)

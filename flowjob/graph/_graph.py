@@ -33,8 +33,15 @@ class Blob:
     __slots__ = ("graph", "op", "index", "shape", "dtype", "is_dynamic", "__weakref__")
     __array_priority__ = 1000  # make `ndarray + blob` defer to Blob.__radd__
 
-    def __init__(self, graph: JobGraph, op: OpNode, index: int, shape: tuple[int, ...],
-                 dtype: _dtypes.DType, is_dynamic: bool = False):
+    def __init__(
+        self,
+        graph: JobGraph,
+        op: OpNode,
+        index: int,
+        shape: tuple[int, ...],
+        dtype: _dtypes.DType,
+        is_dynamic: bool = False,
+    ):
         self.graph = graph
         self.op = op
         self.index = index
@@ -264,17 +271,36 @@ class JobGraph:
         self._names.add(name)
         return name
 
-    def add_op(self, *, name: str, op_type: str, kind: OpKind, lowering, inputs: Sequence[Blob],
-               attrs: dict[str, Any], outputs: Sequence[OutputSpec], rng: bool = False,
-               full_name: bool = False, real_shape: RealShape | None = None) -> OpNode:
+    def add_op(
+        self,
+        *,
+        name: str,
+        op_type: str,
+        kind: OpKind,
+        lowering,
+        inputs: Sequence[Blob],
+        attrs: dict[str, Any],
+        outputs: Sequence[OutputSpec],
+        rng: bool = False,
+        full_name: bool = False,
+        real_shape: RealShape | None = None,
+    ) -> OpNode:
         """``full_name``: ``name`` already carries its namespace (variables), do not prefix."""
         namespace = _scope.current_namespace()
         full = name if full_name else "-".join((*namespace, name))
         op = OpNode(
-            name=self._claim(full, op_type), op_type=op_type, kind=kind, lowering=lowering,
-            inputs=list(inputs), attrs=dict(attrs), namespace=namespace,
-            device_tag=_scope.current_device_tag(), user_frame=user_frame(), rng=rng,
-            placement=_scope.current_placement(), real_shape=real_shape,
+            name=self._claim(full, op_type),
+            op_type=op_type,
+            kind=kind,
+            lowering=lowering,
+            inputs=list(inputs),
+            attrs=dict(attrs),
+            namespace=namespace,
+            device_tag=_scope.current_device_tag(),
+            user_frame=user_frame(),
+            rng=rng,
+            placement=_scope.current_placement(),
+            real_shape=real_shape,
         )
         op.outputs = [Blob(self, op, i, s, d, dyn) for i, (s, d, dyn) in enumerate(outputs)]
         self.ops.append(op)
@@ -286,15 +312,19 @@ class JobGraph:
         if not self.is_train:
             raise JobDefinitionError(
                 f"job {self.name!r} is a predict job: losses/optimizers need "
-                "@flow.global_function(type=\"train\") "
+                '@flow.global_function(type="train") '
                 f"({describe_frame(user_frame())})"
             )
         if not blob.dtype.is_floating:
-            warn_once(f"integer loss {self.name}", (
-                f"job {self.name!r} minimizes the {blob.dtype.name} loss {blob.lbn}: as in "
-                "OneFlow, gradients flow along integer paths (computed as real numbers, "
-                "watched gradients cast to the blob's dtype) and into float variables "
-                f"through casts ({describe_frame(user_frame())})"))
+            warn_once(
+                f"integer loss {self.name}",
+                (
+                    f"job {self.name!r} minimizes the {blob.dtype.name} loss {blob.lbn}: as in "
+                    "OneFlow, gradients flow along integer paths (computed as real numbers, "
+                    "watched gradients cast to the blob's dtype) and into float variables "
+                    f"through casts ({describe_frame(user_frame())})"
+                ),
+            )
         if not any(b is blob for b in self.losses):  # `in` would call Blob.__eq__
             self.losses.append(blob)
 
@@ -302,7 +332,7 @@ class JobGraph:
         if not self.is_train:
             raise JobDefinitionError(
                 f"minimize() called in predict job {self.name!r}; declare it with "
-                f"@flow.global_function(type=\"train\") ({describe_frame(user_frame())})"
+                f'@flow.global_function(type="train") ({describe_frame(user_frame())})'
             )
         if self.optimizer is not None and self.optimizer is not optimizer:
             raise JobDefinitionError(f"job {self.name!r} already has an optimizer")
@@ -389,4 +419,5 @@ def host_only_error(blob: Blob, use: str) -> OpError:
         f"{blob.lbn} ({blob.dtype.name}) is produced by the host data pipeline and has no fixed "
         f"numeric shape, so it cannot be {use}; decode it first (flow.data.OFRecordRawDecoder, "
         "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w)"
-        f"\n  at {describe_frame(user_frame())}")
+        f"\n  at {describe_frame(user_frame())}"
+    )

@@ -32,8 +32,9 @@ class RealShape:
     masked: Callable[..., Any] | None = None
 
 
-def _same_as_dynamic_inputs(shapes: Sequence[Shape], padded: Sequence[Shape | None],
-                            **_: Any) -> Shape:
+def _same_as_dynamic_inputs(
+    shapes: Sequence[Shape], padded: Sequence[Shape | None], **_: Any
+) -> Shape:
     real = {s for s, p in zip(shapes, padded) if p is not None}
     if len(real) > 1:
         raise ValueError(f"its dynamic inputs have different real shapes {sorted(real)}")

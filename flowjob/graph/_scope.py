@@ -82,7 +82,7 @@ _NOTICE_SHOWN = False
 def _notice_once() -> None:
     global _NOTICE_SHOWN
     _NOTICE_SHOWN = True
-    print("INFO: no GPU found; \"gpu\" placements run on the CPU", file=sys.stderr)
+    print('INFO: no GPU found; "gpu" placements run on the CPU', file=sys.stderr)
 
 
 def _parse_ids(machine_device_ids: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -104,10 +104,12 @@ def _parse_ids(machine_device_ids: str | list[str] | tuple[str, ...]) -> tuple[s
 class placement(contextlib.ContextDecorator):  # noqa: N801 - OneFlow's spelling
     """``with flow.scope.placement("cpu", "0:0"):`` places the ops created inside."""
 
-    def __init__(self, device_tag: str, machine_device_ids: str | list[str] = "0:0",
-                 hierarchy: object = None):
-        self.placement = Placement(_normalise_tag(device_tag), _parse_ids(machine_device_ids),
-                                   device_tag)
+    def __init__(
+        self, device_tag: str, machine_device_ids: str | list[str] = "0:0", hierarchy: object = None
+    ):
+        self.placement = Placement(
+            _normalise_tag(device_tag), _parse_ids(machine_device_ids), device_tag
+        )
         self.hierarchy = hierarchy
 
     def __enter__(self) -> placement:

@@ -45,14 +45,16 @@ class VariableStore:
                     f"{vdef.dtype.name} ({describe_frame(user_frame())})"
                 )
             return old
-        seed = random_seed if random_seed is not None else (
-            self.seed ^ zlib.crc32(vdef.name.encode()))
+        seed = (
+            random_seed if random_seed is not None else (self.seed ^ zlib.crc32(vdef.name.encode()))
+        )
         value = vdef.initializer(jax.random.PRNGKey(seed), vdef.shape, vdef.dtype.np_dtype)
         value = jax.numpy.asarray(value, dtype=vdef.dtype.np_dtype)
         if value.shape != vdef.shape:
             raise JobDefinitionError(
                 f"initializer of variable {vdef.name!r} returned shape {value.shape}, "
-                f"expected {vdef.shape}")
+                f"expected {vdef.shape}"
+            )
         self.defs[vdef.name] = vdef
         self.values[vdef.name] = value
         return vdef
@@ -62,8 +64,9 @@ class VariableStore:
         if name in self.defs:
             return
         arr = jax.numpy.asarray(value)
-        self.defs[name] = VariableDef(name, tuple(arr.shape), _dtypes.as_dtype(arr.dtype),
-                                      None, trainable=False, system=True)
+        self.defs[name] = VariableDef(
+            name, tuple(arr.shape), _dtypes.as_dtype(arr.dtype), None, trainable=False, system=True
+        )
         self.values[name] = arr
 
 
@@ -89,20 +92,39 @@ def _variable_blob(graph, vdef: VariableDef, trainable: bool) -> Blob:
         return graph.variables[vdef.name]
     _free_argument_name(graph, vdef.name)
     conf = getattr(vdef.initializer, "conf", None)
-    attrs = {"shape": vdef.shape, "dtype": vdef.dtype.name, "trainable": trainable,
-             "initializer": conf}
+    attrs = {
+        "shape": vdef.shape,
+        "dtype": vdef.dtype.name,
+        "trainable": trainable,
+        "initializer": conf,
+    }
     # Variables keep their full (namespaced) names as op names: no second prefix.
-    op = graph.add_op(name=vdef.name, op_type="variable", kind=OpKind.VARIABLE, lowering=None,
-                      inputs=[], attrs=attrs, outputs=[(vdef.shape, vdef.dtype, False)],
-                      full_name=True)
+    op = graph.add_op(
+        name=vdef.name,
+        op_type="variable",
+        kind=OpKind.VARIABLE,
+        lowering=None,
+        inputs=[],
+        attrs=attrs,
+        outputs=[(vdef.shape, vdef.dtype, False)],
+        full_name=True,
+    )
     graph.variables[vdef.name] = op.outputs[0]
     return op.outputs[0]
 
 
-def get_variable(name: str, shape: tuple[int, ...] | list[int] | None = None, dtype=None,
-                 initializer: Any = None, regularizer: Any = None, trainable: bool | None = None,
-                 model_name: str | None = None, random_seed: int | None = None,
-                 distribute: Any = None, reuse: bool = True) -> Blob:
+def get_variable(
+    name: str,
+    shape: tuple[int, ...] | list[int] | None = None,
+    dtype=None,
+    initializer: Any = None,
+    regularizer: Any = None,
+    trainable: bool | None = None,
+    model_name: str | None = None,
+    random_seed: int | None = None,
+    distribute: Any = None,
+    reuse: bool = True,
+) -> Blob:
     """Returns the variable ``<namespace>-<name>``, creating and initialising it if new.
 
     Variables are shared by name across all jobs; a second definition must agree on shape and
@@ -115,11 +137,13 @@ def get_variable(name: str, shape: tuple[int, ...] | list[int] | None = None, dt
         if not reuse:
             raise JobDefinitionError(
                 f"variable {full!r} already exists, getting the same variable is not allowed "
-                f"when param reuse is False ({describe_frame(user_frame())})")
+                f"when param reuse is False ({describe_frame(user_frame())})"
+            )
         existing = graph.variables[full]
         if shape is not None and tuple(shape) != existing.shape:
             raise JobDefinitionError(
-                f"variable {full!r} has shape {existing.shape}, requested {tuple(shape)}")
+                f"variable {full!r} has shape {existing.shape}, requested {tuple(shape)}"
+            )
         return existing
     known = ctx.variables.defs.get(full)
     if shape is None:
@@ -135,9 +159,17 @@ def get_variable(name: str, shape: tuple[int, ...] | list[int] | None = None, dt
             raise JobDefinitionError(
                 f"variable {full!r} has no initializer and the job's function_config sets no "
                 "default_initializer_conf; pass initializer=flow.zeros_initializer() or similar "
-                f"({describe_frame(user_frame())})")
+                f"({describe_frame(user_frame())})"
+            )
     trainable = True if trainable is None else bool(trainable)
-    vdef = VariableDef(full, tuple(int(d) for d in shape), dtype, initializer,
-                       trainable=trainable, regularizer=regularizer, distribute=distribute)
+    vdef = VariableDef(
+        full,
+        tuple(int(d) for d in shape),
+        dtype,
+        initializer,
+        trainable=trainable,
+        regularizer=regularizer,
+        distribute=distribute,
+    )
     vdef = ctx.variables.define(vdef, random_seed)
     return _variable_blob(graph, vdef, trainable)

@@ -29,11 +29,13 @@ def _load() -> bool:
         for dep in flowjob_onednn.runtime_libraries():
             ctypes.CDLL(dep, mode=ctypes.RTLD_GLOBAL)  # libdnnl before the handler needs it
         lib = ctypes.CDLL(flowjob_onednn.handler_library())
-        jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.FlowjobOnednnConv),
-                                    platform="cpu")
+        jax.ffi.register_ffi_target(
+            _TARGET, jax.ffi.pycapsule(lib.FlowjobOnednnConv), platform="cpu"
+        )
     except (OSError, AttributeError) as exc:
-        print(f"flowjob: oneDNN kernels not loaded ({exc}); using XLA's convolutions",
-              file=sys.stderr)
+        print(
+            f"flowjob: oneDNN kernels not loaded ({exc}); using XLA's convolutions", file=sys.stderr
+        )
         return False
     return True
 
@@ -41,6 +43,7 @@ def _load() -> bool:
 def onednn_available() -> bool:
     """Whether the oneDNN kernels are installed, loadable and not switched off."""
     from . import ENABLED
+
     return ENABLED and _load()
 
 
@@ -52,9 +55,14 @@ MIN_REDUCTION = 32
 
 def onednn_conv_supported(x: jax.Array, w: jax.Array) -> bool:
     """A float32 2-D convolution on the CPU backend, long enough reductions, kernels present."""
-    return (x.ndim == 4 and x.dtype == jnp.float32 and w.dtype == jnp.float32
-            and w.size // max(w.shape[0], 1) >= MIN_REDUCTION
-            and jax.default_backend() == "cpu" and onednn_available())
+    return (
+        x.ndim == 4
+        and x.dtype == jnp.float32
+        and w.dtype == jnp.float32
+        and w.size // max(w.shape[0], 1) >= MIN_REDUCTION
+        and jax.default_backend() == "cpu"
+        and onednn_available()
+    )
 
 
 def _out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:
@@ -64,13 +72,20 @@ def _out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:
 def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format):
     if not _load():
         raise RuntimeError("flowjob-onednn is not installed: check onednn_available() first")
-    call = jax.ffi.ffi_call(_TARGET, jax.ShapeDtypeStruct(out_shape, jnp.float32),
-                            vmap_method="sequential")
-    return call(a, b, kind=np.int64(kind), channels_last=np.int64(data_format == "NHWC"),
-                groups=np.int64(groups), strides=np.asarray(strides, np.int64),
-                dilations=np.asarray(dilations, np.int64),
-                pad_l=np.asarray([p[0] for p in pads], np.int64),
-                pad_r=np.asarray([p[1] for p in pads], np.int64))
+    call = jax.ffi.ffi_call(
+        _TARGET, jax.ShapeDtypeStruct(out_shape, jnp.float32), vmap_method="sequential"
+    )
+    return call(
+        a,
+        b,
+        kind=np.int64(kind),
+        channels_last=np.int64(data_format == "NHWC"),
+        groups=np.int64(groups),
+        strides=np.asarray(strides, np.int64),
+        dilations=np.asarray(dilations, np.int64),
+        pad_l=np.asarray([p[0] for p in pads], np.int64),
+        pad_r=np.asarray([p[1] for p in pads], np.int64),
+    )
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6))

@@ -14,6 +14,14 @@ from ._model import Model
 from ._reporting import ProgressBar, TensorBoardLogger
 
 __all__ = [
-    "Callback", "CheckpointConfig", "DataModule", "Model", "ModelError", "NumpyDataModule",
-    "ProgressBar", "TensorBoardLogger", "TrainingConfig", "ValidationConfig",
+    "Callback",
+    "CheckpointConfig",
+    "DataModule",
+    "Model",
+    "ModelError",
+    "NumpyDataModule",
+    "ProgressBar",
+    "TensorBoardLogger",
+    "TrainingConfig",
+    "ValidationConfig",
 ]

@@ -16,8 +16,7 @@ class Callback:
     def on_fit_start(self, max_steps: int) -> None:
         pass
 
-    def on_training_step_end(self, outputs: Any, step_idx: int = 0,
-                             optimizer_idx: int = 0) -> None:
+    def on_training_step_end(self, outputs: Any, step_idx: int = 0, optimizer_idx: int = 0) -> None:
         pass
 
     def on_validation_step_end(self, outputs: Any, step_idx: int = 0) -> None:

@@ -29,11 +29,13 @@ class _DataConfig:
     def _problems(self, what: str) -> list[str]:
         problems = []
         if not isinstance(self.exe_cfg, FunctionConfig):
-            problems.append(f"{what} exe_cfg is not a flow.FunctionConfig "
-                            f"(got {type(self.exe_cfg).__name__})")
+            problems.append(
+                f"{what} exe_cfg is not a flow.FunctionConfig (got {type(self.exe_cfg).__name__})"
+            )
         if not isinstance(self.data, DataModule):
-            problems.append(f"{what} data is not a flow.model.DataModule "
-                            f"(got {type(self.data).__name__})")
+            problems.append(
+                f"{what} data is not a flow.model.DataModule (got {type(self.data).__name__})"
+            )
         return problems
 
     def check_valid(self) -> bool:
@@ -60,8 +62,7 @@ class ValidationConfig(_DataConfig):
     def _problems(self, what: str) -> list[str]:
         problems = super()._problems(what)
         if not _positive_int(self.step_interval):
-            problems.append(f"{what} step_interval must be an int > 0, got "
-                            f"{self.step_interval!r}")
+            problems.append(f"{what} step_interval must be an int > 0, got {self.step_interval!r}")
         return problems
 
 
@@ -84,13 +85,14 @@ class CheckpointConfig:
         self.need_load = True
         self.load_dirpath = os.fspath(dirpath)
 
-    def config_save(self, dirpath: str | os.PathLike | None = None,
-                    step_interval: int = 1) -> None:
+    def config_save(self, dirpath: str | os.PathLike | None = None, step_interval: int = 1) -> None:
         if dirpath is None:
             raise ValueError("CheckpointConfig.config_save: dirpath must be a path, got None")
         if not _positive_int(step_interval):
-            raise ValueError("CheckpointConfig.config_save: step_interval must be an int > 0, "
-                             f"got {step_interval!r}")
+            raise ValueError(
+                "CheckpointConfig.config_save: step_interval must be an int > 0, "
+                f"got {step_interval!r}"
+            )
         self.need_save = True
         self.save_dirpath = os.fspath(dirpath)
         self.save_step_interval = step_interval

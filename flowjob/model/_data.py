@@ -29,8 +29,9 @@ class DataModule:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    def infer_oneflow_data_placeholder(self, batch: Any = None, optimizer_idx: int = 0
-                                       ) -> list[tp.ArgBlobDef] | None:
+    def infer_oneflow_data_placeholder(
+        self, batch: Any = None, optimizer_idx: int = 0
+    ) -> list[tp.ArgBlobDef] | None:
         """The placeholders a job needs for ``batch``; ``None``: the job takes no inputs."""
         return None
 
@@ -43,16 +44,21 @@ class NumpyDataModule(DataModule):
     job's ``tp.Numpy.Placeholder`` inputs.
     """
 
-    def infer_oneflow_data_placeholder(self, batch: Any = None, optimizer_idx: int = 0
-                                       ) -> list[tp.ArgBlobDef]:
+    def infer_oneflow_data_placeholder(
+        self, batch: Any = None, optimizer_idx: int = 0
+    ) -> list[tp.ArgBlobDef]:
         name = type(self).__name__
         if not isinstance(batch, tuple):
-            raise ModelError(f"{name}.forward(step_idx=0, optimizer_idx={optimizer_idx}) must "
-                             f"return a tuple of numpy.ndarray, got {type(batch).__name__}")
+            raise ModelError(
+                f"{name}.forward(step_idx=0, optimizer_idx={optimizer_idx}) must "
+                f"return a tuple of numpy.ndarray, got {type(batch).__name__}"
+            )
         placeholders = []
         for i, item in enumerate(batch):
             if not isinstance(item, np.ndarray):
-                raise ModelError(f"{name}.forward(step_idx=0, optimizer_idx={optimizer_idx}) "
-                                 f"item {i} must be a numpy.ndarray, got {type(item).__name__}")
+                raise ModelError(
+                    f"{name}.forward(step_idx=0, optimizer_idx={optimizer_idx}) "
+                    f"item {i} must be a numpy.ndarray, got {type(item).__name__}"
+                )
             placeholders.append(tp.Numpy.Placeholder(item.shape, dtype=as_dtype(item.dtype)))
         return placeholders

@@ -46,7 +46,7 @@ class Part:
 
     @property
     def error_msg(self) -> str:
-        return (f"{type(self.model).__name__} {self.name}: " + "; ".join(self.problems))
+        return f"{type(self.model).__name__} {self.name}: " + "; ".join(self.problems)
 
     def step(self, step_idx: int) -> None:
         raise NotImplementedError
@@ -65,16 +65,27 @@ def first_output(outputs: Any) -> Any:
     return outputs[0] if isinstance(outputs, tuple) and outputs else outputs
 
 
-def _job(body: Callable[..., Any], name: str, job_type: str, cfg: Any,
-         data: Any, batch: Any, optimizer_idx: int) -> JobFunction:
+def _job(
+    body: Callable[..., Any],
+    name: str,
+    job_type: str,
+    cfg: Any,
+    data: Any,
+    batch: Any,
+    optimizer_idx: int,
+) -> JobFunction:
     """``body`` as a job named ``name``; with NumPy data its parameters are placeholders
     shaped like ``batch``, named ``<DataModule>_opt_<i>_para_<j>`` as in OneFlow."""
     params = []
     if batch is not None:
         placeholders = data.infer_oneflow_data_placeholder(batch, optimizer_idx)
         prefix = f"{type(data).__name__}_opt_{optimizer_idx}_para_"
-        params = [inspect.Parameter(f"{prefix}{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                    annotation=ph) for i, ph in enumerate(placeholders)]
+        params = [
+            inspect.Parameter(
+                f"{prefix}{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ph
+            )
+            for i, ph in enumerate(placeholders)
+        ]
     # The job's signature is the placeholders (none for in-job data), not body's *inputs.
     body.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     body.__annotations__ = {p.name: p.annotation for p in params}
@@ -96,8 +107,9 @@ class TrainingPart(Part):
         self.optimizers = _optimizers(model)
         self.numpy_input = isinstance(cfg.data, NumpyDataModule)
         # The step-0 batches fix the placeholders and feed the first step.
-        self.first_batches = [cfg.data(0, i) if self.numpy_input else None
-                              for i in range(len(self.optimizers))]
+        self.first_batches = [
+            cfg.data(0, i) if self.numpy_input else None for i in range(len(self.optimizers))
+        ]
         self.jobs = [self._make_job(i) for i in range(len(self.optimizers))]
 
     def _make_job(self, optimizer_idx: int) -> JobFunction:
@@ -123,8 +135,9 @@ class TrainingPart(Part):
             else:
                 args = self.cfg.data(step_idx, i)
             outputs = job(*args).get()
-            self._notify("on_training_step_end", outputs=outputs, step_idx=step_idx,
-                         optimizer_idx=i)
+            self._notify(
+                "on_training_step_end", outputs=outputs, step_idx=step_idx, optimizer_idx=i
+            )
 
 
 def _optimizers(model: Model) -> list[Optimizer]:
@@ -132,9 +145,11 @@ def _optimizers(model: Model) -> list[Optimizer]:
     opts = list(conf) if isinstance(conf, (list, tuple)) else [conf]
     bad = [type(o).__name__ for o in opts if not isinstance(o, Optimizer)]
     if bad or not opts:
-        raise ModelError(f"{type(model).__name__}.configure_optimizers() must return a "
-                         "flow.optimizer.Optimizer or a list/tuple of them, got "
-                         f"{type(conf).__name__}" + (f" holding {', '.join(bad)}" if bad else ""))
+        raise ModelError(
+            f"{type(model).__name__}.configure_optimizers() must return a "
+            "flow.optimizer.Optimizer or a list/tuple of them, got "
+            f"{type(conf).__name__}" + (f" holding {', '.join(bad)}" if bad else "")
+        )
     return opts
 
 
@@ -156,8 +171,9 @@ class ValidationPart(Part):
             return model.validation_step(batch=inputs if batch is not None else data(0, 0))
 
         kind = "numpy_job" if batch is not None else "job"
-        self.job = _job(body, f"{type(model).__name__}_Model_eval_{kind}", "predict", cfg,
-                        data, batch, 0)
+        self.job = _job(
+            body, f"{type(model).__name__}_Model_eval_{kind}", "predict", cfg, data, batch, 0
+        )
 
     def step(self, step_idx: int) -> None:
         if (step_idx + 1) % self.cfg.step_interval:

@@ -40,18 +40,23 @@ class Model:
         raise NotImplementedError(f"{type(self).__name__}.validation_step() is not defined")
 
     def configure_optimizers(self) -> Any:
-        raise NotImplementedError(f"{type(self).__name__}.configure_optimizers() is not "
-                                  "defined")
+        raise NotImplementedError(f"{type(self).__name__}.configure_optimizers() is not defined")
 
     def method_overrided(self, method_name: str) -> bool:
         """Whether the subclass defines ``method_name`` (OneFlow's spelling)."""
         return getattr(type(self), method_name) is not getattr(Model, method_name)
 
-    def fit(self, training_config: TrainingConfig | None = None,
-            validation_config: ValidationConfig | None = None,
-            checkpoint_config: CheckpointConfig | None = None,
-            callbacks: Callback | list[Callback] | None = None, max_steps: int = 100, *,
-            progress_bar: bool = False, summary_logdir: str | None = None) -> None:
+    def fit(
+        self,
+        training_config: TrainingConfig | None = None,
+        validation_config: ValidationConfig | None = None,
+        checkpoint_config: CheckpointConfig | None = None,
+        callbacks: Callback | list[Callback] | None = None,
+        max_steps: int = 100,
+        *,
+        progress_bar: bool = False,
+        summary_logdir: str | None = None,
+    ) -> None:
         """Clears the default session, builds the jobs, loads the checkpoint if configured,
         then runs ``max_steps`` steps: every step trains (each optimizer in turn), then
         validates and saves when their intervals say so, calling the callbacks.
@@ -61,8 +66,9 @@ class Model:
         ``summary_logdir`` logs the losses and validation outputs for TensorBoard.
         """
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 0:
-            raise ValueError(f"{type(self).__name__}.fit: max_steps must be an int >= 0, got "
-                             f"{max_steps!r}")
+            raise ValueError(
+                f"{type(self).__name__}.fit: max_steps must be an int >= 0, got {max_steps!r}"
+            )
         clear_default_session()
         cbs = _callback_list(callbacks)
         if progress_bar:
@@ -83,31 +89,39 @@ class Model:
                     try:
                         part.step(step_idx)
                     except Exception as exc:
-                        exc.add_note(f"{type(self).__name__}.fit: step_idx {step_idx} "
-                                     f"{part.name} failed")
+                        exc.add_note(
+                            f"{type(self).__name__}.fit: step_idx {step_idx} {part.name} failed"
+                        )
                         raise
         finally:
             for cb in cbs:
                 cb.on_fit_end()
 
-    def _parts(self, training_config: TrainingConfig | None,
-               validation_config: ValidationConfig | None,
-               checkpoint_config: CheckpointConfig | None,
-               cbs: list[Callback]) -> list[Part]:
+    def _parts(
+        self,
+        training_config: TrainingConfig | None,
+        validation_config: ValidationConfig | None,
+        checkpoint_config: CheckpointConfig | None,
+        cbs: list[Callback],
+    ) -> list[Part]:
         parts: list[Part] = []
         name = type(self).__name__
-        for part, cfg, what in ((TrainingPart(training_config, self, cbs), training_config,
-                                 "training"),
-                                (ValidationPart(validation_config, self, cbs), validation_config,
-                                 "validation")):
+        for part, cfg, what in (
+            (TrainingPart(training_config, self, cbs), training_config, "training"),
+            (ValidationPart(validation_config, self, cbs), validation_config, "validation"),
+        ):
             if part.is_valid:
                 parts.append(part)
             elif cfg is not None:
-                warnings.warn(f"{part.error_msg}: {name}.fit() will not do {what}",
-                              UserWarning, stacklevel=3)
+                warnings.warn(
+                    f"{part.error_msg}: {name}.fit() will not do {what}", UserWarning, stacklevel=3
+                )
         if not parts:
-            warnings.warn(f"{name}.fit() does nothing: no valid training or validation "
-                          "configuration", UserWarning, stacklevel=3)
+            warnings.warn(
+                f"{name}.fit() does nothing: no valid training or validation configuration",
+                UserWarning,
+                stacklevel=3,
+            )
             return parts
         if checkpoint_config is not None:
             parts.append(CheckpointPart(checkpoint_config, self, cbs))
@@ -119,6 +133,8 @@ def _callback_list(callbacks: Callback | list[Callback] | None) -> list[Callback
         return []
     cbs = [callbacks] if isinstance(callbacks, Callback) else callbacks
     if not isinstance(cbs, (list, tuple)) or not all(isinstance(c, Callback) for c in cbs):
-        raise ModelError("Model.fit: callbacks must be a flow.model.Callback or a list of them, "
-                         f"got {callbacks!r}")
+        raise ModelError(
+            "Model.fit: callbacks must be a flow.model.Callback or a list of them, "
+            f"got {callbacks!r}"
+        )
     return list(cbs)

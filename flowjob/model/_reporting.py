@@ -46,8 +46,7 @@ class ProgressBar(Callback):
     def on_fit_start(self, max_steps: int) -> None:
         self._total, self._losses, self._val, self._drawn = max_steps, {}, None, False
 
-    def on_training_step_end(self, outputs: Any, step_idx: int = 0,
-                             optimizer_idx: int = 0) -> None:
+    def on_training_step_end(self, outputs: Any, step_idx: int = 0, optimizer_idx: int = 0) -> None:
         self._losses[optimizer_idx] = output_mean(outputs)
         self._draw(step_idx)
 
@@ -59,8 +58,9 @@ class ProgressBar(Callback):
         done = step_idx + 1
         filled = self._width * done // self._total if self._total else self._width
         bar = "#" * filled + "-" * (self._width - filled)
-        losses = " ".join(f"loss{'' if i == 0 else i} {v:.6g}"
-                          for i, v in sorted(self._losses.items()))
+        losses = " ".join(
+            f"loss{'' if i == 0 else i} {v:.6g}" for i, v in sorted(self._losses.items())
+        )
         val = "" if self._val is None else f" val {self._val:.6g}"
         return f"step {done}/{self._total} [{bar}] {losses}{val}"
 
@@ -93,8 +93,7 @@ class TensorBoardLogger(Callback):
         if self._writer is None:
             self._writer = SummaryWriter(self.logdir)
 
-    def on_training_step_end(self, outputs: Any, step_idx: int = 0,
-                             optimizer_idx: int = 0) -> None:
+    def on_training_step_end(self, outputs: Any, step_idx: int = 0, optimizer_idx: int = 0) -> None:
         tag = "train/loss" if optimizer_idx == 0 else f"train/loss_{optimizer_idx}"
         self._writer.scalar(tag, output_mean(outputs), step_idx)
 

@@ -18,8 +18,20 @@ from ._unary import negative as _negative
 
 
 def _register() -> None:
-    for kind in ("add", "subtract", "multiply", "divide", "pow", "mod", "equal", "not_equal",
-                 "less", "less_equal", "greater", "greater_equal"):
+    for kind in (
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "pow",
+        "mod",
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ):
         OPERATORS[kind] = lambda a, b, _kind=kind: _binary(_kind, a, b)
     OPERATORS["matmul"] = lambda a, b: _matmul(a, b)
     OPERATORS["negative"] = lambda x: _negative(x)
@@ -31,8 +43,22 @@ def _register() -> None:
 _register()
 
 __all__ = [
-    "array_ops", "initializers", "layers", "losses", "math", "nn", "regularizers", "smooth_l1_loss",
-    "truncated_normal", "bernoulli", "generate_random_batch_permutation_indices", "shuffle",
-    "system_assign", "ctc_loss", "combined_margin_loss", "fake_quantization", "min_max_observer",
+    "array_ops",
+    "initializers",
+    "layers",
+    "losses",
+    "math",
+    "nn",
+    "regularizers",
+    "smooth_l1_loss",
+    "truncated_normal",
+    "bernoulli",
+    "generate_random_batch_permutation_indices",
+    "shuffle",
+    "system_assign",
+    "ctc_loss",
+    "combined_margin_loss",
+    "fake_quantization",
+    "min_max_observer",
     "moving_average_min_max_observer",
 ]

@@ -60,25 +60,33 @@ def leaky_relu(x: Blob, alpha: float = 0.2, name: str | None = None) -> Blob:
     require_blob(public, x, "x", name)
     if not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
-    return apply_op("leaky_relu", _lower_leaky, [x], attrs={"alpha": float(alpha)}, name=name,
-                    prefix="LeakyRelu", elementwise=True)
+    return apply_op(
+        "leaky_relu",
+        _lower_leaky,
+        [x],
+        attrs={"alpha": float(alpha)},
+        name=name,
+        prefix="LeakyRelu",
+        elementwise=True,
+    )
 
 
-def _activation(public: str, op_type: str, prefix: str, lowering, x: Blob,
-                name: str | None, **attrs) -> Blob:
+def _activation(
+    public: str, op_type: str, prefix: str, lowering, x: Blob, name: str | None, **attrs
+) -> Blob:
     name = check_name(public, name)
     require_blob(public, x, "x", name)
     if not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
     if x.dtype.np_dtype.itemsize < 4:
         lowering = _in_float32(lowering)
-    return apply_op(op_type, lowering, [x], attrs=attrs, name=name, prefix=prefix,
-                    elementwise=True)
+    return apply_op(op_type, lowering, [x], attrs=attrs, name=name, prefix=prefix, elementwise=True)
 
 
 def _in_float32(lowering):
     """Half-precision inputs computed in float32 and rounded once at the end, as OneFlow's
     half kernels do: a float16 chain (and its gradient) loses several ulps."""
+
     def run(x, **attrs):
         return lowering(x.astype(jnp.float32), **attrs).astype(x.dtype)
 
@@ -101,32 +109,40 @@ def _hardtanh(x, *, min_val, max_val):
     return jnp.where(inside, x, jax.lax.stop_gradient(jnp.clip(x, lo, hi)))
 
 
-def hardtanh(x: Blob, min_val: float = -1.0, max_val: float = 1.0,
-             name: str | None = None) -> Blob:
+def hardtanh(x: Blob, min_val: float = -1.0, max_val: float = 1.0, name: str | None = None) -> Blob:
     """``x`` clipped to ``[min_val, max_val]``."""
     public = "flow.nn.hardtanh"
     if not float(min_val) < float(max_val):
         fail(public, f"min_val ({min_val}) must be smaller than max_val ({max_val})", name)
-    return _activation(public, "hardtanh", "Hardtanh", _hardtanh, x, name,
-                       min_val=float(min_val), max_val=float(max_val))
+    return _activation(
+        public,
+        "hardtanh",
+        "Hardtanh",
+        _hardtanh,
+        x,
+        name,
+        min_val=float(min_val),
+        max_val=float(max_val),
+    )
 
 
 def relu6(x: Blob, name: str | None = None) -> Blob:
     """``min(max(x, 0), 6)`` (OneFlow: ``hardtanh(x, 0, 6)``)."""
-    return _activation("flow.nn.relu6", "hardtanh", "Relu6", _hardtanh, x, name,
-                       min_val=0.0, max_val=6.0)
+    return _activation(
+        "flow.nn.relu6", "hardtanh", "Relu6", _hardtanh, x, name, min_val=0.0, max_val=6.0
+    )
 
 
 def _hardsigmoid(x):
     inner = x / 6 + 0.5
-    return jnp.where(x <= -3, jnp.zeros((), x.dtype), jnp.where(x >= 3, jnp.ones((), x.dtype),
-                                                                  inner))
+    return jnp.where(
+        x <= -3, jnp.zeros((), x.dtype), jnp.where(x >= 3, jnp.ones((), x.dtype), inner)
+    )
 
 
 def hardsigmoid(x: Blob, name: str | None = None) -> Blob:
     """0 for ``x <= -3``, 1 for ``x >= 3``, ``x / 6 + 1/2`` between."""
-    return _activation("flow.nn.hardsigmoid", "hardsigmoid", "HardSigmoid", _hardsigmoid, x,
-                       name)
+    return _activation("flow.nn.hardsigmoid", "hardsigmoid", "HardSigmoid", _hardsigmoid, x, name)
 
 
 def _hardswish(x):
@@ -185,8 +201,9 @@ def _lower_log_softmax(x, *, axis):
     return jax.nn.log_softmax(x, axis=axis)
 
 
-def _softmax(public: str, op_type: str, prefix: str, lowering, logits: Blob, axis: Any,
-             name: str | None) -> Blob:
+def _softmax(
+    public: str, op_type: str, prefix: str, lowering, logits: Blob, axis: Any, name: str | None
+) -> Blob:
     name = check_name(public, name)
     require_blob(public, logits, "logits", name)
     if not logits.dtype.is_floating:
@@ -204,16 +221,21 @@ def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> B
 
 def log_softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:
     """``x - log(sum(exp(x)))`` along ``axis`` (default: the last axis)."""
-    return _softmax("flow.nn.log_softmax", "log_softmax", "LogSoftmax", _lower_log_softmax,
-                    logits, axis, name)
+    return _softmax(
+        "flow.nn.log_softmax", "log_softmax", "LogSoftmax", _lower_log_softmax, logits, axis, name
+    )
 
 
 def _pair(public: str, a: Blob, b: Blob, names: tuple[str, str], name: str | None) -> None:
     require_blob(public, a, names[0], name)
     require_blob(public, b, names[1], name)
     if a.shape != b.shape or a.dtype != b.dtype or not a.dtype.is_floating:
-        fail(public, f"{names[0]} ({a.shape} {a.dtype.name}) and {names[1]} ({b.shape} "
-                     f"{b.dtype.name}) need one floating point shape and dtype", name)
+        fail(
+            public,
+            f"{names[0]} ({a.shape} {a.dtype.name}) and {names[1]} ({b.shape} "
+            f"{b.dtype.name}) need one floating point shape and dtype",
+            name,
+        )
 
 
 def _lower_gelu_grad(x, dy):
@@ -225,8 +247,9 @@ def gelu_grad(x: Blob, dy: Blob, name: str | None = None) -> Blob:
     public = "flow.math.gelu_grad"
     name = check_name(public, name)
     _pair(public, x, dy, ("x", "dy"), name)
-    return apply_op("gelu_grad", _lower_gelu_grad, [x, dy], name=name, prefix="GeluGrad",
-                    elementwise=True)
+    return apply_op(
+        "gelu_grad", _lower_gelu_grad, [x, dy], name=name, prefix="GeluGrad", elementwise=True
+    )
 
 
 def _lower_sigmoid_grad(y, dy):
@@ -238,8 +261,14 @@ def sigmoid_grad(y: Blob, dy: Blob, name: str | None = None) -> Blob:
     public = "flow.math.sigmoid_grad"
     name = check_name(public, name)
     _pair(public, y, dy, ("y", "dy"), name)
-    return apply_op("sigmoid_grad", _lower_sigmoid_grad, [y, dy], name=name,
-                    prefix="SigmoidGrad", elementwise=True)
+    return apply_op(
+        "sigmoid_grad",
+        _lower_sigmoid_grad,
+        [y, dy],
+        name=name,
+        prefix="SigmoidGrad",
+        elementwise=True,
+    )
 
 
 def _lower_softmax_grad(y, dy, *, axis):
@@ -252,5 +281,11 @@ def softmax_grad(y: Blob, dy: Blob, axis: int | None = None, name: str | None = 
     name = check_name(public, name)
     _pair(public, y, dy, ("y", "dy"), name)
     axis = norm_axis(public, -1 if axis is None else axis, y.ndim, name)
-    return apply_op("softmax_grad", _lower_softmax_grad, [y, dy], attrs={"axis": axis},
-                    name=name, prefix="SoftmaxGrad")
+    return apply_op(
+        "softmax_grad",
+        _lower_softmax_grad,
+        [y, dy],
+        attrs={"axis": axis},
+        name=name,
+        prefix="SoftmaxGrad",
+    )

@@ -20,13 +20,20 @@ def _assign(public: str, ref: Blob, value: Blob, name: str | None) -> None:
     require_blob(public, value, "value", name)
     if not current_graph().is_train:
         # the runtime writes variables back only from train steps (runtime/_lowering.py)
-        fail(public, "flowjob applies assignments in train jobs only "
-                     "(@flow.global_function(type=\"train\")); this job predicts", name)
+        fail(
+            public,
+            "flowjob applies assignments in train jobs only "
+            '(@flow.global_function(type="train")); this job predicts',
+            name,
+        )
     if ref.op.kind != "variable":
         fail(public, f"ref must be a variable (flow.get_variable), got {ref.lbn}", name)
     if value.shape != ref.shape:
-        fail(public, f"value {value.lbn} has shape {value.shape}, the variable {ref.lbn} "
-                     f"{ref.shape}", name)
+        fail(
+            public,
+            f"value {value.lbn} has shape {value.shape}, the variable {ref.lbn} {ref.shape}",
+            name,
+        )
     if value.dtype != ref.dtype:
         value = cast(value, ref.dtype)
     current_graph().assign(ref, value)
@@ -38,8 +45,13 @@ def assign(ref: Blob, value: Blob, dtype: Any = None, name: str | None = None) -
     _assign("flow.assign", ref, value, name)
 
 
-def system_assign(ref: Blob, value: Blob, validate_shape: Any = None, use_locking: Any = None,
-                  name: str | None = None) -> Blob:
+def system_assign(
+    ref: Blob,
+    value: Blob,
+    validate_shape: Any = None,
+    use_locking: Any = None,
+    name: str | None = None,
+) -> Blob:
     """``flow.system.assign``: ``flow.assign`` that returns ``ref``."""
     _assign("flow.system.assign", ref, value, name)
     return ref

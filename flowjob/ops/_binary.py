@@ -62,30 +62,94 @@ def _lower_const(x, *, fn, operand, reverse):
 
 # name -> (jax function, automatic name prefix by operand kind)
 _KINDS: dict[str, tuple[Callable[..., Any], dict[str, str | None]]] = {
-    "add": (jnp.add, {"scalar": "ScalarAdd", "same": "AddN",
-                      "by_tensor": "ScalarAddByTensor", "broadcast": "broadcast_add"}),
-    "subtract": (jnp.subtract, {"scalar": "ScalarAdd", "same": "broadcast_sub",
-                                "by_tensor": "ScalarSubByTensor", "broadcast": "broadcast_sub"}),
-    "multiply": (jnp.multiply, {"scalar": "ScalarMul", "same": "ElementWiseMul",
-                                "by_tensor": "ScalarMulByTensor", "broadcast": "broadcast_mul"}),
-    "divide": (_true_div, {"scalar": "ScalarMul", "same": "broadcast_div",
-                           "by_tensor": "ScalarDivByTensor", "broadcast": "broadcast_div"}),
-    "pow": (jnp.power, {"scalar": "ScalarPow", "same": "Pow", "by_tensor": None,
-                        "broadcast": "broadcast_pow"}),
-    "mod": (jnp.mod, {"scalar": "ScalarFloorMod", "same": "broadcast_floor_mod",
-                      "by_tensor": None, "broadcast": "broadcast_floor_mod"}),
-    "maximum": (jnp.maximum, {"scalar": "ScalarMaximum", "same": "ElementWiseMaximum",
-                              "by_tensor": None, "broadcast": "broadcast_maximum"}),
-    "minimum": (jnp.minimum, {"scalar": "ScalarMinimum", "same": "ElementWiseMinimum",
-                              "by_tensor": None, "broadcast": "broadcast_minimum"}),
+    "add": (
+        jnp.add,
+        {
+            "scalar": "ScalarAdd",
+            "same": "AddN",
+            "by_tensor": "ScalarAddByTensor",
+            "broadcast": "broadcast_add",
+        },
+    ),
+    "subtract": (
+        jnp.subtract,
+        {
+            "scalar": "ScalarAdd",
+            "same": "broadcast_sub",
+            "by_tensor": "ScalarSubByTensor",
+            "broadcast": "broadcast_sub",
+        },
+    ),
+    "multiply": (
+        jnp.multiply,
+        {
+            "scalar": "ScalarMul",
+            "same": "ElementWiseMul",
+            "by_tensor": "ScalarMulByTensor",
+            "broadcast": "broadcast_mul",
+        },
+    ),
+    "divide": (
+        _true_div,
+        {
+            "scalar": "ScalarMul",
+            "same": "broadcast_div",
+            "by_tensor": "ScalarDivByTensor",
+            "broadcast": "broadcast_div",
+        },
+    ),
+    "pow": (
+        jnp.power,
+        {"scalar": "ScalarPow", "same": "Pow", "by_tensor": None, "broadcast": "broadcast_pow"},
+    ),
+    "mod": (
+        jnp.mod,
+        {
+            "scalar": "ScalarFloorMod",
+            "same": "broadcast_floor_mod",
+            "by_tensor": None,
+            "broadcast": "broadcast_floor_mod",
+        },
+    ),
+    "maximum": (
+        jnp.maximum,
+        {
+            "scalar": "ScalarMaximum",
+            "same": "ElementWiseMaximum",
+            "by_tensor": None,
+            "broadcast": "broadcast_maximum",
+        },
+    ),
+    "minimum": (
+        jnp.minimum,
+        {
+            "scalar": "ScalarMinimum",
+            "same": "ElementWiseMinimum",
+            "by_tensor": None,
+            "broadcast": "broadcast_minimum",
+        },
+    ),
 }
 
 
-for _cmp, _fn in (("equal", jnp.equal), ("not_equal", jnp.not_equal), ("less", jnp.less),
-                  ("less_equal", jnp.less_equal), ("greater", jnp.greater),
-                  ("greater_equal", jnp.greater_equal), ("logical_and", jnp.logical_and)):
-    _KINDS[_cmp] = (_as_int8(_fn), {"scalar": f"scalar_{_cmp}", "same": f"broadcast_{_cmp}",
-                                    "by_tensor": None, "broadcast": f"broadcast_{_cmp}"})
+for _cmp, _fn in (
+    ("equal", jnp.equal),
+    ("not_equal", jnp.not_equal),
+    ("less", jnp.less),
+    ("less_equal", jnp.less_equal),
+    ("greater", jnp.greater),
+    ("greater_equal", jnp.greater_equal),
+    ("logical_and", jnp.logical_and),
+):
+    _KINDS[_cmp] = (
+        _as_int8(_fn),
+        {
+            "scalar": f"scalar_{_cmp}",
+            "same": f"broadcast_{_cmp}",
+            "by_tensor": None,
+            "broadcast": f"broadcast_{_cmp}",
+        },
+    )
 
 
 def binary(kind: str, x: Operand, y: Operand, name: str | None = None) -> Blob:
@@ -95,12 +159,18 @@ def binary(kind: str, x: Operand, y: Operand, name: str | None = None) -> Blob:
     fn, prefixes = _KINDS[kind]
     x_blob, y_blob = isinstance(x, Blob), isinstance(y, Blob)
     if not x_blob and not y_blob:
-        fail(public, f"needs at least one blob operand, got {type(x).__name__} and "
-                     f"{type(y).__name__}", name)
+        fail(
+            public,
+            f"needs at least one blob operand, got {type(x).__name__} and {type(y).__name__}",
+            name,
+        )
     for v in (x, y):
         if not isinstance(v, Blob) and not is_constant(v):
-            fail(public, f"operands must be blobs or numeric constants, got "
-                         f"{type(v).__name__}: {v!r}", name)
+            fail(
+                public,
+                f"operands must be blobs or numeric constants, got {type(v).__name__}: {v!r}",
+                name,
+            )
     if x_blob and y_blob:
         out = broadcast_shape(public, [x.shape, y.shape], name)
         if x.shape == y.shape:
@@ -109,14 +179,26 @@ def binary(kind: str, x: Operand, y: Operand, name: str | None = None) -> Blob:
             prefix = prefixes["by_tensor"]
         else:
             prefix = prefixes["broadcast"]
-        return apply_op(f"{kind}", functools.partial(_lower_pair, fn=fn), [x, y], name=name,
-                        prefix=prefix, elementwise=_keeps_dynamic_shape([x, y], out))
+        return apply_op(
+            f"{kind}",
+            functools.partial(_lower_pair, fn=fn),
+            [x, y],
+            name=name,
+            prefix=prefix,
+            elementwise=_keeps_dynamic_shape([x, y], out),
+        )
     blob, const, reverse = (x, y, False) if x_blob else (y, x, True)
     operand = as_constant(public, const, blob.dtype, name)
     out = broadcast_shape(public, [blob.shape, const_shape(operand)], name)
-    return apply_op(f"scalar_{kind}", functools.partial(_lower_const, fn=fn), [blob],
-                    attrs={"operand": operand, "reverse": reverse}, name=name,
-                    prefix=prefixes["scalar"], elementwise=out == blob.shape)
+    return apply_op(
+        f"scalar_{kind}",
+        functools.partial(_lower_const, fn=fn),
+        [blob],
+        attrs={"operand": operand, "reverse": reverse},
+        name=name,
+        prefix=prefixes["scalar"],
+        elementwise=out == blob.shape,
+    )
 
 
 def _keeps_dynamic_shape(blobs: list[Blob], out: tuple[int, ...]) -> bool:
@@ -210,11 +292,20 @@ def _binary(kind: str, fn, x: Blob, y: Blob, name: str | None) -> Blob:
     require_blob(public, x, "x", name)
     require_blob(public, y, "y", name)
     if x.dtype != y.dtype or not x.dtype.is_floating:
-        fail(public, f"x and y must have one floating point dtype, got {x.dtype.name} and "
-                     f"{y.dtype.name}", name)
+        fail(
+            public,
+            f"x and y must have one floating point dtype, got {x.dtype.name} and {y.dtype.name}",
+            name,
+        )
     out = broadcast_shape(public, [x.shape, y.shape], name)
-    return apply_op(kind, functools.partial(_lower_pair, fn=fn), [x, y], name=name, prefix=kind,
-                    elementwise=all(b.shape == out for b in (x, y) if b.is_dynamic))
+    return apply_op(
+        kind,
+        functools.partial(_lower_pair, fn=fn),
+        [x, y],
+        name=name,
+        prefix=kind,
+        elementwise=all(b.shape == out for b in (x, y) if b.is_dynamic),
+    )
 
 
 def atan2(x: Blob, y: Blob, name: str | None = None) -> Blob:

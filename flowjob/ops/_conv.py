@@ -47,9 +47,15 @@ def _same(size: int, k: int, s: int, d: int, lower: bool) -> tuple[int, int]:
     return (large, small) if lower else (small, large)
 
 
-def resolve_padding(padding: Any, data_format: DataFormat, spatial: Sequence[int],
-                    kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
-                    fail: Callable[[str], Any]) -> Pads:
+def resolve_padding(
+    padding: Any,
+    data_format: DataFormat,
+    spatial: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    fail: Callable[[str], Any],
+) -> Pads:
     """Per spatial axis ``(before, after)`` padding for a string or explicit ``padding``."""
     if isinstance(padding, str):
         mode = Padding.lookup(padding, upper=True)
@@ -57,28 +63,39 @@ def resolve_padding(padding: Any, data_format: DataFormat, spatial: Sequence[int
             return tuple((0, 0) for _ in spatial)
         if mode is not None:
             lower = mode != Padding.SAME_UPPER
-            return tuple(_same(n, k, s, d, lower)
-                         for n, k, s, d in zip(spatial, kernel, strides, dilations))
-        fail(f"padding must be 'SAME', 'SAME_LOWER', 'SAME_UPPER', 'VALID' or a list of "
-             f"per-axis paddings, got {padding!r}")
+            return tuple(
+                _same(n, k, s, d, lower) for n, k, s, d in zip(spatial, kernel, strides, dilations)
+            )
+        fail(
+            f"padding must be 'SAME', 'SAME_LOWER', 'SAME_UPPER', 'VALID' or a list of "
+            f"per-axis paddings, got {padding!r}"
+        )
     ndim = len(spatial) + 2
     if not isinstance(padding, (list, tuple)) or len(padding) != ndim:
-        fail(f"explicit padding must have one entry per input axis ({ndim}), each an int or a "
-             f"(before, after) pair, got {padding!r}")
+        fail(
+            f"explicit padding must have one entry per input axis ({ndim}), each an int or a "
+            f"(before, after) pair, got {padding!r}"
+        )
     first = spatial_axes(data_format)[0]
     pads = []
     for axis, entry in enumerate(padding):
         pair = (entry, entry) if isinstance(entry, int) else entry
-        ok = isinstance(pair, (list, tuple)) and len(pair) == 2 and all(
-            isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pair)
+        ok = (
+            isinstance(pair, (list, tuple))
+            and len(pair) == 2
+            and all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pair)
+        )
         if not ok:
-            fail(f"padding entry {axis} must be an int >= 0 or a (before, after) pair, "
-                 f"got {entry!r}")
+            fail(
+                f"padding entry {axis} must be an int >= 0 or a (before, after) pair, got {entry!r}"
+            )
         if first <= axis < first + len(spatial):
             pads.append((int(pair[0]), int(pair[1])))
         elif tuple(pair) != (0, 0):
-            fail(f"padding entry {axis} pads the batch or channel axis of a {data_format} input; "
-                 f"only spatial axes may be padded, got {padding!r}")
+            fail(
+                f"padding entry {axis} pads the batch or channel axis of a {data_format} input; "
+                f"only spatial axes may be padded, got {padding!r}"
+            )
     return tuple(pads)
 
 
@@ -113,25 +130,44 @@ POINTWISE_AS_DOT = True
 def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
     kernel = "OIHW" if data_format == DataFormat.NCHW else "OHWI"
     return lax.conv_general_dilated(
-        x, w, window_strides=strides, padding=pads, rhs_dilation=dilations,
-        dimension_numbers=(data_format, kernel, data_format), feature_group_count=groups)
+        x,
+        w,
+        window_strides=strides,
+        padding=pads,
+        rhs_dilation=dilations,
+        dimension_numbers=(data_format, kernel, data_format),
+        feature_group_count=groups,
+    )
 
 
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
     if kernels.onednn_conv_supported(x, w):  # the optional compiled kernels (flowjob/kernels)
-        return kernels.conv2d_onednn(x, w, tuple(strides), tuple(map(tuple, pads)),
-                                     tuple(dilations), groups, data_format)
+        return kernels.conv2d_onednn(
+            x, w, tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format
+        )
     cpu = jax.default_backend() == "cpu"
     if cpu and data_format == DataFormat.NCHW and INTERNAL_LAYOUT == DataFormat.NHWC:
-        y = lower_conv2d(x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1), strides=strides,
-                         pads=pads, dilations=dilations, groups=groups, data_format=DataFormat.NHWC)
+        y = lower_conv2d(
+            x.transpose(0, 2, 3, 1),
+            w.transpose(0, 2, 3, 1),
+            strides=strides,
+            pads=pads,
+            dilations=dilations,
+            groups=groups,
+            data_format=DataFormat.NHWC,
+        )
         return y.transpose(0, 3, 1, 2)
     args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
     if cpu and 1 < groups <= GROUPED_SPLIT_MAX:
         return _conv_grouped_split(x, w, *args)
     spatial = w.shape[2:] if data_format == DataFormat.NCHW else w.shape[1:3]
-    if (cpu and POINTWISE_AS_DOT and groups == 1 and tuple(spatial) == (1, 1)
-            and all(p == (0, 0) for p in args[1])):
+    if (
+        cpu
+        and POINTWISE_AS_DOT
+        and groups == 1
+        and tuple(spatial) == (1, 1)
+        and all(p == (0, 0) for p in args[1])
+    ):
         return _conv_pointwise(x, w, args[0], data_format)
     # A symbolic batch (jax.export's free batch dimension) has no size to cut into pieces.
     if not cpu or not WGRAD_CHUNK or not isinstance(x.shape[0], int) or x.shape[0] <= WGRAD_CHUNK:
@@ -172,10 +208,10 @@ _conv_chunked_wgrad.defvjp(_conv_vjp_fwd, _conv_vjp_bwd)
 def _conv_pointwise(x, w, strides, data_format):
     """An unpadded 1x1 convolution: strided subsampling, then a product over channels."""
     if data_format == DataFormat.NCHW:
-        x = x[:, :, ::strides[0], ::strides[1]]
+        x = x[:, :, :: strides[0], :: strides[1]]
         y = lax.dot_general(w[:, :, 0, 0], x, (((1,), (1,)), ((), ())))  # (O, N, H, W)
         return y.transpose(1, 0, 2, 3)
-    x = x[:, ::strides[0], ::strides[1], :]
+    x = x[:, :: strides[0], :: strides[1], :]
     return lax.dot_general(x, w[:, 0, 0, :], (((3,), (1,)), ((), ())))
 
 
@@ -185,8 +221,18 @@ def _conv_grouped_split(x, w, strides, pads, dilations, groups, data_format):
     if data_format == DataFormat.NCHW:
         x, w = x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1)  # to NHWC / OHWI
     cin, cout = x.shape[3] // groups, w.shape[0] // groups
-    parts = [_conv_plain(x[..., g * cin:(g + 1) * cin], w[g * cout:(g + 1) * cout], strides,
-                         pads, dilations, 1, DataFormat.NHWC) for g in range(groups)]
+    parts = [
+        _conv_plain(
+            x[..., g * cin : (g + 1) * cin],
+            w[g * cout : (g + 1) * cout],
+            strides,
+            pads,
+            dilations,
+            1,
+            DataFormat.NHWC,
+        )
+        for g in range(groups)
+    ]
     y = jnp.concatenate(parts, axis=3)
     return y.transpose(0, 3, 1, 2) if data_format == DataFormat.NCHW else y
 
@@ -195,17 +241,29 @@ def _conv_grouped_split(x, w, strides, pads, dilations, groups, data_format):
 def lower_pool2d(x, *, mode, ksize, strides, pads, ceil_mode, data_format):
     """``mode`` is a ``PoolMode``. Non-overlapping windows (ksize == strides) use a
     reshape + reduction, which XLA:CPU runs faster than ``reduce_window``."""
-    if (POOL_INTERNAL_LAYOUT == DataFormat.NHWC and data_format == DataFormat.NCHW
-            and jax.default_backend() == "cpu"):
-        y = lower_pool2d(x.transpose(0, 2, 3, 1), mode=mode, ksize=ksize, strides=strides,
-                         pads=pads, ceil_mode=ceil_mode, data_format=DataFormat.NHWC)
+    if (
+        POOL_INTERNAL_LAYOUT == DataFormat.NHWC
+        and data_format == DataFormat.NCHW
+        and jax.default_backend() == "cpu"
+    ):
+        y = lower_pool2d(
+            x.transpose(0, 2, 3, 1),
+            mode=mode,
+            ksize=ksize,
+            strides=strides,
+            pads=pads,
+            ceil_mode=ceil_mode,
+            data_format=DataFormat.NHWC,
+        )
         return y.transpose(0, 3, 1, 2)
     axes = spatial_axes(data_format)
     sizes = [x.shape[a] for a in axes]
     outs = [pool_output(n, k, s, p, ceil_mode) for n, k, s, p in zip(sizes, ksize, strides, pads)]
     # padding that lets `outs` windows fit: the explicit one plus what ceil_mode needs
-    full = [(p[0], max(p[1], (o - 1) * s + k - n - p[0]))
-            for n, k, s, p, o in zip(sizes, ksize, strides, pads, outs)]
+    full = [
+        (p[0], max(p[1], (o - 1) * s + k - n - p[0]))
+        for n, k, s, p, o in zip(sizes, ksize, strides, pads, outs)
+    ]
     if tuple(ksize) == tuple(strides):
         return _pool_blocks(x, mode, ksize, full, outs, sizes, axes)
     return _pool_windows(x, mode, ksize, strides, full, outs, sizes, axes)

@@ -24,9 +24,16 @@ from ._modes import DataFormat, Padding, PoolMode
 from ._util import check_name, fail, failer, int_list, require_blob
 
 
-def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
-           data_format: str = "NCHW", dilations: Any = None, groups: int = 1,
-           name: str | None = None) -> Blob:
+def conv2d(
+    input: Blob,
+    filters: Blob,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str = "NCHW",
+    dilations: Any = None,
+    groups: int = 1,
+    name: str | None = None,
+) -> Blob:
     """2-D convolution of ``input`` with the weight blob ``filters``.
 
     ``filters`` is ``(out_channels, in_channels // groups, kh, kw)`` for NCHW and
@@ -48,26 +55,58 @@ def conv2d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
     kernel = filters.shape[2:4] if fmt == DataFormat.NCHW else filters.shape[1:3]
     filter_in = filters.shape[1] if fmt == DataFormat.NCHW else filters.shape[3]
     if channels % groups or filters.shape[0] % groups:
-        fail(public, f"groups={groups} must divide the input channels ({channels}) and the "
-                     f"filters ({filters.shape[0]})", name)
+        fail(
+            public,
+            f"groups={groups} must divide the input channels ({channels}) and the "
+            f"filters ({filters.shape[0]})",
+            name,
+        )
     if filter_in * groups != channels:
-        fail(public, f"filters {filters.shape} expect {filter_in * groups} input channels "
-                     f"({filter_in} per group, groups={groups}), but the {fmt} input "
-                     f"{input.shape} has {channels}", name)
+        fail(
+            public,
+            f"filters {filters.shape} expect {filter_in * groups} input channels "
+            f"({filter_in} per group, groups={groups}), but the {fmt} input "
+            f"{input.shape} has {channels}",
+            name,
+        )
     spatial = (input.shape[h_axis], input.shape[w_axis])
-    pads = _conv.resolve_padding(padding, fmt, spatial, kernel, strides, dilations,
-                                 failer(public, name))
+    pads = _conv.resolve_padding(
+        padding, fmt, spatial, kernel, strides, dilations, failer(public, name)
+    )
     for n, k, d, p in zip(spatial, kernel, dilations, pads):
         if n + p[0] + p[1] < (k - 1) * d + 1:
-            fail(public, f"the (dilated) kernel {tuple(kernel)} is larger than the padded input "
-                         f"{spatial} (padding {pads})", name)
-    return apply_op("conv2d", _conv.lower_conv2d, [input, filters],
-                    attrs={"strides": strides, "pads": pads, "dilations": dilations,
-                           "groups": groups, "data_format": fmt}, name=name, prefix="Conv2d")
+            fail(
+                public,
+                f"the (dilated) kernel {tuple(kernel)} is larger than the padded input "
+                f"{spatial} (padding {pads})",
+                name,
+            )
+    return apply_op(
+        "conv2d",
+        _conv.lower_conv2d,
+        [input, filters],
+        attrs={
+            "strides": strides,
+            "pads": pads,
+            "dilations": dilations,
+            "groups": groups,
+            "data_format": fmt,
+        },
+        name=name,
+        prefix="Conv2d",
+    )
 
 
-def _pool(mode: PoolMode, input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A002
-          data_format: str, ceil_mode: bool, name: str | None) -> Blob:
+def _pool(
+    mode: PoolMode,
+    input: Blob,
+    ksize: Any,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str,
+    ceil_mode: bool,
+    name: str | None,
+) -> Blob:
     public = f"flow.nn.{mode}_pool2d"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
@@ -79,29 +118,55 @@ def _pool(mode: PoolMode, input: Blob, ksize: Any, strides: Any, padding: Any,  
     ksize = int_list(public, ksize, 2, "ksize", name)
     strides = int_list(public, strides, 2, "strides", name)
     spatial = tuple(input.shape[a] for a in _conv.spatial_axes(fmt))
-    pads = _conv.resolve_padding(padding, fmt, spatial, ksize, strides, (1, 1),
-                                 failer(public, name))
+    pads = _conv.resolve_padding(
+        padding, fmt, spatial, ksize, strides, (1, 1), failer(public, name)
+    )
     for n, k, p in zip(spatial, ksize, pads):
         if n + p[0] + p[1] < k:
-            fail(public, f"the window {ksize} is larger than the padded input {spatial} "
-                         f"(padding {pads})", name)
+            fail(
+                public,
+                f"the window {ksize} is larger than the padded input {spatial} (padding {pads})",
+                name,
+            )
     prefix = "MaxPool2D" if mode == PoolMode.MAX else "AvgPool2D"
-    return apply_op(f"{mode}_pool_2d", functools.partial(_conv.lower_pool2d, mode=mode),
-                    [input], attrs={"ksize": ksize, "strides": strides, "pads": pads,
-                                    "ceil_mode": bool(ceil_mode), "data_format": fmt},
-                    name=name, prefix=prefix)
+    return apply_op(
+        f"{mode}_pool_2d",
+        functools.partial(_conv.lower_pool2d, mode=mode),
+        [input],
+        attrs={
+            "ksize": ksize,
+            "strides": strides,
+            "pads": pads,
+            "ceil_mode": bool(ceil_mode),
+            "data_format": fmt,
+        },
+        name=name,
+        prefix=prefix,
+    )
 
 
-def max_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A002
-               data_format: str = "NCHW", ceil_mode: bool = False,
-               name: str | None = None) -> Blob:
+def max_pool2d(
+    input: Blob,
+    ksize: Any,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str = "NCHW",
+    ceil_mode: bool = False,
+    name: str | None = None,
+) -> Blob:
     """2-D max pooling; ``ksize``/``strides`` are an int or 1 or 2 ints."""
     return _pool(PoolMode.MAX, input, ksize, strides, padding, data_format, ceil_mode, name)
 
 
-def avg_pool2d(input: Blob, ksize: Any, strides: Any, padding: Any,  # noqa: A002
-               data_format: str = "NCHW", ceil_mode: bool = False,
-               name: str | None = None) -> Blob:
+def avg_pool2d(
+    input: Blob,
+    ksize: Any,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str = "NCHW",
+    ceil_mode: bool = False,
+    name: str | None = None,
+) -> Blob:
     """2-D average pooling over the real (non-padding) elements of each window."""
     return _pool(PoolMode.AVG, input, ksize, strides, padding, data_format, ceil_mode, name)
 
@@ -116,28 +181,47 @@ def _kernel_spec(fmt: DataFormat) -> str:
 
 def _lower_conv_nd(x, w, *, strides, pads, dilations, groups, data_format):
     return lax.conv_general_dilated(
-        x, w, window_strides=strides, padding=pads, rhs_dilation=dilations,
+        x,
+        w,
+        window_strides=strides,
+        padding=pads,
+        rhs_dilation=dilations,
         dimension_numbers=(data_format, _kernel_spec(data_format), data_format),
-        feature_group_count=groups)
+        feature_group_count=groups,
+    )
 
 
-def conv_nd(ndims: int, input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
-             data_format: str, dilations: Any, groups: int, name: str | None) -> Blob:
+def conv_nd(
+    ndims: int,
+    input: Blob,
+    filters: Blob,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str,
+    dilations: Any,
+    groups: int,
+    name: str | None,
+) -> Blob:
     public = f"flow.nn.conv{ndims}d"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
     require_blob(public, filters, "filters", name)
     fmt = DataFormat.lookup(data_format, upper=True)
     if fmt not in ND_FORMATS[ndims]:
-        fail(public, f"data_format must be one of {tuple(map(str, ND_FORMATS[ndims]))}, got "
-                     f"{data_format!r}", name)
+        fail(
+            public,
+            f"data_format must be one of {tuple(map(str, ND_FORMATS[ndims]))}, got {data_format!r}",
+            name,
+        )
     first = fmt.channels_first
     if input.ndim != ndims + 2 or filters.ndim != ndims + 2:
-        fail(public, f"input and filters must be {ndims + 2}-D, got {input.shape} and "
-                     f"{filters.shape}", name)
+        fail(
+            public,
+            f"input and filters must be {ndims + 2}-D, got {input.shape} and {filters.shape}",
+            name,
+        )
     strides = int_list(public, strides, ndims, "strides", name)
-    dilations = int_list(public, 1 if dilations is None else dilations, ndims, "dilations",
-                         name)
+    dilations = int_list(public, 1 if dilations is None else dilations, ndims, "dilations", name)
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
         fail(public, f"groups must be an int >= 1, got {groups!r}", name)
     channels = input.shape[1] if first else input.shape[-1]
@@ -145,32 +229,71 @@ def conv_nd(ndims: int, input: Blob, filters: Blob, strides: Any, padding: Any, 
     kernel = filters.shape[2:] if first else filters.shape[1:-1]
     filter_in = filters.shape[1] if first else filters.shape[-1]
     if channels % groups or filters.shape[0] % groups or filter_in * groups != channels:
-        fail(public, f"filters {filters.shape} with groups={groups} do not fit the {fmt} input "
-                     f"{input.shape} ({channels} channels)", name)
+        fail(
+            public,
+            f"filters {filters.shape} with groups={groups} do not fit the {fmt} input "
+            f"{input.shape} ({channels} channels)",
+            name,
+        )
     # _conv's padding rules only need to know where the spatial axes start
     proxy = DataFormat.NCHW if first else DataFormat.NHWC
-    pads = _conv.resolve_padding(padding, proxy, spatial, kernel, strides, dilations,
-                                 lambda message: fail(public, message, name))
+    pads = _conv.resolve_padding(
+        padding,
+        proxy,
+        spatial,
+        kernel,
+        strides,
+        dilations,
+        lambda message: fail(public, message, name),
+    )
     for n, k, d, p in zip(spatial, kernel, dilations, pads):
         if n + p[0] + p[1] < (k - 1) * d + 1:
-            fail(public, f"the (dilated) kernel {tuple(kernel)} is larger than the padded input "
-                         f"{tuple(spatial)} (padding {pads})", name)
-    return apply_op(f"conv{ndims}d", _lower_conv_nd, [input, filters],
-                    attrs={"strides": strides, "pads": pads, "dilations": dilations,
-                           "groups": groups, "data_format": fmt},
-                    name=name, prefix=f"Conv{ndims}d")
+            fail(
+                public,
+                f"the (dilated) kernel {tuple(kernel)} is larger than the padded input "
+                f"{tuple(spatial)} (padding {pads})",
+                name,
+            )
+    return apply_op(
+        f"conv{ndims}d",
+        _lower_conv_nd,
+        [input, filters],
+        attrs={
+            "strides": strides,
+            "pads": pads,
+            "dilations": dilations,
+            "groups": groups,
+            "data_format": fmt,
+        },
+        name=name,
+        prefix=f"Conv{ndims}d",
+    )
 
 
-def conv1d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
-           data_format: str = "NCW", dilations: Any = None, groups: int = 1,
-           name: str | None = None) -> Blob:
+def conv1d(
+    input: Blob,
+    filters: Blob,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str = "NCW",
+    dilations: Any = None,
+    groups: int = 1,
+    name: str | None = None,
+) -> Blob:
     """1-D convolution of ``input`` with the weight blob ``filters``."""
     return conv_nd(1, input, filters, strides, padding, data_format, dilations, groups, name)
 
 
-def conv3d(input: Blob, filters: Blob, strides: Any, padding: Any,  # noqa: A002
-           data_format: str = "NCDHW", dilations: Any = None, groups: int = 1,
-           name: str | None = None) -> Blob:
+def conv3d(
+    input: Blob,
+    filters: Blob,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str = "NCDHW",
+    dilations: Any = None,
+    groups: int = 1,
+    name: str | None = None,
+) -> Blob:
     """3-D convolution of ``input`` with the weight blob ``filters``."""
     return conv_nd(3, input, filters, strides, padding, data_format, dilations, groups, name)
 
@@ -181,19 +304,31 @@ def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format):
     kernel = "OIHW" if data_format == DataFormat.NCHW else "OHWI"
 
     def forward(z):
-        return lax.conv_general_dilated(z, w, window_strides=strides, padding=pads,
-                                        rhs_dilation=dilations,
-                                        dimension_numbers=(data_format, kernel, data_format))
+        return lax.conv_general_dilated(
+            z,
+            w,
+            window_strides=strides,
+            padding=pads,
+            rhs_dilation=dilations,
+            dimension_numbers=(data_format, kernel, data_format),
+        )
 
     _, transpose = jax.vjp(forward, jnp.zeros(output_shape, x.dtype))
     return transpose(x)[0]
 
 
-def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # noqa: A002
-                     output_shape: Any = None, strides: Any = None, padding: str = "VALID",
-                     data_format: str = "NCHW", name: str | None = None,
-                     input: Blob | None = None, filters: Blob | None = None,  # noqa: A002
-                     dilations: Any = None) -> Blob:
+def conv2d_transpose(
+    value: Blob | None = None,
+    filter: Blob | None = None,  # noqa: A002
+    output_shape: Any = None,
+    strides: Any = None,
+    padding: str = "VALID",
+    data_format: str = "NCHW",
+    name: str | None = None,
+    input: Blob | None = None,
+    filters: Blob | None = None,  # noqa: A002
+    dilations: Any = None,
+) -> Blob:
     """2-D transposed convolution ("deconvolution") to ``output_shape``.
 
     ``filters`` (alias ``filter``) is ``(in_channels, out_channels, kh, kw)`` for NCHW and
@@ -221,38 +356,74 @@ def conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # n
     out_channels = w.shape[1] if fmt == DataFormat.NCHW else w.shape[3]
     kernel = w.shape[2:4] if fmt == DataFormat.NCHW else w.shape[1:3]
     if output_shape[0] != x.shape[0]:
-        fail(public, f"output_shape {output_shape} must have the batch size of the input "
-                     f"({x.shape[0]})", name)
+        fail(
+            public,
+            f"output_shape {output_shape} must have the batch size of the input ({x.shape[0]})",
+            name,
+        )
     # The channel entry is not checked: OneFlow <= v0.3 used only the spatial entries and
     # OneFlow-Benchmark's dcgan.py passes the input's channel count there.
     output_shape = tuple(out_channels if i == c_axis else d for i, d in enumerate(output_shape))
     if w.shape[0] != x.shape[c_axis]:
-        fail(public, f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
-                     f"{x.shape} has {x.shape[c_axis]}", name)
+        fail(
+            public,
+            f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
+            f"{x.shape} has {x.shape[c_axis]}",
+            name,
+        )
     mode = Padding.lookup(padding, upper=True)
     if mode not in (Padding.VALID, Padding.SAME):
         fail(public, f'padding must be "SAME" or "VALID", got {padding!r}', name)
     out_spatial = (output_shape[h], output_shape[w_ax])
     # TensorFlow's transposed SAME puts an odd padding's extra element after the data.
-    pads = _conv.resolve_padding(Padding.SAME_UPPER if mode == Padding.SAME else Padding.VALID, fmt,
-                                 out_spatial, kernel, strides, dilations, failer(public, name))
-    for n, k, s, d, (lo, hi), got in zip(out_spatial, kernel, strides, dilations, pads,
-                                         (x.shape[h], x.shape[w_ax])):
+    pads = _conv.resolve_padding(
+        Padding.SAME_UPPER if mode == Padding.SAME else Padding.VALID,
+        fmt,
+        out_spatial,
+        kernel,
+        strides,
+        dilations,
+        failer(public, name),
+    )
+    for n, k, s, d, (lo, hi), got in zip(
+        out_spatial, kernel, strides, dilations, pads, (x.shape[h], x.shape[w_ax])
+    ):
         if (n + lo + hi - (k - 1) * d - 1) // s + 1 != got:
-            fail(public, f"output_shape {output_shape} does not fit: a {padding} convolution "
-                         f"of it with kernel {tuple(kernel)} and strides {strides} has spatial "
-                         f"size other than the input's {x.shape}", name)
-    return apply_op("deconv2d", _lower_deconv, [x, w],
-                    attrs={"output_shape": output_shape, "strides": strides, "pads": pads,
-                           "dilations": dilations, "data_format": fmt},
-                    name=name, prefix="Deconv2d")
+            fail(
+                public,
+                f"output_shape {output_shape} does not fit: a {padding} convolution "
+                f"of it with kernel {tuple(kernel)} and strides {strides} has spatial "
+                f"size other than the input's {x.shape}",
+                name,
+            )
+    return apply_op(
+        "deconv2d",
+        _lower_deconv,
+        [x, w],
+        attrs={
+            "output_shape": output_shape,
+            "strides": strides,
+            "pads": pads,
+            "dilations": dilations,
+            "data_format": fmt,
+        },
+        name=name,
+        prefix="Deconv2d",
+    )
 
 
-def torch_conv2d_transpose(value: Blob | None = None, filter: Blob | None = None,  # noqa: A002
-                           output_padding: Any = None, strides: Any = None,
-                           padding_needed: Any = None, data_format: str = "NCHW",
-                           name: str | None = None, input: Blob | None = None,  # noqa: A002
-                           filters: Blob | None = None, dilations: Any = None) -> Blob:
+def torch_conv2d_transpose(
+    value: Blob | None = None,
+    filter: Blob | None = None,  # noqa: A002
+    output_padding: Any = None,
+    strides: Any = None,
+    padding_needed: Any = None,
+    data_format: str = "NCHW",
+    name: str | None = None,
+    input: Blob | None = None,  # noqa: A002
+    filters: Blob | None = None,
+    dilations: Any = None,
+) -> Blob:
     """PyTorch's ``ConvTranspose2d`` arithmetic: ``padding_needed`` (even, per spatial axis)
     is twice PyTorch's ``padding``, and the output has ``(in - 1) * stride - padding_needed +
     dilation * (kernel - 1) + 1 + output_padding`` rows and columns. Filters as in
@@ -268,8 +439,14 @@ def torch_conv2d_transpose(value: Blob | None = None, filter: Blob | None = None
         fail(public, f"input and filters must be 4-D, got {x.shape} and {w.shape}", name)
     strides = int_list(public, strides, 2, "strides", name)
     dilations = int_list(public, 1 if dilations is None else dilations, 2, "dilations", name)
-    extra = int_list(public, 0 if output_padding is None else output_padding, 2,
-                     "output_padding", name, minimum=0)
+    extra = int_list(
+        public,
+        0 if output_padding is None else output_padding,
+        2,
+        "output_padding",
+        name,
+        minimum=0,
+    )
     needed = int_list(public, padding_needed, 2, "padding_needed", name, minimum=0)
     if any(p % 2 for p in needed):
         fail(public, f"padding_needed must be even (split evenly), got {padding_needed!r}", name)
@@ -277,28 +454,54 @@ def torch_conv2d_transpose(value: Blob | None = None, filter: Blob | None = None
         fail(public, f"output_padding {extra} must be smaller than the stride or dilation", name)
     c_axis = 1 if fmt == DataFormat.NCHW else 3
     if w.shape[0] != x.shape[c_axis]:
-        fail(public, f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
-                     f"{x.shape} has {x.shape[c_axis]}", name)
+        fail(
+            public,
+            f"filters {w.shape} expect {w.shape[0]} input channels, the {fmt} input "
+            f"{x.shape} has {x.shape[c_axis]}",
+            name,
+        )
     kernel = w.shape[2:4] if fmt == DataFormat.NCHW else w.shape[1:3]
     spatial = [x.shape[a] for a in _conv.spatial_axes(fmt)]
-    out = [(n - 1) * s - p + d * (k - 1) + 1 + e
-           for n, s, p, d, k, e in zip(spatial, strides, needed, dilations, kernel, extra)]
+    out = [
+        (n - 1) * s - p + d * (k - 1) + 1 + e
+        for n, s, p, d, k, e in zip(spatial, strides, needed, dilations, kernel, extra)
+    ]
     if min(out) < 1:
         fail(public, f"the output would have spatial size {tuple(out)}", name)
     out_channels = w.shape[1] if fmt == DataFormat.NCHW else w.shape[3]
-    output_shape = ((x.shape[0], out_channels, *out) if fmt == DataFormat.NCHW
-                    else (x.shape[0], *out, out_channels))
+    output_shape = (
+        (x.shape[0], out_channels, *out)
+        if fmt == DataFormat.NCHW
+        else (x.shape[0], *out, out_channels)
+    )
     # the gradient of a convolution padded by padding_needed / 2 on both sides
     pads = tuple((p // 2, p // 2) for p in needed)
-    return apply_op("deconv2d", _lower_deconv, [x, w],
-                    attrs={"output_shape": output_shape, "strides": strides, "pads": pads,
-                           "dilations": dilations, "data_format": fmt},
-                    name=name, prefix="Deconv2d")
+    return apply_op(
+        "deconv2d",
+        _lower_deconv,
+        [x, w],
+        attrs={
+            "output_shape": output_shape,
+            "strides": strides,
+            "pads": pads,
+            "dilations": dilations,
+            "data_format": fmt,
+        },
+        name=name,
+        prefix="Deconv2d",
+    )
 
 
-def compat_conv2d(input: Blob, filters: Blob, strides: Any, padding: str,  # noqa: A002
-                  data_format: str = "NCHW", dilations: Any = None, groups: int = 1,
-                  name: str | None = None) -> Blob:
+def compat_conv2d(
+    input: Blob,
+    filters: Blob,
+    strides: Any,
+    padding: str,  # noqa: A002
+    data_format: str = "NCHW",
+    dilations: Any = None,
+    groups: int = 1,
+    name: str | None = None,
+) -> Blob:
     """``flow.nn.conv2d`` where "SAME" means TensorFlow's SAME (extra padding after)."""
     if Padding.lookup(padding, upper=True) == Padding.SAME:
         padding = Padding.SAME_UPPER

@@ -20,20 +20,25 @@ def _lower_constant(*, value, shape, dtype):
     return jnp.full(shape, value, dtype=dtype)
 
 
-def constant(value: float, dtype: Any = None, shape: Sequence[int] | None = None,
-             name: str | None = None) -> Blob:
+def constant(
+    value: float, dtype: Any = None, shape: Sequence[int] | None = None, name: str | None = None
+) -> Blob:
     """A blob of ``shape`` filled with ``value`` (default dtype float32). No shape (or ``()``)
     gives shape ``(1,)``, as OneFlow (which has no 0-d blobs)."""
     public = "flow.constant"
     name = check_name(public, name)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        fail(public, f"value must be an int or float, got {type(value).__name__}: {value!r}",
-             name)
+        fail(public, f"value must be an int or float, got {type(value).__name__}: {value!r}", name)
     dt = _dtypes.float32 if dtype is None else dtype_arg(public, dtype, name)
     dims = () if shape is None else shape_tuple(public, shape, name=name)
-    return apply_op("constant", _lower_constant, [],
-                    attrs={"value": value, "shape": dims or (1,), "dtype": dt.np_dtype},
-                    name=name, prefix="Constant")
+    return apply_op(
+        "constant",
+        _lower_constant,
+        [],
+        attrs={"value": value, "shape": dims or (1,), "dtype": dt.np_dtype},
+        name=name,
+        prefix="Constant",
+    )
 
 
 def constant_scalar(value: float, dtype: Any = None, name: str | None = None) -> Blob:
@@ -61,8 +66,15 @@ def constant_like(like: Blob, value: float, dtype: Any = None, name: str | None 
     name = check_name(public, name)
     require_blob(public, like, "like", name)
     dt = None if dtype is None else dtype_arg(public, dtype, name).np_dtype
-    return apply_op("constant_like", _lower_full_like, [like], attrs={"value": value, "dtype": dt},
-                    name=name, prefix="ConstantLike", elementwise=True)
+    return apply_op(
+        "constant_like",
+        _lower_full_like,
+        [like],
+        attrs={"value": value, "dtype": dt},
+        name=name,
+        prefix="ConstantLike",
+        elementwise=True,
+    )
 
 
 def zeros_like(like: Blob, dtype: Any = None, name: str | None = None) -> Blob:
@@ -87,8 +99,15 @@ def cast(x: Blob, dtype: Any, name: str | None = None) -> Blob:
     dt = dtype_arg(public, dtype, name)
     if x.dtype == dt:
         return x
-    return apply_op("cast", _lower_cast, [x], attrs={"dtype": dt.np_dtype}, name=name,
-                    prefix="Cast", elementwise=True)
+    return apply_op(
+        "cast",
+        _lower_cast,
+        [x],
+        attrs={"dtype": dt.np_dtype},
+        name=name,
+        prefix="Cast",
+        elementwise=True,
+    )
 
 
 def _lower_identity(x, **_attrs):
@@ -100,8 +119,9 @@ def identity(x: Blob, name: str | None = None) -> Blob:
     public = "flow.identity"
     name = check_name(public, name)
     require_blob(public, x, "x", name)
-    return apply_op("identity", _lower_identity, [x], name=name, prefix="Identity",
-                    elementwise=True)
+    return apply_op(
+        "identity", _lower_identity, [x], name=name, prefix="Identity", elementwise=True
+    )
 
 
 def with_distribute(x: Blob, distribute: Distribute) -> Blob:
@@ -109,20 +129,34 @@ def with_distribute(x: Blob, distribute: Distribute) -> Blob:
     public = "Blob.with_distribute"
     require_blob(public, x, "x")
     if not isinstance(distribute, Distribute):
-        fail(public, "distribute must be flow.distribute.split(axis), broadcast() or auto(), "
-                     f"got {distribute!r}")
+        fail(
+            public,
+            "distribute must be flow.distribute.split(axis), broadcast() or auto(), "
+            f"got {distribute!r}",
+        )
     if distribute.kind == "split":
         norm_axis(public, distribute.axis, x.ndim, what="split axis")
-    return apply_op("with_distribute", _lower_identity, [x], attrs={"distribute": distribute},
-                    prefix="WithDistribute", elementwise=True)
+    return apply_op(
+        "with_distribute",
+        _lower_identity,
+        [x],
+        attrs={"distribute": distribute},
+        prefix="WithDistribute",
+        elementwise=True,
+    )
 
 
 def _lower_range(*, start, limit, delta, dtype):
     return jnp.arange(start, limit, delta, dtype=dtype)
 
 
-def range(start: int, limit: int | None = None, delta: int = 1,  # noqa: A001 - OneFlow's name
-          dtype: Any = None, name: str | None = None) -> Blob:
+def range(
+    start: int,
+    limit: int | None = None,
+    delta: int = 1,  # noqa: A001 - OneFlow's name
+    dtype: Any = None,
+    name: str | None = None,
+) -> Blob:
     """``[start, start + delta, ...)`` below ``limit`` (``range(n)``: ``0..n-1``), default
     dtype int64."""
     public = "flow.range"
@@ -133,12 +167,20 @@ def range(start: int, limit: int | None = None, delta: int = 1,  # noqa: A001 - 
         if type(v) is not int:
             fail(public, f"{what} must be an int, got {v!r}", name)
     if delta <= 0 or limit <= start:
-        fail(public, f"needs start < limit and delta > 0, got start={start}, limit={limit}, "
-                     f"delta={delta}", name)
+        fail(
+            public,
+            f"needs start < limit and delta > 0, got start={start}, limit={limit}, delta={delta}",
+            name,
+        )
     dt = _dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype)
-    return apply_op("range", _lower_range, [],
-                    attrs={"start": start, "limit": limit, "delta": delta,
-                           "dtype": dt.np_dtype}, name=name, prefix="Range")
+    return apply_op(
+        "range",
+        _lower_range,
+        [],
+        attrs={"start": start, "limit": limit, "delta": delta, "dtype": dt.np_dtype},
+        name=name,
+        prefix="Range",
+    )
 
 
 def _lower_identity_n(*xs):
@@ -156,8 +198,14 @@ def identity_n(inputs: Sequence[Blob], name: str | None = None) -> list[Blob]:
         fail(public, f"inputs must be a non-empty list of blobs, got {inputs!r}", name)
     for i, b in enumerate(inputs):
         require_blob(public, b, f"inputs[{i}]", name)
-    out = apply_op("tuple_identity", _lower_identity_n, list(inputs), name=name,
-                   prefix="IdentityN", real_shape=_IDENTITY_N_REAL)
+    out = apply_op(
+        "tuple_identity",
+        _lower_identity_n,
+        list(inputs),
+        name=name,
+        prefix="IdentityN",
+        real_shape=_IDENTITY_N_REAL,
+    )
     return list(out) if isinstance(out, tuple) else [out]
 
 

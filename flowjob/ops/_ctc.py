@@ -44,14 +44,14 @@ def _one_sequence(log_probs, target, frames, labels, *, blank):
 
     alpha, _ = lax.scan(step, alpha, jnp.arange(1, steps))
     end = 2 * labels
-    last = jnp.logaddexp(alpha[end], jnp.where(end >= 1, alpha[jnp.maximum(end - 1, 0)],
-                                               _LOG_ZERO))
+    last = jnp.logaddexp(alpha[end], jnp.where(end >= 1, alpha[jnp.maximum(end - 1, 0)], _LOG_ZERO))
     return -last
 
 
 def _losses(log_probs, targets, input_lengths, target_lengths, blank):
-    per_batch = jax.vmap(lambda lp, tg, n, m: _one_sequence(lp, tg, n, m, blank=blank),
-                         in_axes=(1, 0, 0, 0))
+    per_batch = jax.vmap(
+        lambda lp, tg, n, m: _one_sequence(lp, tg, n, m, blank=blank), in_axes=(1, 0, 0, 0)
+    )
     return per_batch(log_probs, targets, input_lengths, target_lengths)
 
 
@@ -61,8 +61,9 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank):
 
 
 def _ctc_forward(log_probs, targets, input_lengths, target_lengths, blank):
-    loss, vjp = jax.vjp(lambda lp: _losses(lp, targets, input_lengths, target_lengths, blank),
-                        log_probs)
+    loss, vjp = jax.vjp(
+        lambda lp: _losses(lp, targets, input_lengths, target_lengths, blank), log_probs
+    )
     return loss, (vjp, log_probs, input_lengths, loss)
 
 
@@ -81,8 +82,9 @@ def _ctc_backward(blank, saved, g):
 _ctc.defvjp(_ctc_forward, _ctc_backward)
 
 
-def _lower_ctc(log_probs, targets, input_lengths, target_lengths, *, blank, zero_infinity,
-               reduction):
+def _lower_ctc(
+    log_probs, targets, input_lengths, target_lengths, *, blank, zero_infinity, reduction
+):
     loss = _ctc(log_probs, targets, input_lengths, target_lengths, blank)
     impossible = loss > _IMPOSSIBLE
     loss = jnp.where(impossible, 0.0 if zero_infinity else jnp.inf, loss).astype(log_probs.dtype)
@@ -93,9 +95,16 @@ def _lower_ctc(log_probs, targets, input_lengths, target_lengths, *, blank, zero
     return loss
 
 
-def ctc_loss(log_probs: Blob, targets: Blob, input_lengths: Blob, target_lengths: Blob,
-             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False,
-             name: str | None = None) -> Blob:
+def ctc_loss(
+    log_probs: Blob,
+    targets: Blob,
+    input_lengths: Blob,
+    target_lengths: Blob,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+    name: str | None = None,
+) -> Blob:
     """CTC loss of ``log_probs`` (frames, batch, classes; log-softmax outputs) against
     ``targets`` (batch, max target length; class indices other than ``blank``), using the
     first ``input_lengths[b]`` frames and ``target_lengths[b]`` labels of each example.
@@ -103,25 +112,45 @@ def ctc_loss(log_probs: Blob, targets: Blob, input_lengths: Blob, target_lengths
     its target length, then the batch mean)."""
     public = "flow.ctc_loss"
     name = check_name(public, name)
-    for arg, blob in (("log_probs", log_probs), ("targets", targets),
-                      ("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+    for arg, blob in (
+        ("log_probs", log_probs),
+        ("targets", targets),
+        ("input_lengths", input_lengths),
+        ("target_lengths", target_lengths),
+    ):
         require_blob(public, blob, arg, name)
     mode = Reduction.lookup(reduction)
     if mode is None:
         fail(public, f"reduction must be 'none', 'mean' or 'sum', got {reduction!r}", name)
     if log_probs.ndim != 3 or not log_probs.dtype.is_floating:
-        fail(public, f"log_probs must be floating (frames, batch, classes), got "
-                     f"{log_probs.shape} {log_probs.dtype.name}", name)
+        fail(
+            public,
+            f"log_probs must be floating (frames, batch, classes), got "
+            f"{log_probs.shape} {log_probs.dtype.name}",
+            name,
+        )
     batch, classes = log_probs.shape[1], log_probs.shape[2]
     if targets.ndim != 2 or targets.shape[0] != batch or targets.dtype.is_floating:
-        fail(public, f"targets must be integer (batch={batch}, max target length), got "
-                     f"{targets.shape} {targets.dtype.name}", name)
+        fail(
+            public,
+            f"targets must be integer (batch={batch}, max target length), got "
+            f"{targets.shape} {targets.dtype.name}",
+            name,
+        )
     for arg, blob in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
         if blob.shape != (batch,) or blob.dtype.is_floating:
-            fail(public, f"{arg} must be integer of shape ({batch},), got {blob.shape} "
-                         f"{blob.dtype.name}", name)
+            fail(
+                public,
+                f"{arg} must be integer of shape ({batch},), got {blob.shape} {blob.dtype.name}",
+                name,
+            )
     if isinstance(blank, bool) or not isinstance(blank, int) or not 0 <= blank < classes:
         fail(public, f"blank must be a class index in [0, {classes}), got {blank!r}", name)
-    return apply_op("ctc_loss", _lower_ctc, [log_probs, targets, input_lengths, target_lengths],
-                    attrs={"blank": blank, "zero_infinity": bool(zero_infinity),
-                           "reduction": mode}, name=name, prefix="CTCLoss")
+    return apply_op(
+        "ctc_loss",
+        _lower_ctc,
+        [log_probs, targets, input_lengths, target_lengths],
+        attrs={"blank": blank, "zero_infinity": bool(zero_infinity), "reduction": mode},
+        name=name,
+        prefix="CTCLoss",
+    )

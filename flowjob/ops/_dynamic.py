@@ -37,8 +37,15 @@ def elem_cnt(inputs: Blob, dtype: Any = None, name: str | None = None) -> Blob:
     name = check_name(public, name)
     require_blob(public, inputs, "inputs", name)
     dt = _dtypes.int32 if dtype is None else _dtypes.as_dtype(dtype)
-    return apply_op("shape_elem_cnt", _lower_elem_cnt, [inputs], attrs={"dtype": dt.np_dtype},
-                    name=name, prefix="ElemCnt", real_shape=_ELEM_CNT_REAL)
+    return apply_op(
+        "shape_elem_cnt",
+        _lower_elem_cnt,
+        [inputs],
+        attrs={"dtype": dt.np_dtype},
+        name=name,
+        prefix="ElemCnt",
+        real_shape=_ELEM_CNT_REAL,
+    )
 
 
 def _infer(dims: Sequence[int], count: Any) -> list[Any]:
@@ -73,8 +80,10 @@ def _dynamic_reshape_real(shapes, padded, *, shape, padded_shape):
     count = math.prod(shapes[0])
     dims = _infer(shape, count)
     if math.prod(dims) != count or any(d > p for d, p in zip(dims, padded_shape)):
-        raise ValueError(f"its input of real shape {tuple(shapes[0])} does not fit shape "
-                         f"{tuple(shape)} (at most {padded_shape})")
+        raise ValueError(
+            f"its input of real shape {tuple(shapes[0])} does not fit shape "
+            f"{tuple(shape)} (at most {padded_shape})"
+        )
     return tuple(dims)
 
 
@@ -92,12 +101,21 @@ def dynamic_reshape(x: Blob, shape: Sequence[int], name: str | None = None) -> B
         fail(public, f"shape takes positive sizes and at most one -1, got {tuple(shape)}", name)
     known = math.prod(d for d in dims if d != -1)
     if (-1 in dims and x.numel() % known) or (-1 not in dims and known != x.numel()):
-        fail(public, f"cannot reshape {x.lbn} of shape {x.shape} ({x.numel()} elements) into "
-                     f"{tuple(shape)}", name)
+        fail(
+            public,
+            f"cannot reshape {x.lbn} of shape {x.shape} ({x.numel()} elements) into {tuple(shape)}",
+            name,
+        )
     padded_shape = tuple(_infer(dims, x.numel()))
-    return apply_op("dynamic_reshape", _lower_reshape, [x],
-                    attrs={"shape": tuple(dims), "padded_shape": padded_shape}, name=name,
-                    prefix="DynamicReshape", real_shape=_DYNAMIC_RESHAPE_REAL)
+    return apply_op(
+        "dynamic_reshape",
+        _lower_reshape,
+        [x],
+        attrs={"shape": tuple(dims), "padded_shape": padded_shape},
+        name=name,
+        prefix="DynamicReshape",
+        real_shape=_DYNAMIC_RESHAPE_REAL,
+    )
 
 
 def _lower_identity(x):
@@ -108,8 +126,7 @@ def _masked_to_static(x, *, real):
     return jnp.where(valid_mask(real[0], x.shape), x, jnp.zeros((), x.dtype))
 
 
-_TO_STATIC_REAL = RealShape(lambda shapes, padded: tuple(padded[0] or shapes[0]),
-                            _masked_to_static)
+_TO_STATIC_REAL = RealShape(lambda shapes, padded: tuple(padded[0] or shapes[0]), _masked_to_static)
 
 
 def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
@@ -118,5 +135,11 @@ def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
     public = "flow.cast_to_static_shape"
     name = check_name(public, name)
     require_blob(public, x, "x", name)
-    return apply_op("cast_to_static_shape", _lower_identity, [x], name=name,
-                    prefix="CastToStaticShape", real_shape=_TO_STATIC_REAL)
+    return apply_op(
+        "cast_to_static_shape",
+        _lower_identity,
+        [x],
+        name=name,
+        prefix="CastToStaticShape",
+        real_shape=_TO_STATIC_REAL,
+    )

@@ -43,13 +43,18 @@ def where(condition: Blob, x: Any = None, y: Any = None, name: str | None = None
     name = check_name(public, name)
     require_blob(public, condition, "condition", name)
     if x is None or y is None:
-        fail(public, "needs both x and y: the one-argument (argwhere) form produces a dynamic "
-                     "shape, which flowjob does not support", name)
+        fail(
+            public,
+            "needs both x and y: the one-argument (argwhere) form produces a dynamic "
+            "shape, which flowjob does not support",
+            name,
+        )
     blobs = [v for v in (x, y) if isinstance(v, Blob)]
     for what, v in (("x", x), ("y", y)):
         if not isinstance(v, Blob) and not is_constant(v):
-            fail(public, f"{what} must be a blob or a numeric constant, got {type(v).__name__}",
-                 name)
+            fail(
+                public, f"{what} must be a blob or a numeric constant, got {type(v).__name__}", name
+            )
     like = blobs[0].dtype if blobs else _dtypes.float32
     xc = x if isinstance(x, Blob) else as_constant(public, x, like, name)
     yc = y if isinstance(y, Blob) else as_constant(public, y, like, name)
@@ -57,10 +62,14 @@ def where(condition: Blob, x: Any = None, y: Any = None, name: str | None = None
     broadcast_shape(public, shapes, name)
     if isinstance(x, Blob) and isinstance(y, Blob):
         return apply_op("where", _lower_where, [condition, x, y], name=name, prefix="Where")
-    attrs = {"x_const": None if isinstance(x, Blob) else xc,
-             "y_const": None if isinstance(y, Blob) else yc, "has_x": isinstance(x, Blob)}
-    return apply_op("where", _lower_where_const, [condition, *blobs], attrs=attrs, name=name,
-                    prefix="Where")
+    attrs = {
+        "x_const": None if isinstance(x, Blob) else xc,
+        "y_const": None if isinstance(y, Blob) else yc,
+        "has_x": isinstance(x, Blob),
+    }
+    return apply_op(
+        "where", _lower_where_const, [condition, *blobs], attrs=attrs, name=name, prefix="Where"
+    )
 
 
 def _take(params, indices, axis):
@@ -80,8 +89,14 @@ def _lower_gather(params, indices, *, axis, batch_dims):
     return fn(params, indices, axis - batch_dims)
 
 
-def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int | None = None,
-           batch_dims: int = 0, name: str | None = None) -> Blob:
+def gather(
+    params: Blob,
+    indices: Blob,
+    validate_indices: Any = None,
+    axis: int | None = None,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> Blob:
     """Slices of ``params`` along ``axis`` (default ``batch_dims``) picked by integer
     ``indices``; indices outside ``[0, size)`` give zeros, as OneFlow's kernel.
 
@@ -97,8 +112,12 @@ def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int 
     require_blob(public, params, "params", name)
     require_int_blob(public, indices, "indices", name)
     if not isinstance(batch_dims, int) or not 0 <= batch_dims <= min(indices.ndim, params.ndim):
-        fail(public, f"batch_dims must be an int in [0, {min(indices.ndim, params.ndim)}], "
-                     f"got {batch_dims!r}", name)
+        fail(
+            public,
+            f"batch_dims must be an int in [0, {min(indices.ndim, params.ndim)}], "
+            f"got {batch_dims!r}",
+            name,
+        )
     axis = norm_axis(public, batch_dims if axis is None else axis, params.ndim, name)
     if axis < batch_dims:
         fail(public, f"axis {axis} must not be smaller than batch_dims {batch_dims}", name)
@@ -108,24 +127,46 @@ def gather(params: Blob, indices: Blob, validate_indices: Any = None, axis: int 
         # axis=2, batch_dims=2 with indices of rank 2).
         nb = axis = indices.ndim - 1
         if nb >= params.ndim:
-            fail(public, f"batch_gather needs indices of lower rank than params: got indices "
-                         f"{indices.shape}, params {params.shape}", name)
+            fail(
+                public,
+                f"batch_gather needs indices of lower rank than params: got indices "
+                f"{indices.shape}, params {params.shape}",
+                name,
+            )
     if params.shape[:nb] != indices.shape[:nb]:
-        fail(public, f"the first {nb} (batch) dimensions differ: params {params.shape}, "
-                     f"indices {indices.shape}", name)
+        fail(
+            public,
+            f"the first {nb} (batch) dimensions differ: params {params.shape}, "
+            f"indices {indices.shape}",
+            name,
+        )
     prefix = "BatchGather" if batch_dims else "Gather"
-    return apply_op("gather", _lower_gather, [params, indices],
-                    attrs={"axis": axis, "batch_dims": nb}, name=name, prefix=prefix)
+    return apply_op(
+        "gather",
+        _lower_gather,
+        [params, indices],
+        attrs={"axis": axis, "batch_dims": nb},
+        name=name,
+        prefix=prefix,
+    )
 
 
 def _lower_one_hot(indices, *, depth, on_value, off_value, axis, dtype):
     hot = jnp.expand_dims(indices, axis) == jnp.arange(depth).reshape(
-        (depth,) + (1,) * (indices.ndim - axis))
+        (depth,) + (1,) * (indices.ndim - axis)
+    )
     return jnp.where(hot, jnp.asarray(on_value, dtype), jnp.asarray(off_value, dtype))
 
 
-def one_hot(indices: Blob, depth: int, on_value: float = 1, off_value: float = 0, axis: int = -1,
-            dtype: Any = None, name: str | None = None) -> Blob:
+def one_hot(
+    indices: Blob,
+    depth: int,
+    on_value: float = 1,
+    off_value: float = 0,
+    axis: int = -1,
+    dtype: Any = None,
+    name: str | None = None,
+) -> Blob:
     """A new axis ``axis`` of size ``depth`` holding ``on_value`` at each index, else
     ``off_value`` (default dtype float32). Out-of-range indices give all ``off_value``."""
     public = "flow.one_hot"
@@ -135,9 +176,20 @@ def one_hot(indices: Blob, depth: int, on_value: float = 1, off_value: float = 0
         fail(public, f"depth must be an int >= 1, got {depth!r}", name)
     axis = norm_axis(public, axis, indices.ndim + 1, name)
     dt = _dtypes.float32 if dtype is None else dtype_arg(public, dtype, name)
-    return apply_op("one_hot", _lower_one_hot, [indices],
-                    attrs={"depth": depth, "on_value": on_value, "off_value": off_value,
-                           "axis": axis, "dtype": dt.np_dtype}, name=name, prefix="OneHot")
+    return apply_op(
+        "one_hot",
+        _lower_one_hot,
+        [indices],
+        attrs={
+            "depth": depth,
+            "on_value": on_value,
+            "off_value": off_value,
+            "axis": axis,
+            "dtype": dt.np_dtype,
+        },
+        name=name,
+        prefix="OneHot",
+    )
 
 
 def _lower_gather_nd(params, indices):
@@ -152,8 +204,10 @@ def _gather_nd_real(shapes, padded, **_):
     params, indices = shapes
     k = indices[-1]
     if padded[1] is not None and k != padded[1][-1]:
-        raise ValueError(f"the index tuples in the last axis of indices have real width {k}, "
-                         f"not the declared {padded[1][-1]}")
+        raise ValueError(
+            f"the index tuples in the last axis of indices have real width {k}, "
+            f"not the declared {padded[1][-1]}"
+        )
     return indices[:-1] + params[k:]
 
 
@@ -173,10 +227,20 @@ def gather_nd(params: Blob, indices: Blob, name: str | None = None) -> Blob:
     require_blob(public, params, "params", name)
     require_int_blob(public, indices, "indices", name)
     if indices.ndim < 1 or not 1 <= indices.shape[-1] <= params.ndim:
-        fail(public, f"the last axis of indices {indices.shape} holds index tuples and must "
-                     f"have size 1..{params.ndim} (the rank of params {params.shape})", name)
-    return apply_op("gather_nd", _lower_gather_nd, [params, indices], name=name,
-                    prefix="GatherNd", real_shape=_GATHER_ND_REAL)
+        fail(
+            public,
+            f"the last axis of indices {indices.shape} holds index tuples and must "
+            f"have size 1..{params.ndim} (the rank of params {params.shape})",
+            name,
+        )
+    return apply_op(
+        "gather_nd",
+        _lower_gather_nd,
+        [params, indices],
+        name=name,
+        prefix="GatherNd",
+        real_shape=_GATHER_ND_REAL,
+    )
 
 
 def _lower_dim_gather(x, index, *, dim):
@@ -193,11 +257,22 @@ def dim_gather(input: Blob, dim: int, index: Blob, name: str | None = None) -> B
     require_int_blob(public, index, "index", name)
     dim = norm_axis(public, dim, input.ndim, name, "dim")
     if index.ndim != input.ndim or any(
-            i > n for d, (i, n) in enumerate(zip(index.shape, input.shape)) if d != dim):
-        fail(public, f"index {index.shape} must have the rank of input {input.shape} and be no "
-                     f"larger on every axis but {dim}", name)
-    return apply_op("dim_gather", _lower_dim_gather, [input, index], attrs={"dim": dim},
-                    name=name, prefix="DimGather")
+        i > n for d, (i, n) in enumerate(zip(index.shape, input.shape)) if d != dim
+    ):
+        fail(
+            public,
+            f"index {index.shape} must have the rank of input {input.shape} and be no "
+            f"larger on every axis but {dim}",
+            name,
+        )
+    return apply_op(
+        "dim_gather",
+        _lower_dim_gather,
+        [input, index],
+        attrs={"dim": dim},
+        name=name,
+        prefix="DimGather",
+    )
 
 
 def masked_fill(x: Blob, mask: Blob, value: float, name: str | None = None) -> Blob:

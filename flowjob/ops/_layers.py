@@ -30,17 +30,28 @@ def or_default(initializer: Any, default: Callable[[], Any]) -> Any:
 
 def _distribute_kind(d: Any) -> str:
     if not isinstance(d, Distribute):
-        fail("flow.layers.dense", "model_distribute must be flow.distribute.auto(), broadcast() "
-                                  f"or split(0), got {d!r}")
+        fail(
+            "flow.layers.dense",
+            f"model_distribute must be flow.distribute.auto(), broadcast() or split(0), got {d!r}",
+        )
     if d.kind == "split" and d.axis != 0:
         fail("flow.layers.dense", f"model_distribute split axis must be 0, got {d!r}")
     return d.kind
 
 
-def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bias: bool = True,
-          kernel_initializer: Any = None, bias_initializer: Any = None,
-          kernel_regularizer: Any = None, bias_regularizer: Any = None, trainable: bool = True,
-          name: str | None = None, model_distribute: Distribute | None = None) -> Blob:
+def dense(
+    inputs: Blob,
+    units: int,
+    activation: Activation | None = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    model_distribute: Distribute | None = None,
+) -> Blob:
     """Fully connected layer ``x @ W.T + b``.
 
     Variables ``<name>-weight`` of shape ``(units, in_features)`` and ``<name>-bias`` default to
@@ -63,19 +74,31 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
     x = reshape(inputs, (-1, in_shape[-1])) if inputs.ndim > 2 else inputs
     with namespace(name):
         weight = get_variable(
-            "weight", shape=(units, in_shape[-1]), dtype=inputs.dtype,
+            "weight",
+            shape=(units, in_shape[-1]),
+            dtype=inputs.dtype,
             initializer=or_default(kernel_initializer, zeros_initializer),
-            regularizer=kernel_regularizer, trainable=trainable, model_name="weight",
-            distribute=distribute, reuse=False)
+            regularizer=kernel_regularizer,
+            trainable=trainable,
+            model_name="weight",
+            distribute=distribute,
+            reuse=False,
+        )
         if kind != "broadcast":
             weight = weight.with_distribute(distribute)
         out = matmul(x, weight, transpose_b=True, name="matmul")
         if use_bias:
             bias = get_variable(
-                "bias", shape=(units,), dtype=inputs.dtype,
+                "bias",
+                shape=(units,),
+                dtype=inputs.dtype,
                 initializer=or_default(bias_initializer, zeros_initializer),
-                regularizer=bias_regularizer, trainable=trainable, model_name="bias",
-                distribute=distribute, reuse=False)
+                regularizer=bias_regularizer,
+                trainable=trainable,
+                model_name="bias",
+                distribute=distribute,
+                reuse=False,
+            )
             if kind != "broadcast":
                 bias = bias.with_distribute(distribute)
             out = bias_add(out, bias, name="bias_add")
@@ -86,13 +109,26 @@ def dense(inputs: Blob, units: int, activation: Activation | None = None, use_bi
     return out
 
 
-def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
-           padding: Any = "VALID", data_format: str = "NCHW", dilation_rate: Any = None,
-           groups: int = 1, activation: Activation | None = None, use_bias: bool = True,
-           kernel_initializer: Any = None, bias_initializer: Any = None,
-           kernel_regularizer: Any = None, bias_regularizer: Any = None, trainable: bool = True,
-           name: str | None = None, weight_name: str | None = None,
-           bias_name: str | None = None) -> Blob:
+def conv2d(
+    inputs: Blob,
+    filters: int,
+    kernel_size: Any = 1,
+    strides: Any = 1,
+    padding: Any = "VALID",
+    data_format: str = "NCHW",
+    dilation_rate: Any = None,
+    groups: int = 1,
+    activation: Activation | None = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    weight_name: str | None = None,
+    bias_name: str | None = None,
+) -> Blob:
     """2-D convolution layer with variables ``<name>-weight`` and ``<name>-bias``.
 
     The weight is ``(filters, C // groups, kh, kw)`` for NCHW, ``(filters, kh, kw, C)`` for
@@ -109,8 +145,11 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
     if not isinstance(filters, int) or isinstance(filters, bool) or filters < 1:
         fail(public, f"filters must be a positive int, got {filters!r}", name)
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or filters % groups:
-        fail(public, f"groups must be a positive int dividing filters ({filters}), got "
-                     f"{groups!r}", name)
+        fail(
+            public,
+            f"groups must be a positive int dividing filters ({filters}), got {groups!r}",
+            name,
+        )
     fmt = DataFormat.lookup(data_format, upper=True)
     if fmt == DataFormat.NCHW:
         channels = inputs.shape[1]
@@ -118,23 +157,34 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
     elif fmt == DataFormat.NHWC:
         channels = inputs.shape[3]
         if groups != 1:
-            fail(public, f"NHWC convolution layers need groups=1 (as OneFlow), got {groups}",
-                 name)
+            fail(public, f"NHWC convolution layers need groups=1 (as OneFlow), got {groups}", name)
         shape = (filters,) + kernel + (channels,)
     else:
         fail(public, f"data_format must be 'NCHW' or 'NHWC', got {data_format!r}", name)
     if channels % groups:
         fail(public, f"groups={groups} must divide the {channels} input channels", name)
-    init = (xavier_uniform_initializer(data_format=fmt) if kernel_initializer is None
-            else kernel_initializer)
-    weight = _layer_variable(name, weight_name, "weight", shape, inputs.dtype, init,
-                             kernel_regularizer, trainable)
-    out = _convolution.conv2d(inputs, weight, strides, padding, fmt, dilation_rate, groups=groups,
-                     name=name)
+    init = (
+        xavier_uniform_initializer(data_format=fmt)
+        if kernel_initializer is None
+        else kernel_initializer
+    )
+    weight = _layer_variable(
+        name, weight_name, "weight", shape, inputs.dtype, init, kernel_regularizer, trainable
+    )
+    out = _convolution.conv2d(
+        inputs, weight, strides, padding, fmt, dilation_rate, groups=groups, name=name
+    )
     if use_bias:
-        bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
-                               or_default(bias_initializer, zeros_initializer), bias_regularizer,
-                               trainable)
+        bias = _layer_variable(
+            name,
+            bias_name,
+            "bias",
+            (filters,),
+            inputs.dtype,
+            or_default(bias_initializer, zeros_initializer),
+            bias_regularizer,
+            trainable,
+        )
         with namespace(name):
             out = bias_add(out, bias, fmt, name="bias_add")
     if callable(activation):
@@ -143,10 +193,25 @@ def conv2d(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
     return out
 
 
-def _layer_variable(layer: str, explicit: str | None, default: str, shape, dtype, initializer,
-                    regularizer, trainable) -> Blob:
-    kwargs = dict(shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
-                  trainable=trainable, model_name=default, reuse=False)
+def _layer_variable(
+    layer: str,
+    explicit: str | None,
+    default: str,
+    shape,
+    dtype,
+    initializer,
+    regularizer,
+    trainable,
+) -> Blob:
+    kwargs = dict(
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+        model_name=default,
+        reuse=False,
+    )
     if explicit is not None:
         return get_variable(explicit, **kwargs)
     with namespace(layer):
@@ -159,44 +224,80 @@ max_pool2d = _convolution.max_pool2d
 avg_pool2d = _convolution.avg_pool2d
 
 
-def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, strides: Any,
-                padding: Any, data_format: str, dilation_rate: Any, groups: int,
-                activation: Any, use_bias: bool, kernel_initializer: Any,
-                bias_initializer: Any, kernel_regularizer: Any, bias_regularizer: Any,
-                trainable: bool, name: str | None, weight_name: str | None,
-                bias_name: str | None) -> Blob:
+def _conv_layer(
+    ndims: int,
+    inputs: Blob,
+    filters: int,
+    kernel_size: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str,
+    dilation_rate: Any,
+    groups: int,
+    activation: Any,
+    use_bias: bool,
+    kernel_initializer: Any,
+    bias_initializer: Any,
+    kernel_regularizer: Any,
+    bias_regularizer: Any,
+    trainable: bool,
+    name: str | None,
+    weight_name: str | None,
+    bias_name: str | None,
+) -> Blob:
     public = f"flow.layers.conv{ndims}d"
     check_name(public, name)
     name = layer_name(name, f"Conv{ndims}d")
     require_blob(public, inputs, "inputs", name)
     fmt = DataFormat.lookup(data_format, upper=True)
     if fmt not in ND_FORMATS[ndims] or inputs.ndim != ndims + 2:
-        fail(public, f"inputs must be {ndims + 2}-D with data_format in "
-                     f"{tuple(map(str, ND_FORMATS[ndims]))}, got "
-                     f"{inputs.shape} and {data_format!r}", name)
+        fail(
+            public,
+            f"inputs must be {ndims + 2}-D with data_format in "
+            f"{tuple(map(str, ND_FORMATS[ndims]))}, got "
+            f"{inputs.shape} and {data_format!r}",
+            name,
+        )
     kernel = int_list(public, kernel_size, ndims, "kernel_size", name)
     if not isinstance(filters, int) or isinstance(filters, bool) or filters < 1:
         fail(public, f"filters must be a positive int, got {filters!r}", name)
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or filters % groups:
-        fail(public, f"groups must be a positive int dividing filters ({filters}), got "
-                     f"{groups!r}", name)
+        fail(
+            public,
+            f"groups must be a positive int dividing filters ({filters}), got {groups!r}",
+            name,
+        )
     first = fmt.channels_first
     channels = inputs.shape[1] if first else inputs.shape[-1]
     if channels % groups:
         fail(public, f"groups={groups} must divide the {channels} input channels", name)
     if not first and groups != 1:
         fail(public, f"{fmt} convolution layers need groups=1 (as OneFlow), got {groups}", name)
-    shape = ((filters, channels // groups) + kernel if first
-             else (filters,) + kernel + (channels // groups,))
-    init = (xavier_uniform_initializer(data_format=fmt) if kernel_initializer is None
-            else kernel_initializer)
-    weight = _layer_variable(name, weight_name, "weight", shape, inputs.dtype, init,
-                             kernel_regularizer, trainable)
+    shape = (
+        (filters, channels // groups) + kernel
+        if first
+        else (filters,) + kernel + (channels // groups,)
+    )
+    init = (
+        xavier_uniform_initializer(data_format=fmt)
+        if kernel_initializer is None
+        else kernel_initializer
+    )
+    weight = _layer_variable(
+        name, weight_name, "weight", shape, inputs.dtype, init, kernel_regularizer, trainable
+    )
     out = conv_nd(ndims, inputs, weight, strides, padding, fmt, dilation_rate, groups, name)
     if use_bias:
-        bias = _layer_variable(name, bias_name, "bias", (filters,), inputs.dtype,
-                               or_default(bias_initializer, zeros_initializer), bias_regularizer,
-                               trainable)
+        bias = _layer_variable(
+            name,
+            bias_name,
+            "bias",
+            (filters,),
+            inputs.dtype,
+            or_default(bias_initializer, zeros_initializer),
+            bias_regularizer,
+            trainable,
+        )
         with namespace(name):
             out = bias_add(out, bias, fmt, name="bias_add")
     if callable(activation):
@@ -205,41 +306,107 @@ def _conv_layer(ndims: int, inputs: Blob, filters: int, kernel_size: Any, stride
     return out
 
 
-def conv1d_layer(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
-                 padding: Any = "VALID", data_format: str = "NCW", dilation_rate: Any = None,
-                 groups: int = 1, activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: Any = None, bias_initializer: Any = None,
-                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
-                 trainable: bool = True, name: str | None = None,
-                 weight_name: str | None = None, bias_name: str | None = None) -> Blob:
+def conv1d_layer(
+    inputs: Blob,
+    filters: int,
+    kernel_size: Any = 1,
+    strides: Any = 1,
+    padding: Any = "VALID",
+    data_format: str = "NCW",
+    dilation_rate: Any = None,
+    groups: int = 1,
+    activation: Any = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    weight_name: str | None = None,
+    bias_name: str | None = None,
+) -> Blob:
     """``flow.layers.conv1d``: variables ``<name>-weight`` and ``<name>-bias``."""
-    return _conv_layer(1, inputs, filters, kernel_size, strides, padding, data_format,
-                       dilation_rate, groups, activation, use_bias, kernel_initializer,
-                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
-                       weight_name, bias_name)
+    return _conv_layer(
+        1,
+        inputs,
+        filters,
+        kernel_size,
+        strides,
+        padding,
+        data_format,
+        dilation_rate,
+        groups,
+        activation,
+        use_bias,
+        kernel_initializer,
+        bias_initializer,
+        kernel_regularizer,
+        bias_regularizer,
+        trainable,
+        name,
+        weight_name,
+        bias_name,
+    )
 
 
-def conv3d_layer(inputs: Blob, filters: int, kernel_size: Any = 1, strides: Any = 1,
-                 padding: Any = "VALID", data_format: str = "NCDHW", dilation_rate: Any = None,
-                 groups: int = 1, activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: Any = None, bias_initializer: Any = None,
-                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
-                 trainable: bool = True, name: str | None = None,
-                 weight_name: str | None = None, bias_name: str | None = None) -> Blob:
+def conv3d_layer(
+    inputs: Blob,
+    filters: int,
+    kernel_size: Any = 1,
+    strides: Any = 1,
+    padding: Any = "VALID",
+    data_format: str = "NCDHW",
+    dilation_rate: Any = None,
+    groups: int = 1,
+    activation: Any = None,
+    use_bias: bool = True,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    kernel_regularizer: Any = None,
+    bias_regularizer: Any = None,
+    trainable: bool = True,
+    name: str | None = None,
+    weight_name: str | None = None,
+    bias_name: str | None = None,
+) -> Blob:
     """``flow.layers.conv3d``: variables ``<name>-weight`` and ``<name>-bias``."""
-    return _conv_layer(3, inputs, filters, kernel_size, strides, padding, data_format,
-                       dilation_rate, groups, activation, use_bias, kernel_initializer,
-                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
-                       weight_name, bias_name)
+    return _conv_layer(
+        3,
+        inputs,
+        filters,
+        kernel_size,
+        strides,
+        padding,
+        data_format,
+        dilation_rate,
+        groups,
+        activation,
+        use_bias,
+        kernel_initializer,
+        bias_initializer,
+        kernel_regularizer,
+        bias_regularizer,
+        trainable,
+        name,
+        weight_name,
+        bias_name,
+    )
 
 
 def _lower_prelu(x, alpha):
     return jnp.where(x > 0, x, x * alpha)
 
 
-def prelu(inputs: Blob, alpha_initializer: Any = None, alpha_regularizer: Any = None,
-          shared_axes: Sequence[int] | None = None, trainable: bool = True,
-          name: str | None = None, model_distribute: Any = None) -> Blob:
+def prelu(
+    inputs: Blob,
+    alpha_initializer: Any = None,
+    alpha_regularizer: Any = None,
+    shared_axes: Sequence[int] | None = None,
+    trainable: bool = True,
+    name: str | None = None,
+    model_distribute: Any = None,
+) -> Blob:
     """``x`` where positive, ``alpha * x`` elsewhere; the variable ``<name>-alpha`` has shape
     ``inputs.shape[1:]`` with size 1 on ``shared_axes`` (initialized to 0 by default)."""
     public = "flow.layers.prelu"
@@ -249,12 +416,21 @@ def prelu(inputs: Blob, alpha_initializer: Any = None, alpha_regularizer: Any = 
     shape = list(inputs.shape[1:])
     for axis in shared_axes or ():
         if not isinstance(axis, int) or not 1 <= axis < inputs.ndim:
-            fail(public, f"shared_axes entries must be ints in [1, {inputs.ndim}), got "
-                         f"{shared_axes!r}", name)
+            fail(
+                public,
+                f"shared_axes entries must be ints in [1, {inputs.ndim}), got {shared_axes!r}",
+                name,
+            )
         shape[axis - 1] = 1
     with namespace(name):
-        alpha = get_variable("alpha", shape=tuple(shape), dtype=inputs.dtype,
-                             initializer=alpha_initializer or constant_initializer(0),
-                             regularizer=alpha_regularizer, trainable=trainable,
-                             distribute=model_distribute or broadcast(), reuse=False)
+        alpha = get_variable(
+            "alpha",
+            shape=tuple(shape),
+            dtype=inputs.dtype,
+            initializer=alpha_initializer or constant_initializer(0),
+            regularizer=alpha_regularizer,
+            trainable=trainable,
+            distribute=model_distribute or broadcast(),
+            reuse=False,
+        )
     return apply_op("prelu", _lower_prelu, [inputs, alpha], name=name)

@@ -79,8 +79,11 @@ class Distribution(Mode):
 
     @property
     def conf(self) -> str:
-        return {"truncated_normal": "kTruncatedNormal", "random_normal": "kRandomNormal",
-                "random_uniform": "kRandomUniform"}[self.value]
+        return {
+            "truncated_normal": "kTruncatedNormal",
+            "random_normal": "kRandomNormal",
+            "random_uniform": "kRandomUniform",
+        }[self.value]
 
 
 class ChannelLayout(Mode):

@@ -29,16 +29,16 @@ class Formula(Mode):
     CAMBRICON = "cambricon"
 
 
-def _modes(public: str, bit: int, scheme: str, formula: str, name: str | None
-           ) -> tuple[Scheme, Formula]:
+def _modes(
+    public: str, bit: int, scheme: str, formula: str, name: str | None
+) -> tuple[Scheme, Formula]:
     if isinstance(bit, bool) or not isinstance(bit, int) or not 2 <= bit <= 8:
         fail(public, f"quantization_bit must be an int in [2, 8], got {bit!r}", name)
     s, f = Scheme.lookup(scheme), Formula.lookup(formula)
     if s is None:
         fail(public, f"quantization_scheme must be 'symmetric' or 'affine', got {scheme!r}", name)
     if f is None:
-        fail(public, f"quantization_formula must be 'google' or 'cambricon', got {formula!r}",
-             name)
+        fail(public, f"quantization_formula must be 'google' or 'cambricon', got {formula!r}", name)
     return s, f
 
 
@@ -50,37 +50,51 @@ def _scale_and_zero(high, low, *, bit, scheme, formula):
     if scheme == Scheme.SYMMETRIC:
         peak = jnp.maximum(jnp.abs(high), jnp.abs(low))
         return peak / (2.0 ** (bit - 1) - 1), jnp.zeros_like(peak)
-    scale = (high - low) / (2.0 ** bit - 1)
+    scale = (high - low) / (2.0**bit - 1)
     return scale, -jnp.round(low / scale)
 
 
 def _lower_observer(x, *, bit, scheme, formula, per_layer):
     rows = x.reshape(1, -1) if per_layer else x.reshape(x.shape[0], -1)
-    return _scale_and_zero(rows.max(axis=1), rows.min(axis=1), bit=bit, scheme=scheme,
-                           formula=formula)
+    return _scale_and_zero(
+        rows.max(axis=1), rows.min(axis=1), bit=bit, scheme=scheme, formula=formula
+    )
 
 
-def min_max_observer(input: Blob, quantization_bit: int = 8,  # noqa: A002
-                     quantization_scheme: str = "symmetric",
-                     quantization_formula: str = "google", per_layer_quantization: bool = True,
-                     name: str | None = None) -> tuple[Blob, Blob]:
+def min_max_observer(
+    input: Blob,
+    quantization_bit: int = 8,  # noqa: A002
+    quantization_scheme: str = "symmetric",
+    quantization_formula: str = "google",
+    per_layer_quantization: bool = True,
+    name: str | None = None,
+) -> tuple[Blob, Blob]:
     """``(scale, zero_point)`` of ``input``'s range: shape ``(1,)`` per layer, or one per
     channel (``input.shape[0]``) with ``per_layer_quantization=False``."""
     public = "flow.quantization.min_max_observer"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
-    scheme, formula = _modes(public, quantization_bit, quantization_scheme,
-                             quantization_formula, name)
+    scheme, formula = _modes(
+        public, quantization_bit, quantization_scheme, quantization_formula, name
+    )
     if formula == Formula.CAMBRICON and not per_layer_quantization:
         fail(public, "the cambricon formula has no per-channel mode (as in OneFlow)", name)
-    return apply_op("min_max_observer", _lower_observer, [input],
-                    attrs={"bit": quantization_bit, "scheme": scheme, "formula": formula,
-                           "per_layer": bool(per_layer_quantization)},
-                    name=name, prefix="MinMaxObserver")
+    return apply_op(
+        "min_max_observer",
+        _lower_observer,
+        [input],
+        attrs={
+            "bit": quantization_bit,
+            "scheme": scheme,
+            "formula": formula,
+            "per_layer": bool(per_layer_quantization),
+        },
+        name=name,
+        prefix="MinMaxObserver",
+    )
 
 
-def _lower_moving_observer(x, moving_max, moving_min, *, bit, scheme, formula, momentum,
-                           training):
+def _lower_moving_observer(x, moving_max, moving_min, *, bit, scheme, formula, momentum, training):
     if training:
         high, low = x.max(), x.min()
         if scheme == Scheme.SYMMETRIC or formula == Formula.CAMBRICON:
@@ -89,40 +103,68 @@ def _lower_moving_observer(x, moving_max, moving_min, *, bit, scheme, formula, m
         moving_max = jnp.where(moving_max == 0, high, moving_max * momentum + high * (1 - momentum))
         moving_min = jnp.where(moving_min == 0, low, moving_min * momentum + low * (1 - momentum))
     if scheme == Scheme.SYMMETRIC or formula == Formula.CAMBRICON:
-        scale, zero = _scale_and_zero(moving_max, -moving_max, bit=bit, scheme=scheme,
-                                      formula=formula)
+        scale, zero = _scale_and_zero(
+            moving_max, -moving_max, bit=bit, scheme=scheme, formula=formula
+        )
     else:
-        scale, zero = _scale_and_zero(moving_max, moving_min, bit=bit, scheme=scheme,
-                                      formula=formula)
+        scale, zero = _scale_and_zero(
+            moving_max, moving_min, bit=bit, scheme=scheme, formula=formula
+        )
     return scale, zero, moving_max, moving_min
 
 
-def moving_average_min_max_observer(input: Blob, quantization_bit: int = 8,  # noqa: A002
-                                    quantization_scheme: str = "symmetric",
-                                    quantization_formula: str = "google", momentum: float = 0.95,
-                                    name: str | None = None) -> tuple[Blob, Blob]:
+def moving_average_min_max_observer(
+    input: Blob,
+    quantization_bit: int = 8,  # noqa: A002
+    quantization_scheme: str = "symmetric",
+    quantization_formula: str = "google",
+    momentum: float = 0.95,
+    name: str | None = None,
+) -> tuple[Blob, Blob]:
     """``(scale, zero_point)`` from moving averages of ``input``'s maximum and minimum, kept in
     variables ``<name>-moving_max``/``-moving_min`` (OneFlow's names): train jobs update them
     after each call, predict jobs only read them."""
     public = "flow.quantization.moving_average_min_max_observer"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
-    scheme, formula = _modes(public, quantization_bit, quantization_scheme,
-                             quantization_formula, name)
+    scheme, formula = _modes(
+        public, quantization_bit, quantization_scheme, quantization_formula, name
+    )
     graph = current_graph()
     name = name if name is not None else graph.unique_name("MovingAverageMinMaxObserver")
     with namespace(name):
-        moving = [get_variable(v, shape=(1,), dtype=input.dtype,
-                               initializer=zeros_initializer(input.dtype), trainable=False)
-                  for v in ("moving_max", "moving_min")]
+        moving = [
+            get_variable(
+                v,
+                shape=(1,),
+                dtype=input.dtype,
+                initializer=zeros_initializer(input.dtype),
+                trainable=False,
+            )
+            for v in ("moving_max", "moving_min")
+        ]
         # OneFlow keeps a step variable that stays 0 (its "stop updating" threshold is 1)
-        get_variable("current_train_step", shape=(1,), dtype=_dtypes.int64,
-                     initializer=zeros_initializer(_dtypes.int64), trainable=False)
+        get_variable(
+            "current_train_step",
+            shape=(1,),
+            dtype=_dtypes.int64,
+            initializer=zeros_initializer(_dtypes.int64),
+            trainable=False,
+        )
     scale, zero, new_max, new_min = apply_op(
-        "moving_average_min_max_observer", _lower_moving_observer, [input, *moving],
-        attrs={"bit": quantization_bit, "scheme": scheme, "formula": formula,
-               "momentum": float(momentum), "training": graph.is_train},
-        name=name, prefix="MovingAverageMinMaxObserver")
+        "moving_average_min_max_observer",
+        _lower_moving_observer,
+        [input, *moving],
+        attrs={
+            "bit": quantization_bit,
+            "scheme": scheme,
+            "formula": formula,
+            "momentum": float(momentum),
+            "training": graph.is_train,
+        },
+        name=name,
+        prefix="MovingAverageMinMaxObserver",
+    )
     if graph.is_train:
         graph.assign(moving[0], new_max)
         graph.assign(moving[1], new_min)
@@ -152,27 +194,43 @@ def _lower_fake_quant(x, scale, zero, *, bit, scheme, formula):
         scale = 2.0 ** jnp.trunc(scale)
     if scheme == Scheme.AFFINE and formula == Formula.GOOGLE:
         zero = jnp.round(zero)
-        grid = jnp.clip(jnp.round(x / scale + zero), 0, 2.0 ** bit - 1)
+        grid = jnp.clip(jnp.round(x / scale + zero), 0, 2.0**bit - 1)
         return _straight_through(x, ((grid - zero) * scale).astype(x.dtype))
     top = 2.0 ** (bit - 1) - 1
     grid = jnp.clip(jnp.round(x / scale), -top - 1, top)
     return _straight_through(x, (grid * scale).astype(x.dtype))
 
 
-def fake_quantization(input: Blob, scale: Blob, zero_point: Blob,  # noqa: A002
-                      quantization_bit: int = 8, quantization_scheme: str = "symmetric",
-                      quantization_formula: str = "google", name: str | None = None) -> Blob:
+def fake_quantization(
+    input: Blob,
+    scale: Blob,
+    zero_point: Blob,  # noqa: A002
+    quantization_bit: int = 8,
+    quantization_scheme: str = "symmetric",
+    quantization_formula: str = "google",
+    name: str | None = None,
+) -> Blob:
     """``input`` rounded onto the quantization grid of ``scale``/``zero_point`` (per layer, or
     per channel of axis 0) and mapped back; the gradient passes straight through."""
     public = "flow.quantization.fake_quantization"
     name = check_name(public, name)
     for arg, blob in (("input", input), ("scale", scale), ("zero_point", zero_point)):
         require_blob(public, blob, arg, name)
-    scheme, formula = _modes(public, quantization_bit, quantization_scheme,
-                             quantization_formula, name)
+    scheme, formula = _modes(
+        public, quantization_bit, quantization_scheme, quantization_formula, name
+    )
     if scale.shape != zero_point.shape or scale.shape not in ((1,), (input.shape[0],)):
-        fail(public, f"scale {scale.shape} and zero_point {zero_point.shape} must be (1,) or "
-                     f"one per channel ({input.shape[0]},)", name)
-    return apply_op("fake_quantization", _lower_fake_quant, [input, scale, zero_point],
-                    attrs={"bit": quantization_bit, "scheme": scheme, "formula": formula},
-                    name=name, prefix="FakeQuantization")
+        fail(
+            public,
+            f"scale {scale.shape} and zero_point {zero_point.shape} must be (1,) or "
+            f"one per channel ({input.shape[0]},)",
+            name,
+        )
+    return apply_op(
+        "fake_quantization",
+        _lower_fake_quant,
+        [input, scale, zero_point],
+        attrs={"bit": quantization_bit, "scheme": scheme, "formula": formula},
+        name=name,
+        prefix="FakeQuantization",
+    )

@@ -42,9 +42,14 @@ def _lower_upsample(x, *, rows, cols):
     return jnp.einsum("pw,ncow->ncop", jnp.asarray(cols, x.dtype), y)
 
 
-def upsample_2d(x: Blob, size: Any = (2, 2), align_corners: bool = False,
-                data_format: str = "NCHW", interpolation: str = "nearest",
-                name: str | None = None) -> Blob:
+def upsample_2d(
+    x: Blob,
+    size: Any = (2, 2),
+    align_corners: bool = False,
+    data_format: str = "NCHW",
+    interpolation: str = "nearest",
+    name: str | None = None,
+) -> Blob:
     """Resizes H and W by the factors ``size`` (an int or two numbers): output size is
     ``int(in * factor)``. "nearest" picks ``floor((o + 0.5) / factor)``; "bilinear" samples
     at ``(o + 0.5) / factor - 0.5`` (or corner-aligned with ``align_corners``)."""
@@ -57,14 +62,16 @@ def upsample_2d(x: Blob, size: Any = (2, 2), align_corners: bool = False,
         fail(public, f"size must be a positive number or two of them, got {size!r}", name)
     mode = Interpolation.lookup(interpolation)
     if mode is None:
-        fail(public, f'interpolation must be "nearest" or "bilinear", got {interpolation!r}',
-             name)
+        fail(public, f'interpolation must be "nearest" or "bilinear", got {interpolation!r}', name)
     if mode == Interpolation.NEAREST and align_corners:
         fail(public, 'interpolation "nearest" does not support align_corners', name)
     fmt = DataFormat.lookup(data_format, upper=True)
     if fmt not in (DataFormat.NCHW, DataFormat.NHWC) or x.ndim != 4:
-        fail(public, f"x must be 4-D NCHW or NHWC, got {x.shape} with data_format "
-                     f"{data_format!r}", name)
+        fail(
+            public,
+            f"x must be 4-D NCHW or NHWC, got {x.shape} with data_format {data_format!r}",
+            name,
+        )
     if not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
     h, w = (x.shape[2], x.shape[3]) if fmt == DataFormat.NCHW else (x.shape[1], x.shape[2])
@@ -72,8 +79,9 @@ def upsample_2d(x: Blob, size: Any = (2, 2), align_corners: bool = False,
     if mode == Interpolation.NEAREST:
         rows, cols = (_nearest_matrix(n, o, s) for n, o, s in zip((h, w), outs, scales))
     else:
-        rows, cols = (_bilinear_matrix(n, o, s, align_corners)
-                      for n, o, s in zip((h, w), outs, scales))
+        rows, cols = (
+            _bilinear_matrix(n, o, s, align_corners) for n, o, s in zip((h, w), outs, scales)
+        )
     attrs = {"rows": rows, "cols": cols}
     if fmt == DataFormat.NHWC:
         return apply_op("upsample", _lower_upsample_nhwc, [x], attrs=attrs, name=name)
@@ -90,8 +98,12 @@ def _lower_pixel_shuffle(x, *, rh, rw):
     return y.reshape(b, c // (rh * rw), h * rh, w * rw)
 
 
-def PixelShufflev2(input: Blob, h_upscale_factor: int, w_upscale_factor: int,  # noqa: A002, N802
-                   name: str | None = None) -> Blob:
+def PixelShufflev2(
+    input: Blob,
+    h_upscale_factor: int,
+    w_upscale_factor: int,  # noqa: A002, N802
+    name: str | None = None,
+) -> Blob:
     """(B, C * rh * rw, H, W) -> (B, C, H * rh, W * rw):
     ``out[b, c, h*rh + i, w*rw + j] = in[b, c*rh*rw + i*rw + j, h, w]``."""
     public = "flow.nn.PixelShufflev2"
@@ -99,13 +111,25 @@ def PixelShufflev2(input: Blob, h_upscale_factor: int, w_upscale_factor: int,  #
     require_blob(public, input, "input", name)
     rh, rw = int(h_upscale_factor), int(w_upscale_factor)
     if input.ndim != 4 or rh < 1 or rw < 1 or input.shape[1] % (rh * rw):
-        fail(public, f"needs an NCHW input whose channels divide by {rh} * {rw}, got shape "
-                     f"{input.shape}", name)
-    return apply_op("pixel_shuffle", _lower_pixel_shuffle, [input],
-                    attrs={"rh": rh, "rw": rw}, name=name, prefix="PixelShuffle")
+        fail(
+            public,
+            f"needs an NCHW input whose channels divide by {rh} * {rw}, got shape {input.shape}",
+            name,
+        )
+    return apply_op(
+        "pixel_shuffle",
+        _lower_pixel_shuffle,
+        [input],
+        attrs={"rh": rh, "rw": rw},
+        name=name,
+        prefix="PixelShuffle",
+    )
 
 
-def PixelShuffle(input: Blob, upscale_factor: int,  # noqa: A002, N802
-                 name: str | None = None) -> Blob:
+def PixelShuffle(
+    input: Blob,
+    upscale_factor: int,  # noqa: A002, N802
+    name: str | None = None,
+) -> Blob:
     """(B, C * r * r, H, W) -> (B, C, H * r, W * r)."""
     return PixelShufflev2(input, upscale_factor, upscale_factor, name)

@@ -33,18 +33,31 @@ def reshape(x: Blob, shape: Sequence[int], name: str | None = None) -> Blob:
     count = x.numel()
     if -1 in dims:
         if count % known:
-            fail(public, f"cannot reshape {x.lbn} of shape {x.shape} ({count} elements) into "
-                         f"{tuple(shape)}: {count} is not divisible by {known}", name)
+            fail(
+                public,
+                f"cannot reshape {x.lbn} of shape {x.shape} ({count} elements) into "
+                f"{tuple(shape)}: {count} is not divisible by {known}",
+                name,
+            )
         dims[dims.index(-1)] = count // known
     elif known != count:
-        fail(public, f"cannot reshape {x.lbn} of shape {x.shape} ({count} elements) into "
-                     f"{tuple(shape)} ({known} elements)", name)
-    return apply_op("reshape", _lower_reshape, [x], attrs={"shape": tuple(dims)}, name=name,
-                    prefix="Reshape")
+        fail(
+            public,
+            f"cannot reshape {x.lbn} of shape {x.shape} ({count} elements) into "
+            f"{tuple(shape)} ({known} elements)",
+            name,
+        )
+    return apply_op(
+        "reshape", _lower_reshape, [x], attrs={"shape": tuple(dims)}, name=name, prefix="Reshape"
+    )
 
 
-def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1,  # noqa: A002
-            name: str | None = None) -> Blob:
+def flatten(
+    input: Blob,
+    start_dim: int = 0,
+    end_dim: int = -1,  # noqa: A002
+    name: str | None = None,
+) -> Blob:
     """Merges the dimensions ``start_dim..end_dim`` (inclusive) into one."""
     public = "flow.flatten"
     name = check_name(public, name)
@@ -53,17 +66,25 @@ def flatten(input: Blob, start_dim: int = 0, end_dim: int = -1,  # noqa: A002
     end = norm_axis(public, end_dim, input.ndim, name, "end_dim")
     if start > end:
         fail(public, f"start_dim {start_dim} comes after end_dim {end_dim}", name)
-    shape = input.shape[:start] + (math.prod(input.shape[start:end + 1]),) + input.shape[end + 1:]
-    return apply_op("flatten", _lower_reshape, [input], attrs={"shape": shape}, name=name,
-                    prefix="Flatten")
+    shape = (
+        input.shape[:start] + (math.prod(input.shape[start : end + 1]),) + input.shape[end + 1 :]
+    )
+    return apply_op(
+        "flatten", _lower_reshape, [input], attrs={"shape": shape}, name=name, prefix="Flatten"
+    )
 
 
 def _lower_transpose(x, *, perm):
     return jnp.transpose(x, perm)
 
 
-def transpose(a: Blob, perm: Sequence[int] | None = None, conjugate: bool = False,
-              batch_axis_non_change: bool = False, name: str | None = None) -> Blob:
+def transpose(
+    a: Blob,
+    perm: Sequence[int] | None = None,
+    conjugate: bool = False,
+    batch_axis_non_change: bool = False,
+    name: str | None = None,
+) -> Blob:
     """Permutes the axes of ``a``: output axis ``i`` is input axis ``perm[i]``."""
     public = "flow.transpose"
     name = check_name(public, name)
@@ -76,10 +97,14 @@ def transpose(a: Blob, perm: Sequence[int] | None = None, conjugate: bool = Fals
         fail(public, f"perm must be a list or tuple of ints, got {perm!r}", name)
     axes = tuple(norm_axis(public, p, a.ndim, name, "perm entry") for p in perm)
     if sorted(axes) != list(range(a.ndim)):
-        fail(public, f"perm {tuple(perm)} is not a permutation of the {a.ndim} axes of {a.shape}",
-             name)
-    return apply_op("transpose", _lower_transpose, [a], attrs={"perm": axes}, name=name,
-                    prefix="Transpose")
+        fail(
+            public,
+            f"perm {tuple(perm)} is not a permutation of the {a.ndim} axes of {a.shape}",
+            name,
+        )
+    return apply_op(
+        "transpose", _lower_transpose, [a], attrs={"perm": axes}, name=name, prefix="Transpose"
+    )
 
 
 def _lower_expand_dims(x, *, axis):
@@ -92,8 +117,14 @@ def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noq
     name = check_name(public, name)
     require_blob(public, input, "input", name)
     axis = norm_axis(public, axis, input.ndim + 1, name)
-    return apply_op("expand_dims", _lower_expand_dims, [input], attrs={"axis": axis}, name=name,
-                    prefix="ExpandDims")
+    return apply_op(
+        "expand_dims",
+        _lower_expand_dims,
+        [input],
+        attrs={"axis": axis},
+        name=name,
+        prefix="ExpandDims",
+    )
 
 
 def _lower_squeeze(x, *, axes):
@@ -101,8 +132,11 @@ def _lower_squeeze(x, *, axes):
     return out.reshape((1,)) if out.ndim == 0 else out
 
 
-def squeeze(input: Blob, axis: Sequence[int] | int | None = None,  # noqa: A002
-            name: str | None = None) -> Blob:
+def squeeze(
+    input: Blob,
+    axis: Sequence[int] | int | None = None,  # noqa: A002
+    name: str | None = None,
+) -> Blob:
     """Removes dimensions of size 1: those in ``axis``, or all of them when it is None. Removing
     every dimension gives shape ``(1,)``, as OneFlow."""
     public = "flow.squeeze"
@@ -115,10 +149,15 @@ def squeeze(input: Blob, axis: Sequence[int] | int | None = None,  # noqa: A002
         axes = tuple(sorted({norm_axis(public, a, input.ndim, name) for a in items}))
         bad = [a for a in axes if input.shape[a] != 1]
         if bad:
-            fail(public, f"cannot squeeze axis {bad[0]} of shape {input.shape}: its size is "
-                         f"{input.shape[bad[0]]}, not 1", name)
-    return apply_op("squeeze", _lower_squeeze, [input], attrs={"axes": axes}, name=name,
-                    prefix="Squeeze")
+            fail(
+                public,
+                f"cannot squeeze axis {bad[0]} of shape {input.shape}: its size is "
+                f"{input.shape[bad[0]]}, not 1",
+                name,
+            )
+    return apply_op(
+        "squeeze", _lower_squeeze, [input], attrs={"axes": axes}, name=name, prefix="Squeeze"
+    )
 
 
 def _lower_broadcast_like(x, like, *, shape, insert):
@@ -127,8 +166,9 @@ def _lower_broadcast_like(x, like, *, shape, insert):
     return jnp.broadcast_to(x, shape)
 
 
-def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = None,
-                   name: str | None = None) -> Blob:
+def broadcast_like(
+    x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = None, name: str | None = None
+) -> Blob:
     """Broadcasts ``x`` to the shape of ``like`` along ``broadcast_axes`` (default: all).
 
     ``x`` has either like's rank with size 1 on the broadcast axes, or those axes left out.
@@ -139,8 +179,12 @@ def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = N
     require_blob(public, like, "like", name)
     axes_in = list(range(like.ndim)) if broadcast_axes is None else broadcast_axes
     if not isinstance(axes_in, (list, tuple)) or not 0 < len(axes_in) <= like.ndim:
-        fail(public, "broadcast_axes must be a non-empty list of at most the rank of like "
-                     f"({like.ndim}) axes, got {broadcast_axes!r}", name)
+        fail(
+            public,
+            "broadcast_axes must be a non-empty list of at most the rank of like "
+            f"({like.ndim}) axes, got {broadcast_axes!r}",
+            name,
+        )
     axes = sorted({norm_axis(public, a, like.ndim, name) for a in axes_in})
     reduced = tuple(1 if d in axes else n for d, n in enumerate(like.shape))
     dropped = tuple(n for d, n in enumerate(like.shape) if d not in axes)
@@ -149,11 +193,20 @@ def broadcast_like(x: Blob, like: Blob, broadcast_axes: Sequence[int] | None = N
     elif x.shape == dropped:
         insert = tuple(axes)
     else:
-        fail(public, f"x of shape {x.shape} cannot be broadcast like {like.shape} along axes "
-                     f"{tuple(axes)}: expected shape {reduced} or {dropped}", name)
-    return apply_op("broadcast_like", _lower_broadcast_like, [x, like],
-                    attrs={"shape": like.shape, "insert": insert}, name=name,
-                    prefix="BroadcastLike")
+        fail(
+            public,
+            f"x of shape {x.shape} cannot be broadcast like {like.shape} along axes "
+            f"{tuple(axes)}: expected shape {reduced} or {dropped}",
+            name,
+        )
+    return apply_op(
+        "broadcast_like",
+        _lower_broadcast_like,
+        [x, like],
+        attrs={"shape": like.shape, "insert": insert},
+        name=name,
+        prefix="BroadcastLike",
+    )
 
 
 def _lower_reshape_like(x, like):
@@ -168,8 +221,7 @@ def reshape_like(x: Blob, like: Blob, name: str | None = None) -> Blob:
     require_blob(public, like, "like", name)
     if x.numel() != like.numel():
         fail(public, f"x {x.shape} and like {like.shape} have different element counts", name)
-    return apply_op("reshape_like", _lower_reshape_like, [x, like], name=name,
-                    prefix="ReshapeLike")
+    return apply_op("reshape_like", _lower_reshape_like, [x, like], name=name, prefix="ReshapeLike")
 
 
 def _lower_broadcast_to(x, *, shape):
@@ -182,8 +234,7 @@ def expand(x: Blob, expand_size: Sequence[int], name: str | None = None) -> Blob
     name = check_name(public, name)
     require_blob(public, x, "x", name)
     if not isinstance(expand_size, (list, tuple)) or len(expand_size) < x.ndim:
-        fail(public, f"expand_size must list at least {x.ndim} sizes, got {expand_size!r}",
-             name)
+        fail(public, f"expand_size must list at least {x.ndim} sizes, got {expand_size!r}", name)
     lead = len(expand_size) - x.ndim
     shape = []
     for i, size in enumerate(expand_size):
@@ -193,10 +244,20 @@ def expand(x: Blob, expand_size: Sequence[int], name: str | None = None) -> Blob
         elif (have is None or have == 1) and isinstance(size, int) and size >= 1:
             shape.append(size)
         else:
-            fail(public, f"cannot expand {x.shape} to {tuple(expand_size)}: axis {i} has size "
-                         f"{have} (only size-1 axes expand)", name)
-    return apply_op("expand", _lower_broadcast_to, [x], attrs={"shape": tuple(shape)},
-                    name=name, prefix="Expand")
+            fail(
+                public,
+                f"cannot expand {x.shape} to {tuple(expand_size)}: axis {i} has size "
+                f"{have} (only size-1 axes expand)",
+                name,
+            )
+    return apply_op(
+        "expand",
+        _lower_broadcast_to,
+        [x],
+        attrs={"shape": tuple(shape)},
+        name=name,
+        prefix="Expand",
+    )
 
 
 def _lower_broadcast_compatible(x, *others, shape):
@@ -222,8 +283,9 @@ def _broadcast_real(shapes, padded, *, shape):
 _BROADCAST_REAL = RealShape(_broadcast_real, _masked_broadcast_compatible)
 
 
-def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob],
-                                 name: str | None = None) -> Blob:
+def broadcast_to_compatible_with(
+    x: Blob, compatible: Sequence[Blob], name: str | None = None
+) -> Blob:
     """``x`` broadcast to the common broadcast shape of ``x`` and every ``compatible`` blob."""
     public = "flow.broadcast_to_compatible_with"
     name = check_name(public, name)
@@ -233,6 +295,12 @@ def broadcast_to_compatible_with(x: Blob, compatible: Sequence[Blob],
     for i, b in enumerate(compatible):
         require_blob(public, b, f"compatible[{i}]", name)
     shape = broadcast_shape(public, [x.shape, *(b.shape for b in compatible)], name)
-    return apply_op("broadcast_to_compatible_with", _lower_broadcast_compatible,
-                    [x, *compatible], attrs={"shape": shape}, name=name,
-                    prefix="BroadcastToCompatibleWith", real_shape=_BROADCAST_REAL)
+    return apply_op(
+        "broadcast_to_compatible_with",
+        _lower_broadcast_compatible,
+        [x, *compatible],
+        attrs={"shape": shape},
+        name=name,
+        prefix="BroadcastToCompatibleWith",
+        real_shape=_BROADCAST_REAL,
+    )

@@ -44,28 +44,42 @@ def _lower_sort(x, *, axis, descending, indices):
     return jnp.flip(out, axis) if descending else out
 
 
-def _sort(public: str, prefix: str, indices: bool, x: Blob, axis: int, direction: str,
-          name: str | None) -> Blob:
+def _sort(
+    public: str, prefix: str, indices: bool, x: Blob, axis: int, direction: str, name: str | None
+) -> Blob:
     name = check_name(public, name)
     require_blob(public, x, "input", name)
     order = SortDirection.lookup(direction)
     if order is None:
         fail(public, f"direction must be 'ASCENDING' or 'DESCENDING', got {direction!r}", name)
     axis = norm_axis(public, axis, x.ndim, name)
-    return apply_op("arg_sort" if indices else "sort", _lower_sort, [x],
-                    attrs={"axis": axis, "descending": order == SortDirection.DESCENDING,
-                           "indices": indices}, name=name, prefix=prefix,
-                    real_shape=_SORT_REAL)
+    return apply_op(
+        "arg_sort" if indices else "sort",
+        _lower_sort,
+        [x],
+        attrs={"axis": axis, "descending": order == SortDirection.DESCENDING, "indices": indices},
+        name=name,
+        prefix=prefix,
+        real_shape=_SORT_REAL,
+    )
 
 
-def sort(input: Blob, axis: int = -1, direction: str = "ASCENDING",  # noqa: A002
-         name: str | None = None) -> Blob:
+def sort(
+    input: Blob,
+    axis: int = -1,
+    direction: str = "ASCENDING",  # noqa: A002
+    name: str | None = None,
+) -> Blob:
     """The values of ``input`` sorted along ``axis``."""
     return _sort("flow.sort", "Sort", False, input, axis, direction, name)
 
 
-def argsort(input: Blob, axis: int = -1, direction: str = "ASCENDING",  # noqa: A002
-            name: str | None = None) -> Blob:
+def argsort(
+    input: Blob,
+    axis: int = -1,
+    direction: str = "ASCENDING",  # noqa: A002
+    name: str | None = None,
+) -> Blob:
     """int32 indices that sort ``input`` along ``axis`` (ties in index order)."""
     return _sort("flow.argsort", "ArgSort", True, input, axis, direction, name)
 
@@ -105,15 +119,27 @@ def in_top_k(targets: Blob, predictions: Blob, k: int, name: str | None = None) 
     require_blob(public, targets, "targets", name)
     require_blob(public, predictions, "predictions", name)
     if targets.dtype.np_dtype.kind not in "iu" or targets.ndim != 1:
-        fail(public, f"targets must be 1-D integers, got {targets.shape} {targets.dtype.name}",
-             name)
+        fail(
+            public, f"targets must be 1-D integers, got {targets.shape} {targets.dtype.name}", name
+        )
     if predictions.ndim != 2 or predictions.shape[0] != targets.shape[0]:
-        fail(public, f"predictions must be (batch, classes) with batch {targets.shape[0]}, "
-                     f"got {predictions.shape}", name)
+        fail(
+            public,
+            f"predictions must be (batch, classes) with batch {targets.shape[0]}, "
+            f"got {predictions.shape}",
+            name,
+        )
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         fail(public, f"k must be an int >= 1, got {k!r}", name)
-    return apply_op("in_top_k", _lower_in_top_k, [targets, predictions], attrs={"k": k},
-                    name=name, prefix="InTopK", real_shape=_IN_TOP_K_REAL)
+    return apply_op(
+        "in_top_k",
+        _lower_in_top_k,
+        [targets, predictions],
+        attrs={"k": k},
+        name=name,
+        prefix="InTopK",
+        real_shape=_IN_TOP_K_REAL,
+    )
 
 
 def _lower_argmax(x, *, axis):
@@ -122,13 +148,14 @@ def _lower_argmax(x, *, axis):
 
 
 def _masked_argmax(x, *, real, axis):
-    return _lower_argmax(jnp.where(valid_mask(real[0], x.shape, [axis]), x, lowest(x.dtype)),
-                         axis=axis)
+    return _lower_argmax(
+        jnp.where(valid_mask(real[0], x.shape, [axis]), x, lowest(x.dtype)), axis=axis
+    )
 
 
 def _argmax_real(shapes, padded, *, axis):
-    out = shapes[0][:axis] + shapes[0][axis + 1:]
-    if 0 in shapes[0][axis:axis + 1]:
+    out = shapes[0][:axis] + shapes[0][axis + 1 :]
+    if 0 in shapes[0][axis : axis + 1]:
         raise ValueError(f"argmax over axis {axis} of real size 0")
     return out or (1,)
 
@@ -143,8 +170,15 @@ def argmax(input: Blob, axis: int = -1, name: str | None = None) -> Blob:  # noq
     name = check_name(public, name)
     require_blob(public, input, "input", name)
     axis = norm_axis(public, axis, input.ndim, name)
-    return apply_op("argmax", _lower_argmax, [input], attrs={"axis": axis}, name=name,
-                    prefix="ArgMax", real_shape=_ARGMAX_REAL)
+    return apply_op(
+        "argmax",
+        _lower_argmax,
+        [input],
+        attrs={"axis": axis},
+        name=name,
+        prefix="ArgMax",
+        real_shape=_ARGMAX_REAL,
+    )
 
 
 def _lower_top_k(x, *, axis, k, sorted):
@@ -162,14 +196,19 @@ def _masked_top_k(x, *, real, axis, k, sorted):
 
 def _top_k_real(shapes, padded, *, axis, k, sorted):
     # OneFlow's kernel takes min(k, size): a row shorter than k gives all its indices.
-    return shapes[0][:axis] + (min(k, shapes[0][axis]),) + shapes[0][axis + 1:]
+    return shapes[0][:axis] + (min(k, shapes[0][axis]),) + shapes[0][axis + 1 :]
 
 
 _TOP_K_REAL = RealShape(_top_k_real, _masked_top_k)
 
 
-def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa: A002
-          name: str | None = None) -> Blob:
+def top_k(
+    input: Blob,
+    axis: int = -1,
+    k: int = 1,
+    sorted: bool = True,  # noqa: A002
+    name: str | None = None,
+) -> Blob:
     """Indices (int32) of the ``k`` largest values along ``axis`` (OneFlow returns only indices).
 
     With ``sorted`` the indices are ordered by descending value, otherwise by index. A ``k``
@@ -181,6 +220,12 @@ def top_k(input: Blob, axis: int = -1, k: int = 1, sorted: bool = True,  # noqa:
     axis = norm_axis(public, axis, input.ndim, name)
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         fail(public, f"k must be an int >= 1, got {k!r}", name)
-    return apply_op("top_k", _lower_top_k, [input],
-                    attrs={"axis": axis, "k": min(k, input.shape[axis]), "sorted": bool(sorted)},
-                    name=name, prefix="TopK", real_shape=_TOP_K_REAL)
+    return apply_op(
+        "top_k",
+        _lower_top_k,
+        [input],
+        attrs={"axis": axis, "k": min(k, input.shape[axis]), "sorted": bool(sorted)},
+        name=name,
+        prefix="TopK",
+        real_shape=_TOP_K_REAL,
+    )

@@ -25,16 +25,27 @@ def _lower(x, *, fn):
     return fn(x)
 
 
-def unary(public: str, op_type: str, prefix: str, fn: Callable[[Any], Any], x: Blob,
-          name: str | None, floating: bool = False) -> Blob:
+def unary(
+    public: str,
+    op_type: str,
+    prefix: str,
+    fn: Callable[[Any], Any],
+    x: Blob,
+    name: str | None,
+    floating: bool = False,
+) -> Blob:
     """Records the elementwise op ``fn`` on ``x``; ``floating`` rejects integer inputs."""
     name = check_name(public, name)
     require_blob(public, x, "x", name)
     if floating and not x.dtype.is_floating:
-        fail(public, f"needs a floating point input, got {x.dtype.name} ({x.lbn}); "
-                     "use flow.cast first", name)
-    return apply_op(op_type, functools.partial(_lower, fn=fn), [x], name=name, prefix=prefix,
-                    elementwise=True)
+        fail(
+            public,
+            f"needs a floating point input, got {x.dtype.name} ({x.lbn}); use flow.cast first",
+            name,
+        )
+    return apply_op(
+        op_type, functools.partial(_lower, fn=fn), [x], name=name, prefix=prefix, elementwise=True
+    )
 
 
 def exp(x: Blob, name: str | None = None) -> Blob:
@@ -64,8 +75,7 @@ def rsqrt(x: Blob, name: str | None = None) -> Blob:
 
 def reciprocal(x: Blob, name: str | None = None) -> Blob:
     """``1 / x``."""
-    return unary("flow.math.reciprocal", "reciprocal", "Reciprocal", jnp.reciprocal, x, name,
-                 True)
+    return unary("flow.math.reciprocal", "reciprocal", "Reciprocal", jnp.reciprocal, x, name, True)
 
 
 def square(x: Blob, name: str | None = None) -> Blob:
@@ -120,8 +130,12 @@ def _lower_clip(x, *, lo, hi):
     return jnp.clip(x, lo, hi)
 
 
-def clip_by_value(values: Blob, min_value: float | None = None, max_value: float | None = None,
-                  name: str | None = None) -> Blob:
+def clip_by_value(
+    values: Blob,
+    min_value: float | None = None,
+    max_value: float | None = None,
+    name: str | None = None,
+) -> Blob:
     """Clips ``values`` to ``[min_value, max_value]``; either bound may be None."""
     public = "flow.math.clip_by_value"
     name = check_name(public, name)
@@ -130,9 +144,15 @@ def clip_by_value(values: Blob, min_value: float | None = None, max_value: float
         fail(public, "min_value and max_value cannot be None at the same time", name)
     if min_value is not None and max_value is not None and min_value > max_value:
         fail(public, f"min_value {min_value} is greater than max_value {max_value}", name)
-    return apply_op("clip_by_scalar", _lower_clip, [values],
-                    attrs={"lo": min_value, "hi": max_value}, name=name, prefix="ClipByValue",
-                    elementwise=True)
+    return apply_op(
+        "clip_by_scalar",
+        _lower_clip,
+        [values],
+        attrs={"lo": min_value, "hi": max_value},
+        name=name,
+        prefix="ClipByValue",
+        elementwise=True,
+    )
 
 
 def math_unary(kind: str, fn, x: Blob, name: str | None) -> Blob:

@@ -63,15 +63,18 @@ def require_int_blob(op: str, value: Any, what: str, name: str | None = None) ->
     return blob
 
 
-def norm_axis(op: str, axis: Any, ndim: int, name: str | None = None,
-              what: str = "axis") -> int:
+def norm_axis(op: str, axis: Any, ndim: int, name: str | None = None, what: str = "axis") -> int:
     """``axis`` as a non-negative int in ``[0, ndim)``; negative values count from the end."""
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         fail(op, f"{what} must be an int, got {type(axis).__name__}: {axis!r}", name)
     axis = int(axis)
     if not -ndim <= axis < ndim:
-        fail(op, f"{what} {axis} is out of range for an input of rank {ndim}; "
-                 f"expected {-ndim} <= {what} < {ndim}", name)
+        fail(
+            op,
+            f"{what} {axis} is out of range for an input of rank {ndim}; "
+            f"expected {-ndim} <= {what} < {ndim}",
+            name,
+        )
     return axis % ndim
 
 
@@ -86,22 +89,25 @@ def norm_axes(op: str, axis: Any, ndim: int, name: str | None = None) -> tuple[i
     return tuple(sorted(axes))
 
 
-def int_list(op: str, value: Any, n: int, what: str, name: str | None = None,
-             minimum: int = 1) -> tuple[int, ...]:
+def int_list(
+    op: str, value: Any, n: int, what: str, name: str | None = None, minimum: int = 1
+) -> tuple[int, ...]:
     """An int or a sequence of 1 or ``n`` ints (OneFlow's ``_GetSequence``) as ``n`` ints."""
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     if len(items) == 1:
         items = items * n
     if len(items) != n or not all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items
+    ):
         fail(op, f"{what} must be an int or a list of 1 or {n} ints, got {value!r}", name)
     if any(v < minimum for v in items):
         fail(op, f"every {what} value must be >= {minimum}, got {value!r}", name)
     return tuple(int(v) for v in items)
 
 
-def shape_tuple(op: str, shape: Any, what: str = "shape", name: str | None = None,
-                allow_minus_one: bool = False) -> tuple[int, ...]:
+def shape_tuple(
+    op: str, shape: Any, what: str = "shape", name: str | None = None, allow_minus_one: bool = False
+) -> tuple[int, ...]:
     if not isinstance(shape, (list, tuple)):
         fail(op, f"{what} must be a list or tuple of ints, got {shape!r}", name)
     ok = all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape)
@@ -113,7 +119,8 @@ def shape_tuple(op: str, shape: Any, what: str = "shape", name: str | None = Non
 def is_constant(value: Any) -> bool:
     """True for the operands that become attributes: Python/NumPy scalars and arrays."""
     return isinstance(value, (bool, int, float, np.ndarray, np.generic)) or (
-        isinstance(value, (list, tuple)) and not any(isinstance(v, Blob) for v in _flat(value)))
+        isinstance(value, (list, tuple)) and not any(isinstance(v, Blob) for v in _flat(value))
+    )
 
 
 def _flat(value: Sequence[Any]):
@@ -155,5 +162,10 @@ def broadcast_shape(op: str, shapes: Sequence[tuple[int, ...]], name: str | None
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        fail(op, "operand shapes " + ", ".join(str(tuple(s)) for s in shapes)
-             + " cannot be broadcast together", name)
+        fail(
+            op,
+            "operand shapes "
+            + ", ".join(str(tuple(s)) for s in shapes)
+            + " cannot be broadcast together",
+            name,
+        )

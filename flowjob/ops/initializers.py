@@ -23,11 +23,22 @@ from .. import _dtypes
 from ._modes import ChannelLayout, DataFormat, Distribution, FanMode
 
 __all__ = [
-    "Initializer", "constant_initializer", "zeros_initializer", "ones_initializer",
-    "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
-    "glorot_uniform_initializer", "xavier_uniform_initializer", "glorot_normal_initializer",
-    "xavier_normal_initializer", "variance_scaling_initializer", "kaiming_initializer",
-    "empty_initializer", "compute_fans", "from_conf",
+    "Initializer",
+    "constant_initializer",
+    "zeros_initializer",
+    "ones_initializer",
+    "random_uniform_initializer",
+    "random_normal_initializer",
+    "truncated_normal_initializer",
+    "glorot_uniform_initializer",
+    "xavier_uniform_initializer",
+    "glorot_normal_initializer",
+    "xavier_normal_initializer",
+    "variance_scaling_initializer",
+    "kaiming_initializer",
+    "empty_initializer",
+    "compute_fans",
+    "from_conf",
 ]
 
 # Standard deviation of a unit normal truncated to [-2, 2]; variance scaling divides by it.
@@ -78,14 +89,16 @@ def _float_conf(dtype, who: str) -> bool:
         return True
     if name in _INT_CONF_DTYPES:
         return False
-    raise TypeError(f"{who}: dtype {name} is not supported; use a float32/float64 or "
-                    "int8/int32/int64 dtype")
+    raise TypeError(
+        f"{who}: dtype {name} is not supported; use a float32/float64 or int8/int32/int64 dtype"
+    )
 
 
 def _normal(mean: float, std: float) -> Callable:
     def sample(key, shape, dtype):
         sdt = _sample_dtype(dtype)
         return mean + std * jax.random.normal(key, shape, sdt)
+
     return sample
 
 
@@ -95,6 +108,7 @@ def _truncated(mean: float, std: float) -> Callable:
     def sample(key, shape, dtype):
         sdt = _sample_dtype(dtype)
         return mean + std * jax.random.truncated_normal(key, -2.0, 2.0, shape, sdt)
+
     return sample
 
 
@@ -102,6 +116,7 @@ def _uniform(low: float, high: float) -> Callable:
     def sample(key, shape, dtype):
         sdt = _sample_dtype(dtype)
         return jax.random.uniform(key, shape, sdt, minval=low, maxval=high)
+
     return sample
 
 
@@ -112,8 +127,11 @@ def constant_initializer(value: float = 0, dtype=_dtypes.float32) -> Initializer
     else:
         conf = {"constant_int_conf": {"value": int(value)}}
     value = next(iter(conf.values()))["value"]
-    return Initializer(conf, lambda key, shape, dt: jnp.full(shape, value, dt),
-                       f"constant_initializer(value={value!r})")
+    return Initializer(
+        conf,
+        lambda key, shape, dt: jnp.full(shape, value, dt),
+        f"constant_initializer(value={value!r})",
+    )
 
 
 def zeros_initializer(dtype=_dtypes.float32) -> Initializer:
@@ -126,27 +144,32 @@ def ones_initializer(dtype=_dtypes.float32) -> Initializer:
     return constant_initializer(1.0, dtype)
 
 
-def random_uniform_initializer(minval: float = 0, maxval: float = 1,
-                               dtype=_dtypes.float32) -> Initializer:
+def random_uniform_initializer(
+    minval: float = 0, maxval: float = 1, dtype=_dtypes.float32
+) -> Initializer:
     """Uniform on ``[minval, maxval)``; for int dtypes integers in ``[minval, maxval)``."""
     if minval > maxval:
         raise ValueError(
-            f"random_uniform_initializer: minval ({minval}) must be <= maxval ({maxval})")
+            f"random_uniform_initializer: minval ({minval}) must be <= maxval ({maxval})"
+        )
     text = f"random_uniform_initializer(minval={minval!r}, maxval={maxval!r})"
     if _float_conf(dtype, "random_uniform_initializer"):
         low, high = float(minval), float(maxval)
-        return Initializer({"random_uniform_conf": {"min": low, "max": high}},
-                           _uniform(low, high), text)
+        return Initializer(
+            {"random_uniform_conf": {"min": low, "max": high}}, _uniform(low, high), text
+        )
     low, high = int(minval), int(maxval)
 
     def sample(key, shape, dt):
         idt = np.int64 if np.dtype(dt).itemsize >= 8 else np.int32
         return jax.random.randint(key, shape, low, max(high, low + 1), idt)
+
     return Initializer({"random_uniform_int_conf": {"min": low, "max": high}}, sample, text)
 
 
-def random_normal_initializer(mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
-                              dtype=None) -> Initializer:
+def random_normal_initializer(
+    mean: float = 0.0, stddev: float = 1.0, seed: int | None = None, dtype=None
+) -> Initializer:
     """Normal with ``mean`` and ``stddev``.
 
     ``seed`` (OneFlow rejected it) makes the draw independent of the key it is called with.
@@ -163,8 +186,12 @@ def random_normal_initializer(mean: float = 0.0, stddev: float = 1.0, seed: int 
 
         def sample(key, shape, dt):
             return inner(fixed, shape, dt)
-    return Initializer({"random_normal_conf": {"mean": mean, "std": stddev}}, sample,
-                       f"random_normal_initializer(mean={mean!r}, stddev={stddev!r})")
+
+    return Initializer(
+        {"random_normal_conf": {"mean": mean, "std": stddev}},
+        sample,
+        f"random_normal_initializer(mean={mean!r}, stddev={stddev!r})",
+    )
 
 
 def truncated_normal_initializer(mean: float = 0.0, stddev: float = 1.0) -> Initializer:
@@ -176,9 +203,11 @@ def truncated_normal_initializer(mean: float = 0.0, stddev: float = 1.0) -> Init
     if stddev < 0:
         raise ValueError(f"truncated_normal_initializer: stddev must be >= 0, got {stddev}")
     mean, stddev = float(mean), float(stddev)
-    return Initializer({"truncated_normal_conf": {"mean": mean, "std": stddev}},
-                       _truncated(mean, stddev),
-                       f"truncated_normal_initializer(mean={mean!r}, stddev={stddev!r})")
+    return Initializer(
+        {"truncated_normal_conf": {"mean": mean, "std": stddev}},
+        _truncated(mean, stddev),
+        f"truncated_normal_initializer(mean={mean!r}, stddev={stddev!r})",
+    )
 
 
 def _data_format(data_format: str, who: str) -> ChannelLayout:
@@ -213,16 +242,22 @@ def compute_fans(shape: Sequence[int], data_format: str = "") -> tuple[float, fl
 
 def _fan(shape, mode: FanMode, data_format: ChannelLayout) -> float:
     fan_in, fan_out = compute_fans(shape, data_format)
-    fan = {FanMode.FAN_IN: fan_in, FanMode.FAN_OUT: fan_out,
-           FanMode.FAN_AVG: (fan_in + fan_out) / 2.0}[mode]
+    fan = {
+        FanMode.FAN_IN: fan_in,
+        FanMode.FAN_OUT: fan_out,
+        FanMode.FAN_AVG: (fan_in + fan_out) / 2.0,
+    }[mode]
     if fan <= 0:
         raise ValueError(f"variance scaling: {mode} of shape {tuple(shape)} is 0")
     return fan
 
 
-def variance_scaling_initializer(scale: float = 1.0, mode: str = "fan_in",
-                                 distribution: str = "truncated_normal",
-                                 data_format: str = "") -> Initializer:
+def variance_scaling_initializer(
+    scale: float = 1.0,
+    mode: str = "fan_in",
+    distribution: str = "truncated_normal",
+    data_format: str = "",
+) -> Initializer:
     """Zero-mean draw with variance ``scale / fan`` (fan chosen by ``mode``).
 
     ``truncated_normal`` uses std ``sqrt(scale/fan) / 0.8796...`` truncated at 2 of those
@@ -235,8 +270,10 @@ def variance_scaling_initializer(scale: float = 1.0, mode: str = "fan_in",
     if fan_mode is None:
         raise ValueError(f"{who}: mode must be one of {[m.value for m in FanMode]}, got {mode!r}")
     if dist is None:
-        raise ValueError(f"{who}: distribution must be one of "
-                         f"{[d.value for d in Distribution]}, got {distribution!r}")
+        raise ValueError(
+            f"{who}: distribution must be one of "
+            f"{[d.value for d in Distribution]}, got {distribution!r}"
+        )
     if not float(scale) > 0:
         raise ValueError(f"{who}: scale must be > 0, got {scale}")
     scale = float(scale)
@@ -251,10 +288,18 @@ def variance_scaling_initializer(scale: float = 1.0, mode: str = "fan_in",
         bound = math.sqrt(3.0 * var)
         return _uniform(-bound, bound)(key, shape, dt)
 
-    conf = {"variance_scaling_conf": {"scale": scale, "variance_norm": fan_mode.conf,
-                                      "distribution": dist.conf, "data_format": fmt.value}}
-    text = (f"{who}(scale={scale!r}, mode={mode!r}, distribution={distribution!r}, "
-            f"data_format={data_format!r})")
+    conf = {
+        "variance_scaling_conf": {
+            "scale": scale,
+            "variance_norm": fan_mode.conf,
+            "distribution": dist.conf,
+            "data_format": fmt.value,
+        }
+    }
+    text = (
+        f"{who}(scale={scale!r}, mode={mode!r}, distribution={distribution!r}, "
+        f"data_format={data_format!r})"
+    )
     return Initializer(conf, sample, text)
 
 
@@ -278,9 +323,14 @@ xavier_normal_initializer = glorot_normal_initializer
 _GAINS = {None: 1.0, "linear": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0)}
 
 
-def kaiming_initializer(shape: Sequence[int], distribution: str = "random_normal",
-                        mode: str = "fan_in", nonlinearity: str | None = "leaky_relu",
-                        negative_slope: float = 0.0, data_format: str = "NCHW") -> Initializer:
+def kaiming_initializer(
+    shape: Sequence[int],
+    distribution: str = "random_normal",
+    mode: str = "fan_in",
+    nonlinearity: str | None = "leaky_relu",
+    negative_slope: float = 0.0,
+    data_format: str = "NCHW",
+) -> Initializer:
     """He initialization for a weight of ``shape``: std ``gain / sqrt(fan)``.
 
     ``gain`` is 1 (``None``/``"linear"``/``"sigmoid"``), 5/3 (``"tanh"``), sqrt(2)
@@ -295,8 +345,8 @@ def kaiming_initializer(shape: Sequence[int], distribution: str = "random_normal
     dist = Distribution.lookup(distribution)
     if dist not in (Distribution.RANDOM_NORMAL, Distribution.RANDOM_UNIFORM):
         raise ValueError(
-            f"{who}: distribution must be 'random_normal' or 'random_uniform', got "
-            f"{distribution!r}")
+            f"{who}: distribution must be 'random_normal' or 'random_uniform', got {distribution!r}"
+        )
     fan_mode = FanMode.lookup(mode)
     if fan_mode is None:
         raise ValueError(f"{who}: mode must be one of {[m.value for m in FanMode]}, got {mode!r}")
@@ -310,7 +360,8 @@ def kaiming_initializer(shape: Sequence[int], distribution: str = "random_normal
     else:
         raise ValueError(
             f"{who}: nonlinearity must be one of None, 'linear', 'sigmoid', 'tanh', 'relu', "
-            f"'leaky_relu', got {nonlinearity!r}")
+            f"'leaky_relu', got {nonlinearity!r}"
+        )
     std = gain / math.sqrt(_fan(shape, fan_mode, _data_format(data_format, who)))
     if dist == Distribution.RANDOM_NORMAL:
         return random_normal_initializer(0.0, std)
@@ -320,21 +371,26 @@ def kaiming_initializer(shape: Sequence[int], distribution: str = "random_normal
 
 def empty_initializer(dtype=_dtypes.float32) -> Initializer:
     """OneFlow leaves the memory uninitialised; flowjob fills zeros (deterministic)."""
-    return Initializer({"empty_conf": {}}, lambda key, shape, dt: jnp.zeros(shape, dt),
-                       "empty_initializer()")
+    return Initializer(
+        {"empty_conf": {}}, lambda key, shape, dt: jnp.zeros(shape, dt), "empty_initializer()"
+    )
 
 
 _FROM_CONF = {
     "constant_conf": lambda c: constant_initializer(c.get("value", 0.0)),
     "constant_int_conf": lambda c: constant_initializer(c.get("value", 0), _dtypes.int64),
-    "random_uniform_conf": lambda c: random_uniform_initializer(c.get("min", 0.0),
-                                                                c.get("max", 1.0)),
+    "random_uniform_conf": lambda c: random_uniform_initializer(
+        c.get("min", 0.0), c.get("max", 1.0)
+    ),
     "random_uniform_int_conf": lambda c: random_uniform_initializer(
-        c.get("min", 0), c.get("max", 1), _dtypes.int64),
-    "random_normal_conf": lambda c: random_normal_initializer(c.get("mean", 0.0),
-                                                              c.get("std", 1.0)),
-    "truncated_normal_conf": lambda c: truncated_normal_initializer(c.get("mean", 0.0),
-                                                                    c.get("std", 1.0)),
+        c.get("min", 0), c.get("max", 1), _dtypes.int64
+    ),
+    "random_normal_conf": lambda c: random_normal_initializer(
+        c.get("mean", 0.0), c.get("std", 1.0)
+    ),
+    "truncated_normal_conf": lambda c: truncated_normal_initializer(
+        c.get("mean", 0.0), c.get("std", 1.0)
+    ),
     "variance_scaling_conf": lambda c: _variance_scaling_from_conf(c),
     "empty_conf": lambda c: empty_initializer(),
 }
@@ -346,8 +402,11 @@ def _variance_scaling_from_conf(c: dict) -> Initializer:
     fmt = {"channels_first": "NCHW", "channels_last": "NHWC", "": ""}
     try:
         return variance_scaling_initializer(
-            c.get("scale", 1.0), modes[c.get("variance_norm", "kFanIn")],
-            dists[c.get("distribution", "kTruncatedNormal")], fmt[c.get("data_format", "")])
+            c.get("scale", 1.0),
+            modes[c.get("variance_norm", "kFanIn")],
+            dists[c.get("distribution", "kTruncatedNormal")],
+            fmt[c.get("data_format", "")],
+        )
     except KeyError as exc:
         raise ValueError(f"from_conf: invalid variance_scaling_conf value {exc}") from None
 
@@ -356,8 +415,9 @@ def from_conf(conf: dict) -> Initializer:
     """The initializer for an ``InitializerConf`` dict (e.g. ``default_initializer_conf``)."""
     if not isinstance(conf, dict) or len(conf) != 1:
         raise ValueError(
-            f"initializer conf must be a dict with one of {list(_FROM_CONF)}, got {conf!r}")
-    (kind, body), = conf.items()
+            f"initializer conf must be a dict with one of {list(_FROM_CONF)}, got {conf!r}"
+        )
+    ((kind, body),) = conf.items()
     if kind not in _FROM_CONF:
         raise ValueError(f"unknown initializer conf {kind!r}; accepted: {list(_FROM_CONF)}")
     if not isinstance(body, dict):

@@ -45,21 +45,29 @@ class Optimizer:
 
     _name = "Optimizer"
 
-    def __init__(self, lr_scheduler: LrScheduler, *, loss_scale_factor: float | None = None,
-                 grad_clipping: ClipGradient | None = None,
-                 variables: Sequence[str] | None = None, weight_decay: float | None = None,
-                 weight_decay_includes: Sequence[str] | str | None = None,
-                 weight_decay_excludes: Sequence[str] | str | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        *,
+        loss_scale_factor: float | None = None,
+        grad_clipping: ClipGradient | None = None,
+        variables: Sequence[str] | None = None,
+        weight_decay: float | None = None,
+        weight_decay_includes: Sequence[str] | str | None = None,
+        weight_decay_excludes: Sequence[str] | str | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
         who = self._name
         if not isinstance(lr_scheduler, LrScheduler):
             raise TypeError(
                 f"{who}: lr_scheduler must be a flow.optimizer scheduler such as "
-                f"PiecewiseConstantScheduler([], [0.1]), got {type(lr_scheduler).__name__}")
+                f"PiecewiseConstantScheduler([], [0.1]), got {type(lr_scheduler).__name__}"
+            )
         if grad_clipping is not None and not isinstance(grad_clipping, ClipGradient):
             raise TypeError(
                 f"{who}: grad_clipping must be flow.optimizer.grad_clipping.by_global_norm(...), "
-                f"got {type(grad_clipping).__name__}")
+                f"got {type(grad_clipping).__name__}"
+            )
         if loss_scale_factor is not None and not float(loss_scale_factor) > 0:
             raise ValueError(f"{who}: loss_scale_factor must be > 0, got {loss_scale_factor}")
         if loss_scale_policy is not None:
@@ -67,7 +75,8 @@ class Optimizer:
                 raise TypeError(
                     f"{who}: loss_scale_policy must be flow.optimizer.loss_scale."
                     f"static_loss_scale(...) or dynamic_loss_scale(...), got "
-                    f"{type(loss_scale_policy).__name__}")
+                    f"{type(loss_scale_policy).__name__}"
+                )
             if loss_scale_factor is not None:
                 raise ValueError(f"{who}: set loss_scale_factor or loss_scale_policy, not both")
         if isinstance(variables, str):
@@ -81,7 +90,8 @@ class Optimizer:
         excludes = _patterns(weight_decay_excludes, who, "weight_decay_excludes")
         if includes is not None and excludes is not None:
             raise ValueError(
-                f"{who}: set at most one of weight_decay_includes and weight_decay_excludes")
+                f"{who}: set at most one of weight_decay_includes and weight_decay_excludes"
+            )
         if weight_decay is None and (includes is not None or excludes is not None):
             raise ValueError(f"{who}: weight_decay_includes/excludes need weight_decay")
         if weight_decay is not None and not float(weight_decay) >= 0:
@@ -110,7 +120,8 @@ class Optimizer:
         if unknown:
             raise ValueError(
                 f"{self._name}(variables=...): {unknown} are not trainable variables of this "
-                f"job; trainable variables: {sorted(known)}")
+                f"job; trainable variables: {sorted(known)}"
+            )
         return list(dict.fromkeys(self.variables))
 
     def weight_decay_rate(self, name: str) -> float:
@@ -139,11 +150,15 @@ class Optimizer:
         if self.weight_decay is None:
             return optax.identity()
         return optax.add_decayed_weights(
-            self.weight_decay, mask=lambda tree: {k: self.weight_decay_rate(k) > 0 for k in tree})
+            self.weight_decay, mask=lambda tree: {k: self.weight_decay_rate(k) > 0 for k in tree}
+        )
 
-    def transformation(self, job_name: str | None = None,
-                       regularizers: Mapping[str, object] | None = None,
-                       sparse: bool = False) -> optax.GradientTransformationExtraArgs:
+    def transformation(
+        self,
+        job_name: str | None = None,
+        regularizers: Mapping[str, object] | None = None,
+        sparse: bool = False,
+    ) -> optax.GradientTransformationExtraArgs:
         """The whole gradient path of a train job as one Optax chain, in OneFlow's order:
         ``1/N``, device mean, loss-scale undo, then (skipped on non-finite gradients under a
         dynamic loss scale of job ``job_name``) regularizers, clipping and the update rule
@@ -158,8 +173,9 @@ class Optimizer:
         policy = self.loss_scale_policy
         if job_name is not None and policy is not None and policy.skips_non_finite:
             inner = T.skip_if_non_finite(inner, policy, job_name)
-        return optax.chain(T.scale_by_loss_count(), T.mean_over_devices(), T.undo_loss_scale(),
-                           inner)
+        return optax.chain(
+            T.scale_by_loss_count(), T.mean_over_devices(), T.undo_loss_scale(), inner
+        )
 
     # -- state -------------------------------------------------------------------------------
     def slot_names(self, name: str) -> list[str]:
@@ -175,8 +191,13 @@ class Optimizer:
         """The learning rate at ``step`` (float32 scalar)."""
         return self.lr_scheduler(step)
 
-    def update(self, grads: Mapping[str, object], params: Mapping[str, object],
-               slots: Mapping[str, object], step) -> tuple[dict, dict]:
+    def update(
+        self,
+        grads: Mapping[str, object],
+        params: Mapping[str, object],
+        slots: Mapping[str, object],
+        step,
+    ) -> tuple[dict, dict]:
         """Applies one step to final gradients; returns new ``params`` and ``slots`` (all keys
         kept). Only variables present in ``grads`` change. ``step`` is the train step before
         this update (0 for the first call)."""
@@ -189,14 +210,22 @@ class Optimizer:
                 if key not in slots:
                     raise KeyError(
                         f"{self._name}.update: slot {key!r} of variable {name!r} is missing; "
-                        "create slots with optimizer.init(params)")
+                        "create slots with optimizer.init(params)"
+                    )
         own = {k: jnp.asarray(params[k]) for k in grads}
         tx = self.transformation()
         state = T.unflatten_state(jax.eval_shape(tx.init, own), slots)
-        updates, state = tx.update({k: jnp.asarray(g) for k, g in grads.items()}, state, own,
-                                   learning_rate=self.lr(step), step=step)
-        return ({**params, **optax.apply_updates(own, updates)},
-                {**slots, **T.flatten_state(state)})
+        updates, state = tx.update(
+            {k: jnp.asarray(g) for k, g in grads.items()},
+            state,
+            own,
+            learning_rate=self.lr(step),
+            step=step,
+        )
+        return (
+            {**params, **optax.apply_updates(own, updates)},
+            {**slots, **T.flatten_state(state)},
+        )
 
     # -- job definition ------------------------------------------------------------------------
     def minimize(self, loss) -> None:

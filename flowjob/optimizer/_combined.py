@@ -20,22 +20,31 @@ class CombinedOptimizer(Optimizer):
 
     _name = "CombinedOptimizer"
 
-    def __init__(self, optimizers: Sequence[Optimizer], loss_scale_factor: float | None = None,
-                 train_step_lbn: str | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
+    def __init__(
+        self,
+        optimizers: Sequence[Optimizer],
+        loss_scale_factor: float | None = None,
+        train_step_lbn: str | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
         who = self._name
         optimizers = list(optimizers)
         if not optimizers or not all(isinstance(o, Optimizer) for o in optimizers):
-            raise TypeError(f"{who}: optimizers must be a non-empty list of flow.optimizer "
-                            f"optimizers, got {optimizers!r}")
+            raise TypeError(
+                f"{who}: optimizers must be a non-empty list of flow.optimizer "
+                f"optimizers, got {optimizers!r}"
+            )
         if any(isinstance(o, CombinedOptimizer) for o in optimizers):
             raise TypeError(f"{who}: cannot contain another CombinedOptimizer")
         if any(o.loss_scale_policy is not None for o in optimizers):
-            raise ValueError(f"{who}: set loss scaling on the CombinedOptimizer, not on the "
-                             "optimizers inside it")
+            raise ValueError(
+                f"{who}: set loss scaling on the CombinedOptimizer, not on the optimizers inside it"
+            )
         if sum(o.variables is None for o in optimizers) > 1:
-            raise ValueError(f"{who}: at most one optimizer may leave variables= unset (it "
-                             "takes the variables the others do not name)")
+            raise ValueError(
+                f"{who}: at most one optimizer may leave variables= unset (it "
+                "takes the variables the others do not name)"
+            )
         if loss_scale_factor is not None and loss_scale_policy is not None:
             raise ValueError(f"{who}: set loss_scale_factor or loss_scale_policy, not both")
         if loss_scale_policy is None and loss_scale_factor is not None:
@@ -57,8 +66,10 @@ class CombinedOptimizer(Optimizer):
                 continue
             for name in optimizer.variable_names(all_trainable):
                 if name in owner:
-                    raise ValueError(f"{self._name}: variable {name!r} is named by two "
-                                     "optimizers; their variables must not overlap")
+                    raise ValueError(
+                        f"{self._name}: variable {name!r} is named by two "
+                        "optimizers; their variables must not overlap"
+                    )
                 owner[name] = optimizer
         rest = [o for o in self.optimizers if o.variables is None]
         if rest:
@@ -85,21 +96,29 @@ class CombinedOptimizer(Optimizer):
     def _rule(self) -> optax.GradientTransformationExtraArgs:
         """Each optimizer's clipping and update rule on the variables it owns, at its own
         learning rate; the shared links (1/N, loss scale, regularizers) run before."""
+
         def chain_of(optimizer: Optimizer):
             links = [optimizer.grad_clipping.transformation()] if optimizer.grad_clipping else []
             return optax.with_extra_args_support(optax.chain(*links, optimizer._rule()))
 
         def init(params):
-            return tuple(chain_of(o).init({n: params[n] for n in names})
-                         for o, names in self._owned(list(params)).items())
+            return tuple(
+                chain_of(o).init({n: params[n] for n in names})
+                for o, names in self._owned(list(params)).items()
+            )
 
         def update(updates, state, params=None, *, step, **extra):
             extra.pop("learning_rate", None)
             out, new_state = {}, []
             for (o, names), own in zip(self._owned(list(updates)).items(), state):
                 part, own = chain_of(o).update(
-                    {n: updates[n] for n in names}, own, {n: params[n] for n in names},
-                    learning_rate=o.lr(step), step=step, **extra)
+                    {n: updates[n] for n in names},
+                    own,
+                    {n: params[n] for n in names},
+                    learning_rate=o.lr(step),
+                    step=step,
+                    **extra,
+                )
                 out.update(part)
                 new_state.append(own)
             return out, tuple(new_state)

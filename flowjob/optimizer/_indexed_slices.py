@@ -29,8 +29,9 @@ def _included(conf: Any) -> set[str]:
     return {names} if isinstance(names, str) else set(names)
 
 
-def sparse_variables(graph: Any, optimizer: Any, trained: list[str],
-                     regularized: set[str]) -> dict[str, Any]:
+def sparse_variables(
+    graph: Any, optimizer: Any, trained: list[str], regularized: set[str]
+) -> dict[str, Any]:
     """``{variable: indices blob}`` for the variables this job updates row-wise."""
     flags = getattr(graph.config, "flags", {}) if graph.config is not None else {}
     included = _included(flags.get("indexed_slices_optimizer_conf"))
@@ -55,8 +56,12 @@ def sparse_variables(graph: Any, optimizer: Any, trained: list[str],
             if op.op_type in _PASS_THROUGH and op.inputs[0] is blob:
                 blob = op.outputs[0]
                 continue
-            if (op.op_type == "gather" and op.inputs[0] is blob and op.attrs["axis"] == 0
-                    and op.attrs["batch_dims"] == 0):
+            if (
+                op.op_type == "gather"
+                and op.inputs[0] is blob
+                and op.attrs["axis"] == 0
+                and op.attrs["batch_dims"] == 0
+            ):
                 out[name] = op.inputs[1]
             break
     return out

@@ -40,11 +40,19 @@ _DECAYS: dict[str, dict[str, object]] = {
     "inverse_time_conf": _RATE,
     "natural_exp_conf": _RATE,
     "piecewise_constant_conf": {"boundaries": [], "values": []},
-    "polynomial_conf": {"decay_batches": _REQUIRED, "end_learning_rate": 0.0001, "power": 1.0,
-                        "cycle": False},
+    "polynomial_conf": {
+        "decay_batches": _REQUIRED,
+        "end_learning_rate": 0.0001,
+        "power": 1.0,
+        "cycle": False,
+    },
     "cosine_conf": {"decay_batches": _REQUIRED, "alpha": 0.0},
-    "linear_cosine_conf": {"decay_batches": _REQUIRED, "num_periods": 0.5, "alpha": 0.0,
-                           "beta": 0.001},
+    "linear_cosine_conf": {
+        "decay_batches": _REQUIRED,
+        "num_periods": 0.5,
+        "alpha": 0.0,
+        "beta": 0.001,
+    },
     "piecewise_scaling_conf": {"boundaries": [], "scales": []},
 }
 _WARMUPS: dict[str, dict[str, object]] = {
@@ -64,7 +72,8 @@ def _check_keys(conf: Mapping, accepted, path: str) -> None:
         if key not in accepted:
             raise ValueError(
                 f"model_update_conf: unknown key {key!r} in {path}; accepted keys: "
-                f"{', '.join(accepted) or '(none)'}")
+                f"{', '.join(accepted) or '(none)'}"
+            )
 
 
 def _fields(conf, spec: dict[str, object], path: str) -> dict:
@@ -87,12 +96,14 @@ def _one_of(conf, options, path: str) -> str:
     if len(conf) != 1:
         raise ValueError(
             f"model_update_conf: {path} needs exactly one of {', '.join(options)}; "
-            f"got {list(conf) or 'none'}")
+            f"got {list(conf) or 'none'}"
+        )
     return next(iter(conf))
 
 
-def scheduler_from_conf(primary_lr: float, decay: Mapping | None = None,
-                        warmup: Mapping | None = None) -> S.LrScheduler:
+def scheduler_from_conf(
+    primary_lr: float, decay: Mapping | None = None, warmup: Mapping | None = None
+) -> S.LrScheduler:
     """The scheduler for a legacy ``learning_rate_decay``/``warmup_conf`` pair."""
     warm = None
     if warmup is not None:
@@ -122,7 +133,8 @@ def _piecewise_scaling(lr, f, warm) -> S.LrScheduler:
         raise ValueError(
             "model_update_conf: learning_rate_decay.piecewise_scaling_conf needs "
             f"len(scales) == len(boundaries) + 1, got {len(f['boundaries'])} boundaries "
-            f"and {len(scales)} scales")
+            f"and {len(scales)} scales"
+        )
     sched = S.PiecewiseScalingScheduler(lr, f["boundaries"], scales[1:], warm)
     sched.scale = scales  # the proto lists the first-interval factor explicitly
     return sched
@@ -136,11 +148,12 @@ _DECAY_BUILD = {
     "piecewise_constant_conf": _piecewise_constant,
     "piecewise_scaling_conf": _piecewise_scaling,
     "polynomial_conf": lambda lr, f, warm: S.PolynomialScheduler(
-        lr, f["decay_batches"], f["end_learning_rate"], f["power"], f["cycle"], warm),
-    "cosine_conf": lambda lr, f, warm: S.CosineScheduler(lr, f["decay_batches"], f["alpha"],
-                                                         warm),
+        lr, f["decay_batches"], f["end_learning_rate"], f["power"], f["cycle"], warm
+    ),
+    "cosine_conf": lambda lr, f, warm: S.CosineScheduler(lr, f["decay_batches"], f["alpha"], warm),
     "linear_cosine_conf": lambda lr, f, warm: S.LinearCosineScheduler(
-        lr, f["decay_batches"], f["num_periods"], f["alpha"], f["beta"], warm),
+        lr, f["decay_batches"], f["num_periods"], f["alpha"], f["beta"], warm
+    ),
 }
 _WARMUP_BUILD = {
     "constant_conf": lambda f: W.constant(f["warmup_batches"], f["multiplier"]),
@@ -151,8 +164,11 @@ _WARMUP_BUILD = {
 def _weight_decay(conf) -> dict:
     if conf is None:
         return {}
-    f = _fields(conf, {"weight_decay_rate": _REQUIRED, "includes": None, "excludes": None},
-                "weight_decay_conf")
+    f = _fields(
+        conf,
+        {"weight_decay_rate": _REQUIRED, "includes": None, "excludes": None},
+        "weight_decay_conf",
+    )
     out = {"weight_decay": f["weight_decay_rate"]}
     for side in ("includes", "excludes"):
         if f[side] is not None:
@@ -165,13 +181,15 @@ def _clipping(conf):
     if conf is None:
         return None
     _one_of(conf, ["clip_by_global_norm"], "clip_conf")
-    f = _fields(conf["clip_by_global_norm"], {"clip_norm": _REQUIRED},
-                "clip_conf.clip_by_global_norm")
+    f = _fields(
+        conf["clip_by_global_norm"], {"clip_norm": _REQUIRED}, "clip_conf.clip_by_global_norm"
+    )
     return by_global_norm(f["clip_norm"])
 
 
-def from_model_update_conf(conf: Mapping, primary_lr: float,
-                           secondary_lr: float | None = None) -> Optimizer:
+def from_model_update_conf(
+    conf: Mapping, primary_lr: float, secondary_lr: float | None = None
+) -> Optimizer:
     """The optimizer described by a legacy ``model_update_conf`` dict and ``primary_lr``.
 
     An unknown key anywhere raises ``ValueError`` naming it and listing the accepted keys.
@@ -185,11 +203,13 @@ def from_model_update_conf(conf: Mapping, primary_lr: float,
     if len(rules) != 1:
         raise ValueError(
             f"model_update_conf needs exactly one update rule out of {', '.join(_RULES)}; "
-            f"got {rules or 'none'}")
+            f"got {rules or 'none'}"
+        )
     rule = rules[0]
     f = _fields(conf[rule], _RULES[rule], rule)
-    sched = scheduler_from_conf(primary_lr, conf.get("learning_rate_decay"),
-                                conf.get("warmup_conf"))
+    sched = scheduler_from_conf(
+        primary_lr, conf.get("learning_rate_decay"), conf.get("warmup_conf")
+    )
     clip = _clipping(conf.get("clip_conf"))
     decay = _weight_decay(conf.get("weight_decay_conf"))
     return _BUILD[rule](f, sched, clip, decay)
@@ -197,29 +217,40 @@ def from_model_update_conf(conf: Mapping, primary_lr: float,
 
 def _rmsprop(f, sched, clip, decay) -> Optimizer:
     if decay:
-        warn_once("rmsprop_weight_decay",
-                  "weight_decay_conf has no effect with rmsprop_conf (as in OneFlow's rmsprop "
-                  "kernel)")
+        warn_once(
+            "rmsprop_weight_decay",
+            "weight_decay_conf has no effect with rmsprop_conf (as in OneFlow's rmsprop kernel)",
+        )
     return RMSProp(sched, f["decay_rate"], f["epsilon"], f["centered"], grad_clipping=clip)
 
 
 # Each update rule's optimizer from (its fields, scheduler, clipping, weight-decay kwargs).
 _BUILD = {
-    "naive_conf": lambda f, sched, clip, decay: SGD(sched, momentum=0.0, grad_clipping=clip,
-                                                    **decay),
-    "momentum_conf": lambda f, sched, clip, decay: SGD(sched, momentum=f["beta"],
-                                                       grad_clipping=clip, **decay),
+    "naive_conf": lambda f, sched, clip, decay: SGD(
+        sched, momentum=0.0, grad_clipping=clip, **decay
+    ),
+    "momentum_conf": lambda f, sched, clip, decay: SGD(
+        sched, momentum=f["beta"], grad_clipping=clip, **decay
+    ),
     "rmsprop_conf": _rmsprop,
     "lars_conf": lambda f, sched, clip, decay: LARS(
-        sched, f["momentum_beta"], f["epsilon"], f["lars_coefficient"], grad_clipping=clip,
-        **decay),
+        sched, f["momentum_beta"], f["epsilon"], f["lars_coefficient"], grad_clipping=clip, **decay
+    ),
     "adam_conf": lambda f, sched, clip, decay: Adam(
-        sched, f["beta1"], f["beta2"], f["epsilon"], f["do_bias_correction"],
-        grad_clipping=clip, **decay),
+        sched,
+        f["beta1"],
+        f["beta2"],
+        f["epsilon"],
+        f["do_bias_correction"],
+        grad_clipping=clip,
+        **decay,
+    ),
     # As in OneFlow, lazy_adam_conf is adam_update with bias correction; rows are updated
     # lazily under indexed_slices_optimizer_conf, as for every Adam.
     "lazy_adam_conf": lambda f, sched, clip, decay: Adam(
-        sched, f["beta1"], f["beta2"], f["epsilon"], True, grad_clipping=clip, **decay),
+        sched, f["beta1"], f["beta2"], f["epsilon"], True, grad_clipping=clip, **decay
+    ),
     "lamb_conf": lambda f, sched, clip, decay: LAMB(
-        sched, f["beta1"], f["beta2"], f["epsilon"], grad_clipping=clip, **decay),
+        sched, f["beta1"], f["beta2"], f["epsilon"], grad_clipping=clip, **decay
+    ),
 }

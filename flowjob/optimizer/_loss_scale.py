@@ -15,8 +15,13 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["LossScalePolicy", "StaticLossScalePolicy", "DynamicLossScalePolicy",
-           "static_loss_scale", "dynamic_loss_scale"]
+__all__ = [
+    "LossScalePolicy",
+    "StaticLossScalePolicy",
+    "DynamicLossScalePolicy",
+    "static_loss_scale",
+    "dynamic_loss_scale",
+]
 
 _PREFIX = "System-Train-DynamicLossScale-"
 
@@ -61,14 +66,20 @@ class DynamicLossScalePolicy(LossScalePolicy):
 
     skips_non_finite = True
 
-    def __init__(self, initial_loss_scale: float = 2.0 ** 30, increment_period: int = 2000,
-                 multiplier: float = 2.0):
+    def __init__(
+        self,
+        initial_loss_scale: float = 2.0**30,
+        increment_period: int = 2000,
+        multiplier: float = 2.0,
+    ):
         if not float(initial_loss_scale) > 0:
-            raise ValueError("dynamic_loss_scale: initial_loss_scale must be > 0, got "
-                             f"{initial_loss_scale}")
+            raise ValueError(
+                f"dynamic_loss_scale: initial_loss_scale must be > 0, got {initial_loss_scale}"
+            )
         if int(increment_period) < 1:
-            raise ValueError("dynamic_loss_scale: increment_period must be >= 1, got "
-                             f"{increment_period}")
+            raise ValueError(
+                f"dynamic_loss_scale: increment_period must be >= 1, got {increment_period}"
+            )
         if not float(multiplier) > 1:
             raise ValueError(f"dynamic_loss_scale: multiplier must be > 1, got {multiplier}")
         self.initial_loss_scale = float(initial_loss_scale)
@@ -82,8 +93,10 @@ class DynamicLossScalePolicy(LossScalePolicy):
 
     def state(self, job_name: str) -> dict[str, np.ndarray]:
         scale, counter = self.names(job_name)
-        return {scale: np.full((1,), self.initial_loss_scale, np.float32),
-                counter: np.zeros((1,), np.int64)}
+        return {
+            scale: np.full((1,), self.initial_loss_scale, np.float32),
+            counter: np.zeros((1,), np.int64),
+        }
 
     def scale(self, job_name: str, state) -> jnp.ndarray:
         return state[self.names(job_name)[0]][0]
@@ -98,12 +111,16 @@ class DynamicLossScalePolicy(LossScalePolicy):
         f32_max = jnp.float32(np.finfo(np.float32).max)
         grown = jnp.where(grow, jnp.minimum(scale * self.multiplier, f32_max), scale)
         shrunk = jnp.maximum(scale / self.multiplier, jnp.float32(1.0))
-        return {scale_name: jnp.where(finite, grown, shrunk).astype(jnp.float32),
-                counter_name: jnp.where(finite, jnp.where(grow, 0, good), 0).astype(counter.dtype)}
+        return {
+            scale_name: jnp.where(finite, grown, shrunk).astype(jnp.float32),
+            counter_name: jnp.where(finite, jnp.where(grow, 0, good), 0).astype(counter.dtype),
+        }
 
     def __repr__(self) -> str:
-        return (f"dynamic_loss_scale(initial_loss_scale={self.initial_loss_scale!r}, "
-                f"increment_period={self.increment_period!r}, multiplier={self.multiplier!r})")
+        return (
+            f"dynamic_loss_scale(initial_loss_scale={self.initial_loss_scale!r}, "
+            f"increment_period={self.increment_period!r}, multiplier={self.multiplier!r})"
+        )
 
 
 # OneFlow's exported spellings: flow.optimizer.loss_scale.static_loss_scale(...) etc.

@@ -36,8 +36,7 @@ def _unit_interval(value, who: str, name: str, *, closed_low: bool = True) -> fl
     value = float(value)
     ok = (0.0 <= value < 1.0) if closed_low else (0.0 < value < 1.0)
     if not ok:
-        raise ValueError(f"{who}: {name} must be in {'[' if closed_low else '('}0, 1), "
-                         f"got {value}")
+        raise ValueError(f"{who}: {name} must be in {'[' if closed_low else '('}0, 1), got {value}")
     return value
 
 
@@ -64,16 +63,29 @@ class SGD(Optimizer):
 
     _name = "SGD"
 
-    def __init__(self, lr_scheduler: LrScheduler, loss_scale_factor: float | None = None,
-                 momentum: float | None = 0.9, grad_clipping: ClipGradient | None = None, *,
-                 weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
-                         grad_clipping=grad_clipping, variables=variables,
-                         loss_scale_policy=loss_scale_policy,
-                         weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        loss_scale_factor: float | None = None,
+        momentum: float | None = 0.9,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        weight_decay: float | None = None,
+        weight_decay_includes: _Patterns = None,
+        weight_decay_excludes: _Patterns = None,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            loss_scale_factor=loss_scale_factor,
+            grad_clipping=grad_clipping,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+            weight_decay=weight_decay,
+            weight_decay_includes=weight_decay_includes,
+            weight_decay_excludes=weight_decay_excludes,
+        )
         # OneFlow-Benchmark passes momentum=None for "no momentum" (its --momentum 0), which
         # OneFlow v0.4 wrote into momentum_conf.beta and failed on; None means 0 here.
         momentum = 0.0 if momentum is None else float(momentum)
@@ -100,16 +112,30 @@ class SGDW(SGD):
 
     _name = "SGDW"
 
-    def __init__(self, lr_scheduler: LrScheduler, loss_scale_factor: float | None = None,
-                 momentum: float | None = 0.9, weight_decay: float | None = None,
-                 weight_decay_includes: _Patterns = None, weight_decay_excludes: _Patterns = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, loss_scale_factor, momentum, grad_clipping,
-                         weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes, variables=variables,
-                         loss_scale_policy=loss_scale_policy)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        loss_scale_factor: float | None = None,
+        momentum: float | None = 0.9,
+        weight_decay: float | None = None,
+        weight_decay_includes: _Patterns = None,
+        weight_decay_excludes: _Patterns = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            loss_scale_factor,
+            momentum,
+            grad_clipping,
+            weight_decay=weight_decay,
+            weight_decay_includes=weight_decay_includes,
+            weight_decay_excludes=weight_decay_excludes,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+        )
 
 
 class Adam(Optimizer):
@@ -123,18 +149,32 @@ class Adam(Optimizer):
 
     _name = "Adam"
 
-    def __init__(self, lr_scheduler: LrScheduler, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-8, do_bias_correction: bool = False,
-                 loss_scale_factor: float | None = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
-                         grad_clipping=grad_clipping, variables=variables,
-                         loss_scale_policy=loss_scale_policy,
-                         weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-8,
+        do_bias_correction: bool = False,
+        loss_scale_factor: float | None = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        weight_decay: float | None = None,
+        weight_decay_includes: _Patterns = None,
+        weight_decay_excludes: _Patterns = None,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            loss_scale_factor=loss_scale_factor,
+            grad_clipping=grad_clipping,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+            weight_decay=weight_decay,
+            weight_decay_includes=weight_decay_includes,
+            weight_decay_excludes=weight_decay_excludes,
+        )
         self.beta1 = _unit_interval(beta1, self._name, "beta1")
         self.beta2 = _unit_interval(beta2, self._name, "beta2")
         self.epsilon = _positive(epsilon, self._name, "epsilon")
@@ -154,12 +194,19 @@ class Adam(Optimizer):
         """OneFlow's ``adam_bias_correction_learning_rate``: ``lr * sqrt(1 - b2^t) /
         (1 - b1^t)`` with ``t = step + 1``; the whole update (weight decay too) uses it."""
         t = step.astype(jnp.float32) + 1.0
-        return lr * jnp.sqrt(1.0 - jnp.power(jnp.float32(self.beta2), t)) / (
-            1.0 - jnp.power(jnp.float32(self.beta1), t))
+        return (
+            lr
+            * jnp.sqrt(1.0 - jnp.power(jnp.float32(self.beta2), t))
+            / (1.0 - jnp.power(jnp.float32(self.beta1), t))
+        )
 
     def _fields(self):
-        return {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
-                "do_bias_correction": self.do_bias_correction}
+        return {
+            "beta1": self.beta1,
+            "beta2": self.beta2,
+            "epsilon": self.epsilon,
+            "do_bias_correction": self.do_bias_correction,
+        }
 
 
 class AdamW(Adam):
@@ -167,18 +214,36 @@ class AdamW(Adam):
 
     _name = "AdamW"
 
-    def __init__(self, lr_scheduler: LrScheduler, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-8, do_bias_correction: bool = False,
-                 loss_scale_factor: float | None = None, weight_decay: float | None = None,
-                 weight_decay_includes: _Patterns = None, weight_decay_excludes: _Patterns = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, beta1, beta2, epsilon, do_bias_correction,
-                         loss_scale_factor, grad_clipping, weight_decay=weight_decay,
-                         weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes, variables=variables,
-                         loss_scale_policy=loss_scale_policy)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-8,
+        do_bias_correction: bool = False,
+        loss_scale_factor: float | None = None,
+        weight_decay: float | None = None,
+        weight_decay_includes: _Patterns = None,
+        weight_decay_excludes: _Patterns = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            beta1,
+            beta2,
+            epsilon,
+            do_bias_correction,
+            loss_scale_factor,
+            grad_clipping,
+            weight_decay=weight_decay,
+            weight_decay_includes=weight_decay_includes,
+            weight_decay_excludes=weight_decay_excludes,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+        )
 
 
 class LazyAdam(Adam):
@@ -189,14 +254,29 @@ class LazyAdam(Adam):
 
     _name = "LazyAdam"
 
-    def __init__(self, lr_scheduler: LrScheduler, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-8, loss_scale_factor: float | None = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, beta1, beta2, epsilon, True, loss_scale_factor,
-                         grad_clipping, variables=variables,
-                         loss_scale_policy=loss_scale_policy)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-8,
+        loss_scale_factor: float | None = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            beta1,
+            beta2,
+            epsilon,
+            True,
+            loss_scale_factor,
+            grad_clipping,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+        )
 
     def _fields(self):
         return {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon}
@@ -214,15 +294,25 @@ class RMSProp(Optimizer):
 
     _name = "RMSProp"
 
-    def __init__(self, lr_scheduler: LrScheduler, decay_rate: float = 0.99,
-                 epsilon: float = 1e-8, centered: bool = False,
-                 loss_scale_factor: float | None = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
-                         grad_clipping=grad_clipping, variables=variables,
-                         loss_scale_policy=loss_scale_policy)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        decay_rate: float = 0.99,
+        epsilon: float = 1e-8,
+        centered: bool = False,
+        loss_scale_factor: float | None = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            loss_scale_factor=loss_scale_factor,
+            grad_clipping=grad_clipping,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+        )
         self.decay_rate = _unit_interval(decay_rate, self._name, "decay_rate")
         self.epsilon = _non_negative(epsilon, self._name, "epsilon")
         self.centered = bool(centered)
@@ -265,26 +355,43 @@ class LAMB(Optimizer):
 
     _name = "LAMB"
 
-    def __init__(self, lr_scheduler: LrScheduler, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-6, loss_scale_factor: float | None = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
-                         grad_clipping=grad_clipping, variables=variables,
-                         loss_scale_policy=loss_scale_policy,
-                         weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-6,
+        loss_scale_factor: float | None = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        weight_decay: float | None = None,
+        weight_decay_includes: _Patterns = None,
+        weight_decay_excludes: _Patterns = None,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            loss_scale_factor=loss_scale_factor,
+            grad_clipping=grad_clipping,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+            weight_decay=weight_decay,
+            weight_decay_includes=weight_decay_includes,
+            weight_decay_excludes=weight_decay_excludes,
+        )
         self.beta1 = _unit_interval(beta1, self._name, "beta1")
         self.beta2 = _unit_interval(beta2, self._name, "beta2")
         self.epsilon = _positive(epsilon, self._name, "epsilon")
 
     def _rule(self):
         def slots(param):
-            return {"m": _zeros(param), "v": _zeros(param),
-                    "beta1_t": jnp.full((1,), self.beta1, param.dtype),
-                    "beta2_t": jnp.full((1,), self.beta2, param.dtype)}
+            return {
+                "m": _zeros(param),
+                "v": _zeros(param),
+                "beta1_t": jnp.full((1,), self.beta1, param.dtype),
+                "beta2_t": jnp.full((1,), self.beta2, param.dtype),
+            }
 
         def rule(name, g, w, own, lr, step):
             b1t = own["beta1_t"] * self.beta1
@@ -316,18 +423,31 @@ class LARS(Optimizer):
 
     _name = "LARS"
 
-    def __init__(self, lr_scheduler: LrScheduler, momentum_beta: float = 0.9,
-                 epsilon: float = 1e-9, lars_coefficient: float = 0.0001,
-                 loss_scale_factor: float | None = None,
-                 grad_clipping: ClipGradient | None = None, *,
-                 weight_decay: float | None = None, weight_decay_includes: _Patterns = None,
-                 weight_decay_excludes: _Patterns = None, variables: Sequence[str] | None = None,
-                 loss_scale_policy: LossScalePolicy | None = None):
-        super().__init__(lr_scheduler, loss_scale_factor=loss_scale_factor,
-                         grad_clipping=grad_clipping, variables=variables,
-                         loss_scale_policy=loss_scale_policy,
-                         weight_decay=weight_decay, weight_decay_includes=weight_decay_includes,
-                         weight_decay_excludes=weight_decay_excludes)
+    def __init__(
+        self,
+        lr_scheduler: LrScheduler,
+        momentum_beta: float = 0.9,
+        epsilon: float = 1e-9,
+        lars_coefficient: float = 0.0001,
+        loss_scale_factor: float | None = None,
+        grad_clipping: ClipGradient | None = None,
+        *,
+        weight_decay: float | None = None,
+        weight_decay_includes: _Patterns = None,
+        weight_decay_excludes: _Patterns = None,
+        variables: Sequence[str] | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+    ):
+        super().__init__(
+            lr_scheduler,
+            loss_scale_factor=loss_scale_factor,
+            grad_clipping=grad_clipping,
+            variables=variables,
+            loss_scale_policy=loss_scale_policy,
+            weight_decay=weight_decay,
+            weight_decay_includes=weight_decay_includes,
+            weight_decay_excludes=weight_decay_excludes,
+        )
         self.momentum_beta = _unit_interval(momentum_beta, self._name, "momentum_beta")
         self.epsilon = _positive(epsilon, self._name, "epsilon")
         self.lars_coefficient = _positive(lars_coefficient, self._name, "lars_coefficient")
@@ -345,5 +465,8 @@ class LARS(Optimizer):
         return T.per_variable(lambda p: {"momentum": _zeros(p)}, rule)
 
     def _fields(self):
-        return {"momentum_beta": self.momentum_beta, "epsilon": self.epsilon,
-                "lars_coefficient": self.lars_coefficient}
+        return {
+            "momentum_beta": self.momentum_beta,
+            "epsilon": self.epsilon,
+            "lars_coefficient": self.lars_coefficient,
+        }

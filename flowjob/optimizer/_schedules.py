@@ -18,9 +18,17 @@ from ._numerics import compute_dtype
 from .warmup import Warmup
 
 __all__ = [
-    "LrScheduler", "PiecewiseConstantScheduler", "PiecewiseScalingScheduler", "CosineScheduler",
-    "PolynomialScheduler", "PolynomialSchduler", "ExponentialScheduler", "InverseTimeScheduler",
-    "NaturalExpScheduler", "LinearCosineScheduler", "CustomScheduler",
+    "LrScheduler",
+    "PiecewiseConstantScheduler",
+    "PiecewiseScalingScheduler",
+    "CosineScheduler",
+    "PolynomialScheduler",
+    "PolynomialSchduler",
+    "ExponentialScheduler",
+    "InverseTimeScheduler",
+    "NaturalExpScheduler",
+    "LinearCosineScheduler",
+    "CustomScheduler",
 ]
 
 
@@ -70,7 +78,8 @@ class LrScheduler:
         if warmup is not None and not isinstance(warmup, Warmup):
             raise TypeError(
                 f"{self._name}: warmup must be flow.optimizer.warmup.constant(...) or "
-                f".linear(...), got {type(warmup).__name__}")
+                f".linear(...), got {type(warmup).__name__}"
+            )
         self.base_lr = None if base_lr is None else float(base_lr)
         self.warmup = warmup
 
@@ -113,14 +122,16 @@ class PiecewiseConstantScheduler(LrScheduler):
 
     _name = "PiecewiseConstantScheduler"
 
-    def __init__(self, boundaries: Sequence[int], values: Sequence[float],
-                 warmup: Warmup | None = None):
+    def __init__(
+        self, boundaries: Sequence[int], values: Sequence[float], warmup: Warmup | None = None
+    ):
         boundaries = _int_list(boundaries, self._name, "boundaries")
         values = [float(v) for v in values]
         if len(boundaries) + 1 != len(values):
             raise ValueError(
                 f"{self._name}: needs len(values) == len(boundaries) + 1, got "
-                f"{len(boundaries)} boundaries and {len(values)} values")
+                f"{len(boundaries)} boundaries and {len(values)} values"
+            )
         super().__init__(values[0], warmup)
         self.boundaries = boundaries
         self.values = values
@@ -133,8 +144,12 @@ class PiecewiseConstantScheduler(LrScheduler):
 
     @property
     def learning_rate_decay_conf(self):
-        return {"piecewise_constant_conf": {"boundaries": list(self.boundaries),
-                                            "values": list(self.values)}}
+        return {
+            "piecewise_constant_conf": {
+                "boundaries": list(self.boundaries),
+                "values": list(self.values),
+            }
+        }
 
 
 def _piecewise(step, boundaries: list[int], values: list[float]):
@@ -154,8 +169,13 @@ class PiecewiseScalingScheduler(LrScheduler):
 
     _name = "PiecewiseScalingScheduler"
 
-    def __init__(self, base_lr: float, boundaries: Sequence[int],
-                 scale: float | Sequence[float], warmup: Warmup | None = None):
+    def __init__(
+        self,
+        base_lr: float,
+        boundaries: Sequence[int],
+        scale: float | Sequence[float],
+        warmup: Warmup | None = None,
+    ):
         super().__init__(base_lr, warmup)
         self.boundaries = _int_list(boundaries, self._name, "boundaries")
         if isinstance(scale, (int, float)):
@@ -164,7 +184,8 @@ class PiecewiseScalingScheduler(LrScheduler):
         if len(scale) != len(self.boundaries):
             raise ValueError(
                 f"{self._name}: needs one scale per boundary, got {len(self.boundaries)} "
-                f"boundaries and {len(scale)} scales")
+                f"boundaries and {len(scale)} scales"
+            )
         self.scale = [1.0] + scale
 
     def _decayed(self, step, fstep):
@@ -175,8 +196,12 @@ class PiecewiseScalingScheduler(LrScheduler):
 
     @property
     def learning_rate_decay_conf(self):
-        return {"piecewise_scaling_conf": {"boundaries": list(self.boundaries),
-                                           "scales": list(self.scale)}}
+        return {
+            "piecewise_scaling_conf": {
+                "boundaries": list(self.boundaries),
+                "scales": list(self.scale),
+            }
+        }
 
 
 class CosineScheduler(LrScheduler):
@@ -184,8 +209,9 @@ class CosineScheduler(LrScheduler):
 
     _name = "CosineScheduler"
 
-    def __init__(self, base_lr: float, steps: int, alpha: float = 0.0,
-                 warmup: Warmup | None = None):
+    def __init__(
+        self, base_lr: float, steps: int, alpha: float = 0.0, warmup: Warmup | None = None
+    ):
         super().__init__(base_lr, warmup)
         self.steps = _positive_int(steps, self._name)
         self.alpha = float(alpha)
@@ -212,8 +238,15 @@ class PolynomialScheduler(LrScheduler):
 
     _name = "PolynomialScheduler"
 
-    def __init__(self, base_lr: float, steps: int, end_learning_rate: float = 0.0001,
-                 power: float = 1.0, cycle: bool = False, warmup: Warmup | None = None):
+    def __init__(
+        self,
+        base_lr: float,
+        steps: int,
+        end_learning_rate: float = 0.0001,
+        power: float = 1.0,
+        cycle: bool = False,
+        warmup: Warmup | None = None,
+    ):
         super().__init__(base_lr, warmup)
         self.steps = _positive_int(steps, self._name)
         self.end_learning_rate = float(end_learning_rate)
@@ -233,24 +266,35 @@ class PolynomialScheduler(LrScheduler):
         return (self.base_lr - end) * jnp.power(frac, self.power) + end
 
     def _fields(self):
-        return {"base_lr": self.base_lr, "steps": self.steps,
-                "end_learning_rate": self.end_learning_rate, "power": self.power,
-                "cycle": self.cycle}
+        return {
+            "base_lr": self.base_lr,
+            "steps": self.steps,
+            "end_learning_rate": self.end_learning_rate,
+            "power": self.power,
+            "cycle": self.cycle,
+        }
 
     @property
     def learning_rate_decay_conf(self):
-        return {"polynomial_conf": {"decay_batches": self.steps,
-                                    "end_learning_rate": self.end_learning_rate,
-                                    "power": self.power, "cycle": self.cycle}}
+        return {
+            "polynomial_conf": {
+                "decay_batches": self.steps,
+                "end_learning_rate": self.end_learning_rate,
+                "power": self.power,
+                "cycle": self.cycle,
+            }
+        }
 
 
 class PolynomialSchduler(PolynomialScheduler):
     """Deprecated misspelling of :class:`PolynomialScheduler` kept by OneFlow."""
 
     def __init__(self, *args, **kwargs):
-        warn_once("PolynomialSchduler",
-                  "oneflow.optimizer.PolynomialSchduler will be removed in the future, use "
-                  "oneflow.optimizer.PolynomialScheduler instead.")
+        warn_once(
+            "PolynomialSchduler",
+            "oneflow.optimizer.PolynomialSchduler will be removed in the future, use "
+            "oneflow.optimizer.PolynomialScheduler instead.",
+        )
         super().__init__(*args, **kwargs)
 
 
@@ -262,8 +306,15 @@ class LinearCosineScheduler(LrScheduler):
 
     _name = "LinearCosineScheduler"
 
-    def __init__(self, base_lr: float, steps: int, num_periods: float = 0.5,
-                 alpha: float = 0.0, beta: float = 0.001, warmup: Warmup | None = None):
+    def __init__(
+        self,
+        base_lr: float,
+        steps: int,
+        num_periods: float = 0.5,
+        alpha: float = 0.0,
+        beta: float = 0.001,
+        warmup: Warmup | None = None,
+    ):
         super().__init__(base_lr, warmup)
         self.steps = _positive_int(steps, self._name)
         self.num_periods = float(num_periods)
@@ -278,14 +329,24 @@ class LinearCosineScheduler(LrScheduler):
         return self.base_lr * ((self.alpha + linear) * cosine + self.beta)
 
     def _fields(self):
-        return {"base_lr": self.base_lr, "steps": self.steps, "num_periods": self.num_periods,
-                "alpha": self.alpha, "beta": self.beta}
+        return {
+            "base_lr": self.base_lr,
+            "steps": self.steps,
+            "num_periods": self.num_periods,
+            "alpha": self.alpha,
+            "beta": self.beta,
+        }
 
     @property
     def learning_rate_decay_conf(self):
-        return {"linear_cosine_conf": {"decay_batches": self.steps,
-                                       "num_periods": self.num_periods,
-                                       "alpha": self.alpha, "beta": self.beta}}
+        return {
+            "linear_cosine_conf": {
+                "decay_batches": self.steps,
+                "num_periods": self.num_periods,
+                "alpha": self.alpha,
+                "beta": self.beta,
+            }
+        }
 
 
 class _RateScheduler(LrScheduler):
@@ -293,8 +354,14 @@ class _RateScheduler(LrScheduler):
 
     _conf_key = ""
 
-    def __init__(self, base_lr: float, steps: int, decay_rate: float, staircase: bool = False,
-                 warmup: Warmup | None = None):
+    def __init__(
+        self,
+        base_lr: float,
+        steps: int,
+        decay_rate: float,
+        staircase: bool = False,
+        warmup: Warmup | None = None,
+    ):
         super().__init__(base_lr, warmup)
         self.steps = _positive_int(steps, self._name)
         self.decay_rate = float(decay_rate)
@@ -305,13 +372,22 @@ class _RateScheduler(LrScheduler):
         return jnp.floor(p) if self.staircase else p
 
     def _fields(self):
-        return {"base_lr": self.base_lr, "steps": self.steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase}
+        return {
+            "base_lr": self.base_lr,
+            "steps": self.steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+        }
 
     @property
     def learning_rate_decay_conf(self):
-        return {self._conf_key: {"decay_batches": self.steps, "decay_rate": self.decay_rate,
-                                 "staircase": self.staircase}}
+        return {
+            self._conf_key: {
+                "decay_batches": self.steps,
+                "decay_rate": self.decay_rate,
+                "staircase": self.staircase,
+            }
+        }
 
 
 class ExponentialScheduler(_RateScheduler):
@@ -360,7 +436,8 @@ class CustomScheduler(LrScheduler):
         if not callable(fn):
             raise TypeError(
                 "CustomScheduler: expected a function step -> learning rate (pure JAX), got "
-                f"{type(fn).__name__}; flowjob does not read the rate from a blob name")
+                f"{type(fn).__name__}; flowjob does not read the rate from a blob name"
+            )
         super().__init__(None)
         self.fn = fn
 

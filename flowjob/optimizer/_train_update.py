@@ -24,8 +24,14 @@ class TrainUpdate:
     ``sparse`` says some variables are updated row-wise (``rows=`` at each call).
     """
 
-    def __init__(self, optimizer: Optimizer, job_name: str, params: Mapping[str, Any],
-                 regularizers: Mapping[str, Any] | None = None, sparse: bool = False):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        job_name: str,
+        params: Mapping[str, Any],
+        regularizers: Mapping[str, Any] | None = None,
+        sparse: bool = False,
+    ):
         self.optimizer = optimizer
         self.job_name = job_name
         self.chain = optimizer.transformation(job_name, regularizers, sparse)
@@ -42,10 +48,18 @@ class TrainUpdate:
         policy = self.optimizer.loss_scale_policy
         return None if policy is None else policy.scale(self.job_name, state)
 
-    def __call__(self, grads: Mapping[str, Any], params: Mapping[str, Any],
-                 state: Mapping[str, Any], *, step, loss_count=1, loss_scale=None,
-                 device_axis: str | None = None,
-                 rows: Mapping[str, Any] | None = None) -> tuple[dict, dict]:
+    def __call__(
+        self,
+        grads: Mapping[str, Any],
+        params: Mapping[str, Any],
+        state: Mapping[str, Any],
+        *,
+        step,
+        loss_count=1,
+        loss_scale=None,
+        device_axis: str | None = None,
+        rows: Mapping[str, Any] | None = None,
+    ) -> tuple[dict, dict]:
         """New ``params`` and ``state`` from the raw gradients of the summed loss.
 
         ``step``: the train step before this update; ``loss_count``: the elements N of the
@@ -54,7 +68,14 @@ class TrainUpdate:
         ``{variable: gathered indices}`` of the row-wise variables."""
         step = _as_step(step)
         updates, new = self.chain.update(
-            dict(grads), T.unflatten_state(self._template, state), dict(params),
-            learning_rate=self.optimizer.lr(step), step=step, loss_count=loss_count,
-            loss_scale=loss_scale, device_axis=device_axis, rows=rows)
+            dict(grads),
+            T.unflatten_state(self._template, state),
+            dict(params),
+            learning_rate=self.optimizer.lr(step),
+            step=step,
+            loss_count=loss_count,
+            loss_scale=loss_scale,
+            device_axis=device_axis,
+            rows=rows,
+        )
         return optax.apply_updates(dict(params), updates), T.flatten_state(new)

@@ -52,7 +52,8 @@ class by_global_norm(ClipGradient):  # noqa: N801 - OneFlow's public spelling
         clip_norm = float(clip_norm)
         if not clip_norm > 0.0:
             raise ValueError(
-                f"grad_clipping.by_global_norm: clip_norm must be > 0, got {clip_norm}")
+                f"grad_clipping.by_global_norm: clip_norm must be > 0, got {clip_norm}"
+            )
         self.clip_norm = clip_norm
 
     def transformation(self) -> optax.GradientTransformation:

@@ -8,5 +8,10 @@ from ._loss_scale import (
     static_loss_scale,
 )
 
-__all__ = ["LossScalePolicy", "StaticLossScalePolicy", "DynamicLossScalePolicy",
-           "static_loss_scale", "dynamic_loss_scale"]
+__all__ = [
+    "LossScalePolicy",
+    "StaticLossScalePolicy",
+    "DynamicLossScalePolicy",
+    "static_loss_scale",
+    "dynamic_loss_scale",
+]

@@ -25,9 +25,19 @@ import jax
 import jax.numpy as jnp
 import optax
 
-__all__ = ["scale_by_loss_count", "mean_over_devices", "undo_loss_scale", "skip_if_non_finite",
-           "add_regularization", "keep_untouched_rows", "scale_by_learning_rate", "per_variable",
-           "state_names", "flatten_state", "unflatten_state"]
+__all__ = [
+    "scale_by_loss_count",
+    "mean_over_devices",
+    "undo_loss_scale",
+    "skip_if_non_finite",
+    "add_regularization",
+    "keep_untouched_rows",
+    "scale_by_learning_rate",
+    "per_variable",
+    "state_names",
+    "flatten_state",
+    "unflatten_state",
+]
 
 Transformation = optax.GradientTransformationExtraArgs
 
@@ -72,8 +82,9 @@ def undo_loss_scale() -> Transformation:
     return _stateless(update)
 
 
-def skip_if_non_finite(inner: optax.GradientTransformation, policy: Any,
-                       job_name: str) -> Transformation:
+def skip_if_non_finite(
+    inner: optax.GradientTransformation, policy: Any, job_name: str
+) -> Transformation:
     """Runs ``inner`` unless a gradient is not finite; then the updates are zero and
     ``inner``'s state keeps its values (OneFlow's ``skip_if`` on the update kernels). The
     state also holds ``policy``'s (dynamic loss scale) variables, advanced every step."""
@@ -87,10 +98,10 @@ def skip_if_non_finite(inner: optax.GradientTransformation, policy: Any,
         own, inner_state = state
         finite = jnp.all(jnp.asarray([jnp.all(jnp.isfinite(g)) for g in updates.values()]))
         new_updates, new_inner = inner.update(updates, inner_state, params, **extra)
-        new_updates = jax.tree.map(lambda u: jnp.where(finite, u, jnp.zeros_like(u)),
-                                   new_updates)
-        new_inner = jax.tree.map(lambda new, old: jnp.where(finite, new, old), new_inner,
-                                 inner_state)
+        new_updates = jax.tree.map(lambda u: jnp.where(finite, u, jnp.zeros_like(u)), new_updates)
+        new_inner = jax.tree.map(
+            lambda new, old: jnp.where(finite, new, old), new_inner, inner_state
+        )
         own = OrderedDict(own, **policy.next_state(job_name, own, finite))
         return new_updates, (own, new_inner)
 
@@ -112,8 +123,9 @@ def add_regularization(regularizers: Mapping[str, Any]) -> Transformation:
     return _stateless(update)
 
 
-def keep_untouched_rows(inner: optax.GradientTransformation,
-                        slot_names: Callable[[str], Iterable[str]]) -> Transformation:
+def keep_untouched_rows(
+    inner: optax.GradientTransformation, slot_names: Callable[[str], Iterable[str]]
+) -> Transformation:
     """``indexed_slices_optimizer_conf``: for each ``rows`` entry ``{variable: indices}``,
     rows not gathered get a zero update and their slots (``slot_names(variable)``) keep their
     values; indices outside ``[0, rows)`` touch nothing (OneFlow's kernels skip them)."""
@@ -133,8 +145,7 @@ def keep_untouched_rows(inner: optax.GradientTransformation,
         new_updates = dict(new_updates)
         keep: dict[str, Any] = {}
         for name, indices in rows.items():
-            new_updates[name] = jnp.where(touched(indices, new_updates[name]),
-                                          new_updates[name], 0)
+            new_updates[name] = jnp.where(touched(indices, new_updates[name]), new_updates[name], 0)
             keep.update({slot: indices for slot in slot_names(name)})
 
         def restore(path, new, old):
@@ -169,8 +180,11 @@ def per_variable(slots: SlotInit, rule: RuleStep) -> Transformation:
     suffixes = tuple(slots(jax.ShapeDtypeStruct((1,), jnp.float32)))
 
     def init(params):  # ordered: the slots of a variable keep the order OneFlow lists them in
-        return OrderedDict((f"{name}-{suffix}", value) for name, param in params.items()
-                           for suffix, value in slots(param).items())
+        return OrderedDict(
+            (f"{name}-{suffix}", value)
+            for name, param in params.items()
+            for suffix, value in slots(param).items()
+        )
 
     def update(updates, state, params=None, *, learning_rate, step, **extra):
         out, new_state = {}, state.copy()  # dict or OrderedDict, as given
@@ -195,8 +209,10 @@ def state_names(state) -> list[str]:
     for path, _ in jax.tree_util.tree_flatten_with_path(state)[0]:
         name = _leaf_name(path)
         if name is None:
-            raise TypeError(f"optimizer chain state leaf at {jax.tree_util.keystr(path)} is "
-                            "not named: every piece must keep its state in name-keyed dicts")
+            raise TypeError(
+                f"optimizer chain state leaf at {jax.tree_util.keystr(path)} is "
+                "not named: every piece must keep its state in name-keyed dicts"
+            )
         names.append(name)
     return names
 

@@ -74,7 +74,8 @@ class linear(Warmup):  # noqa: N801 - OneFlow's public spelling
         start_multiplier = float(start_multiplier)
         if not 0.0 <= start_multiplier < 1.0:
             raise ValueError(
-                f"warmup.linear: start_multiplier must be in [0, 1), got {start_multiplier}")
+                f"warmup.linear: start_multiplier must be in [0, 1), got {start_multiplier}"
+            )
         self.start_multiplier = start_multiplier
 
     def __call__(self, base_lr, step):
@@ -84,8 +85,9 @@ class linear(Warmup):  # noqa: N801 - OneFlow's public spelling
 
     @property
     def conf(self) -> dict:
-        return {"linear_conf": {"warmup_batches": self.steps,
-                                "start_multiplier": self.start_multiplier}}
+        return {
+            "linear_conf": {"warmup_batches": self.steps, "start_multiplier": self.start_multiplier}
+        }
 
     def __repr__(self) -> str:
         return f"warmup.linear(steps={self.steps}, start_multiplier={self.start_multiplier})"

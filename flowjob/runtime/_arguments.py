@@ -24,7 +24,7 @@ def _aligned_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     offset = -raw.ctypes.data % _ALIGN
-    return raw[offset:offset + nbytes].view(dtype).reshape(shape)
+    return raw[offset : offset + nbytes].view(dtype).reshape(shape)
 
 
 def _aligned_copy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -58,16 +58,25 @@ class StagingPool:
                 free.append(a)
 
 
-def _check_array(job: str, where: str, value: Any, d: ArgBlobDef,
-                 private: bool = True) -> np.ndarray:
+def _check_array(
+    job: str, where: str, value: Any, d: ArgBlobDef, private: bool = True
+) -> np.ndarray:
     if not isinstance(value, np.ndarray):
-        raise _fail(job, where, f"expected a numpy.ndarray of shape {d.shape} and dtype "
-                                f"{d.dtype.name}, got {type(value).__name__}")
+        raise _fail(
+            job,
+            where,
+            f"expected a numpy.ndarray of shape {d.shape} and dtype "
+            f"{d.dtype.name}, got {type(value).__name__}",
+        )
     if d.is_dynamic:
         if value.ndim != len(d.shape) or any(a > m for a, m in zip(value.shape, d.shape)):
-            raise _fail(job, where, f"expected an array of rank {len(d.shape)} no larger than "
-                                    f"the declared maximum shape {d.shape}, got shape "
-                                    f"{value.shape}")
+            raise _fail(
+                job,
+                where,
+                f"expected an array of rank {len(d.shape)} no larger than "
+                f"the declared maximum shape {d.shape}, got shape "
+                f"{value.shape}",
+            )
     elif value.shape != d.shape:
         raise _fail(job, where, f"expected shape {d.shape}, got {value.shape}")
     want = d.dtype.np_dtype
@@ -75,29 +84,43 @@ def _check_array(job: str, where: str, value: Any, d: ArgBlobDef,
         # np.can_cast lets ml_dtypes' bfloat16 accept complex; allow only real numbers.
         real = value.dtype.kind in "biuf" or value.dtype == jnp.bfloat16
         if not real or not np.can_cast(value.dtype, want, casting="same_kind"):
-            raise _fail(job, where, f"expected dtype {d.dtype.name}, got {value.dtype} (only "
-                                    "same-kind casts such as float64 -> float32 are applied)")
+            raise _fail(
+                job,
+                where,
+                f"expected dtype {d.dtype.name}, got {value.dtype} (only "
+                "same-kind casts such as float64 -> float32 are applied)",
+            )
         if want.kind in "iu" and value.size and not np.can_cast(value.dtype, want, "safe"):
             info = np.iinfo(want)
             low, high = value.min(), value.max()
             if low < info.min or high > info.max:
-                raise _fail(job, where, f"values {low}..{high} do not fit dtype "
-                                        f"{d.dtype.name} ({info.min}..{info.max})")
+                raise _fail(
+                    job,
+                    where,
+                    f"values {low}..{high} do not fit dtype "
+                    f"{d.dtype.name} ({info.min}..{info.max})",
+                )
     if private:  # the caller may reuse its buffer while the call is in flight
         return _aligned_copy(value, want)
     return np.asarray(value, dtype=want, order="C")
 
 
-def _check_one(job: str, where: str, value: Any, d: ArgBlobDef, pieces: int,
-               exact: bool, private: bool) -> Any:
+def _check_one(
+    job: str, where: str, value: Any, d: ArgBlobDef, pieces: int, exact: bool, private: bool
+) -> Any:
     if not d.is_dynamic:
         return _check_array(job, where, value, d, private)
     if isinstance(value, np.ndarray) or not isinstance(value, (list, tuple)):
-        raise _fail(job, where, "a tp.ListNumpy.Placeholder takes a list with one "
-                                f"numpy.ndarray per device, got {type(value).__name__}")
+        raise _fail(
+            job,
+            where,
+            "a tp.ListNumpy.Placeholder takes a list with one "
+            f"numpy.ndarray per device, got {type(value).__name__}",
+        )
     if len(value) != pieces:
-        raise _fail(job, where, f"expected a list of {pieces} array(s) (one per device), got "
-                                f"{len(value)}")
+        raise _fail(
+            job, where, f"expected a list of {pieces} array(s) (one per device), got {len(value)}"
+        )
     if exact:  # mirrored view: per-device arrays of the declared shape go to the devices
         fixed = ArgBlobDef(d.shape, d.dtype, False, d.name, d.batch_axis)
         return [_check_array(job, f"{where}[{i}]", v, fixed, private) for i, v in enumerate(value)]
@@ -129,10 +152,16 @@ def _fit_exactly(args: tuple[Any, ...], layouts: list) -> bool:
     return True
 
 
-def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inputs: list[int],
-                      pieces: int = 1, private: bool = True,
-                      layouts: list[tuple[tuple[int, ...], np.dtype]] | None = None,
-                      pool: StagingPool | None = None) -> tuple[list[Any], tuple[Any, ...]]:
+def prepare_arguments(
+    job: str,
+    params: list,
+    args: tuple[Any, ...],
+    device_inputs: list[int],
+    pieces: int = 1,
+    private: bool = True,
+    layouts: list[tuple[tuple[int, ...], np.dtype]] | None = None,
+    pool: StagingPool | None = None,
+) -> tuple[list[Any], tuple[Any, ...]]:
     """Returns (host value of every placeholder, the arrays that go to the device).
 
     ``pieces`` > 1 means the mirrored view: ListNumpy arguments carry one array per device;
@@ -147,8 +176,9 @@ def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inpu
         return host, tuple([host[i] for i in device_inputs])
     if len(args) != len(params):
         names = ", ".join(p.name for p in params) or "none"
-        raise JobArgumentError(f"job {job!r} takes {len(params)} argument(s) ({names}), got "
-                               f"{len(args)}")
+        raise JobArgumentError(
+            f"job {job!r} takes {len(params)} argument(s) ({names}), got {len(args)}"
+        )
     host: list[Any] = []
     defs: list[ArgBlobDef] = []
     on_device = set(device_inputs)
@@ -156,10 +186,14 @@ def prepare_arguments(job: str, params: list, args: tuple[Any, ...], device_inpu
         items = [(repr(spec.name), value, spec.defs[0])]
         if spec.is_tuple:
             if not isinstance(value, (tuple, list)) or len(value) != len(spec.defs):
-                raise _fail(job, repr(spec.name), f"expected a tuple of {len(spec.defs)} arrays, "
-                                                  f"got {type(value).__name__}")
-            items = [(f"{spec.name!r}[{k}]", v, d) for k, (v, d) in enumerate(zip(value,
-                                                                                   spec.defs))]
+                raise _fail(
+                    job,
+                    repr(spec.name),
+                    f"expected a tuple of {len(spec.defs)} arrays, got {type(value).__name__}",
+                )
+            items = [
+                (f"{spec.name!r}[{k}]", v, d) for k, (v, d) in enumerate(zip(value, spec.defs))
+            ]
         for where, v, d in items:
             exact = pieces > 1 and len(host) in on_device
             host.append(_check_one(job, where, v, d, pieces, exact, private))

@@ -30,8 +30,9 @@ class Calls:
         self._held_lock = threading.Lock()
         self._held: Callable[[], Any] | None = None
 
-    def launch(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
-               hold: bool = False) -> ResultFuture:
+    def launch(
+        self, job: Any, entry: CompiledJob, args: tuple[Any, ...], hold: bool = False
+    ) -> ResultFuture:
         """Checks and copies the arguments, dispatches the program and queues its completion.
 
         ``hold``: the caller is about to register a callback (``tp.Callback``, ``async_get``);
@@ -47,8 +48,9 @@ class Calls:
             entry.slots.acquire()  # callbacks may launch jobs; they never wait for a slot
         slots = None if in_worker else entry.slots
         try:
-            return self._dispatch(entry, host_args, device_args, slots, hold,
-                                  recycle=entry.staging is not None)
+            return self._dispatch(
+                entry, host_args, device_args, slots, hold, recycle=entry.staging is not None
+            )
         except BaseException:
             if slots is not None:
                 slots.release()
@@ -65,11 +67,19 @@ class Calls:
         (``CompletionQueue.begin_inline``), so later calls wait for it.
         """
         in_worker = self.completion.in_worker()
-        host_args, device_args = self._arguments(job, entry, args,
-                                                 private=in_worker or entry.host_reads_inputs)
+        host_args, device_args = self._arguments(
+            job, entry, args, private=in_worker or entry.host_reads_inputs
+        )
         if in_worker:
-            future = self._dispatch(entry, host_args, device_args, None, False,
-                                    recycle=entry.staging is not None, raw=True)
+            future = self._dispatch(
+                entry,
+                host_args,
+                device_args,
+                None,
+                False,
+                recycle=entry.staging is not None,
+                raw=True,
+            )
             return host_args, self.wait_for(future)
         quiet = entry.quiet
         with self._lock:
@@ -92,17 +102,33 @@ class Calls:
         self.completion.raise_pending()
         return host_args, values
 
-    def _arguments(self, job: Any, entry: CompiledJob, args: tuple[Any, ...],
-                   private: bool) -> tuple[list[Any], tuple[Any, ...]]:
+    def _arguments(
+        self, job: Any, entry: CompiledJob, args: tuple[Any, ...], private: bool
+    ) -> tuple[list[Any], tuple[Any, ...]]:
         lowered = entry.lowered
         staging = entry.staging if private else None
         if entry.feeder is None:
-            host_args, device_args = prepare_arguments(job.__name__, entry.traced.params, args,
-                                                       lowered.device_inputs, lowered.pieces,
-                                                       private, entry.layouts, staging)
+            host_args, device_args = prepare_arguments(
+                job.__name__,
+                entry.traced.params,
+                args,
+                lowered.device_inputs,
+                lowered.pieces,
+                private,
+                entry.layouts,
+                staging,
+            )
         else:  # the data pipeline's inputs follow the arguments
-            host_args, _ = prepare_arguments(job.__name__, entry.traced.params, args, [],
-                                             lowered.pieces, private, entry.layouts, staging)
+            host_args, _ = prepare_arguments(
+                job.__name__,
+                entry.traced.params,
+                args,
+                [],
+                lowered.pieces,
+                private,
+                entry.layouts,
+                staging,
+            )
             host_args.extend(entry.feeder.next())
             device_args = tuple(host_args[i] for i in lowered.device_inputs)
         if lowered.real_plan is not None:  # last in host_args, where value_of finds it
@@ -111,13 +137,21 @@ class Calls:
             if lowered.real_plan.size:
                 device_args = (*device_args, real.vector)
         if lowered.mesh is not None:
-            device_args = tuple(_sharding.to_global(a, sh)
-                                for a, sh in zip(device_args, lowered.input_shardings))
+            device_args = tuple(
+                _sharding.to_global(a, sh) for a, sh in zip(device_args, lowered.input_shardings)
+            )
         return host_args, device_args
 
-    def _dispatch(self, entry: CompiledJob, host_args: list[Any], device_args: tuple[Any, ...],
-                  slots: threading.BoundedSemaphore | None, hold: bool, recycle: bool,
-                  raw: bool = False) -> ResultFuture:
+    def _dispatch(
+        self,
+        entry: CompiledJob,
+        host_args: list[Any],
+        device_args: tuple[Any, ...],
+        slots: threading.BoundedSemaphore | None,
+        hold: bool,
+        recycle: bool,
+        raw: bool = False,
+    ) -> ResultFuture:
         with self._lock:
             outputs = self._execute(entry, device_args)
             future = self._queue(entry, host_args, outputs, slots, hold, recycle, raw)
@@ -129,15 +163,23 @@ class Calls:
                 pass
         return future
 
-    def _queue(self, entry: CompiledJob, host_args: list[Any], outputs: tuple[Any, ...],
-               slots: threading.BoundedSemaphore | None = None, hold: bool = False,
-               recycle: bool = False, raw: bool = False) -> ResultFuture:
+    def _queue(
+        self,
+        entry: CompiledJob,
+        host_args: list[Any],
+        outputs: tuple[Any, ...],
+        slots: threading.BoundedSemaphore | None = None,
+        hold: bool = False,
+        recycle: bool = False,
+        raw: bool = False,
+    ) -> ResultFuture:
         """Queues (or holds) a dispatched call's completion; called under the dispatch lock,
         so completion order == dispatch order. ``recycle``: ``host_args`` are copies from
         ``entry.staging``, to go back to it once the outputs are fetched."""
         future = ResultFuture()
-        task = functools.partial(self.deliverer.complete, entry, host_args, outputs, future,
-                                 slots, recycle, raw)
+        task = functools.partial(
+            self.deliverer.complete, entry, host_args, outputs, future, slots, recycle, raw
+        )
         with self._held_lock:
             self._release_held_locked()
             if hold:
@@ -203,5 +245,3 @@ class Calls:
 @functools.cache
 def _accelerated() -> bool:
     return jax.default_backend() != "cpu"
-
-

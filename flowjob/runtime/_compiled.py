@@ -69,9 +69,12 @@ class CompiledJob:
         if graph.feeds:
             entry.feeder = Feeder(graph, sum(len(spec.defs) for spec in traced.params))
         if traced.return_tree is not None:
-            entry.results = Results([fetches[id(b)] for b in traced.returns],
-                                    [b.is_dynamic for b in traced.returns],
-                                    traced.return_tree, lowered.pieces)
+            entry.results = Results(
+                [fetches[id(b)] for b in traced.returns],
+                [b.is_dynamic for b in traced.returns],
+                traced.return_tree,
+                lowered.pieces,
+            )
             entry.returns_one_blob = entry.results.one_blob
         entry.return_kind, entry.return_inner = _return_kind(traced.return_annotation)
         return entry

@@ -42,8 +42,9 @@ class CompletionQueue:
         if self._thread is None:
             with self._start_lock:
                 if self._thread is None:
-                    self._thread = threading.Thread(target=self._run, name="flowjob-completion",
-                                                    daemon=True)
+                    self._thread = threading.Thread(
+                        target=self._run, name="flowjob-completion", daemon=True
+                    )
                     self._thread.start()
 
     def in_worker(self) -> bool:
@@ -126,7 +127,8 @@ class CompletionQueue:
             raise CallbackError(
                 "flow.sync_default_session() / a blocking result was requested from inside a "
                 "watch handler or result callback; it would wait for itself. Use "
-                "tp.Callback / async_get inside callbacks instead")
+                "tp.Callback / async_get inside callbacks instead"
+            )
         announced = False
         notice_at = None if announce_after is None else time.monotonic() + announce_after
         with self._cond:
@@ -135,8 +137,11 @@ class CompletionQueue:
                 while self._pending:
                     try:
                         # Tasks finishing notify this wait, so time is kept with a deadline.
-                        self._cond.wait(None if announced or notice_at is None
-                                        else max(0.0, notice_at - time.monotonic()))
+                        self._cond.wait(
+                            None
+                            if announced or notice_at is None
+                            else max(0.0, notice_at - time.monotonic())
+                        )
                         if announced or notice_at is None or time.monotonic() < notice_at:
                             continue
                     except KeyboardInterrupt:
@@ -144,9 +149,11 @@ class CompletionQueue:
                             raise
                     if self._pending:
                         announced = True
-                        _say(f"flowjob: waiting for {self._pending} pending deliveries (watch "
-                             "handlers, summary ops, result callbacks of launched calls); "
-                             "press Ctrl-C again to abandon them")
+                        _say(
+                            f"flowjob: waiting for {self._pending} pending deliveries (watch "
+                            "handlers, summary ops, result callbacks of launched calls); "
+                            "press Ctrl-C again to abandon them"
+                        )
             finally:
                 self._draining -= 1
 

@@ -13,8 +13,9 @@ from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
 from . import _distributed
 
-_TRAIN_DEPRECATION = ("func_config.train.* has been deprecated. Please replace it by the new "
-                      "optimizer api.")
+_TRAIN_DEPRECATION = (
+    "func_config.train.* has been deprecated. Please replace it by the new optimizer api."
+)
 
 
 class _TrainConfig:
@@ -75,13 +76,17 @@ class FunctionConfig:
 
     def default_logical_view(self, view: LogicalView) -> None:
         if not isinstance(view, LogicalView):
-            raise TypeError("default_logical_view takes flow.scope.consistent_view() or "
-                            f"flow.scope.mirrored_view(), got {view!r}")
+            raise TypeError(
+                "default_logical_view takes flow.scope.consistent_view() or "
+                f"flow.scope.mirrored_view(), got {view!r}"
+            )
         self.logical_view = view
 
     def default_distribute_strategy(self, view: LogicalView) -> None:
-        warn_once("default_distribute_strategy", "default_distribute_strategy is deprecated, "
-                  "use default_logical_view")
+        warn_once(
+            "default_distribute_strategy",
+            "default_distribute_strategy is deprecated, use default_logical_view",
+        )
         self.default_logical_view(view)
 
     def default_placement_scope(self, scope: Any) -> None:
@@ -129,8 +134,10 @@ class _FlagView:
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._flags:
-            raise AttributeError(f"function_desc.{name}: this FunctionConfig has not set "
-                                 f"{name} (set flags: {sorted(self._flags) or 'none'})")
+            raise AttributeError(
+                f"function_desc.{name}: this FunctionConfig has not set "
+                f"{name} (set flags: {sorted(self._flags) or 'none'})"
+            )
         return self._flags[name]
 
 
@@ -169,7 +176,8 @@ def _set_device_num(n: int, tag: str) -> None:
                 raise ConfigError(
                     f"flow.config.{tag}_device_num({n}): JAX already started with {have} "
                     "device(s); call it before the first job is defined or run (or set "
-                    f"JAX_NUM_CPU_DEVICES={n})") from None
+                    f"JAX_NUM_CPU_DEVICES={n})"
+                ) from None
     process.device_num = n
     process.device_tag = tag
     if _jax_started:
@@ -178,8 +186,11 @@ def _set_device_num(n: int, tag: str) -> None:
 
 def _check_gpu() -> None:
     if process.device_tag == "gpu" and not _gpu_available():  # starts the backend
-        print("INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
-              "flow.config.cpu_device_num", file=sys.stderr)
+        print(
+            "INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
+            "flow.config.cpu_device_num",
+            file=sys.stderr,
+        )
         process.device_tag = "cpu"
 
 

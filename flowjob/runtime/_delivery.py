@@ -57,8 +57,13 @@ class Delivery:
 
     __slots__ = ("fetches", "convert", "target", "what")
 
-    def __init__(self, fetches: tuple[Fetch, ...], convert: Callable[[list], Any] | None,
-                 target: Callable[..., None], what: str):
+    def __init__(
+        self,
+        fetches: tuple[Fetch, ...],
+        convert: Callable[[list], Any] | None,
+        target: Callable[..., None],
+        what: str,
+    ):
         self.fetches = fetches
         self.convert = convert
         self.target = target
@@ -90,8 +95,12 @@ def build_plan(graph: JobGraph, lowered: Any) -> tuple[Delivery, ...]:
     return tuple(entries)
 
 
-def deliver(plan: tuple[Delivery, ...], host_args: list[Any], outputs: list[np.ndarray],
-            record_error: Callable[[BaseException, str], None]) -> None:
+def deliver(
+    plan: tuple[Delivery, ...],
+    host_args: list[Any],
+    outputs: list[np.ndarray],
+    record_error: Callable[[BaseException, str], None],
+) -> None:
     """Runs a call's handlers and host ops; their errors are recorded, never raised here."""
     for entry in plan:  # try/except inline: runs for every call
         try:
@@ -117,10 +126,11 @@ class Results:
     def __call__(self, host_args: list[Any], outputs: list[np.ndarray]) -> Any:
         pieces = self.pieces
         if self.one_blob:
-            return LocalBlob(value_of(self.fetches[0], host_args, outputs), self.dynamic[0],
-                             pieces)
-        leaves = [LocalBlob(value_of(f, host_args, outputs), dynamic, pieces)
-                  for f, dynamic in zip(self.fetches, self.dynamic)]
+            return LocalBlob(value_of(self.fetches[0], host_args, outputs), self.dynamic[0], pieces)
+        leaves = [
+            LocalBlob(value_of(f, host_args, outputs), dynamic, pieces)
+            for f, dynamic in zip(self.fetches, self.dynamic)
+        ]
         return jax.tree_util.tree_unflatten(self.tree, leaves)
 
     def array(self, host_args: list[Any], outputs: list[np.ndarray]) -> np.ndarray:
@@ -150,8 +160,16 @@ class Deliverer:
         if self.primary:
             deliver(entry.plan, host_args, outputs, self.completion.record_error)
 
-    def complete(self, entry: Any, host_args: list[Any], outputs: tuple[Any, ...],
-                 future: Any, slots: Any, recycle: bool, raw: bool) -> Callable[[], None] | None:
+    def complete(
+        self,
+        entry: Any,
+        host_args: list[Any],
+        outputs: tuple[Any, ...],
+        future: Any,
+        slots: Any,
+        recycle: bool,
+        raw: bool,
+    ) -> Callable[[], None] | None:
         """A queued call's completion task; returns the wake-up of its waiter (see
         CompletionQueue). ``raw``: the future gets the output values, not the results."""
         try:
@@ -167,7 +185,8 @@ class Deliverer:
             return future.set(values, self._callback_runner)
         except Exception as exc:  # a flowjob bug: report it, and never leave a waiter blocked
             self.completion.record_error(
-                exc, f"delivering a call of job {entry.traced.graph.name!r}")
+                exc, f"delivering a call of job {entry.traced.graph.name!r}"
+            )
             return None if future.done else future.set(None, self._callback_runner)
         finally:
             if slots is not None:
@@ -183,8 +202,9 @@ class Deliverer:
             self.completion.record_error(exc, f"result callback {callback_name(callback)}")
 
     def register_callback(self, future: Any, callback: Callable[[Any], None]) -> None:
-        future.register(callback, lambda cb, v: self.completion.submit(
-            lambda: self._callback_runner(cb, v)))
+        future.register(
+            callback, lambda cb, v: self.completion.submit(lambda: self._callback_runner(cb, v))
+        )
 
 
 def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:
@@ -212,8 +232,9 @@ class LocalBlob:
         if parallel_id is None:
             return self._array
         if not 0 <= parallel_id < self._pieces:
-            raise ValueError(f"parallel_id {parallel_id} out of range: the result has "
-                             f"{self._pieces} piece(s)")
+            raise ValueError(
+                f"parallel_id {parallel_id} out of range: the result has {self._pieces} piece(s)"
+            )
         return self.numpy_list()[parallel_id]
 
     def numpy_list(self) -> list[np.ndarray]:
@@ -221,13 +242,16 @@ class LocalBlob:
         return list(np.split(self._array, self._pieces)) if self._pieces > 1 else [self._array]
 
     def ndarray(self) -> np.ndarray:
-        warn_once("LocalBlob.ndarray", "LocalBlob.ndarray is deprecated, please use "
-                  "LocalBlob.numpy()")
+        warn_once(
+            "LocalBlob.ndarray", "LocalBlob.ndarray is deprecated, please use LocalBlob.numpy()"
+        )
         return self._array
 
     def ndarray_list(self) -> list[np.ndarray]:
-        warn_once("LocalBlob.ndarray_list", "LocalBlob.ndarray_list is deprecated, please use "
-                  "LocalBlob.numpy_list()")
+        warn_once(
+            "LocalBlob.ndarray_list",
+            "LocalBlob.ndarray_list is deprecated, please use LocalBlob.numpy_list()",
+        )
         return self.numpy_list()
 
     def parallel_num(self) -> int:
@@ -275,9 +299,36 @@ def _forward(name: str) -> Callable[..., Any]:
     return method
 
 
-for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
-              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "eq", "ne", "lt",
-              "le", "gt", "ge", "neg", "pos", "abs", "and", "or", "xor", "invert", "contains"):
+for _name in (
+    "add",
+    "radd",
+    "sub",
+    "rsub",
+    "mul",
+    "rmul",
+    "truediv",
+    "rtruediv",
+    "floordiv",
+    "rfloordiv",
+    "mod",
+    "rmod",
+    "pow",
+    "rpow",
+    "matmul",
+    "rmatmul",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "neg",
+    "pos",
+    "abs",
+    "and",
+    "or",
+    "xor",
+    "invert",
+    "contains",
+):
     setattr(LocalBlob, f"__{_name}__", _forward(f"__{_name}__"))
-
-

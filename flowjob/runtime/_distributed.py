@@ -48,7 +48,8 @@ def _local_rank_guess() -> int:
     if len(matches) != 1:
         raise ConfigError(
             "cannot tell which of flow.env.machine's entries this process is "
-            f"({len(matches)} local matches); set FLOWJOB_PROCESS_ID=<index> for each process")
+            f"({len(matches)} local matches); set FLOWJOB_PROCESS_ID=<index> for each process"
+        )
     return matches[0]
 
 
@@ -67,12 +68,14 @@ def init() -> bool:
     if coordinator is None:
         return False
     if count is None or rank is None:
-        raise ConfigError("FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and "
-                           "FLOWJOB_PROCESS_ID as well")
+        raise ConfigError(
+            "FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID as well"
+        )
     import jax
 
-    jax.distributed.initialize(coordinator_address=coordinator, num_processes=int(count),
-                               process_id=int(rank))
+    jax.distributed.initialize(
+        coordinator_address=coordinator, num_processes=int(count), process_id=int(rank)
+    )
     _started = True
     return True
 

@@ -66,14 +66,15 @@ class RealShapePlan:
                 raise JobArgumentError(
                     f"job {self.graph.name!r}, op {op.name!r} ({op.op_type}): the real shapes "
                     f"of its inputs do not fit: {exc}\n  real input shapes: {shown}\n  op "
-                    f"defined at {describe_frame(op.user_frame)}") from None
+                    f"defined at {describe_frame(op.user_frame)}"
+                ) from None
             outs = [out] * len(op.outputs) if not out or isinstance(out[0], int) else out
             for blob, real in zip(op.outputs, outs):
                 # A real size never exceeds the padded one the program holds.
                 shapes[id(blob)] = tuple(min(int(r), m) for r, m in zip(real, blob.shape))
         vector = np.zeros((self.size,), np.int32)
         for bid, (offset, n) in self.offsets.items():
-            vector[offset:offset + n] = shapes[bid]
+            vector[offset : offset + n] = shapes[bid]
         found = RealShapes(shapes, vector)
         if len(self._cache) < _CACHE_SIZE:
             self._cache[key] = found
@@ -81,7 +82,7 @@ class RealShapePlan:
 
     def unpack(self, vector: Any) -> dict[int, Any]:
         """In the program: the real shape arrays of the blobs it reads, from the vector."""
-        return {bid: vector[o:o + n] for bid, (o, n) in self.offsets.items()}
+        return {bid: vector[o : o + n] for bid, (o, n) in self.offsets.items()}
 
 
 def real_of(real: dict[int, Any] | None, blob: Any) -> Any:

@@ -13,4 +13,5 @@ def enable_eager_execution(val: bool = True) -> None:
     if val:
         raise NotImplementedError(
             "flow.enable_eager_execution(True): flowjob has no eager mode; job functions are "
-            "always lazy (traced once, compiled with JAX). Leave eager execution off.")
+            "always lazy (traced once, compiled with JAX). Leave eager execution off."
+        )

@@ -47,7 +47,8 @@ class Feeder:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(
-                    target=self._run, name=f"flowjob-feed-{self.graph.name}", daemon=True)
+                    target=self._run, name=f"flowjob-feed-{self.graph.name}", daemon=True
+                )
                 self._thread.start()
         item = self._queue.get()
         if isinstance(item, _Failed):
@@ -95,9 +96,11 @@ class Feeder:
                 else:
                     out = feed.fn(*[env[id(b)] for b in op.inputs])
             except FlowJobError as exc:  # name the op and the user's line that created it
-                raise type(exc)(f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of "
-                                f"job {self.graph.name!r}, created at "
-                                f"{describe_frame(op.user_frame)}") from None
+                raise type(exc)(
+                    f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of "
+                    f"job {self.graph.name!r}, created at "
+                    f"{describe_frame(op.user_frame)}"
+                ) from None
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
@@ -108,6 +111,8 @@ def _checked(blob: Blob, value: Any) -> np.ndarray:
     """A pipeline value as the program input its blob promised (shape and dtype)."""
     array = np.ascontiguousarray(value, dtype=blob.dtype.np_dtype)
     if array.shape != blob.shape:
-        raise ValueError(f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "
-                         f"{array.shape}, but its blob {blob.lbn} has shape {blob.shape}")
+        raise ValueError(
+            f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "
+            f"{array.shape}, but its blob {blob.lbn} has shape {blob.shape}"
+        )
     return array

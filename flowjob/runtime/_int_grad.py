@@ -39,15 +39,19 @@ def on_integer_path(op: Any, promoted: set[int]) -> bool:
     """Whether ``op`` takes a promoted input, or starts an integer path (a float -> int cast)."""
     if any(id(b) in promoted for b in op.inputs):
         return True
-    return (op.op_type == "cast" and op.inputs[0].dtype.is_floating
-            and not op.outputs[0].dtype.is_floating)
+    return (
+        op.op_type == "cast"
+        and op.inputs[0].dtype.is_floating
+        and not op.outputs[0].dtype.is_floating
+    )
 
 
 def run_op(op: Any, args: list[Any], kwargs: dict[str, Any], promoted: set[int]) -> Any:
     """Runs ``op`` when some of its integer inputs are carried as floats (ids in ``promoted``);
     marks its integer outputs that carry a derivative as promoted too."""
-    exact_args = [a.astype(b.dtype.np_dtype) if id(b) in promoted else a
-                  for a, b in zip(args, op.inputs)]
+    exact_args = [
+        a.astype(b.dtype.np_dtype) if id(b) in promoted else a for a, b in zip(args, op.inputs)
+    ]
     exact = op.lowering(*exact_args, **kwargs)
     if op.op_type == "cast":  # float -> int cast: the identity's derivative, as OneFlow's
         soft = args[0]

@@ -28,8 +28,13 @@ class JobFunction:
     follows the return annotation (OneFlow's table, spec 2.3).
     """
 
-    def __init__(self, fn: Callable[..., Any], job_type: str, config: FunctionConfig,
-                 definition_locals: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        job_type: str,
+        config: FunctionConfig,
+        definition_locals: dict[str, Any] | None = None,
+    ):
         functools.update_wrapper(self, fn)
         self.fn = fn
         # Resolves string annotations (`from __future__ import annotations`) naming locals of
@@ -45,8 +50,10 @@ class JobFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
-            raise TypeError(f"job {self.__name__!r} takes positional arguments only, got "
-                            f"keyword argument(s) {sorted(kwargs)}")
+            raise TypeError(
+                f"job {self.__name__!r} takes positional arguments only, got "
+                f"keyword argument(s) {sorted(kwargs)}"
+            )
         if self._dynamic_params is None:
             self._dynamic_params = self._mirrored_dynamic_params()
         if self._dynamic_params:
@@ -98,8 +105,7 @@ class JobFunction:
         variant = self._variants.get(shapes)
         if variant is None:
             shown = "_".join("x".join(map(str, s)) for s in shapes if s is not None)
-            fn = variant_function(self.fn, params, shapes,
-                                  f"{self.__name__}-real_shape-{shown}")
+            fn = variant_function(self.fn, params, shapes, f"{self.__name__}-real_shape-{shown}")
             if fn is None:
                 return None
             variant = JobFunction(fn, self.job_type, self.config, self.definition_locals)
@@ -117,17 +123,22 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
     warning); then the job trains only if the config has a legacy ``train`` setting.
     """
     if isinstance(type, FunctionConfig):
-        warn_once("global_function(func_config)", "flow.global_function(func_config) is "
-                  "deprecated. Please replace it with flow.global_function(type, func_config).")
+        warn_once(
+            "global_function(func_config)",
+            "flow.global_function(func_config) is "
+            "deprecated. Please replace it with flow.global_function(type, func_config).",
+        )
         config = copy.deepcopy(type)
         job_type = "train" if config.train.configured else "predict"
     else:
         if type not in ("train", "predict"):
-            raise JobDefinitionError(f"global_function type must be 'train' or 'predict', got "
-                                     f"{type!r}")
+            raise JobDefinitionError(
+                f"global_function type must be 'train' or 'predict', got {type!r}"
+            )
         if function_config is not None and not isinstance(function_config, FunctionConfig):
-            raise JobDefinitionError("function_config must come from flow.function_config(), "
-                                     f"got {function_config!r}")
+            raise JobDefinitionError(
+                f"function_config must come from flow.function_config(), got {function_config!r}"
+            )
         config = copy.deepcopy(function_config) if function_config else FunctionConfig()
         job_type = type
 
@@ -142,6 +153,7 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
 
 def function(config: FunctionConfig | None = None):
     """Pre-0.2 spelling of ``global_function(config)``."""
-    warn_once("oneflow.function", "oneflow.function is deprecated in favor of "
-              "oneflow.global_function")
+    warn_once(
+        "oneflow.function", "oneflow.function is deprecated in favor of oneflow.global_function"
+    )
     return global_function(config if config is not None else FunctionConfig())

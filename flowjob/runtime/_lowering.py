@@ -101,10 +101,16 @@ def host_blobs(graph: JobGraph, returns: list[Blob]) -> list[Blob]:
 _SBP_OPS = ("with_distribute", "parallel_cast")
 
 
-def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
-               perturb: dict[int, Any], key: Any, mesh: Any = None,
-               real: dict[int, Any] | None = None,
-               promoted: set[int] | None = None) -> dict[int, Any]:
+def _interpret(
+    graph: JobGraph,
+    state: dict[str, Any],
+    inputs: dict[int, Any],
+    perturb: dict[int, Any],
+    key: Any,
+    mesh: Any = None,
+    real: dict[int, Any] | None = None,
+    promoted: set[int] | None = None,
+) -> dict[int, Any]:
     """``real``: the real shape arrays of the dynamic blobs masked lowerings read.
     ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
@@ -136,8 +142,9 @@ def _interpret(graph: JobGraph, state: dict[str, Any], inputs: dict[int, Any],
                 if promoted is None:
                     env[id(blob)] = env[id(blob)] + perturb[id(blob)]
                 else:
-                    env[id(blob)] = _int_grad.perturb(env[id(blob)], blob, perturb[id(blob)],
-                                                      promoted)
+                    env[id(blob)] = _int_grad.perturb(
+                        env[id(blob)], blob, perturb[id(blob)], promoted
+                    )
     return env
 
 
@@ -146,12 +153,16 @@ def _build_optimizer(graph: JobGraph) -> Any:
         return graph.optimizer
     train = graph.config.train
     if train.configured:
-        return from_model_update_conf(train.model_update or {"naive_conf": {}},
-                                      train.primary_lr_value, train.secondary_lr_value)
+        return from_model_update_conf(
+            train.model_update or {"naive_conf": {}},
+            train.primary_lr_value,
+            train.secondary_lr_value,
+        )
     raise JobDefinitionError(
         f"train job {graph.name!r} has no optimizer: call "
         "flow.optimizer.SGD(...).minimize(loss) in its body (or configure the legacy "
-        "config.train.primary_lr + model_update_conf)")
+        "config.train.primary_lr + model_update_conf)"
+    )
 
 
 def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> LoweredJob:
@@ -160,7 +171,8 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     if train and not graph.losses:
         raise JobDefinitionError(
             f"train job {graph.name!r} has no loss: call optimizer.minimize(loss) or "
-            "flow.losses.add_loss(loss) in its body")
+            "flow.losses.add_loss(loss) in its body"
+        )
     diff_watches = _diff_watches(graph)
     real_plan = RealShapePlan(graph) if any(op.real_shape for op in graph.ops) else None
     arg_index = {id(b): i for i, b in enumerate(graph.inputs)}
@@ -177,30 +189,52 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
         else:
             fetches[id(blob)] = Fetch(Source.OUTPUT, len(device_fetch), _real_key(real_plan, blob))
             device_fetch.append(blob)
-    diff_fetches = {id(w): Fetch(Source.OUTPUT, len(device_fetch) + i, _real_key(real_plan, w.blob))
-                    for i, w in enumerate(diff_watches)}
+    diff_fetches = {
+        id(w): Fetch(Source.OUTPUT, len(device_fetch) + i, _real_key(real_plan, w.blob))
+        for i, w in enumerate(diff_watches)
+    }
 
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
     mirrored = mesh is not None and graph.config.logical_view.name is View.MIRRORED
     if train:
-        step = _TrainStep(graph, store, state_names, input_blobs, device_fetch, diff_watches,
-                          mesh, mirrored, real_plan)
+        step = _TrainStep(
+            graph,
+            store,
+            state_names,
+            input_blobs,
+            device_fetch,
+            diff_watches,
+            mesh,
+            mirrored,
+            real_plan,
+        )
         state_names = step.state_names
     else:
         step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     if mesh is None:
         fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
-        lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches,
-                             train)
+        lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
-        jitted = (_sharding.jit_mirrored(graph, step, state_names, len(device_inputs), mesh)
-                  if mirrored else
-                  _sharding.jit_sharded(graph, step, store, state_names, input_blobs, mesh))
-        lowered = LoweredJob(graph, jitted.fn, state_names, device_inputs, fetches,
-                             diff_watches, train, mesh, jitted.state_shardings,
-                             jitted.input_shardings, jitted.pieces)
+        jitted = (
+            _sharding.jit_mirrored(graph, step, state_names, len(device_inputs), mesh)
+            if mirrored
+            else _sharding.jit_sharded(graph, step, store, state_names, input_blobs, mesh)
+        )
+        lowered = LoweredJob(
+            graph,
+            jitted.fn,
+            state_names,
+            device_inputs,
+            fetches,
+            diff_watches,
+            train,
+            mesh,
+            jitted.state_shardings,
+            jitted.input_shardings,
+            jitted.pieces,
+        )
     if train:
         lowered.step_name = step.step_name
     lowered.real_plan = real_plan
@@ -235,13 +269,25 @@ def _real_shapes(plan: RealShapePlan | None, input_blobs: list[Blob], inputs) ->
     return plan.unpack(inputs[len(input_blobs)])
 
 
-def _predict_step(graph: JobGraph, input_blobs: list[Blob], device_fetch: list[Blob], mesh,
-                  mirrored: bool = False, real_plan: RealShapePlan | None = None):
+def _predict_step(
+    graph: JobGraph,
+    input_blobs: list[Blob],
+    device_fetch: list[Blob],
+    mesh,
+    mirrored: bool = False,
+    real_plan: RealShapePlan | None = None,
+):
     def step(state, inputs, counter):
         key = _call_key(counter, mirrored)
-        env = _interpret(graph, state, {id(b): x for b, x in zip(input_blobs, inputs)}, {}, key,
-                         None if mirrored else mesh,
-                         _real_shapes(real_plan, input_blobs, inputs))
+        env = _interpret(
+            graph,
+            state,
+            {id(b): x for b, x in zip(input_blobs, inputs)},
+            {},
+            key,
+            None if mirrored else mesh,
+            _real_shapes(real_plan, input_blobs, inputs),
+        )
         return tuple(env[id(b)] for b in device_fetch)
 
     return step
@@ -251,11 +297,18 @@ class _TrainStep:
     """The whole train step as one pure function of (state, inputs, train step); the train
     step (the TrainStep variable's value before this step) also seeds the random ops."""
 
-    def __init__(self, graph: JobGraph, store: VariableStore, variable_names: list[str],
-                 input_blobs: list[Blob], device_fetch: list[Blob],
-                 diff_watches: list[HostDelivery],
-                 mesh: Any = None, mirrored: bool = False,
-                 real_plan: RealShapePlan | None = None):
+    def __init__(
+        self,
+        graph: JobGraph,
+        store: VariableStore,
+        variable_names: list[str],
+        input_blobs: list[Blob],
+        device_fetch: list[Blob],
+        diff_watches: list[HostDelivery],
+        mesh: Any = None,
+        mirrored: bool = False,
+        real_plan: RealShapePlan | None = None,
+    ):
         self.graph = graph
         self.real_plan = real_plan
         self.mirrored = mirrored
@@ -266,15 +319,25 @@ class _TrainStep:
         self.integer_paths = _int_grad.needs_integer_paths(graph, [w.blob for w in diff_watches])
         self.optimizer = _build_optimizer(graph)
         # Trainable is per job: the flag of this job's own variable op.
-        trainable = [n for n in variable_names if graph.variables[n].op.attrs["trainable"]
-                     and store.defs[n].dtype.is_floating]
+        trainable = [
+            n
+            for n in variable_names
+            if graph.variables[n].op.attrs["trainable"] and store.defs[n].dtype.is_floating
+        ]
         self.trained = self.optimizer.variable_names(trainable)
-        regularizers = {n: store.defs[n].regularizer for n in self.trained
-                        if store.defs[n].regularizer is not None}
+        regularizers = {
+            n: store.defs[n].regularizer
+            for n in self.trained
+            if store.defs[n].regularizer is not None
+        }
         self.sparse = sparse_variables(graph, self.optimizer, self.trained, set(regularizers))
-        self.update = TrainUpdate(self.optimizer, graph.name,
-                                  {n: store.values[n] for n in self.trained}, regularizers,
-                                  bool(self.sparse))
+        self.update = TrainUpdate(
+            self.optimizer,
+            graph.name,
+            {n: store.values[n] for n in self.trained},
+            regularizers,
+            bool(self.sparse),
+        )
         for name, value in self.update.initial_state.items():
             store.define_system(name, value)
         self.step_name = TRAIN_STEP_PREFIX + graph.name
@@ -289,18 +352,32 @@ class _TrainStep:
         feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
         real = _real_shapes(self.real_plan, self.input_blobs, inputs)
         params = {n: state[n] for n in self.trained}
-        zeros = {id(w.blob): jnp.zeros(w.blob.shape, w.blob.dtype.np_dtype
-                                       if w.blob.dtype.is_floating else _int_grad.float_dtype())
-                 for w in self.diff_watches}
+        zeros = {
+            id(w.blob): jnp.zeros(
+                w.blob.shape,
+                w.blob.dtype.np_dtype if w.blob.dtype.is_floating else _int_grad.float_dtype(),
+            )
+            for w in self.diff_watches
+        }
         # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
         # OneFlow's would); the optimizer chain divides it out of the parameter gradients.
         loss_scale = self.update.loss_scale(state)
 
         def objective(params, perturb):
-            env = _interpret(graph, state | params, feed, perturb, key, self.mesh, real,
-                             set() if self.integer_paths else None)
-            total = sum(jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
-                        for loss in graph.losses)
+            env = _interpret(
+                graph,
+                state | params,
+                feed,
+                perturb,
+                key,
+                self.mesh,
+                real,
+                set() if self.integer_paths else None,
+            )
+            total = sum(
+                jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
+                for loss in graph.losses
+            )
             fetched = tuple(env[id(b)] for b in self.device_fetch)
             assigned = {name: env[id(blob)] for name, blob in graph.assigns}
             seeded = total if loss_scale is None else total * loss_scale
@@ -308,18 +385,24 @@ class _TrainStep:
             return seeded, (fetched, assigned, rows)
 
         (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
-            objective, argnums=(0, 1), has_aux=True)(params, zeros)
+            objective, argnums=(0, 1), has_aux=True
+        )(params, zeros)
         if self.mirrored:  # moving statistics are averaged like the gradients
             assigned = jax.lax.pmean(assigned, _sharding.AXIS)
         new_params, new_opt = self.update(
-            grads, params, {n: state[n] for n in self.update.state_names}, step=train_step,
-            loss_count=self._loss_count(real), loss_scale=loss_scale, rows=rows,
-            device_axis=_sharding.AXIS if self.mirrored else None)
+            grads,
+            params,
+            {n: state[n] for n in self.update.state_names},
+            step=train_step,
+            loss_count=self._loss_count(real),
+            loss_scale=loss_scale,
+            rows=rows,
+            device_axis=_sharding.AXIS if self.mirrored else None,
+        )
         assigned = {n: v.astype(state[n].dtype) for n, v in assigned.items()}
         if loss_scale is not None:
             pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
-        diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype)
-                      for w in self.diff_watches)
+        diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype) for w in self.diff_watches)
         return state | new_params | new_opt | assigned, fetched, diffs
 
     def _loss_count(self, real: dict | None):

@@ -25,30 +25,40 @@ def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
     for spec, value in zip(params, args):
         shape = None
         d = spec.defs[0]
-        if (not spec.is_tuple and d.is_dynamic and isinstance(value, (list, tuple))
-                and len(value) == 1):
+        if (
+            not spec.is_tuple
+            and d.is_dynamic
+            and isinstance(value, (list, tuple))
+            and len(value) == 1
+        ):
             real = getattr(value[0], "shape", None)
-            if (real is not None and len(real) == len(d.shape)
-                    and all(0 < r <= m for r, m in zip(real, d.shape))):
+            if (
+                real is not None
+                and len(real) == len(d.shape)
+                and all(0 < r <= m for r, m in zip(real, d.shape))
+            ):
                 shape = tuple(int(r) for r in real)
         shapes.append(None if shape == d.shape else shape)
     return tuple(shapes) if any(s is not None for s in shapes) else None
 
 
-def variant_function(fn: Callable[..., Any], params: Sequence[Any],
-                     shapes: Sequence[tuple[int, ...] | None], name: str
-                     ) -> Callable[..., Any] | None:
+def variant_function(
+    fn: Callable[..., Any],
+    params: Sequence[Any],
+    shapes: Sequence[tuple[int, ...] | None],
+    name: str,
+) -> Callable[..., Any] | None:
     """``fn`` with the placeholders of ``shapes`` declared at those shapes; None when ``fn``
     declares its placeholders as legacy default values (not annotations)."""
     annotations = dict(getattr(fn, "__annotations__", {}))
     if not isinstance(fn, types.FunctionType) or any(
-            spec.name not in annotations for spec in params):
+        spec.name not in annotations for spec in params
+    ):
         return None
     for spec, shape in zip(params, shapes):
         if shape is not None:
             annotations[spec.name] = dataclasses.replace(spec.defs[0], shape=shape)
-    new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
-                             fn.__closure__)
+    new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__annotations__ = annotations
     new.__module__ = fn.__module__

@@ -61,8 +61,9 @@ class ResultFuture:
         self._callback: Callable[[Any], None] | None = None
         self._gate: threading.Lock | None = None
 
-    def set(self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None]
-            ) -> Callable[[], None] | None:
+    def set(
+        self, value: Any, run_callback: Callable[[Callable[[Any], None], Any], None]
+    ) -> Callable[[], None] | None:
         """Fills the future and runs its callback. Returns the wake-up of a thread blocked in
         ``wait``, if any, which the caller must run (the completion thread runs it last)."""
         with self._lock:
@@ -73,8 +74,9 @@ class ResultFuture:
             run_callback(cb, value)
         return None if gate is None else gate.release
 
-    def register(self, callback: Callable[[Any], None],
-                 late: Callable[[Callable[[Any], None], Any], None]) -> None:
+    def register(
+        self, callback: Callable[[Any], None], late: Callable[[Callable[[Any], None], Any], None]
+    ) -> None:
         with self._lock:
             if not self._done:
                 self._callback = callback
@@ -115,7 +117,8 @@ class LazyFutureRemoteBlobs:
             raise FlowJobError(
                 f"the result of this call of job {self._job_name!r} was already taken with "
                 f".{self._used}(); .get() and .async_get() may be used once per call, "
-                "and only one of them")
+                "and only one of them"
+            )
         self._used = how
 
     def get(self) -> Any:
@@ -134,13 +137,13 @@ def check_callback(job: str, callback: Any, how: str) -> None:
     """A result callback must take the result as its one positional argument: checked when
     it is registered, so a wrong one fails at the call that registers it, not later."""
     if not callable(callback):
-        raise JobDefinitionError(f"job {job!r}: {how} takes a callable, got "
-                                 f"{safe_repr(callback)}")
+        raise JobDefinitionError(f"job {job!r}: {how} takes a callable, got {safe_repr(callback)}")
     try:
         inspect.signature(callback).bind(None)
     except TypeError as exc:
         raise JobDefinitionError(
             f"job {job!r}: the {how} result callback {describe_callable(callback)} must take "
-            f"the result as its one positional parameter ({exc})") from None
+            f"the result as its one positional parameter ({exc})"
+        ) from None
     except ValueError:  # no signature to check (some builtins): it runs as it is
         pass

@@ -64,8 +64,14 @@ class Session:
                 raise self._stale(job)
             entry = self.compiled.get(job.__name__)
             if entry is None:
-                traced = trace(job.__name__, job.fn, job.job_type, job.config, self.variables,
-                               job.definition_locals)
+                traced = trace(
+                    job.__name__,
+                    job.fn,
+                    job.job_type,
+                    job.config,
+                    self.variables,
+                    job.definition_locals,
+                )
                 lowered = lower(traced.graph, traced.returns, self.variables)
                 entry = CompiledJob.build(traced, lowered, job.config.concurrency)
                 self.compiled[job.__name__] = entry
@@ -78,14 +84,16 @@ class Session:
             return JobDefinitionError(
                 f"job {name!r} was defined before flow.clear_default_session() and belongs to "
                 "the cleared session; run its @flow.global_function definition again to use "
-                "it in the new session")
+                "it in the new session"
+            )
         newer = self.jobs.get(name)
         where = f" ({describe_callable(newer.fn)})" if newer is not None else ""
         return JobDefinitionError(
             f"job {name!r} was redefined by a later @flow.global_function of the same name"
             f"{where}; as in OneFlow a session has one job per name and the later definition "
             "replaced this one, so it cannot run (it would share the other's TrainStep and "
-            "compiled program). Call the new job, or give the functions different names")
+            "compiled program). Call the new job, or give the functions different names"
+        )
 
     def trace_all(self) -> list[JobGraph]:
         """Traces every defined job (so all variables exist) and returns their graphs.
@@ -95,8 +103,7 @@ class Session:
         """
         graphs = []
         for job in list(self.jobs.values()):
-            if self._trace_failures.get(job.__name__) is job and job.__name__ not in \
-                    self.compiled:
+            if self._trace_failures.get(job.__name__) is job and job.__name__ not in self.compiled:
                 continue  # warned already; retrying would trace (and fail) at every save
             try:
                 graphs.append(self.compiled_job(job).traced.graph)
@@ -105,7 +112,10 @@ class Session:
                 warnings.warn(
                     f"job {job.__name__!r} failed to trace and is skipped (its variables are "
                     f"left out of checkpoints and get_all_variables): {type(exc).__name__}: "
-                    f"{exc}", UserWarning, stacklevel=3)
+                    f"{exc}",
+                    UserWarning,
+                    stacklevel=3,
+                )
         return graphs
 
     # -- calls ---------------------------------------------------------------------------
@@ -113,8 +123,9 @@ class Session:
         """A call whose results (if any) come back through a future; see ``Calls.launch``."""
         return self.calls.launch(job, self.compiled_job(job), args, hold)
 
-    def run(self, job: Any, args: tuple[Any, ...], entry: CompiledJob | None = None,
-            array: bool = False) -> Any:
+    def run(
+        self, job: Any, args: tuple[Any, ...], entry: CompiledJob | None = None, array: bool = False
+    ) -> Any:
         """A blocking call: its results once it (and every earlier call) completed.
         ``entry``: the caller's ``compiled_job(job)``, if it has it. ``array``: the job returns
         one blob and the caller wants its ``numpy()`` (what ``-> tp.Numpy`` gives)."""
@@ -125,8 +136,7 @@ class Session:
             return None
         return results.array(host_args, values) if array else results(host_args, values)
 
-    def register_callback(self, future: ResultFuture,
-                          callback: Callable[[Any], None]) -> None:
+    def register_callback(self, future: ResultFuture, callback: Callable[[Any], None]) -> None:
         self.deliverer.register_callback(future, callback)
         self.calls.release_held()
 
@@ -170,8 +180,7 @@ class Session:
             if not at_exit:
                 raise
             abandoned = self.completion.pending()
-            print(f"flowjob: abandoned {abandoned} pending deliveries", flush=True,
-                  file=sys.stderr)
+            print(f"flowjob: abandoned {abandoned} pending deliveries", flush=True, file=sys.stderr)
         finally:
             for entry in list(self.compiled.values()):
                 _close_feeder(entry)

@@ -38,7 +38,8 @@ def job_devices(graph: JobGraph) -> list[Any]:
             raise ConfigError(
                 f"job {graph.name!r} is placed on machine {machine} device {device}, but only "
                 f"{per_process} device(s) per machine exist; call flow.config.cpu_device_num("
-                f"{device + 1}) (or gpu_device_num) before the first job runs")
+                f"{device + 1}) (or gpu_device_num) before the first job runs"
+            )
         chosen.append(devices[index])
     return chosen
 
@@ -105,37 +106,51 @@ class Jitted:
     pieces: int = 1  # mirrored view: devices whose pieces make up each result
 
 
-def jit_sharded(graph: JobGraph, step: Any, store: VariableStore, state_names: list[str],
-                input_blobs: list[Blob], mesh: Mesh) -> Jitted:
+def jit_sharded(
+    graph: JobGraph,
+    step: Any,
+    store: VariableStore,
+    state_names: list[str],
+    input_blobs: list[Blob],
+    mesh: Mesh,
+) -> Jitted:
     """Several devices, one global view: GSPMD places state and inputs as SBP says."""
     train = graph.is_train
-    state_sh = {n: sharding(mesh, store.defs[n].shape, _state_distribute(store, n))
-                for n in state_names}
+    state_sh = {
+        n: sharding(mesh, store.defs[n].shape, _state_distribute(store, n)) for n in state_names
+    }
     input_sh = tuple(sharding(mesh, b.shape, _input_distribute(b)) for b in input_blobs)
     repl = replicated(mesh)
     if any(op.real_shape and op.real_shape.masked for op in graph.ops):
         input_sh += (repl,)  # the real shapes vector
     if train:
-        fn = jax.jit(step, donate_argnums=(0,), in_shardings=(state_sh, input_sh, repl),
-                     out_shardings=(state_sh, repl, repl))
+        fn = jax.jit(
+            step,
+            donate_argnums=(0,),
+            in_shardings=(state_sh, input_sh, repl),
+            out_shardings=(state_sh, repl, repl),
+        )
     else:
         fn = jax.jit(step, in_shardings=(state_sh, input_sh, repl), out_shardings=repl)
     return Jitted(fn, state_sh, input_sh)
 
 
-def jit_mirrored(graph: JobGraph, step: Any, state_names: list[str], inputs: int,
-                 mesh: Mesh) -> Jitted:
+def jit_mirrored(
+    graph: JobGraph, step: Any, state_names: list[str], inputs: int, mesh: Mesh
+) -> Jitted:
     """Mirrored view: every device runs the body on its own piece (``shard_map``); gradients
     are averaged across devices, so training matches one device on the whole batch."""
     if graph.feeds:  # its blobs have the whole batch's shape, not a device's piece
         raise JobDefinitionError(
             f"job {graph.name!r}: data pipeline ops (ofrecord_reader...) need the consistent "
-            "view when the job spans several devices; the batch is split among them there")
+            "view when the job spans several devices; the batch is split among them there"
+        )
     train = graph.is_train
     split_spec, repl = PartitionSpec(AXIS), PartitionSpec()
     out_specs = (repl, split_spec, split_spec) if train else split_spec
-    mapped = jax.shard_map(step, mesh=mesh, in_specs=(repl, split_spec, repl),
-                           out_specs=out_specs, check_vma=False)
+    mapped = jax.shard_map(
+        step, mesh=mesh, in_specs=(repl, split_spec, repl), out_specs=out_specs, check_vma=False
+    )
     state_sh = {n: replicated(mesh) for n in state_names}
     # Per-device pieces are concatenated along axis 0, so the global input is split on it.
     input_sh = tuple(NamedSharding(mesh, split_spec) for _ in range(inputs))

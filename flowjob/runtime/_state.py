@@ -48,7 +48,8 @@ class State:
         entry.train_step = step
         # A new array each time: checkpoint snapshots may hold the previous one.
         entry.stored_step = self.variables.values[entry.lowered.step_name] = np.array(
-            [step], np.int64)
+            [step], np.int64
+        )
 
     # -- whole-store reads and writes (checkpoints; the caller waited for pending calls) --
     def specs(self) -> dict[str, tuple[tuple[int, ...], Any]]:
@@ -71,8 +72,11 @@ class State:
 
 def host_copy(value: Any) -> np.ndarray:
     """A whole host array, gathering shards that live in other processes."""
-    if isinstance(value, jax.Array) and not value.is_fully_addressable \
-            and not value.is_fully_replicated:
+    if (
+        isinstance(value, jax.Array)
+        and not value.is_fully_addressable
+        and not value.is_fully_replicated
+    ):
         from jax.experimental import multihost_utils
 
         return np.asarray(multihost_utils.process_allgather(value, tiled=True))

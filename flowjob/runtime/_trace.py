@@ -13,8 +13,10 @@ from .. import typing as tp
 from ..errors import JobDefinitionError
 from ..graph import Blob, JobGraph, OpKind, VariableStore, View, host_only_error, tracing
 
-_RETURN_HELP = ("allowed return annotations: None, tp.Numpy, tp.ListNumpy, Tuple/List/Dict of "
-                "them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]")
+_RETURN_HELP = (
+    "allowed return annotations: None, tp.Numpy, tp.ListNumpy, Tuple/List/Dict of "
+    "them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]"
+)
 
 
 @dataclass
@@ -64,39 +66,45 @@ def _flatten_defs(value: Any) -> list[tp.ArgBlobDef] | None:
     return None
 
 
-def parse_params(job_name: str, fn, definition_locals: dict[str, Any] | None = None
-                 ) -> tuple[list[ParamSpec], Any]:
+def parse_params(
+    job_name: str, fn, definition_locals: dict[str, Any] | None = None
+) -> tuple[list[ParamSpec], Any]:
     """Reads the placeholders of ``fn`` (all annotated, or none with legacy defaults)."""
     sig = inspect.signature(fn)
     hints = _hints(fn, definition_locals or {})
     params = list(sig.parameters.values())
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        raise JobDefinitionError(f"job {job_name!r}: no parameters like *args or **kwargs "
-                                 "supported")
+        raise JobDefinitionError(
+            f"job {job_name!r}: no parameters like *args or **kwargs supported"
+        )
     annotated = [p for p in params if p.name in hints]
     specs: list[ParamSpec] = []
     if annotated and len(annotated) != len(params):
-        raise JobDefinitionError(f"job {job_name!r}: all parameters of global function should "
-                                 "be annotated")
+        raise JobDefinitionError(
+            f"job {job_name!r}: all parameters of global function should be annotated"
+        )
     for p in params:
         if annotated:
             ann = hints[p.name]
             if isinstance(ann, tp.ArgBlobDef):
                 specs.append(ParamSpec(p.name, [ann], False))
             elif typing.get_origin(ann) is tuple and all(
-                    isinstance(a, tp.ArgBlobDef) for a in typing.get_args(ann)):
+                isinstance(a, tp.ArgBlobDef) for a in typing.get_args(ann)
+            ):
                 specs.append(ParamSpec(p.name, list(typing.get_args(ann)), True))
             else:
                 raise JobDefinitionError(
                     f"job {job_name!r}: invalid parameter annotation {ann!r} of {p.name!r}; use "
                     "tp.Numpy.Placeholder(shape, dtype), tp.ListNumpy.Placeholder(...) or a "
-                    "typing.Tuple of them")
+                    "typing.Tuple of them"
+                )
         else:
             defs = _flatten_defs(p.default)
             if defs is None:
                 raise JobDefinitionError(
                     f"job {job_name!r}: parameter {p.name!r} needs an annotation such as "
-                    "tp.Numpy.Placeholder((2, 3)) (or a legacy default flow.FixedTensorDef(...))")
+                    "tp.Numpy.Placeholder((2, 3)) (or a legacy default flow.FixedTensorDef(...))"
+                )
             specs.append(ParamSpec(p.name, defs, not isinstance(p.default, tp.ArgBlobDef)))
     return specs, hints.get("return", inspect.Signature.empty)
 
@@ -111,11 +119,20 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
         for k, d in enumerate(spec.defs):
             dynamic = d.is_dynamic and not mirrored
             name = d.name or (spec.name if not spec.is_tuple else f"{spec.name}_{k}")
-            op = graph.add_op(name=name, op_type="input", kind=OpKind.INPUT, lowering=None,
-                              inputs=[],
-                              attrs={"shape": d.shape, "dtype": d.dtype.name,
-                                     "is_dynamic": dynamic, "batch_axis": d.batch_axis},
-                              outputs=[(d.shape, d.dtype, dynamic)])
+            op = graph.add_op(
+                name=name,
+                op_type="input",
+                kind=OpKind.INPUT,
+                lowering=None,
+                inputs=[],
+                attrs={
+                    "shape": d.shape,
+                    "dtype": d.dtype.name,
+                    "is_dynamic": dynamic,
+                    "batch_axis": d.batch_axis,
+                },
+                outputs=[(d.shape, d.dtype, dynamic)],
+            )
             graph.inputs.append(op.outputs[0])
             blobs.append(op.outputs[0])
         args.append(tuple(blobs) if spec.is_tuple else blobs[0])
@@ -124,9 +141,12 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
 
 def check_return(job_name: str, ann: Any, value: Any, where: str = "return value") -> None:
     """OneFlow's trace-time check of the returned structure against its annotation."""
+
     def fail(expected: str) -> None:
-        raise JobDefinitionError(f"job {job_name!r}: {where} should be {expected}, got "
-                                 f"{type(value).__name__} ({value!r}); {_RETURN_HELP}")
+        raise JobDefinitionError(
+            f"job {job_name!r}: {where} should be {expected}, got "
+            f"{type(value).__name__} ({value!r}); {_RETURN_HELP}"
+        )
 
     if ann is None or ann is type(None):
         if value is not None:
@@ -138,7 +158,8 @@ def check_return(job_name: str, ann: Any, value: Any, where: str = "return value
         if value.is_dynamic:
             raise JobDefinitionError(
                 f"job {job_name!r}: only fixed shaped blob compatible to oneflow.typing.Numpy. "
-                f"you can change annotation to oneflow.typing.ListNumpy ({value.lbn})")
+                f"you can change annotation to oneflow.typing.ListNumpy ({value.lbn})"
+            )
         return
     if ann is tp.ListNumpy:
         if not isinstance(value, Blob):
@@ -176,17 +197,21 @@ def check_return(job_name: str, ann: Any, value: Any, where: str = "return value
         return
     if origin is tp.Bundle:
         if args[0] not in (tp.Numpy, tp.ListNumpy):
-            raise JobDefinitionError(f"job {job_name!r}: tp.Bundle takes tp.Numpy or "
-                                     "tp.ListNumpy")
+            raise JobDefinitionError(f"job {job_name!r}: tp.Bundle takes tp.Numpy or tp.ListNumpy")
         for leaf in jax.tree_util.tree_leaves(value, is_leaf=lambda x: isinstance(x, Blob)):
             check_return(job_name, args[0], leaf, where)
         return
-    raise JobDefinitionError(f"job {job_name!r}: invalid return annotation {ann!r}; "
-                             f"{_RETURN_HELP}")
+    raise JobDefinitionError(f"job {job_name!r}: invalid return annotation {ann!r}; {_RETURN_HELP}")
 
 
-def trace(job_name: str, fn, job_type: str, config: Any, store: VariableStore,
-          definition_locals: dict[str, Any] | None = None) -> TracedJob:
+def trace(
+    job_name: str,
+    fn,
+    job_type: str,
+    config: Any,
+    store: VariableStore,
+    definition_locals: dict[str, Any] | None = None,
+) -> TracedJob:
     """Runs ``fn`` once on placeholder blobs and records its graph."""
     params, ret_ann = parse_params(job_name, fn, definition_locals)
     graph = JobGraph(job_name, job_type, config)
@@ -209,5 +234,6 @@ def trace(job_name: str, fn, job_type: str, config: Any, store: VariableStore,
         if not isinstance(leaf, Blob) or leaf.graph is not graph:
             raise JobDefinitionError(
                 f"job {job_name!r} returned {leaf!r}: a job may return blobs of its own body, "
-                "optionally nested in tuple/list/dict")
+                "optionally nested in tuple/list/dict"
+            )
     return TracedJob(graph, params, leaves, tree, ret_ann)

@@ -26,8 +26,10 @@ def _flag(name: str, kind: type, default: Any = None) -> Callable[..., None]:
 
     setter.__name__ = name.rsplit(".", 1)[-1]
     setter.__qualname__ = setter.__name__
-    setter.__doc__ = (f"Accepted for OneFlow compatibility ({kind.__name__}); a no-op in "
-                      "flowjob, which has no such runtime knob.")
+    setter.__doc__ = (
+        f"Accepted for OneFlow compatibility ({kind.__name__}); a no-op in "
+        "flowjob, which has no such runtime knob."
+    )
     return setter
 
 
@@ -69,11 +71,16 @@ _BOXING_FLAGS = {
 }
 
 config_flags = {name: _flag(f"config.{name}", *spec) for name, spec in _CONFIG_FLAGS.items()}
-collective_boxing = SimpleNamespace(**{
-    name: _flag(f"config.collective_boxing.{name}", *spec)
-    for name, spec in _BOXING_FLAGS.items()})
-collective_boxing.__doc__ = ("flow.config.collective_boxing: NCCL fusion settings, accepted "
-                             "and ignored (XLA fuses collectives itself).")
+collective_boxing = SimpleNamespace(
+    **{
+        name: _flag(f"config.collective_boxing.{name}", *spec)
+        for name, spec in _BOXING_FLAGS.items()
+    }
+)
+collective_boxing.__doc__ = (
+    "flow.config.collective_boxing: NCCL fusion settings, accepted "
+    "and ignored (XLA fuses collectives itself)."
+)
 
 logtostderr = _flag("env.logtostderr", int)
 logbuflevel = _flag("env.logbuflevel", int)

@@ -21,8 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DEFAULT_THRESHOLD", "ANOMALY_PREFIX", "OutlierScores", "robust_outlier_scores",
-           "report_table"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "ANOMALY_PREFIX",
+    "OutlierScores",
+    "robust_outlier_scores",
+    "report_table",
+]
 
 DEFAULT_THRESHOLD = 3.5
 # Tag namespace of the anomaly summaries. TensorBoard's Time Series groups tags by their first
@@ -91,9 +96,12 @@ def format_score(score: float) -> str:
     return "inf" if np.isposinf(score) else f"{score:.6g}"
 
 
-def report_table(result: OutlierScores, labels: Sequence[object] | None = None,
-                 max_rows: int = 100, predictions: Sequence[object] | None = None
-                 ) -> list[list[str]] | str:
+def report_table(
+    result: OutlierScores,
+    labels: Sequence[object] | None = None,
+    max_rows: int = 100,
+    predictions: Sequence[object] | None = None,
+) -> list[list[str]] | str:
     """The flagged samples as rows of strings (header row first): a rank-2 text summary,
     which TensorBoard's text plugin renders as an HTML table.
 
@@ -105,14 +113,23 @@ def report_table(result: OutlierScores, labels: Sequence[object] | None = None,
     flagged = result.outliers
     n = result.scores.shape[0]
     if flagged.size == 0:
-        return (f"No outliers among {n} samples (robust z-score of the distance to the median "
-                f"sample > {result.threshold:g}).")
-    header = ["rank", "sample", "score", "threshold"] + (["label"] if labels is not None else []) \
+        return (
+            f"No outliers among {n} samples (robust z-score of the distance to the median "
+            f"sample > {result.threshold:g})."
+        )
+    header = (
+        ["rank", "sample", "score", "threshold"]
+        + (["label"] if labels is not None else [])
         + (["prediction"] if predictions is not None else [])
+    )
     table = [header]
     for rank, i in enumerate(flagged[:max_rows], start=1):
-        row = [str(rank), str(int(i)), format_score(float(result.scores[i])),
-               f"{result.threshold:g}"]
+        row = [
+            str(rank),
+            str(int(i)),
+            format_score(float(result.scores[i])),
+            f"{result.threshold:g}",
+        ]
         row += [_cell(column[i]) for column in (labels, predictions) if column is not None]
         table.append(row)
     return table

@@ -27,8 +27,17 @@ from ..errors import FlowJobError
 from ._anomaly import OutlierScores
 from ._projector_files import read_config
 
-__all__ = ["ANOMALY_FILE", "FORMAT", "METHOD", "FlaggedSample", "AnomalyRecord",
-           "AnomalyFormatError", "encode_record", "decode_record", "read_run"]
+__all__ = [
+    "ANOMALY_FILE",
+    "FORMAT",
+    "METHOD",
+    "FlaggedSample",
+    "AnomalyRecord",
+    "AnomalyFormatError",
+    "encode_record",
+    "decode_record",
+    "read_run",
+]
 
 ANOMALY_FILE = "anomaly.json"
 FORMAT = "flowjob.anomaly/1"
@@ -67,23 +76,39 @@ def _text(value: object) -> str | None:
     return None if value is None else " ".join(str(value).split())
 
 
-def encode_record(tag: str, step: int, result: OutlierScores,
-                  labels: Sequence[object] | None, predictions: Sequence[object] | None,
-                  sprite: tuple[str, int, int] | None) -> bytes:
+def encode_record(
+    tag: str,
+    step: int,
+    result: OutlierScores,
+    labels: Sequence[object] | None,
+    predictions: Sequence[object] | None,
+    sprite: tuple[str, int, int] | None,
+) -> bytes:
     """The ``anomaly.json`` bytes of ``result``; ``sprite`` is ``(path, cell, columns)``."""
     flagged = []
     for i in result.outliers.tolist():
         score = float(result.scores[i])
-        flagged.append({
-            "index": int(i), "score": score if math.isfinite(score) else None,
-            "label": None if labels is None else _text(labels[i]),
-            "prediction": None if predictions is None else _text(predictions[i])})
-    doc = {"format": FORMAT, "tag": tag, "step": int(step), "method": METHOD,
-           "threshold": result.threshold, "num_samples": int(result.scores.shape[0]),
-           "num_nonfinite": result.num_nonfinite,
-           "sprite": None if sprite is None else
-           {"path": sprite[0], "cell": int(sprite[1]), "columns": int(sprite[2])},
-           "flagged": flagged}
+        flagged.append(
+            {
+                "index": int(i),
+                "score": score if math.isfinite(score) else None,
+                "label": None if labels is None else _text(labels[i]),
+                "prediction": None if predictions is None else _text(predictions[i]),
+            }
+        )
+    doc = {
+        "format": FORMAT,
+        "tag": tag,
+        "step": int(step),
+        "method": METHOD,
+        "threshold": result.threshold,
+        "num_samples": int(result.scores.shape[0]),
+        "num_nonfinite": result.num_nonfinite,
+        "sprite": None
+        if sprite is None
+        else {"path": sprite[0], "cell": int(sprite[1]), "columns": int(sprite[2])},
+        "flagged": flagged,
+    }
     return json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8")
 
 
@@ -92,18 +117,31 @@ def decode_record(data: bytes, directory: str, where: str = ANOMALY_FILE) -> Ano
     try:
         doc = json.loads(data.decode("utf-8"))
         if doc.get("format") != FORMAT:
-            raise AnomalyFormatError(f"{where}: format is {doc.get('format')!r}, "
-                                     f"expected {FORMAT!r}")
+            raise AnomalyFormatError(
+                f"{where}: format is {doc.get('format')!r}, expected {FORMAT!r}"
+            )
         flagged = tuple(
-            FlaggedSample(int(s["index"]), math.inf if s["score"] is None else float(s["score"]),
-                          s.get("label"), s.get("prediction"))
-            for s in doc["flagged"])
+            FlaggedSample(
+                int(s["index"]),
+                math.inf if s["score"] is None else float(s["score"]),
+                s.get("label"),
+                s.get("prediction"),
+            )
+            for s in doc["flagged"]
+        )
         sprite = doc.get("sprite") or {}
         return AnomalyRecord(
-            tag=str(doc["tag"]), step=int(doc["step"]), threshold=float(doc["threshold"]),
-            num_samples=int(doc["num_samples"]), num_nonfinite=int(doc["num_nonfinite"]),
-            flagged=flagged, directory=directory, sprite_path=sprite.get("path"),
-            sprite_cell=int(sprite.get("cell", 0)), sprite_columns=int(sprite.get("columns", 0)))
+            tag=str(doc["tag"]),
+            step=int(doc["step"]),
+            threshold=float(doc["threshold"]),
+            num_samples=int(doc["num_samples"]),
+            num_nonfinite=int(doc["num_nonfinite"]),
+            flagged=flagged,
+            directory=directory,
+            sprite_path=sprite.get("path"),
+            sprite_cell=int(sprite.get("cell", 0)),
+            sprite_columns=int(sprite.get("columns", 0)),
+        )
     except AnomalyFormatError:
         raise
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as e:
@@ -118,7 +156,8 @@ def read_run(run_dir: str) -> list[AnomalyRecord]:
     root = os.path.realpath(run_dir)
     for info in read_config(run_dir):
         directory = os.path.realpath(
-            os.path.join(root, *os.path.dirname(info.tensor_path).split("/")))
+            os.path.join(root, *os.path.dirname(info.tensor_path).split("/"))
+        )
         if not directory.startswith(root + os.sep):
             continue  # only files below the run (as TensorBoard's projector requires)
         path = os.path.join(directory, ANOMALY_FILE)

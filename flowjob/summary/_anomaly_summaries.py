@@ -22,17 +22,23 @@ __all__ = ["write_anomaly_summaries", "MAX_GRID_SAMPLES"]
 MAX_GRID_SAMPLES = 64
 
 
-def write_anomaly_summaries(writer, tag: str, step: int, result: OutlierScores,
-                            labels: Sequence[object] | None = None,
-                            images: np.ndarray | None = None,
-                            predictions: Sequence[object] | None = None) -> None:
+def write_anomaly_summaries(
+    writer,
+    tag: str,
+    step: int,
+    result: OutlierScores,
+    labels: Sequence[object] | None = None,
+    images: np.ndarray | None = None,
+    predictions: Sequence[object] | None = None,
+) -> None:
     """Logs the anomaly summaries of ``result`` at ``step`` with ``writer`` (a
     ``SummaryWriter``) and flushes, so TensorBoard sees them on its next reload."""
     prefix = f"{ANOMALY_PREFIX}{tag}"
     finite = result.scores[np.isfinite(result.scores)]
     report = report_table(result, labels, predictions=predictions)
-    writer.text(f"{prefix}/report", report if isinstance(report, str) else markdown_table(report),
-                step)
+    writer.text(
+        f"{prefix}/report", report if isinstance(report, str) else markdown_table(report), step
+    )
     writer.scalar(f"{prefix}/outliers", int(result.is_outlier.sum()), step)
     writer.scalar(f"{prefix}/nonfinite", result.num_nonfinite, step)
     writer.scalar(f"{prefix}/max_score", float(finite.max()) if finite.size else 0.0, step)

@@ -86,17 +86,28 @@ class EventFileWriter:
         filename_suffix: appended to the file name.
     """
 
-    def __init__(self, logdir: str | os.PathLike, flush_secs: float = 2.0,
-                 max_queue: int = 1024, filename_suffix: str = ""):
-        if not isinstance(flush_secs, (int, float)) or isinstance(flush_secs, bool) \
-                or not flush_secs > 0:
+    def __init__(
+        self,
+        logdir: str | os.PathLike,
+        flush_secs: float = 2.0,
+        max_queue: int = 1024,
+        filename_suffix: str = "",
+    ):
+        if (
+            not isinstance(flush_secs, (int, float))
+            or isinstance(flush_secs, bool)
+            or not flush_secs > 0
+        ):
             raise ValueError(
-                f"EventFileWriter: flush_secs must be a number > 0, got {flush_secs!r}")
+                f"EventFileWriter: flush_secs must be a number > 0, got {flush_secs!r}"
+            )
         if not isinstance(max_queue, int) or isinstance(max_queue, bool) or max_queue < 1:
             raise ValueError(f"EventFileWriter: max_queue must be an int >= 1, got {max_queue!r}")
         if not isinstance(filename_suffix, str) or os.sep in filename_suffix:
-            raise ValueError("EventFileWriter: filename_suffix must be a str without a path "
-                             f"separator, got {filename_suffix!r}")
+            raise ValueError(
+                "EventFileWriter: filename_suffix must be a str without a path "
+                f"separator, got {filename_suffix!r}"
+            )
         self._logdir = make_logdir(logdir)
         self._flush_secs = float(flush_secs)
         self._max_queue = max_queue
@@ -108,8 +119,9 @@ class EventFileWriter:
         error = error or self._file.flush(fsync=False)[0]
         if error is not None:
             self._file.close()
-            raise EventWriteError(error.errno, f"creating event file {self._path!r} failed: "
-                                  f"{error.strerror or error}") from error
+            raise EventWriteError(
+                error.errno, f"creating event file {self._path!r} failed: {error.strerror or error}"
+            ) from error
 
         self._queue: collections.deque[Payload | _Marker] = collections.deque()
         self._wake = threading.Event()
@@ -124,7 +136,8 @@ class EventFileWriter:
         self._closing = False
         self._close_lock = threading.Lock()
         self._thread = threading.Thread(
-            target=self._run, name=f"flowjob-events:{os.path.basename(self._path)}", daemon=True)
+            target=self._run, name=f"flowjob-events:{os.path.basename(self._path)}", daemon=True
+        )
         self._thread.start()
         _live.add(self)
         install_exit_hooks()
@@ -237,14 +250,18 @@ class EventFileWriter:
             raise RuntimeError(f"a deferred summary for {self._path!r} failed: {err!r}") from err
         cause = err if err is not None else last
         code = getattr(cause, "errno", None) or errno.EIO
-        what = (f"writing event file {self._path!r} failed: "
-                f"{getattr(cause, 'strerror', None) or cause}" if err is not None else
-                f"event file {self._path!r}: writes kept failing "
-                f"({getattr(cause, 'strerror', None) or cause})")
+        what = (
+            f"writing event file {self._path!r} failed: {getattr(cause, 'strerror', None) or cause}"
+            if err is not None
+            else f"event file {self._path!r}: writes kept failing "
+            f"({getattr(cause, 'strerror', None) or cause})"
+        )
         raise EventWriteError(
-            code, f"{what}; records written before the failure are intact, {new_drops} "
+            code,
+            f"{what}; records written before the failure are intact, {new_drops} "
             f"record(s) were dropped since the last report ({self._dropped} in all); later "
-            "writes are tried again, so logging resumes once there is space") from cause
+            "writes are tried again, so logging resumes once there is space",
+        ) from cause
 
     # --- writer thread -------------------------------------------------------------------
     def _run(self) -> None:
@@ -330,22 +347,30 @@ def make_logdir(logdir: str | os.PathLike) -> str:
     path = os.fspath(logdir)
     if os.path.lexists(path) and not os.path.isdir(path):
         raise NotADirectoryError(
-            errno.ENOTDIR, f"summary logdir {path!r} exists and is not a directory; the logdir "
-            "must be a directory (event files are created inside it)", path)
+            errno.ENOTDIR,
+            f"summary logdir {path!r} exists and is not a directory; the logdir "
+            "must be a directory (event files are created inside it)",
+            path,
+        )
     try:
         os.makedirs(path, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:
         raise NotADirectoryError(
-            errno.ENOTDIR, f"summary logdir {path!r} cannot be created: a file is in the way "
-            f"({exc.strerror}); the logdir must be a directory", path) from exc
+            errno.ENOTDIR,
+            f"summary logdir {path!r} cannot be created: a file is in the way "
+            f"({exc.strerror}); the logdir must be a directory",
+            path,
+        ) from exc
     return path
 
 
 def _create_file(logdir: str, suffix: str):
     host = socket.gethostname() or "localhost"
     while True:
-        name = (f"events.out.tfevents.{int(time.time()):010d}.{host}.{os.getpid()}."
-                f"{next(_file_seq)}{suffix}")
+        name = (
+            f"events.out.tfevents.{int(time.time()):010d}.{host}.{os.getpid()}."
+            f"{next(_file_seq)}{suffix}"
+        )
         path = os.path.join(logdir, name)
         try:
             # "x": never truncate an existing file (e.g. a recycled pid on a shared logdir).

@@ -27,8 +27,15 @@ import numpy as np
 from tensorboard.compat.proto import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from tensorboard.plugins.histogram import plugin_data_pb2 as histogram_data_pb2
 
-__all__ = ["DEFAULT_BINS", "MAX_BINS", "NonFinite", "check_bins", "histogram_buckets",
-           "histogram_value", "histogram_metadata"]
+__all__ = [
+    "DEFAULT_BINS",
+    "MAX_BINS",
+    "NonFinite",
+    "check_bins",
+    "histogram_buckets",
+    "histogram_value",
+    "histogram_metadata",
+]
 
 DEFAULT_BINS = 30
 # Every bucket is three float64s in every event: 65,536 buckets are 1.5 MiB per value. Far
@@ -42,8 +49,10 @@ def check_bins(bins: object, what: str, argument: str = "bins") -> int:
     if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 1:
         raise ValueError(f"{what}: {argument} must be an int >= 1, got {bins!r}")
     if bins > MAX_BINS:
-        raise ValueError(f"{what}: {argument}={int(bins):,} is over the limit of {MAX_BINS:,} "
-                         f"buckets (each is 24 bytes in every event); use fewer buckets")
+        raise ValueError(
+            f"{what}: {argument}={int(bins):,} is over the limit of {MAX_BINS:,} "
+            f"buckets (each is 24 bytes in every event); use fewer buckets"
+        )
     return int(bins)
 
 
@@ -71,8 +80,9 @@ def _as_real_array(values, what: str) -> np.ndarray:
     return a.reshape(-1)
 
 
-def histogram_buckets(values, bins: int = DEFAULT_BINS,
-                      what: str = "histogram") -> tuple[np.ndarray, NonFinite]:
+def histogram_buckets(
+    values, bins: int = DEFAULT_BINS, what: str = "histogram"
+) -> tuple[np.ndarray, NonFinite]:
     """Returns ``(buckets, nonfinite)``: a float64 ``[k, 3]`` array and the excluded counts.
 
     ``values`` may have any shape and any real dtype. An input with no finite values gives a
@@ -185,8 +195,8 @@ def _chunked_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarra
     buf = np.empty(min(_CHUNK, a.size), np.float64)
     idx = np.empty(buf.size, np.intp)
     for start in range(0, a.size, _CHUNK):
-        part = a[start:start + _CHUNK]
-        x, i = buf[:part.size], idx[:part.size]
+        part = a[start : start + _CHUNK]
+        x, i = buf[: part.size], idx[: part.size]
         np.subtract(part, mn, out=x, dtype=np.float64)  # in float64 whatever the input
         x /= width
         i[...] = x
@@ -202,18 +212,23 @@ def histogram_metadata() -> summary_pb2.SummaryMetadata:
     """Metadata marking a ``[k, 3]`` tensor as a histogram (sent with a tag's first value)."""
     return summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(
-            plugin_name="histograms", content=_HISTOGRAM_CONTENT),
-        data_class=summary_pb2.DATA_CLASS_TENSOR)
+            plugin_name="histograms", content=_HISTOGRAM_CONTENT
+        ),
+        data_class=summary_pb2.DATA_CLASS_TENSOR,
+    )
 
 
-def histogram_value(tag: str, buckets: np.ndarray,
-                    with_metadata: bool) -> summary_pb2.Summary.Value:
+def histogram_value(
+    tag: str, buckets: np.ndarray, with_metadata: bool
+) -> summary_pb2.Summary.Value:
     """A ``Summary.Value`` holding ``buckets`` as a ``DT_DOUBLE`` tensor."""
     tensor = tensor_pb2.TensorProto(
         dtype=types_pb2.DT_DOUBLE,
         tensor_shape=tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in buckets.shape]),
-        tensor_content=np.ascontiguousarray(buckets, dtype="<f8").tobytes())
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in buckets.shape]
+        ),
+        tensor_content=np.ascontiguousarray(buckets, dtype="<f8").tobytes(),
+    )
     value = summary_pb2.Summary.Value(tag=tag, tensor=tensor)
     if with_metadata:
         value.metadata.CopyFrom(histogram_metadata())

@@ -41,9 +41,23 @@ from google.protobuf import struct_pb2
 from tensorboard.compat.proto import summary_pb2
 from tensorboard.plugins.hparams import api_pb2, plugin_data_pb2
 
-__all__ = ["RealRange", "IntegerRange", "ValueSet", "HParam", "Hparam", "Metric", "hparams",
-           "hparams_config", "session_end_summary", "metric_tag", "EXPERIMENT_TAG",
-           "SESSION_START_TAG", "SESSION_END_TAG", "METRIC_TAG_PREFIX", "TrialStatus"]
+__all__ = [
+    "RealRange",
+    "IntegerRange",
+    "ValueSet",
+    "HParam",
+    "Hparam",
+    "Metric",
+    "hparams",
+    "hparams_config",
+    "session_end_summary",
+    "metric_tag",
+    "EXPERIMENT_TAG",
+    "SESSION_START_TAG",
+    "SESSION_END_TAG",
+    "METRIC_TAG_PREFIX",
+    "TrialStatus",
+]
 
 EXPERIMENT_TAG = "_hparams_/experiment"
 SESSION_START_TAG = "_hparams_/session_start_info"
@@ -51,7 +65,6 @@ SESSION_END_TAG = "_hparams_/session_end_info"
 # "~" sorts after letters and digits: TensorBoard's Time Series lists these one-point charts
 # after the user's curves (see ANOMALY_PREFIX in _anomaly.py).
 METRIC_TAG_PREFIX = "~hparams/"
-
 
 
 class TrialStatus(str, enum.Enum):
@@ -63,8 +76,12 @@ class TrialStatus(str, enum.Enum):
     RUNNING = "running"
 
 
-_STATUS = {TrialStatus.UNKNOWN: api_pb2.STATUS_UNKNOWN, TrialStatus.SUCCESS: api_pb2.STATUS_SUCCESS,
-           TrialStatus.FAILURE: api_pb2.STATUS_FAILURE, TrialStatus.RUNNING: api_pb2.STATUS_RUNNING}
+_STATUS = {
+    TrialStatus.UNKNOWN: api_pb2.STATUS_UNKNOWN,
+    TrialStatus.SUCCESS: api_pb2.STATUS_SUCCESS,
+    TrialStatus.FAILURE: api_pb2.STATUS_FAILURE,
+    TrialStatus.RUNNING: api_pb2.STATUS_RUNNING,
+}
 
 
 def _is_int(x) -> bool:
@@ -149,8 +166,9 @@ class HParam:
         if not isinstance(name, str) or not name:
             raise TypeError(f"HParam: name must be a non-empty str, got {name!r}")
         if dtype is not None and not isinstance(dtype, (RealRange, IntegerRange, ValueSet)):
-            raise ValueError("HParam: dtype must be IntegerRange, RealRange, ValueSet or None, "
-                             f"got {dtype!r}")
+            raise ValueError(
+                f"HParam: dtype must be IntegerRange, RealRange, ValueSet or None, got {dtype!r}"
+            )
         self.name = name
         self.dtype = dtype
 
@@ -187,7 +205,8 @@ def _hparam_info(hp: HParam, value=None) -> api_pb2.HParamInfo:
         info.domain_interval.max_value = dom.max_value
     elif isinstance(dom, ValueSet):
         info.type = {str: api_pb2.DATA_TYPE_STRING, bool: api_pb2.DATA_TYPE_BOOL}.get(
-            dom.dtype, api_pb2.DATA_TYPE_FLOAT64)
+            dom.dtype, api_pb2.DATA_TYPE_FLOAT64
+        )
         info.domain_discrete.extend(dom.values)
     else:  # no declared domain: type from the value; a bool's domain is obvious
         kind = _kind(value)
@@ -208,8 +227,9 @@ def metric_tag(name: str) -> str:
 
 def _metric_info(m: Metric | str) -> api_pb2.MetricInfo:
     name = m.name if isinstance(m, Metric) else m
-    return api_pb2.MetricInfo(name=api_pb2.MetricName(tag=metric_tag(name), group=""),
-                              display_name=name)
+    return api_pb2.MetricInfo(
+        name=api_pb2.MetricName(tag=metric_tag(name), group=""), display_name=name
+    )
 
 
 def _plugin_value(tag: str, data: plugin_data_pb2.HParamsPluginData) -> summary_pb2.Summary.Value:
@@ -229,8 +249,12 @@ def _check_in_domain(hp: HParam, value) -> None:
     else:
         ok = _is_real(value) and dom.min_value <= value <= dom.max_value
     if not ok:
-        warnings.warn(f"flow.summary.hparams: value {value!r} of hparam {hp.name!r} is outside "
-                      f"its domain {dom!r}", UserWarning, stacklevel=4)
+        warnings.warn(
+            f"flow.summary.hparams: value {value!r} of hparam {hp.name!r} is outside "
+            f"its domain {dom!r}",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _split(hparams_dict: Mapping, what: str):
@@ -257,8 +281,10 @@ def _split(hparams_dict: Mapping, what: str):
             metrics[name] = (key, float(value))
         else:
             if _kind(value) is None:
-                raise TypeError(f"{what}: hparam {name!r} must be a bool, int, float or str, "
-                                f"got {type(value).__name__} {value!r}")
+                raise TypeError(
+                    f"{what}: hparam {name!r} must be a bool, int, float or str, "
+                    f"got {type(value).__name__} {value!r}"
+                )
             _check_in_domain(key, value)
             hps[name] = (key, value)
     return hps, metrics
@@ -272,37 +298,52 @@ def _proto_value(v) -> struct_pb2.Value:
     return struct_pb2.Value(number_value=float(v))
 
 
-def session_end_summary(status: TrialStatus | str = TrialStatus.SUCCESS,
-                        end_time_secs: float | None = None) -> summary_pb2.Summary:
+def session_end_summary(
+    status: TrialStatus | str = TrialStatus.SUCCESS, end_time_secs: float | None = None
+) -> summary_pb2.Summary:
     """``_hparams_/session_end_info`` with ``status`` (a :class:`TrialStatus` or its value)."""
     try:
         status = TrialStatus(status)
     except ValueError:
-        raise ValueError(f"hparams: status must be one of {[s.value for s in TrialStatus]}, "
-                         f"got {status!r}") from None
+        raise ValueError(
+            f"hparams: status must be one of {[s.value for s in TrialStatus]}, got {status!r}"
+        ) from None
     info = plugin_data_pb2.SessionEndInfo(
         status=_STATUS[status],
-        end_time_secs=time.time() if end_time_secs is None else end_time_secs)
+        end_time_secs=time.time() if end_time_secs is None else end_time_secs,
+    )
     return summary_pb2.Summary(
-        value=[_plugin_value(SESSION_END_TAG, plugin_data_pb2.HParamsPluginData(
-            session_end_info=info))])
+        value=[
+            _plugin_value(SESSION_END_TAG, plugin_data_pb2.HParamsPluginData(session_end_info=info))
+        ]
+    )
 
 
-def hparams_config(hparams: Iterable[HParam | str], metrics: Iterable[Metric | str] = (),
-                   time_created_secs: float | None = None) -> summary_pb2.Summary:
+def hparams_config(
+    hparams: Iterable[HParam | str],
+    metrics: Iterable[Metric | str] = (),
+    time_created_secs: float | None = None,
+) -> summary_pb2.Summary:
     """An ``_hparams_/experiment`` summary only: the table's columns (see the module doc)."""
     exp = api_pb2.Experiment(
-        time_created_secs=time.time() if time_created_secs is None else time_created_secs)
+        time_created_secs=time.time() if time_created_secs is None else time_created_secs
+    )
     for hp in hparams:
         exp.hparam_infos.append(_hparam_info(hp if isinstance(hp, HParam) else HParam(hp)))
     exp.metric_infos.extend(_metric_info(m) for m in metrics)
     return summary_pb2.Summary(
-        value=[_plugin_value(EXPERIMENT_TAG, plugin_data_pb2.HParamsPluginData(experiment=exp))])
+        value=[_plugin_value(EXPERIMENT_TAG, plugin_data_pb2.HParamsPluginData(experiment=exp))]
+    )
 
 
-def hparams(hparams: Mapping, *, trial_id: str | None = None,
-            start_time_secs: float | None = None, experiment: bool = True,
-            status: TrialStatus | str | None = "auto") -> summary_pb2.Summary:
+def hparams(
+    hparams: Mapping,
+    *,
+    trial_id: str | None = None,
+    start_time_secs: float | None = None,
+    experiment: bool = True,
+    status: TrialStatus | str | None = "auto",
+) -> summary_pb2.Summary:
     """The HParams summary of one trial (OneFlow's ``flow.summary.hparams``).
 
     ``hparams`` maps ``HParam``/``Hparam``, ``Metric`` or plain str keys to values (bool, int,
@@ -319,22 +360,28 @@ def hparams(hparams: Mapping, *, trial_id: str | None = None,
     now = time.time()
     summary = summary_pb2.Summary()
     if experiment:
-        exp = api_pb2.Experiment(time_created_secs=now if start_time_secs is None
-                                 else start_time_secs)
+        exp = api_pb2.Experiment(
+            time_created_secs=now if start_time_secs is None else start_time_secs
+        )
         exp.hparam_infos.extend(_hparam_info(hp, v) for hp, v in hps.values())
         exp.metric_infos.extend(_metric_info(m) for m, _ in metrics.values())
-        summary.value.append(_plugin_value(
-            EXPERIMENT_TAG, plugin_data_pb2.HParamsPluginData(experiment=exp)))
+        summary.value.append(
+            _plugin_value(EXPERIMENT_TAG, plugin_data_pb2.HParamsPluginData(experiment=exp))
+        )
     plain = {name: v for name, (_, v) in sorted(hps.items())}
     if trial_id is not None and not (isinstance(trial_id, str) and trial_id):
         raise TypeError(f"{what}: trial_id must be a non-empty str or None, got {trial_id!r}")
     start = plugin_data_pb2.SessionStartInfo(
         group_name=trial_id or "",
-        start_time_secs=now if start_time_secs is None else start_time_secs)
+        start_time_secs=now if start_time_secs is None else start_time_secs,
+    )
     for name, v in plain.items():
         start.hparams[name].CopyFrom(_proto_value(v))
-    summary.value.append(_plugin_value(
-        SESSION_START_TAG, plugin_data_pb2.HParamsPluginData(session_start_info=start)))
+    summary.value.append(
+        _plugin_value(
+            SESSION_START_TAG, plugin_data_pb2.HParamsPluginData(session_start_info=start)
+        )
+    )
     for name, (_, v) in metrics.items():
         summary.value.add(tag=metric_tag(name), simple_value=v)
     if isinstance(status, str) and not isinstance(status, TrialStatus) and status == "auto":

@@ -37,15 +37,20 @@ def as_image_batch(images, what: str = "image") -> np.ndarray:
         if a.shape[-1] not in _MODES:
             raise ValueError(
                 f"{what}: a 3-D image must be (H, W, C) with C in {{1, 3, 4}}, got shape "
-                f"{a.shape}; for a batch of gray images add a channel axis: (N, H, W, 1)")
+                f"{a.shape}; for a batch of gray images add a channel axis: (N, H, W, 1)"
+            )
         a = a[None]
     elif a.ndim != 4:
-        raise ValueError(f"{what}: expected images of shape (N, H, W, C), (H, W, C) or (H, W), "
-                         f"got shape {a.shape}")
+        raise ValueError(
+            f"{what}: expected images of shape (N, H, W, C), (H, W, C) or (H, W), "
+            f"got shape {a.shape}"
+        )
     n, h, w, c = a.shape
     if c not in _MODES:
-        raise ValueError(f"{what}: channels must be 1 (gray), 3 (RGB) or 4 (RGBA), got {c} "
-                         f"(shape {a.shape}; images are channels-last)")
+        raise ValueError(
+            f"{what}: channels must be 1 (gray), 3 (RGB) or 4 (RGBA), got {c} "
+            f"(shape {a.shape}; images are channels-last)"
+        )
     if n == 0 or h == 0 or w == 0:
         raise ValueError(f"{what}: empty image batch, shape {a.shape}")
     if a.dtype == np.uint8:
@@ -53,9 +58,11 @@ def as_image_batch(images, what: str = "image") -> np.ndarray:
     if np.issubdtype(a.dtype, np.floating):
         finite = np.isfinite(a)
         if not finite.all() or a.min() < 0.0 or a.max() > 1.0:
-            raise ValueError(f"{what}: float images must hold finite values in [0, 1], got "
-                             f"{_value_range(a, finite)} (dtype {a.dtype}); pass uint8 for "
-                             "0..255 data")
+            raise ValueError(
+                f"{what}: float images must hold finite values in [0, 1], got "
+                f"{_value_range(a, finite)} (dtype {a.dtype}); pass uint8 for "
+                "0..255 data"
+            )
         return np.rint(a * 255.0).astype(np.uint8)
     raise TypeError(f"{what}: expected dtype uint8 (or float in [0, 1]), got {a.dtype}")
 
@@ -71,8 +78,10 @@ def _value_range(a: np.ndarray, finite: np.ndarray) -> str:
     counts = {"NaN": nan, "+Inf": int((a == np.inf).sum()), "-Inf": int((a == -np.inf).sum())}
     kinds = ", ".join(f"{n:,} {k}" for k, n in counts.items() if n)
     first = tuple(int(i) for i in np.argwhere(bad)[0])
-    return (f"{shown} and {int(bad.sum()):,} non-finite of {a.size:,} values ({kinds}; the "
-            f"first at index {first} of the (N, H, W, C) batch)")
+    return (
+        f"{shown} and {int(bad.sum()):,} non-finite of {a.size:,} values ({kinds}; the "
+        f"first at index {first} of the (N, H, W, C) batch)"
+    )
 
 
 def encode_png(image: np.ndarray, compress_level: int = 6) -> bytes:
@@ -84,8 +93,9 @@ def encode_png(image: np.ndarray, compress_level: int = 6) -> bytes:
     return buf.getvalue()
 
 
-def image_value(tag: str, batch: np.ndarray, with_metadata: bool,
-                compress_level: int = 6) -> summary_pb2.Summary.Value:
+def image_value(
+    tag: str, batch: np.ndarray, with_metadata: bool, compress_level: int = 6
+) -> summary_pb2.Summary.Value:
     """A ``Summary.Value`` with the PNG-encoded ``(N, H, W, C)`` uint8 ``batch`` (slow part)."""
     n, h, w, _ = batch.shape
     strings = [str(w).encode(), str(h).encode()]
@@ -93,8 +103,10 @@ def image_value(tag: str, batch: np.ndarray, with_metadata: bool,
     tensor = tensor_pb2.TensorProto(
         dtype=types_pb2.DT_STRING,
         tensor_shape=tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=len(strings))]),
-        string_val=strings)
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=len(strings))]
+        ),
+        string_val=strings,
+    )
     value = summary_pb2.Summary.Value(tag=tag, tensor=tensor)
     if with_metadata:
         value.metadata.plugin_data.plugin_name = "images"

@@ -68,10 +68,13 @@ class NonFiniteMonitor:
             summary = summary_pb2.Summary()
             summary.value.add(tag=COUNT_TAG, simple_value=float(self._total))
             if new_tag:
-                rows = [_HEADER] + [[t, str(s), str(c.nan), str(c.posinf), str(c.neginf)]
-                                    for t, (s, c) in self._first.items()]
-                summary.value.append(text_value(REPORT_TAG, markdown_table(rows),
-                                                not self._metadata_sent))
+                rows = [_HEADER] + [
+                    [t, str(s), str(c.nan), str(c.posinf), str(c.neginf)]
+                    for t, (s, c) in self._first.items()
+                ]
+                summary.value.append(
+                    text_value(REPORT_TAG, markdown_table(rows), not self._metadata_sent)
+                )
                 self._metadata_sent = True
             warn = not self._warned
             self._warned = True
@@ -80,4 +83,7 @@ class NonFiniteMonitor:
             warnings.warn(
                 f"{self._where}: non-finite value first seen in tag {tag!r} at step {step} "
                 f"({counts.nan} NaN, {counts.posinf} +Inf, {counts.neginf} -Inf); see "
-                f"'{REPORT_TAG}' and '{COUNT_TAG}' in TensorBoard", RuntimeWarning, stacklevel=4)
+                f"'{REPORT_TAG}' and '{COUNT_TAG}' in TensorBoard",
+                RuntimeWarning,
+                stacklevel=4,
+            )

@@ -22,8 +22,16 @@ from ._event_writer import install_exit_hooks
 from ._live_writers import acquire_writer, release_writer
 from ._writer import SummaryWriter
 
-__all__ = ["create_summary_writer", "flush_summary_writer", "scalar", "histogram", "image",
-           "pb", "default_writer", "close_default_writer"]
+__all__ = [
+    "create_summary_writer",
+    "flush_summary_writer",
+    "scalar",
+    "histogram",
+    "image",
+    "pb",
+    "default_writer",
+    "close_default_writer",
+]
 
 _lock = threading.Lock()
 _default: SummaryWriter | None = None
@@ -40,7 +48,8 @@ def default_writer(op: str = "summary op") -> SummaryWriter:
     if w is None or w.closed:
         raise RuntimeError(
             f"flow.summary.{op}: no summary writer exists; run a job that calls "
-            "flow.summary.create_summary_writer(logdir) before jobs that write summaries")
+            "flow.summary.create_summary_writer(logdir) before jobs that write summaries"
+        )
     return w
 
 
@@ -72,17 +81,30 @@ def _fail(op: str, msg: str) -> OpError:
     return OpError(f"flow.summary.{op}: {msg}\n  at {describe_frame(user_frame())}")
 
 
-def _check(op: str, arg: str, blob, dtypes: tuple[str, ...], one_element: bool = False,
-           rank: int | None = None):
+def _check(
+    op: str,
+    arg: str,
+    blob,
+    dtypes: tuple[str, ...],
+    one_element: bool = False,
+    rank: int | None = None,
+):
     if not isinstance(blob, _graph.Blob):
-        hint = "" if _graph.in_job() else (
-            " (summary ops belong in a @flow.global_function body; to log from plain Python "
-            "use flow.summary.SummaryWriter)")
-        raise _fail(op, f"{arg} must be a blob of the job, got {type(blob).__name__} "
-                        f"{blob!r}{hint}")
+        hint = (
+            ""
+            if _graph.in_job()
+            else (
+                " (summary ops belong in a @flow.global_function body; to log from plain Python "
+                "use flow.summary.SummaryWriter)"
+            )
+        )
+        raise _fail(
+            op, f"{arg} must be a blob of the job, got {type(blob).__name__} {blob!r}{hint}"
+        )
     if blob.dtype.name not in dtypes:
-        raise _fail(op, f"{arg} must have dtype {' or '.join(dtypes)}, got {blob.dtype.name} "
-                        f"({blob!r})")
+        raise _fail(
+            op, f"{arg} must have dtype {' or '.join(dtypes)}, got {blob.dtype.name} ({blob!r})"
+        )
     if one_element and not blob.is_dynamic and blob.numel() != 1:
         raise _fail(op, f"{arg} must have exactly 1 element, got shape {blob.shape}")
     if rank is not None and len(blob.shape) != rank:
@@ -123,8 +145,9 @@ def decode_tag(arr: np.ndarray, op: str) -> str:
 def one_element(arr: np.ndarray, op: str, arg: str):
     a = np.asarray(arr)
     if a.size != 1:
-        raise ValueError(f"flow.summary.{op}: {arg} must have exactly 1 element at run time, "
-                         f"got shape {a.shape}")
+        raise ValueError(
+            f"flow.summary.{op}: {arg} must have exactly 1 element at run time, got shape {a.shape}"
+        )
     return a.reshape(()).item()
 
 
@@ -160,19 +183,31 @@ def create_summary_writer(logdir: str | os.PathLike, name: str | None = None) ->
         raise _fail("create_summary_writer", f"logdir must be a non-empty path, got {logdir!r}")
     path = os.fspath(logdir)
     if os.path.lexists(path) and not os.path.isdir(path):
-        raise _fail("create_summary_writer", f"logdir {path!r} exists and is not a directory; "
-                    "the logdir must be a directory (event files are created inside it)")
+        raise _fail(
+            "create_summary_writer",
+            f"logdir {path!r} exists and is not a directory; "
+            "the logdir must be a directory (event files are created inside it)",
+        )
     # The writer itself is opened on the completion thread, where SIGTERM handling cannot be
     # installed; tracing usually runs on the main thread, so install it now.
     install_exit_hooks()
-    _graph.add_host_op("create_summary_writer", [], lambda: set_default_writer(path),
-                             name=name, attrs={"logdir": path})
+    _graph.add_host_op(
+        "create_summary_writer",
+        [],
+        lambda: set_default_writer(path),
+        name=name,
+        attrs={"logdir": path},
+    )
 
 
 def flush_summary_writer(name: str | None = None) -> None:
     """Job op: writes everything logged so far to the event file when the job runs."""
-    _graph.add_host_op("flush_summary_writer", [],
-                             lambda: default_writer("flush_summary_writer").flush(), name=name)
+    _graph.add_host_op(
+        "flush_summary_writer",
+        [],
+        lambda: default_writer("flush_summary_writer").flush(),
+        name=name,
+    )
 
 
 def scalar(value, step, tag, name: str | None = None) -> None:
@@ -182,8 +217,9 @@ def scalar(value, step, tag, name: str | None = None) -> None:
     s = _step_input(op, step)
     t, fixed = _tag_input(op, tag)
     inputs = [v, s] + ([t] if t is not None else [])
-    _graph.add_host_op("summary_write_scalar", inputs,
-                             _host_fn(op, "scalar", True, fixed, True), name=name)
+    _graph.add_host_op(
+        "summary_write_scalar", inputs, _host_fn(op, "scalar", True, fixed, True), name=name
+    )
 
 
 def histogram(value, step, tag, name: str | None = None) -> None:
@@ -193,8 +229,9 @@ def histogram(value, step, tag, name: str | None = None) -> None:
     s = _step_input(op, step)
     t, fixed = _tag_input(op, tag)
     inputs = [v, s] + ([t] if t is not None else [])
-    _graph.add_host_op("summary_write_histogram", inputs,
-                             _host_fn(op, "histogram", True, fixed, True), name=name)
+    _graph.add_host_op(
+        "summary_write_histogram", inputs, _host_fn(op, "histogram", True, fixed, True), name=name
+    )
 
 
 def image(value, step=None, tag=None, name: str | None = None) -> None:
@@ -209,8 +246,9 @@ def image(value, step=None, tag=None, name: str | None = None) -> None:
     s = _step_input(op, step)
     t, fixed = _tag_input(op, tag, default="image")
     inputs = [v, s] + ([t] if t is not None else [])
-    _graph.add_host_op("summary_write_image", inputs,
-                             _host_fn(op, "image", True, fixed, True), name=name)
+    _graph.add_host_op(
+        "summary_write_image", inputs, _host_fn(op, "image", True, fixed, True), name=name
+    )
 
 
 def pb(value, step=None, name: str | None = None) -> None:
@@ -228,4 +266,3 @@ def pb(value, step=None, name: str | None = None) -> None:
         default_writer(op).pb(text, one_element(step_arr, op, "step"))
 
     _graph.add_host_op("summary_write_pb", [v, s], fn, name=name)
-

@@ -21,8 +21,14 @@ from ._projector_images import MAX_SPRITE_PX, encode_png, make_sprite, to_uint8_
 
 __all__ = ["Projector"]
 
-_SAMPLE_TYPES = {"image": "image", "IMAGE": "image", "audio": "audio", "AUDIO": "audio",
-                 "text": "text", "TEXT": "text"}
+_SAMPLE_TYPES = {
+    "image": "image",
+    "IMAGE": "image",
+    "audio": "audio",
+    "AUDIO": "audio",
+    "text": "text",
+    "TEXT": "text",
+}
 _KINDS = {"embedding": "embedding_projector", "exception": "exception_projector"}
 
 
@@ -42,17 +48,28 @@ class Projector:
     (see ``flowjob.summary._anomaly``).
     """
 
-    def __init__(self, logdir: str | os.PathLike[str], *, writer: Any = None,
-                 outlier_threshold: float = DEFAULT_THRESHOLD):
+    def __init__(
+        self,
+        logdir: str | os.PathLike[str],
+        *,
+        writer: Any = None,
+        outlier_threshold: float = DEFAULT_THRESHOLD,
+    ):
         if logdir is None:
-            raise ValueError("Projector(logdir): logdir should not be None! "
-                             "Pass the summary log directory, e.g. Projector('./log')")
+            raise ValueError(
+                "Projector(logdir): logdir should not be None! "
+                "Pass the summary log directory, e.g. Projector('./log')"
+            )
         if not isinstance(logdir, (str, os.PathLike)):
-            raise TypeError(f"Projector(logdir): logdir must be a str or path, "
-                            f"got {type(logdir).__name__}: {logdir!r}")
+            raise TypeError(
+                f"Projector(logdir): logdir must be a str or path, "
+                f"got {type(logdir).__name__}: {logdir!r}"
+            )
         if not isinstance(outlier_threshold, numbers.Real) or not np.isfinite(outlier_threshold):
-            raise ValueError(f"Projector(outlier_threshold=...): must be a finite number, "
-                             f"got {outlier_threshold!r}")
+            raise ValueError(
+                f"Projector(outlier_threshold=...): must be a finite number, "
+                f"got {outlier_threshold!r}"
+            )
         self.logdir = os.fspath(logdir)
         self.outlier_threshold = float(outlier_threshold)
         self._assets = os.path.join(self.logdir, files.ASSET_DIR)
@@ -71,8 +88,16 @@ class Projector:
         """Enables ``exception_projector``; a second call on the same object raises OSError."""
         self._create("exception")
 
-    def embedding_projector(self, value=None, label=None, tag=None, step=None,
-                            sample_name=None, sample_type=None, x=None) -> None:
+    def embedding_projector(
+        self,
+        value=None,
+        label=None,
+        tag=None,
+        step=None,
+        sample_name=None,
+        sample_type=None,
+        x=None,
+    ) -> None:
         """Writes ``value`` (reshaped to ``N x d``) as the embedding ``<tag>:<step>``.
 
         ``label`` (N values) becomes a metadata column; with ``sample_name`` and
@@ -81,9 +106,18 @@ class Projector:
         self._require("embedding")
         self._write("embedding", value, label, None, tag, step, sample_name, sample_type, x)
 
-    def exception_projector(self, value=None, tag=None, step=None, sample_name=None,
-                            sample_type=None, x=None, *, label=None,
-                            prediction=None) -> OutlierScores:
+    def exception_projector(
+        self,
+        value=None,
+        tag=None,
+        step=None,
+        sample_name=None,
+        sample_type=None,
+        x=None,
+        *,
+        label=None,
+        prediction=None,
+    ) -> OutlierScores:
         """Scores every sample of ``value`` for outliers, writes the embedding with
         ``anomaly_score``/``is_outlier`` metadata columns, and logs ``~anomaly/<tag>/report``
         (text table), ``~anomaly/<tag>/outliers``, ``/nonfinite`` and ``/max_score`` (scalars)
@@ -96,8 +130,9 @@ class Projector:
         Returns the scores.
         """
         self._require("exception")
-        return self._write("exception", value, label, prediction, tag, step, sample_name,
-                           sample_type, x)
+        return self._write(
+            "exception", value, label, prediction, tag, step, sample_name, sample_type, x
+        )
 
     # -- extensions -------------------------------------------------------------------------
     def flush(self) -> None:
@@ -124,17 +159,21 @@ class Projector:
     def _create(self, kind: str) -> None:
         if kind in self._created and os.path.isdir(self._assets):
             # OneFlow's message, the same for both kinds, plus which call was repeated.
-            raise OSError("You must create only one embedding projector! "
-                          f"(create_{kind}_projector() was already called on this Projector)")
+            raise OSError(
+                "You must create only one embedding projector! "
+                f"(create_{kind}_projector() was already called on this Projector)"
+            )
         os.makedirs(self._assets, exist_ok=True)
         self._created.add(kind)
 
     def _require(self, kind: str) -> None:
         if kind not in self._created:
             # OneFlow fails here with a TypeError from open(None); keep the type, say why.
-            raise TypeError(f"Projector.{kind}_projector() called before "
-                            f"create_{kind}_projector(); call "
-                            f"projector.create_{kind}_projector() first")
+            raise TypeError(
+                f"Projector.{kind}_projector() called before "
+                f"create_{kind}_projector(); call "
+                f"projector.create_{kind}_projector() first"
+            )
 
     def _write(self, kind, value, label, prediction, tag, step, sample_name, sample_type, x):
         where = f"{_KINDS[kind]}()"
@@ -144,8 +183,11 @@ class Projector:
         n = rows.shape[0]
         bad = int((~np.isfinite(rows).all(axis=1)).sum())
         if bad:
-            warnings.warn(f"{where}: {bad} of {n} rows of value hold NaN or Inf; TensorBoard's "
-                          "projector cannot place them", stacklevel=3)
+            warnings.warn(
+                f"{where}: {bad} of {n} rows of value hold NaN or Inf; TensorBoard's "
+                "projector cannot place them",
+                stacklevel=3,
+            )
         labels = _labels(label, n, where)
         predictions = _labels(prediction, n, where, "prediction")
         sample = _sample(sample_name, sample_type, x, n, where)
@@ -166,8 +208,9 @@ class Projector:
         if predictions is not None:
             columns["prediction"] = predictions
         if sample is not None and sample[0] == "text":
-            columns[sample_name if sample_name not in columns else f"{sample_name}_sample"] = \
+            columns[sample_name if sample_name not in columns else f"{sample_name}_sample"] = (
                 sample[1]
+            )
         result = None
         if kind == "exception":
             result = robust_outlier_scores(rows, self.outlier_threshold)
@@ -180,28 +223,36 @@ class Projector:
         if images is not None:
             sprite = make_sprite(images)
             if sprite is None:
-                warnings.warn(f"{where}: {n} samples do not fit a {MAX_SPRITE_PX} px sprite "
-                              "even as 1-pixel thumbnails; no sprite written", stacklevel=3)
+                warnings.warn(
+                    f"{where}: {n} samples do not fit a {MAX_SPRITE_PX} px sprite "
+                    "even as 1-pixel thumbnails; no sprite written",
+                    stacklevel=3,
+                )
             else:
                 files.atomic_write(os.path.join(directory, "sprite.png"), encode_png(sprite[0]))
                 info.sprite.image_path = f"{rel}/sprite.png"
                 info.sprite.single_image_dim.extend([sprite[1], sprite[1]])
                 sprite_file = ("sprite.png", sprite[1], sprite[0].shape[1] // sprite[1])
         if result is not None:
-            files.atomic_write(os.path.join(directory, anomaly_files.ANOMALY_FILE),
-                               anomaly_files.encode_record(tag, step, result, labels,
-                                                           predictions, sprite_file))
+            files.atomic_write(
+                os.path.join(directory, anomaly_files.ANOMALY_FILE),
+                anomaly_files.encode_record(tag, step, result, labels, predictions, sprite_file),
+            )
 
         files.config_index(self.logdir).upsert(info)
         if result is not None:
             with self._writer_lock:
-                write_anomaly_summaries(self._summary_writer(), tag, step, result, labels, images,
-                                        predictions)
+                write_anomaly_summaries(
+                    self._summary_writer(), tag, step, result, labels, images, predictions
+                )
         return result
 
     def _summary_writer(self):
-        if self._writer is not None and self._writer.closed and self._writer is not \
-                self._user_writer:
+        if (
+            self._writer is not None
+            and self._writer.closed
+            and self._writer is not self._user_writer
+        ):
             release_writer(self._writer)  # a borrowed writer its owner closed
             self._writer = None
         if self._writer is None:
@@ -246,12 +297,17 @@ def _rows(value: object, where: str) -> np.ndarray:
     if value is None:
         raise ValueError(f"{where}: value is required (an array with one row per sample)")
     arr = np.asarray(value)
-    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if (
+        arr.dtype == np.bool_
+        or not np.issubdtype(arr.dtype, np.number)
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
         raise TypeError(f"{where}: value must be a real numeric array, got dtype {arr.dtype}")
     if arr.ndim == 0 or arr.shape[0] == 0 or arr.size == 0:
-        raise ValueError(f"{where}: value must hold at least one sample with at least one "
-                         f"element (shape (N, ...)), got shape {arr.shape}")
+        raise ValueError(
+            f"{where}: value must hold at least one sample with at least one "
+            f"element (shape (N, ...)), got shape {arr.shape}"
+        )
     return arr.reshape(arr.shape[0], -1).astype(np.float32)
 
 
@@ -260,8 +316,11 @@ def _labels(label: object, n: int, where: str, what: str = "label") -> list[obje
         return None
     arr = np.asarray(label)
     if arr.ndim == 0 or arr.shape[0] != n:
-        warnings.warn(f"{where}: {what} has shape {arr.shape} but value has {n} samples; "
-                      f"{what}s are not written", stacklevel=4)
+        warnings.warn(
+            f"{where}: {what} has shape {arr.shape} but value has {n} samples; "
+            f"{what}s are not written",
+            stacklevel=4,
+        )
         return None
     if arr.ndim > 1:
         return [",".join(str(v) for v in row.reshape(-1).tolist()) for row in arr]
@@ -276,30 +335,38 @@ def _sample(name: object, kind: object, x: object, n: int, where: str):
     """``("image", uint8 NHWC)``, ``("text", [str])`` or None (no usable sample data)."""
     if kind is not None and (not isinstance(kind, str) or kind not in _SAMPLE_TYPES):
         raise NotImplementedError(
-            f"{where}: sample_type must be 'image', 'audio' or 'text' (or upper case), "
-            f"got {kind!r}")
+            f"{where}: sample_type must be 'image', 'audio' or 'text' (or upper case), got {kind!r}"
+        )
     if name is None or kind is None:
         if x is not None:
-            warnings.warn(f"{where}: x is ignored because sample_name and sample_type are not "
-                          "both given (as in OneFlow)", stacklevel=4)
+            warnings.warn(
+                f"{where}: x is ignored because sample_name and sample_type are not "
+                "both given (as in OneFlow)",
+                stacklevel=4,
+            )
         return None
     if not isinstance(name, str) or not name:
         raise TypeError(f"{where}: sample_name must be a non-empty str, got {name!r}")
     if x is None:
-        raise ValueError(f"{where}: x (the samples) is required when sample_name and "
-                         "sample_type are given")
+        raise ValueError(
+            f"{where}: x (the samples) is required when sample_name and sample_type are given"
+        )
     kind = _SAMPLE_TYPES[kind]
     arr = np.asarray(x)
     count = arr.shape[0] if arr.ndim else 1
     if count != n:
         # The OneFlow docs pass value with 100 rows and x with 10 samples; keep the embedding.
-        warnings.warn(f"{where}: x holds {count} samples but value has {n} rows; samples "
-                      "cannot be matched to points, so no sprite/sample column is written",
-                      stacklevel=4)
+        warnings.warn(
+            f"{where}: x holds {count} samples but value has {n} rows; samples "
+            "cannot be matched to points, so no sprite/sample column is written",
+            stacklevel=4,
+        )
         return None
     if kind == "audio":
-        warnings.warn(f"{where}: audio samples cannot be shown by TensorBoard's projector; "
-                      "x is not written", stacklevel=4)
+        warnings.warn(
+            f"{where}: audio samples cannot be shown by TensorBoard's projector; x is not written",
+            stacklevel=4,
+        )
         return None
     if kind == "text":
         rows = arr.reshape(n, -1).tolist()

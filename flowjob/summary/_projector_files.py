@@ -21,8 +21,17 @@ import numpy as np
 from google.protobuf import text_format
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
-__all__ = ["CONFIG_NAME", "ASSET_DIR", "atomic_write", "asset_dir", "tensor_file",
-           "metadata_tsv", "read_config", "ConfigIndex", "config_index"]
+__all__ = [
+    "CONFIG_NAME",
+    "ASSET_DIR",
+    "atomic_write",
+    "asset_dir",
+    "tensor_file",
+    "metadata_tsv",
+    "read_config",
+    "ConfigIndex",
+    "config_index",
+]
 
 CONFIG_NAME = "projector_config.pbtxt"
 ASSET_DIR = "projector"
@@ -89,8 +98,9 @@ def metadata_tsv(columns: dict[str, list[object]]) -> bytes:
     names = list(columns)
     lengths = {len(v) for v in columns.values()}
     if len(lengths) != 1:
-        raise ValueError(f"metadata columns differ in length: "
-                         f"{ {k: len(v) for k, v in columns.items()} }")
+        raise ValueError(
+            f"metadata columns differ in length: { {k: len(v) for k, v in columns.items()} }"
+        )
     lines = ["\t".join(names)] if len(names) > 1 else []
     for cells in zip(*columns.values()):
         lines.append("\t".join(_tsv_cell(c) for c in cells))

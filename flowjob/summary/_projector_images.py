@@ -30,7 +30,8 @@ def to_uint8_images(x: np.ndarray) -> np.ndarray:
     if x.ndim != 4 or x.shape[-1] not in _MODES or min(x.shape[1:3], default=0) < 1:
         raise ValueError(
             "image samples x must have shape (N, H, W), (N, H, W, C) with C in {1, 3, 4} or "
-            f"(N, H*W) with H == W; got {x.shape}")
+            f"(N, H*W) with H == W; got {x.shape}"
+        )
     if x.dtype == np.uint8:
         return x
     if x.dtype == np.bool_:
@@ -39,8 +40,12 @@ def to_uint8_images(x: np.ndarray) -> np.ndarray:
         raise ValueError(f"image samples x must be numeric, got dtype {x.dtype}")
     values = np.nan_to_num(x.astype(np.float64), nan=0.0)
     finite = values[np.isfinite(values)]
-    if np.issubdtype(x.dtype, np.floating) and finite.size and finite.min() >= 0 \
-            and finite.max() <= 1:
+    if (
+        np.issubdtype(x.dtype, np.floating)
+        and finite.size
+        and finite.min() >= 0
+        and finite.max() <= 1
+    ):
         values = values * 255.0
     return np.clip(np.rint(values), 0, 255).astype(np.uint8)
 
@@ -56,7 +61,7 @@ def _thumbnail(image: np.ndarray, cell: int) -> np.ndarray:
         h, w = nh, nw
     out = np.zeros((cell, cell, c), np.uint8)
     top, left = (cell - h) // 2, (cell - w) // 2
-    out[top:top + h, left:left + w] = image
+    out[top : top + h, left : left + w] = image
     return out
 
 
@@ -65,7 +70,7 @@ def _tile(images: np.ndarray, cols: int, rows: int, cell: int) -> np.ndarray:
     canvas = np.zeros((rows * cell, cols * cell, c), np.uint8)
     for i in range(n):
         r, k = divmod(i, cols)
-        canvas[r * cell:(r + 1) * cell, k * cell:(k + 1) * cell] = _thumbnail(images[i], cell)
+        canvas[r * cell : (r + 1) * cell, k * cell : (k + 1) * cell] = _thumbnail(images[i], cell)
     return canvas
 
 

@@ -57,11 +57,13 @@ def frame_record(payload: bytes) -> bytes:
     """Returns ``payload`` framed as one TFRecord."""
     n = len(payload)
     crc = _crc(payload)
-    return b"".join((
-        _header_cache.get(n) or _header(n),
-        payload,
-        _U32.pack((((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF),
-    ))
+    return b"".join(
+        (
+            _header_cache.get(n) or _header(n),
+            payload,
+            _U32.pack((((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF),
+        )
+    )
 
 
 def read_records(f: BinaryIO, *, strict: bool = True) -> Iterator[bytes]:
@@ -83,7 +85,8 @@ def read_records(f: BinaryIO, *, strict: bool = True) -> Iterator[bytes]:
             if strict:
                 raise RecordCorruptError(
                     f"record at offset {start}: length CRC mismatch "
-                    f"(stored {length_crc:#010x}, computed {_mask(_crc(header[:8])):#010x})")
+                    f"(stored {length_crc:#010x}, computed {_mask(_crc(header[:8])):#010x})"
+                )
             f.seek(start)
             return
         body = f.read(length + 4)
@@ -96,7 +99,8 @@ def read_records(f: BinaryIO, *, strict: bool = True) -> Iterator[bytes]:
             if strict:
                 raise RecordCorruptError(
                     f"record at offset {start}: payload CRC mismatch "
-                    f"(stored {payload_crc:#010x}, computed {_mask(_crc(payload)):#010x})")
+                    f"(stored {payload_crc:#010x}, computed {_mask(_crc(payload)):#010x})"
+                )
             f.seek(start)
             return
         yield payload

@@ -27,10 +27,17 @@ __all__ = ["Graph", "structure_graph_json", "graph_def"]
 
 _SYSTEM_KINDS = {"input", "return", "output"}
 _DT = {
-    "float32": types_pb2.DT_FLOAT, "float64": types_pb2.DT_DOUBLE, "int32": types_pb2.DT_INT32,
-    "uint8": types_pb2.DT_UINT8, "int16": types_pb2.DT_INT16, "int8": types_pb2.DT_INT8,
-    "char": types_pb2.DT_INT8, "int64": types_pb2.DT_INT64, "bool": types_pb2.DT_BOOL,
-    "float16": types_pb2.DT_HALF, "bfloat16": types_pb2.DT_BFLOAT16,
+    "float32": types_pb2.DT_FLOAT,
+    "float64": types_pb2.DT_DOUBLE,
+    "int32": types_pb2.DT_INT32,
+    "uint8": types_pb2.DT_UINT8,
+    "int16": types_pb2.DT_INT16,
+    "int8": types_pb2.DT_INT8,
+    "char": types_pb2.DT_INT8,
+    "int64": types_pb2.DT_INT64,
+    "bool": types_pb2.DT_BOOL,
+    "float16": types_pb2.DT_HALF,
+    "bfloat16": types_pb2.DT_BFLOAT16,
 }
 _NODE_UNSAFE = re.compile(r"[^A-Za-z0-9_.\->]+")  # '/' separates groups, ':' output indices
 _MAX_REPR = 200
@@ -96,8 +103,9 @@ def _op_config(op: Any) -> dict[str, Any]:
     elif cls == "system_op":
         config[f"{op.op_type}_conf"] = {
             "out": [b.lbn for b in op.outputs],
-            "blob_conf": [{"shape": list(b.shape), "data_type": _dtype_name(b)}
-                          for b in op.outputs],
+            "blob_conf": [
+                {"shape": list(b.shape), "data_type": _dtype_name(b)} for b in op.outputs
+            ],
         }
     else:
         config["user_conf"] = {
@@ -115,15 +123,27 @@ def structure_graph_json(graphs: Iterable[Any]) -> list[dict[str, Any]]:
     """OneFlow's Keras-like structure graph: one ``"Model"`` entry per job."""
     out = []
     for graph in graphs:
-        layers = [{
-            "name": op.name,
-            "class_name": _class_name(op),
-            "config": _op_config(op),
-            "inbound_nodes": _producers(op),
-        } for op in graph.ops]
-        out.append({"class_name": "Model", "backend": "oneflow",
-                    "config": {"name": graph.name, "layers": layers,
-                               "input_layers": [], "output_layers": []}})
+        layers = [
+            {
+                "name": op.name,
+                "class_name": _class_name(op),
+                "config": _op_config(op),
+                "inbound_nodes": _producers(op),
+            }
+            for op in graph.ops
+        ]
+        out.append(
+            {
+                "class_name": "Model",
+                "backend": "oneflow",
+                "config": {
+                    "name": graph.name,
+                    "layers": layers,
+                    "input_layers": [],
+                    "output_layers": [],
+                },
+            }
+        )
     return out
 
 
@@ -145,7 +165,7 @@ def _node_name(job: str, op: Any, known: set[tuple[str, ...]]) -> str:
     leaf = op.name
     prefix = "-".join(namespace) + "-"
     if namespace and leaf.startswith(prefix) and len(leaf) > len(prefix):
-        leaf = leaf[len(prefix):]  # flowjob op names already carry "<ns1>-<ns2>-"
+        leaf = leaf[len(prefix) :]  # flowjob op names already carry "<ns1>-<ns2>-"
     elif not namespace:
         # Variables are named "<ns>-<name>" but recorded without a namespace; put them in
         # the group of that namespace when other ops of the job use it.
@@ -159,14 +179,15 @@ def _node_name(job: str, op: Any, known: set[tuple[str, ...]]) -> str:
 
 def _shape_proto(shape: Sequence[int]) -> tensor_shape_pb2.TensorShapeProto:
     return tensor_shape_pb2.TensorShapeProto(
-        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=int(d)) for d in shape])
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=int(d)) for d in shape]
+    )
 
 
 def _attr(value: Any) -> attr_value_pb2.AttrValue:
     av = attr_value_pb2.AttrValue
     if isinstance(value, bool | np.bool_):
         return av(b=bool(value))
-    if isinstance(value, numbers.Integral) and -2**63 <= int(value) < 2**63:
+    if isinstance(value, numbers.Integral) and -(2**63) <= int(value) < 2**63:
         return av(i=int(value))
     if isinstance(value, numbers.Real):
         return av(f=float(value))
@@ -212,8 +233,11 @@ def graph_def(graphs: Iterable[Any]) -> graph_pb2.GraphDef:
             taken.add(name)
             outputs[op.name] = [b.lbn for b in op.outputs]
         for op in graph.ops:
-            node = gd.node.add(name=names[op.name], op=str(op.op_type),
-                               device=_device(getattr(op, "device_tag", "")))
+            node = gd.node.add(
+                name=names[op.name],
+                op=str(op.op_type),
+                device=_device(getattr(op, "device_tag", "")),
+            )
             for blob in op.inputs:
                 producer = names.get(blob.op_name)
                 if producer is None:  # produced outside this job's op list
@@ -223,8 +247,7 @@ def graph_def(graphs: Iterable[Any]) -> graph_pb2.GraphDef:
                 lbns = outputs.get(blob.op_name, [])
                 index = lbns.index(blob.lbn) if blob.lbn in lbns else 0
                 node.input.append(producer if index == 0 else f"{producer}:{index}")
-            node.attr["_output_shapes"].list.shape.extend(_shape_proto(b.shape)
-                                                          for b in op.outputs)
+            node.attr["_output_shapes"].list.shape.extend(_shape_proto(b.shape) for b in op.outputs)
             if op.outputs and _dtype_name(op.outputs[0]) in _DT:
                 node.attr["dtype"].type = _DT[_dtype_name(op.outputs[0])]
             if getattr(op, "kind", None):
@@ -243,11 +266,15 @@ class Graph:
 
     def __init__(self, logdir: str | os.PathLike[str]):
         if logdir is None:
-            raise ValueError("Graph(logdir): logdir should not be None! "
-                             "Pass the summary log directory, e.g. Graph('./log')")
+            raise ValueError(
+                "Graph(logdir): logdir should not be None! "
+                "Pass the summary log directory, e.g. Graph('./log')"
+            )
         if not isinstance(logdir, (str, os.PathLike)):
-            raise TypeError(f"Graph(logdir): logdir must be a str or path, "
-                            f"got {type(logdir).__name__}: {logdir!r}")
+            raise TypeError(
+                f"Graph(logdir): logdir must be a str or path, "
+                f"got {type(logdir).__name__}: {logdir!r}"
+            )
         self.logdir = os.fspath(logdir)
         self._dir = os.path.join(self.logdir, "graph")
         os.makedirs(self._dir, exist_ok=True)
@@ -269,8 +296,10 @@ class Graph:
         on the same object while the file exists raises OSError, as in OneFlow.
         """
         if self._written and os.path.exists(self._path):
-            raise OSError("You must create only one structure graph log file! "
-                          f"({self._path} was already written by this Graph object)")
+            raise OSError(
+                "You must create only one structure graph log file! "
+                f"({self._path} was already written by this Graph object)"
+            )
         if jobs is None:
             from ..graph import all_job_graphs
 

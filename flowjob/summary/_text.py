@@ -21,8 +21,10 @@ _TEXT_CONTENT = text_data_pb2.TextPluginData(version=0).SerializeToString()
 def text_metadata() -> summary_pb2.SummaryMetadata:
     return summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(
-            plugin_name="text", content=_TEXT_CONTENT),
-        data_class=summary_pb2.DATA_CLASS_TENSOR)
+            plugin_name="text", content=_TEXT_CONTENT
+        ),
+        data_class=summary_pb2.DATA_CLASS_TENSOR,
+    )
 
 
 def _cell(x, what: str) -> bytes:
@@ -38,8 +40,10 @@ def _to_strings(data, what: str) -> tuple[tuple[int, ...], list[bytes]]:
         return (), [_cell(data, what)]
     if isinstance(data, np.ndarray):
         if data.dtype.kind not in "US" or data.ndim > 2:
-            raise TypeError(f"{what}: expected a str array of rank <= 2, got dtype {data.dtype} "
-                            f"shape {data.shape}")
+            raise TypeError(
+                f"{what}: expected a str array of rank <= 2, got dtype {data.dtype} "
+                f"shape {data.shape}"
+            )
         return data.shape, [_cell(x, what) for x in data.reshape(-1).tolist()]
     if isinstance(data, Sequence):
         if len(data) == 0:
@@ -47,16 +51,18 @@ def _to_strings(data, what: str) -> tuple[tuple[int, ...], list[bytes]]:
         if all(isinstance(r, (list, tuple)) for r in data):  # rows of a table
             width = len(data[0])
             if width == 0 or any(len(r) != width for r in data):
-                raise ValueError(f"{what}: table rows must be non-empty and of equal length, got "
-                                 f"lengths {[len(r) for r in data]}")
+                raise ValueError(
+                    f"{what}: table rows must be non-empty and of equal length, got "
+                    f"lengths {[len(r) for r in data]}"
+                )
             return (len(data), width), [_cell(x, what) for r in data for x in r]
         return (len(data),), [_cell(x, what) for x in data]
-    raise TypeError(f"{what}: expected a str, a list of str or a list of rows of str, got "
-                    f"{type(data).__name__}")
+    raise TypeError(
+        f"{what}: expected a str, a list of str or a list of rows of str, got {type(data).__name__}"
+    )
 
 
-_MARKDOWN_ESCAPES = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|"} | {"<": "&lt;",
-                                                                        "&": "&amp;"})
+_MARKDOWN_ESCAPES = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|"} | {"<": "&lt;", "&": "&amp;"})
 
 
 def markdown_table(rows: Sequence[Sequence[str]]) -> str:
@@ -66,21 +72,27 @@ def markdown_table(rows: Sequence[Sequence[str]]) -> str:
         raise ValueError("markdown_table: expected a header row and any number of rows")
 
     def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(" ".join(str(c).split()).translate(_MARKDOWN_ESCAPES)
-                                 for c in cells) + " |"
+        return (
+            "| "
+            + " | ".join(" ".join(str(c).split()).translate(_MARKDOWN_ESCAPES) for c in cells)
+            + " |"
+        )
 
     return "\n".join([line(rows[0]), "|" + "---|" * len(rows[0]), *map(line, rows[1:])])
 
 
-def text_value(tag: str, data, with_metadata: bool = True,
-               what: str = "text") -> summary_pb2.Summary.Value:
+def text_value(
+    tag: str, data, with_metadata: bool = True, what: str = "text"
+) -> summary_pb2.Summary.Value:
     """A ``Summary.Value`` holding ``data`` (str, list of str, or list of rows)."""
     shape, cells = _to_strings(data, what)
     tensor = tensor_pb2.TensorProto(
         dtype=types_pb2.DT_STRING,
         tensor_shape=tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in shape]),
-        string_val=cells)
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in shape]
+        ),
+        string_val=cells,
+    )
     value = summary_pb2.Summary.Value(tag=tag, tensor=tensor)
     if with_metadata:
         value.metadata.CopyFrom(text_metadata())

@@ -49,8 +49,10 @@ def _step(step, what: str) -> int:
     elif isinstance(step, int) and not isinstance(step, bool):
         s = int(step)
     if s is None:
-        raise TypeError(f"{what}: step must be an int (or a 1-element integer array), got "
-                        f"{type(step).__name__} {step!r}")
+        raise TypeError(
+            f"{what}: step must be an int (or a 1-element integer array), got "
+            f"{type(step).__name__} {step!r}"
+        )
     if not _INT64_MIN <= s <= _INT64_MAX:
         raise ValueError(f"{what}: step must fit in int64 [-2**63, 2**63 - 1], got {s}")
     return s
@@ -69,10 +71,15 @@ def _scalar_value(value, what: str) -> float:
         a = np.asarray(value)
     except Exception as e:
         raise TypeError(f"{what}: value must be a real number, got {type(value).__name__}") from e
-    if a.size != 1 or not (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_) \
-            or np.issubdtype(a.dtype, np.complexfloating):
-        raise TypeError(f"{what}: value must be a real number or a 1-element real array, got "
-                        f"dtype {a.dtype} shape {a.shape}")
+    if (
+        a.size != 1
+        or not (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_)
+        or np.issubdtype(a.dtype, np.complexfloating)
+    ):
+        raise TypeError(
+            f"{what}: value must be a real number or a 1-element real array, got "
+            f"dtype {a.dtype} shape {a.shape}"
+        )
     return float(a.reshape(()))
 
 
@@ -83,8 +90,10 @@ def parse_summary(summary, what: str = "pb") -> summary_pb2.Summary:
         return summary
     if isinstance(summary, np.ndarray):
         if summary.dtype not in (np.int8, np.uint8):
-            raise TypeError(f"{what}: a Summary given as an array must be int8/uint8 bytes of "
-                            f"its text format, got dtype {summary.dtype}")
+            raise TypeError(
+                f"{what}: a Summary given as an array must be int8/uint8 bytes of "
+                f"its text format, got dtype {summary.dtype}"
+            )
         summary = summary.tobytes()
     if isinstance(summary, (bytes, bytearray)):
         try:
@@ -92,8 +101,9 @@ def parse_summary(summary, what: str = "pb") -> summary_pb2.Summary:
         except UnicodeDecodeError as e:
             raise ValueError(f"{what}: value is not UTF-8 text of a Summary: {e}") from e
     if not isinstance(summary, str):
-        raise TypeError(f"{what}: expected a Summary or its text format, got "
-                        f"{type(summary).__name__}")
+        raise TypeError(
+            f"{what}: expected a Summary or its text format, got {type(summary).__name__}"
+        )
     try:
         return text_format.Parse(summary, summary_pb2.Summary())
     except text_format.ParseError as e:
@@ -118,22 +128,31 @@ class SummaryWriter:
     Usable as a context manager (closing on exit).
     """
 
-    def __init__(self, logdir: str | os.PathLike, flush_secs: float = 2.0, *,
-                 max_queue: int = 1024, filename_suffix: str = "",
-                 histogram_bins: int = DEFAULT_BINS, png_compress_level: int = 6):
+    def __init__(
+        self,
+        logdir: str | os.PathLike,
+        flush_secs: float = 2.0,
+        *,
+        max_queue: int = 1024,
+        filename_suffix: str = "",
+        histogram_bins: int = DEFAULT_BINS,
+        png_compress_level: int = 6,
+    ):
         if not isinstance(logdir, (str, os.PathLike)) or not os.fspath(logdir):
             raise TypeError(f"SummaryWriter: logdir must be a non-empty path, got {logdir!r}")
         check_bins(histogram_bins, "SummaryWriter", "histogram_bins")
         if not isinstance(png_compress_level, int) or not 0 <= png_compress_level <= 9:
-            raise ValueError(f"SummaryWriter: png_compress_level must be 0..9, got "
-                             f"{png_compress_level!r}")
+            raise ValueError(
+                f"SummaryWriter: png_compress_level must be 0..9, got {png_compress_level!r}"
+            )
         self._events = EventFileWriter(logdir, flush_secs, max_queue, filename_suffix)
         self._bins = histogram_bins
         self._png_level = png_compress_level
         self._kinds: dict[str, str] = {}
         self._scalar_prefix: dict[str, bytes] = {}
-        self._monitor = NonFiniteMonitor(self._write_summary,
-                                         where=f"SummaryWriter({os.fspath(logdir)!r})")
+        self._monitor = NonFiniteMonitor(
+            self._write_summary, where=f"SummaryWriter({os.fspath(logdir)!r})"
+        )
         self._session_open = False
         self._closed = False
         register(self)
@@ -164,24 +183,29 @@ class SummaryWriter:
         if prefix is None:
             prefix = self._new_scalar_tag(tag)
         v = value if type(value) is float else _scalar_value(value, "SummaryWriter.scalar")
-        s = step if type(step) is int and 0 <= step <= _INT64_MAX else _step(
-            step, "SummaryWriter.scalar")
+        s = (
+            step
+            if type(step) is int and 0 <= step <= _INT64_MAX
+            else _step(step, "SummaryWriter.scalar")
+        )
         if -F32_MAX <= v <= F32_MAX:
             self._events.add_serialized(scalar_event_bytes(prefix, v, s, time.time()))
             return
         v = to_float32(v)  # NaN, +-Inf, or beyond float32's range
         self._events.add_serialized(scalar_event_bytes(prefix, v, s, time.time()))
         if not math.isfinite(v):
-            self._monitor.observe(tag, s, _ONE_NAN if v != v else
-                                  _ONE_POSINF if v > 0 else _ONE_NEGINF)
+            self._monitor.observe(
+                tag, s, _ONE_NAN if v != v else _ONE_POSINF if v > 0 else _ONE_NEGINF
+            )
 
     def histogram(self, tag: str, values, step: int, bins: int | None = None) -> None:
         """Logs a histogram of all elements of ``values`` (NaN/Inf left out and reported)."""
         what = "SummaryWriter.histogram"
         first = self._claim(_tag(tag, what), "histograms")
         s = _step(step, what)
-        buckets, nonfinite = histogram_buckets(values, self._bins if bins is None else bins,
-                                               what=what)
+        buckets, nonfinite = histogram_buckets(
+            values, self._bins if bins is None else bins, what=what
+        )
         self._write_summary(summary_pb2.Summary(value=[histogram_value(tag, buckets, first)]), s)
         if nonfinite.total:
             self._monitor.observe(tag, s, nonfinite)
@@ -212,8 +236,15 @@ class SummaryWriter:
         s = _step(step, what)
         self._write_summary(summary_pb2.Summary(value=[text_value(tag, text, first, what)]), s)
 
-    def hparams(self, hparams: Mapping, metrics: Mapping[str, float] | None = None, *,
-                trial_id: str | None = None, experiment: bool = True, step: int = 0) -> None:
+    def hparams(
+        self,
+        hparams: Mapping,
+        metrics: Mapping[str, float] | None = None,
+        *,
+        trial_id: str | None = None,
+        experiment: bool = True,
+        step: int = 0,
+    ) -> None:
         """Logs this run as one trial of the HParams table (layout: see ``_hparams.py``).
 
         ``hparams`` is as for ``flow.summary.hparams``; ``metrics`` maps metric tags to values
@@ -227,8 +258,9 @@ class SummaryWriter:
         merged = dict(hparams) if isinstance(hparams, Mapping) else hparams
         if metrics is not None:
             if not isinstance(metrics, Mapping):
-                raise TypeError(f"{what}: metrics must be a dict of tag -> value, got "
-                                f"{type(metrics).__name__}")
+                raise TypeError(
+                    f"{what}: metrics must be a dict of tag -> value, got {type(metrics).__name__}"
+                )
             for name, v in metrics.items():
                 merged[Metric(name)] = v
         summary = _hparams_summary(merged, trial_id=trial_id, experiment=experiment, status=None)
@@ -245,18 +277,22 @@ class SummaryWriter:
         self._write_summary(summary, s)
         for value in summary.value:
             if value.WhichOneof("value") == "simple_value" and not math.isfinite(
-                    value.simple_value):
+                value.simple_value
+            ):
                 v = value.simple_value
-                self._monitor.observe(value.tag, s, _ONE_NAN if v != v else
-                                      _ONE_POSINF if v > 0 else _ONE_NEGINF)
+                self._monitor.observe(
+                    value.tag, s, _ONE_NAN if v != v else _ONE_POSINF if v > 0 else _ONE_NEGINF
+                )
 
     def graph_def(self, graph_def) -> None:
         """Logs a serialized ``GraphDef`` (bytes, or a message with ``SerializeToString``)."""
         if hasattr(graph_def, "SerializeToString"):
             graph_def = graph_def.SerializeToString()
         if not isinstance(graph_def, (bytes, bytearray)):
-            raise TypeError("SummaryWriter.graph_def: expected serialized GraphDef bytes, got "
-                            f"{type(graph_def).__name__}")
+            raise TypeError(
+                "SummaryWriter.graph_def: expected serialized GraphDef bytes, got "
+                f"{type(graph_def).__name__}"
+            )
         self._events.add_event(event_pb2.Event(wall_time=time.time(), graph_def=bytes(graph_def)))
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -292,8 +328,10 @@ class SummaryWriter:
             self._kinds[tag] = kind
             return True
         if known != kind:
-            raise ValueError(f"SummaryWriter: tag {tag!r} was logged as {known} and cannot now be "
-                             f"logged as {kind} (TensorBoard fixes a tag's kind on first use)")
+            raise ValueError(
+                f"SummaryWriter: tag {tag!r} was logged as {known} and cannot now be "
+                f"logged as {kind} (TensorBoard fixes a tag's kind on first use)"
+            )
         return False
 
     def _new_scalar_tag(self, tag) -> bytes:
@@ -302,5 +340,6 @@ class SummaryWriter:
         return prefix
 
     def _write_summary(self, summary: summary_pb2.Summary, step: int) -> None:
-        self._events.add_serialized(event_pb2.Event(
-            wall_time=time.time(), step=step, summary=summary).SerializeToString())
+        self._events.add_serialized(
+            event_pb2.Event(wall_time=time.time(), step=step, summary=summary).SerializeToString()
+        )

@@ -55,15 +55,33 @@ def load_library(path: str) -> None:
     raise OpLibraryError(
         f"cannot load the op library {path!r}: flowjob runs ops as JAX code and cannot load "
         "OneFlow's C++ op libraries; write the op's kernels in Python (NumPy or jax.numpy) and "
-        "register them with flow.register_python_op (README: Migrating from OneFlow, user ops)")
+        "register them with flow.register_python_op (README: Migrating from OneFlow, user ops)"
+    )
 
 
 load_library_now = load_library
 
 __all__ = [
-    "BuiltinOp", "BuiltinOpBuilder", "KernelKind", "OpCall", "OpLibraryError", "OpSpec",
-    "PythonKernelError", "UnknownOpTypeError", "UserOp", "UserOpConfBuilder",
-    "UserOpModuleBuilder", "builtin_op", "consistent_user_op_builder",
-    "consistent_user_op_module_builder", "known_op_types", "load_library", "load_library_now",
-    "lookup", "register", "register_python_op", "user_op_builder", "user_op_module_builder",
+    "BuiltinOp",
+    "BuiltinOpBuilder",
+    "KernelKind",
+    "OpCall",
+    "OpLibraryError",
+    "OpSpec",
+    "PythonKernelError",
+    "UnknownOpTypeError",
+    "UserOp",
+    "UserOpConfBuilder",
+    "UserOpModuleBuilder",
+    "builtin_op",
+    "consistent_user_op_builder",
+    "consistent_user_op_module_builder",
+    "known_op_types",
+    "load_library",
+    "load_library_now",
+    "lookup",
+    "register",
+    "register_python_op",
+    "user_op_builder",
+    "user_op_module_builder",
 ]

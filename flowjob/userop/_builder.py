@@ -18,8 +18,14 @@ from ._registry import OpCall, OpSpec, lookup
 class UserOp:
     """One configured op; ``InferAndTryRun()`` records it in the job being traced."""
 
-    def __init__(self, name: str | None, op_type: str, inputs: dict[str, list[Blob]],
-                 outputs: dict[str, int], attrs: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str | None,
+        op_type: str,
+        inputs: dict[str, list[Blob]],
+        outputs: dict[str, int],
+        attrs: dict[str, Any],
+    ) -> None:
         self.op_name, self.op_type = name, op_type
         self._inputs, self._outputs, self._attrs = inputs, outputs, attrs
         self._results: dict[str, list[Blob]] | None = None
@@ -32,20 +38,25 @@ class UserOp:
         attrs = {**spec.attrs, **self._attrs}
         missing = [k for k, v in attrs.items() if v is None]
         if missing:
-            raise OpError(f"{self._where()} needs attribute(s) {', '.join(missing)} "
-                          "(set them with .Attr(name, value))")
+            raise OpError(
+                f"{self._where()} needs attribute(s) {', '.join(missing)} "
+                "(set them with .Attr(name, value))"
+            )
         for arg in spec.inputs:
             if not self._inputs.get(arg):
-                raise OpError(f"{self._where()} needs input {arg!r}; given: "
-                              f"{sorted(self._inputs) or 'none'}")
+                raise OpError(
+                    f"{self._where()} needs input {arg!r}; given: {sorted(self._inputs) or 'none'}"
+                )
         call = OpCall(self.op_type, self.op_name, self._inputs, attrs, dict(self._outputs))
         built = spec.build(call)
         results = built if isinstance(built, dict) else {spec.outputs[0]: [built]}
         for arg, count in self._outputs.items():
             got = len(results.get(arg, []))
             if got != count:
-                raise OpError(f"{self._where()} was asked for {count} blob(s) of output "
-                              f"{arg!r} and produces {got}")
+                raise OpError(
+                    f"{self._where()} was asked for {count} blob(s) of output "
+                    f"{arg!r} and produces {got}"
+                )
         self._results = results
         return self
 
@@ -86,8 +97,10 @@ class UserOpConfBuilder:
 
     def _check_arg(self, kind: str, arg: str, known: Sequence[str]) -> None:
         if arg not in known:
-            raise OpError(f"op type {self._type!r} has no {kind} {arg!r}; its {kind}s are: "
-                          f"{', '.join(known) or 'none'}")
+            raise OpError(
+                f"op type {self._type!r} has no {kind} {arg!r}; its {kind}s are: "
+                f"{', '.join(known) or 'none'}"
+            )
 
     def Op(self, op_type: str) -> UserOpConfBuilder:  # noqa: N802
         lookup(op_type)  # an unknown type fails here, at the user's line
@@ -102,8 +115,10 @@ class UserOpConfBuilder:
         spec = self._spec("Input")
         self._check_arg("input", input_name, (*spec.inputs, *spec.optional_inputs))
         if not isinstance(input_blob_list, (list, tuple)):
-            raise OpError(f"Input({input_name!r}) of op type {self._type!r} takes a list of "
-                          f"blobs, got {type(input_blob_list).__name__}")
+            raise OpError(
+                f"Input({input_name!r}) of op type {self._type!r} takes a list of "
+                f"blobs, got {type(input_blob_list).__name__}"
+            )
         self._inputs[input_name] = list(input_blob_list)
         return self
 
@@ -115,25 +130,38 @@ class UserOpConfBuilder:
     def Output(self, output_name: str, num: int = 1) -> UserOpConfBuilder:  # noqa: N802
         self._check_arg("output", output_name, self._spec("Output").outputs)
         if not isinstance(num, int) or num < 1:
-            raise OpError(f"Output({output_name!r}) of op type {self._type!r}: num must be a "
-                          f"positive int, got {num!r}")
+            raise OpError(
+                f"Output({output_name!r}) of op type {self._type!r}: num must be a "
+                f"positive int, got {num!r}"
+            )
         self._outputs[output_name] = num
         return self
 
-    def Attr(self, attr_name: str, attr_value: Any, attr_type_name: str | None = None  # noqa: N802
-             ) -> UserOpConfBuilder:
+    def Attr(
+        self,
+        attr_name: str,
+        attr_value: Any,
+        attr_type_name: str | None = None,  # noqa: N802
+    ) -> UserOpConfBuilder:
         if attr_type_name is not None:
-            warn_once("user_op_builder.Attr.attr_type_name",
-                      "the attr_type_name argument of UserOpConfBuilder.Attr is deprecated "
-                      "(the type comes from the op's registration); remove it")
+            warn_once(
+                "user_op_builder.Attr.attr_type_name",
+                "the attr_type_name argument of UserOpConfBuilder.Attr is deprecated "
+                "(the type comes from the op's registration); remove it",
+            )
         self._check_arg("attribute", attr_name, list(self._spec("Attr").attrs))
         self._attrs[attr_name] = attr_value
         return self
 
     def Build(self) -> UserOp:  # noqa: N802
         spec = self._spec("Build")
-        return UserOp(self._name, spec.op_type, {k: list(v) for k, v in self._inputs.items()},
-                      dict(self._outputs), dict(self._attrs))
+        return UserOp(
+            self._name,
+            spec.op_type,
+            {k: list(v) for k, v in self._inputs.items()},
+            dict(self._outputs),
+            dict(self._attrs),
+        )
 
 
 class _OpModule:
@@ -152,30 +180,39 @@ class UserOpModuleBuilder(UserOpConfBuilder):
         self.user_op_module = _OpModule()
 
     def Op(self, op_type: str) -> UserOpConfBuilder:  # noqa: N802
-        raise OpError(f"the user op module builder of {self._type!r} has its op type already; "
-                      f".Op({op_type!r}) is not allowed")
+        raise OpError(
+            f"the user op module builder of {self._type!r} has its op type already; "
+            f".Op({op_type!r}) is not allowed"
+        )
 
 
 class BuiltinOp:
     """What ``flow.builtin_op(type)...Build()`` returns: call it with the input blobs."""
 
-    def __init__(self, name: str | None, op_type: str, inputs: list[tuple[str, int]],
-                 outputs: dict[str, int], attrs: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str | None,
+        op_type: str,
+        inputs: list[tuple[str, int]],
+        outputs: dict[str, int],
+        attrs: dict[str, Any],
+    ) -> None:
         self._name, self._type = name, op_type
         self._input_slots, self._outputs, self._attrs = inputs, outputs, attrs
 
     def __call__(self, *blobs: Blob, **attrs: Any) -> tuple[Blob, ...]:
         wanted = sum(n for _, n in self._input_slots)
         if len(blobs) != wanted:
-            raise OpError(f"builtin op {self._type!r} takes {wanted} input blob(s) "
-                          f"({', '.join(a for a, _ in self._input_slots) or 'none'}), "
-                          f"got {len(blobs)}")
+            raise OpError(
+                f"builtin op {self._type!r} takes {wanted} input blob(s) "
+                f"({', '.join(a for a, _ in self._input_slots) or 'none'}), "
+                f"got {len(blobs)}"
+            )
         inputs: dict[str, list[Blob]] = {}
         rest = list(blobs)
         for arg, n in self._input_slots:
             inputs[arg], rest = rest[:n], rest[n:]
-        op = UserOp(self._name, self._type, inputs, dict(self._outputs),
-                    {**self._attrs, **attrs})
+        op = UserOp(self._name, self._type, inputs, dict(self._outputs), {**self._attrs, **attrs})
         return op.InferAndTryRun().RemoteBlobList()
 
 
@@ -199,5 +236,6 @@ class BuiltinOpBuilder(UserOpConfBuilder):
 
     def Build(self) -> BuiltinOp:  # type: ignore[override]  # noqa: N802
         spec = self._spec("Build")
-        return BuiltinOp(self._name, spec.op_type, list(self._slots), dict(self._outputs),
-                         dict(self._attrs))
+        return BuiltinOp(
+            self._name, spec.op_type, list(self._slots), dict(self._outputs), dict(self._attrs)
+        )

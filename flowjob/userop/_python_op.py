@@ -37,42 +37,65 @@ def _as_tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-def _specs(infer: Callable[..., Any] | None, xs: Sequence[Any], n_out: int,
-           attrs: dict[str, Any]) -> tuple[jax.ShapeDtypeStruct, ...]:
+def _specs(
+    infer: Callable[..., Any] | None, xs: Sequence[Any], n_out: int, attrs: dict[str, Any]
+) -> tuple[jax.ShapeDtypeStruct, ...]:
     if infer is None:
         if not xs:
             raise OpError("a Python op without inputs needs infer= to give its output shapes")
         return (jax.ShapeDtypeStruct(xs[0].shape, xs[0].dtype),) * n_out
     given = infer(*[jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs], **attrs)
-    one_pair = (isinstance(given, tuple) and len(given) == 2
-                and isinstance(given[0], (tuple, list)) and not isinstance(given[1], (tuple, list)))
+    one_pair = (
+        isinstance(given, tuple)
+        and len(given) == 2
+        and isinstance(given[0], (tuple, list))
+        and not isinstance(given[1], (tuple, list))
+    )
     given = (given,) if one_pair else _as_tuple(given)
-    return tuple(jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype)) if hasattr(s, "shape")
-                 else jax.ShapeDtypeStruct(tuple(s[0]), np.dtype(s[1])) for s in given)
+    return tuple(
+        jax.ShapeDtypeStruct(tuple(s.shape), np.dtype(s.dtype))
+        if hasattr(s, "shape")
+        else jax.ShapeDtypeStruct(tuple(s[0]), np.dtype(s[1]))
+        for s in given
+    )
 
 
-def _host(where: str, kernel: Callable[..., Any], expected: tuple[jax.ShapeDtypeStruct, ...],
-          names: Sequence[str], attrs: dict[str, Any]) -> Callable[..., tuple]:
+def _host(
+    where: str,
+    kernel: Callable[..., Any],
+    expected: tuple[jax.ShapeDtypeStruct, ...],
+    names: Sequence[str],
+    attrs: dict[str, Any],
+) -> Callable[..., tuple]:
     def run(*arrays):
         results = _as_tuple(kernel(*[np.asarray(a) for a in arrays], **attrs))
         if len(results) != len(expected):
-            raise PythonKernelError(f"{where} returned {len(results)} value(s), expected "
-                                    f"{len(expected)} ({', '.join(names)})")
+            raise PythonKernelError(
+                f"{where} returned {len(results)} value(s), expected "
+                f"{len(expected)} ({', '.join(names)})"
+            )
         out = []
         for name, spec, value in zip(names, expected, results):
             value = np.asarray(value)
             if value.shape != spec.shape:
-                raise PythonKernelError(f"{where} returned {name!r} of shape {value.shape}, "
-                                        f"expected {spec.shape} (its shape inference)")
+                raise PythonKernelError(
+                    f"{where} returned {name!r} of shape {value.shape}, "
+                    f"expected {spec.shape} (its shape inference)"
+                )
             out.append(value.astype(spec.dtype, copy=False))
         return tuple(out)
+
     return run
 
 
-def _numpy_lowering(op: str, inputs: Sequence[str], outputs: Sequence[str],
-                    forward: Callable[..., Any], backward: Callable[..., Any] | None,
-                    infer: Callable[..., Any] | None
-                    ) -> Callable[..., Any]:
+def _numpy_lowering(
+    op: str,
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    forward: Callable[..., Any],
+    backward: Callable[..., Any] | None,
+    infer: Callable[..., Any] | None,
+) -> Callable[..., Any]:
     def lowering(*xs, **attrs):
         outs = _specs(infer, xs, len(outputs), attrs)
         fwd_host = _host(f"the forward kernel of {op}", forward, outs, outputs, attrs)
@@ -87,8 +110,10 @@ def _numpy_lowering(op: str, inputs: Sequence[str], outputs: Sequence[str],
 
         def run_bwd(saved, grads):
             if backward is None:
-                raise OpError(f"{op} has no backward kernel, so no gradient flows through it: "
-                              "register it with backward=")
+                raise OpError(
+                    f"{op} has no backward kernel, so no gradient flows through it: "
+                    "register it with backward="
+                )
             xs, ys = saved
             ins = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs)
             names = [f"gradient of {a}" for a in inputs]
@@ -98,11 +123,13 @@ def _numpy_lowering(op: str, inputs: Sequence[str], outputs: Sequence[str],
         run.defvjp(run_fwd, run_bwd)
         ys = run(*xs)
         return ys if len(ys) > 1 else ys[0]
+
     return lowering
 
 
-def _jax_lowering(forward: Callable[..., Any],
-                  backward: Callable[..., Any] | None) -> Callable[..., Any]:
+def _jax_lowering(
+    forward: Callable[..., Any], backward: Callable[..., Any] | None
+) -> Callable[..., Any]:
     if backward is None:
         return forward  # JAX differentiates the kernel itself
 
@@ -122,15 +149,21 @@ def _jax_lowering(forward: Callable[..., Any],
         run.defvjp(run_fwd, run_bwd)
         ys = run(*xs)
         return ys if len(ys) > 1 else ys[0]
+
     return lowering
 
 
-def register_python_op(op_type: str, forward: Callable[..., Any], *,
-                       inputs: Sequence[str] = ("in",), outputs: Sequence[str] = ("out",),
-                       backward: Callable[..., Any] | None = None,
-                       infer: Callable[..., Any] | None = None,
-                       attrs: dict[str, Any] | None = None,
-                       kernel: KernelKind | str = KernelKind.NUMPY) -> None:
+def register_python_op(
+    op_type: str,
+    forward: Callable[..., Any],
+    *,
+    inputs: Sequence[str] = ("in",),
+    outputs: Sequence[str] = ("out",),
+    backward: Callable[..., Any] | None = None,
+    infer: Callable[..., Any] | None = None,
+    attrs: dict[str, Any] | None = None,
+    kernel: KernelKind | str = KernelKind.NUMPY,
+) -> None:
     """Registers ``op_type`` for ``flow.user_op_builder``, with Python kernels.
 
     ``forward(*input_arrays, **attrs)`` returns the outputs (one array or a tuple, in
@@ -142,8 +175,9 @@ def register_python_op(op_type: str, forward: Callable[..., Any], *,
     """
     inputs, outputs = tuple(inputs), tuple(outputs)
     if KernelKind(kernel) is KernelKind.NUMPY:
-        lowering = _numpy_lowering(f"Python op {op_type!r}", inputs, outputs, forward, backward,
-                                   infer)
+        lowering = _numpy_lowering(
+            f"Python op {op_type!r}", inputs, outputs, forward, backward, infer
+        )
     else:
         lowering = _jax_lowering(forward, backward)
 

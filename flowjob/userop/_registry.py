@@ -55,11 +55,19 @@ def register(spec: OpSpec, *, replace: bool = False) -> OpSpec:
     return spec
 
 
-def define(op_type: str, inputs: Sequence[str], outputs: Sequence[str], build: Build, *,
-           attrs: dict[str, Any] | None = None, optional: Sequence[str] = ()) -> None:
+def define(
+    op_type: str,
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    build: Build,
+    *,
+    attrs: dict[str, Any] | None = None,
+    optional: Sequence[str] = (),
+) -> None:
     """Shorthand used by the built-in tables."""
-    register(OpSpec(op_type, tuple(inputs), tuple(outputs), build, dict(attrs or {}),
-                    tuple(optional)))
+    register(
+        OpSpec(op_type, tuple(inputs), tuple(outputs), build, dict(attrs or {}), tuple(optional))
+    )
 
 
 def lookup(op_type: str) -> OpSpec:
@@ -70,7 +78,8 @@ def lookup(op_type: str) -> OpSpec:
         raise UnknownOpTypeError(
             f"op type {op_type!r} has no flowjob lowering; the op types user_op_builder knows "
             f"are: {', '.join(known_op_types())}. Register your own with "
-            "flow.register_python_op (README: Migrating from OneFlow, user ops)") from None
+            "flow.register_python_op (README: Migrating from OneFlow, user ops)"
+        ) from None
 
 
 def known_op_types() -> list[str]:

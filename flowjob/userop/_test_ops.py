@@ -22,6 +22,7 @@ def _test_multi_output_order(c: OpCall) -> dict[str, list[Blob]]:
     def lowering(x):
         shape = (*x.shape[:-1], x.shape[-1] * 2)
         return x, jnp.zeros(shape, x.dtype)
+
     out1, out2 = apply_op("TestMultiOutputOrder", lowering, [c.input("in")], name=c.name)
     return {"out1": [out1], "out2": [out2]}
 
@@ -45,8 +46,7 @@ _multi_input.defvjp(_multi_input_fwd, _multi_input_bwd)
 
 
 def _test_multi_input(c: OpCall) -> Blob:
-    return apply_op("TestMultiInput", _multi_input, [c.input("x1"), c.input("x2")],
-                    name=c.name)
+    return apply_op("TestMultiInput", _multi_input, [c.input("x1"), c.input("x2")], name=c.name)
 
 
 def _test_data_type_attr(c: OpCall) -> Blob:
@@ -59,8 +59,10 @@ def _test_list_attrs(c: OpCall) -> dict[str, list[Blob]]:
 
     def lowering(_x):
         return tuple(jnp.zeros(s, t) for s, t in zip(shapes, types))
-    outs = apply_op("TestListDataTypeAndListShapeAndListStringAttr", lowering, [c.input("in")],
-                    name=c.name)
+
+    outs = apply_op(
+        "TestListDataTypeAndListShapeAndListStringAttr", lowering, [c.input("in")], name=c.name
+    )
     return {"out": list(outs)}
 
 
@@ -74,29 +76,49 @@ def _test_random_source(c: OpCall) -> Blob:
         # randint over the whole uint32 range takes one raw word per value.
         words = np.random.RandomState(seed)
         return lambda: (words.randint(0, 2**32, size=5, dtype=np.uint32) / 2.0**32).astype(
-            np.float32)
-    return add_feed_op("TestRandomSource", [], stream, source=True, name=c.name,
-                       attrs={"seed": seed}, outputs=[((5,), _dtypes.float32, False)])
+            np.float32
+        )
+
+    return add_feed_op(
+        "TestRandomSource",
+        [],
+        stream,
+        source=True,
+        name=c.name,
+        attrs={"seed": seed},
+        outputs=[((5,), _dtypes.float32, False)],
+    )
 
 
 def _register() -> None:
     define("ccrelu", ["in"], ["out"], lambda c: math.relu(c.input("in"), name=c.name))
-    define("cpu_only_relu_test", ["in"], ["out"],
-           lambda c: math.relu(c.input("in"), name=c.name))
-    define("TestReshape", ["in"], ["out"],
-           lambda c: array_ops.reshape(c.input("in"), list(c.attrs["shape"]), name=c.name),
-           attrs={"shape": None})
+    define("cpu_only_relu_test", ["in"], ["out"], lambda c: math.relu(c.input("in"), name=c.name))
+    define(
+        "TestReshape",
+        ["in"],
+        ["out"],
+        lambda c: array_ops.reshape(c.input("in"), list(c.attrs["shape"]), name=c.name),
+        attrs={"shape": None},
+    )
     define("TestSource", [], ["out"], _test_source)
     define("TestMultiOutputOrder", ["in"], ["out1", "out2"], _test_multi_output_order)
     define("TestMultiInput", ["x1", "x2"], ["y"], _test_multi_input)
-    define("TestDataTypeAttr", ["in"], ["out"], _test_data_type_attr,
-           attrs={"output_type": None})
-    define("TestListDataTypeAndListShapeAndListStringAttr", ["in"], ["out"], _test_list_attrs,
-           attrs={"out_shapes": None, "out_types": None, "string_list": None})
+    define("TestDataTypeAttr", ["in"], ["out"], _test_data_type_attr, attrs={"output_type": None})
+    define(
+        "TestListDataTypeAndListShapeAndListStringAttr",
+        ["in"],
+        ["out"],
+        _test_list_attrs,
+        attrs={"out_shapes": None, "out_types": None, "string_list": None},
+    )
     define("TestRandomSource", [], ["out"], _test_random_source, attrs={"seed": 0})
-    define("test_user_op_attr_auto_type", ["in"], ["out"],
-           lambda c: array_ops.identity(c.input("in"), name=c.name),
-           attrs={"int1": 0, "int2": 0})
+    define(
+        "test_user_op_attr_auto_type",
+        ["in"],
+        ["out"],
+        lambda c: array_ops.identity(c.input("in"), name=c.name),
+        attrs={"int1": 0, "int2": 0},
+    )
 
 
 _register()

@@ -16,12 +16,21 @@ def _dist_dir(dist: str, suffix: str) -> str:
     raise RuntimeError(f"{dist} does not provide {suffix}")
 
 
-dnnl_include = os.path.dirname(os.path.dirname(
-    _dist_dir("onednn-devel-cpu-gomp", "include/oneapi/dnnl/dnnl.hpp")))
+dnnl_include = os.path.dirname(
+    os.path.dirname(_dist_dir("onednn-devel-cpu-gomp", "include/oneapi/dnnl/dnnl.hpp"))
+)
 dnnl_lib = _dist_dir("onednn-cpu-gomp", "libdnnl.so.3")  # recorded as ../../libdnnl.so.3
 
-setup(ext_modules=[Extension(
-    "flowjob_onednn._conv_ffi", ["src/conv_ffi.cc"],
-    include_dirs=[jax.ffi.include_dir(), dnnl_include],
-    library_dirs=[dnnl_lib], libraries=[":libdnnl.so.3"],
-    extra_compile_args=["-std=c++17", "-O2", "-w"], language="c++")])
+setup(
+    ext_modules=[
+        Extension(
+            "flowjob_onednn._conv_ffi",
+            ["src/conv_ffi.cc"],
+            include_dirs=[jax.ffi.include_dir(), dnnl_include],
+            library_dirs=[dnnl_lib],
+            libraries=[":libdnnl.so.3"],
+            extra_compile_args=["-std=c++17", "-O2", "-w"],
+            language="c++",
+        )
+    ]
+)

@@ -14,9 +14,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 @pytest.mark.timeout(180)
 def test_quick_compile_section_writes_benchmarks_md(tmp_path):
     out = tmp_path / "BENCHMARKS.md"
-    run = subprocess.run([sys.executable, "-m", "bench", "--quick", "--only", "compile",
-                          "--out", str(out)], cwd=REPO, capture_output=True, text=True,
-                         timeout=170)
+    run = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--only", "compile", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=170,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     text = out.read_text()
     assert "## Machine" in text and "## Goals" in text

@@ -23,9 +23,15 @@ def _xla_convolutions(monkeypatch):
 
 def reference(x, w, strides, pads, dilations, groups, fmt):
     kernel = "OIHW" if fmt == "NCHW" else "OHWI"
-    return lax.conv_general_dilated(x, w, strides, pads, rhs_dilation=dilations,
-                                    dimension_numbers=(fmt, kernel, fmt),
-                                    feature_group_count=groups)
+    return lax.conv_general_dilated(
+        x,
+        w,
+        strides,
+        pads,
+        rhs_dilation=dilations,
+        dimension_numbers=(fmt, kernel, fmt),
+        feature_group_count=groups,
+    )
 
 
 CASES = [  # batch, in, out, size, kernel, strides, pads, dilations, groups, format
@@ -63,9 +69,12 @@ def test_lowering_matches_xla_convolution_and_its_gradients(case):
     with jax.enable_x64(True):  # a float64 reference, independent of float32 rounding
         y64 = np.asarray(reference(jnp.asarray(x64), jnp.asarray(w64), *args))
         g = rng.normal(size=y64.shape)
-        dx64, dw64 = (np.asarray(a) for a in jax.grad(
-            lambda x, w: jnp.sum(reference(x, w, *args) * g), argnums=(0, 1))(
-            jnp.asarray(x64), jnp.asarray(w64)))
+        dx64, dw64 = (
+            np.asarray(a)
+            for a in jax.grad(lambda x, w: jnp.sum(reference(x, w, *args) * g), argnums=(0, 1))(
+                jnp.asarray(x64), jnp.asarray(w64)
+            )
+        )
     assert y64.dtype == np.float64
     assert y.shape == y64.shape
     np.testing.assert_allclose(np.asarray(y), y64, rtol=1e-5, atol=1e-5 * np.abs(y64).max())
@@ -73,20 +82,25 @@ def test_lowering_matches_xla_convolution_and_its_gradients(case):
     g32 = jnp.asarray(g.astype(np.float32))
     dx, dw = jax.jit(jax.grad(lambda x, w: jnp.sum(ours(x, w) * g32), argnums=(0, 1)))(x, w)
     for got, want in ((dx, dx64), (dw, dw64)):
-        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4,
-                                   atol=1e-5 * float(np.abs(want).max()))
+        np.testing.assert_allclose(
+            np.asarray(got), want, rtol=1e-4, atol=1e-5 * float(np.abs(want).max())
+        )
 
 
 def test_each_path_is_the_one_taken():
     """The cases above exercise the lowering they are named after (not the plain conv)."""
     x = jnp.zeros((2, 8, 5, 5))
     common = dict(dilations=(1, 1), data_format="NCHW")
-    grouped = jax.make_jaxpr(lambda x, w: _conv.lower_conv2d(
-        x, w, strides=(1, 1), pads=((1, 1), (1, 1)), groups=4, **common))(
-        x, jnp.zeros((8, 2, 3, 3)))
+    grouped = jax.make_jaxpr(
+        lambda x, w: _conv.lower_conv2d(
+            x, w, strides=(1, 1), pads=((1, 1), (1, 1)), groups=4, **common
+        )
+    )(x, jnp.zeros((8, 2, 3, 3)))
     text = str(grouped)
     assert text.count("conv_general_dilated") == 4 and "feature_group_count=4" not in text
-    pointwise = jax.make_jaxpr(lambda x, w: _conv.lower_conv2d(
-        x, w, strides=(1, 1), pads=((0, 0), (0, 0)), groups=1, **common))(
-        x, jnp.zeros((3, 8, 1, 1)))
+    pointwise = jax.make_jaxpr(
+        lambda x, w: _conv.lower_conv2d(
+            x, w, strides=(1, 1), pads=((0, 0), (0, 0)), groups=1, **common
+        )
+    )(x, jnp.zeros((3, 8, 1, 1)))
     assert "dot_general" in str(pointwise) and "conv_general_dilated" not in str(pointwise)

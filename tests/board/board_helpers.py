@@ -27,7 +27,8 @@ def repo_env(**extra: str) -> dict[str, str]:
     """The environment for child processes: this checkout first on the import path."""
     env = dict(os.environ, PYTHONUNBUFFERED="1", JAX_PLATFORMS="cpu", **extra)
     env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+        p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p
+    )
     return env
 
 
@@ -38,9 +39,14 @@ class Board:
     def __init__(self, command: str, cwd: Path, env: dict[str, str], timeout: float = 180):
         self.log = cwd / f"board-{os.getpid()}-{id(self)}.log"
         self._out = open(self.log, "w")  # noqa: SIM115
-        self.proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=env,
-                                     stdout=self._out, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=env,
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = re.search(r" at (http://127\.0\.0\.1:\d+/)", self.log.read_text())
@@ -51,8 +57,10 @@ class Board:
                 break
             time.sleep(0.25)
         self.stop()
-        pytest.fail(f"`{command}` did not serve (rc={self.proc.returncode}):\n"
-                    f"{self.log.read_text()[-4000:]}")
+        pytest.fail(
+            f"`{command}` did not serve (rc={self.proc.returncode}):\n"
+            f"{self.log.read_text()[-4000:]}"
+        )
 
     def get(self, path: str) -> bytes:
         with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=30) as resp:
@@ -63,8 +71,12 @@ class Board:
 
     def post_json(self, path: str, body):
         import json
-        req = urllib.request.Request(self.url + path.lstrip("/"), json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+
+        req = urllib.request.Request(
+            self.url + path.lstrip("/"),
+            json.dumps(body).encode(),
+            {"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=30) as resp:
             return json.loads(resp.read())
 

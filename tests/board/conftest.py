@@ -14,9 +14,16 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _install_chromium() -> None:
@@ -27,8 +34,10 @@ def _install_chromium() -> None:
     for cmd in ([apt, "update", "-q"], [apt, "install", "-y", "-q", "chromium"]):
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         if proc.returncode != 0:
-            pytest.fail(f"{' '.join(cmd)} failed (rc={proc.returncode}):\n"
-                        f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+            pytest.fail(
+                f"{' '.join(cmd)} failed (rc={proc.returncode}):\n"
+                f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+            )
 
 
 @pytest.fixture(scope="session")

@@ -64,11 +64,14 @@ def test_requests_do_not_walk_the_checkpoints_again(big_logdir):
         assert plugin.is_active()
     assert index.listings == after_first  # nothing changed: only stats, no listing
     assert body["runs"] == ["a", "b/trial"]
-    assert [(r["run"], r["step"], [s["index"] for s in r["flagged"]]) for r in body["reports"]] \
-        == [("a", 1, [3]), ("b/trial", 2, [7])]
+    assert [(r["run"], r["step"], [s["index"] for s in r["flagged"]]) for r in body["reports"]] == [
+        ("a", 1, [3]),
+        ("b/trial", 2, [7]),
+    ]
     only_b = json.loads(client.get("/reports?run=b/trial").data)
     assert only_b["runs"] == ["a", "b/trial"] and [r["run"] for r in only_b["reports"]] == [
-        "b/trial"]
+        "b/trial"
+    ]
 
 
 def test_new_runs_and_steps_are_found_by_listing_only_what_changed(tmp_path):

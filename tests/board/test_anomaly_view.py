@@ -37,9 +37,23 @@ def demo(tmp_path_factory):
     it printed last, typed as is (plus a free port)."""
     cwd = tmp_path_factory.mktemp("demo")
     env = repo_env(PATH=PLAIN_PATH)
-    proc = subprocess.run([sys.executable, str(REPO / "examples" / "mnist_demo.py"),
-                           "--epochs", "1", "--steps", "10", "--embedding-size", "300"],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "examples" / "mnist_demo.py"),
+            "--epochs",
+            "1",
+            "--steps",
+            "10",
+            "--embedding-size",
+            "300",
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     command = proc.stdout.strip().splitlines()[-1].strip()
     assert command.endswith(" board runs/mnist_demo"), proc.stdout
@@ -85,11 +99,17 @@ def test_hparams_metric_leaves_the_series_alone(demo):
     q = urllib.parse.urlencode({"run": run_dir.name, "tag": "test/accuracy"})
     series = wait_for(lambda: board.get_json(f"/data/plugin/scalars/scalars?{q}"))
     assert [step for _, step, _ in series] == [1]  # one evaluation, nothing added
-    body = {"experimentName": "", "startIndex": 0, "sliceSize": 10, "colParams": [],
-            "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE",
-                                "STATUS_RUNNING"]}
-    groups = wait_for(lambda: board.post_json("/data/plugin/hparams/session_groups", body),
-                      lambda r: r.get("totalSize") == 1)
+    body = {
+        "experimentName": "",
+        "startIndex": 0,
+        "sliceSize": 10,
+        "colParams": [],
+        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
+    }
+    groups = wait_for(
+        lambda: board.post_json("/data/plugin/hparams/session_groups", body),
+        lambda r: r.get("totalSize") == 1,
+    )
     metrics = {m["name"]["tag"]: m["value"] for m in groups["sessionGroups"][0]["metricValues"]}
     assert metrics["~hparams/test/accuracy"] == pytest.approx(series[-1][2])
     exp = board.post_json("/data/plugin/hparams/experiment", {"experimentName": ""})
@@ -107,17 +127,19 @@ def _expected_rows(run_dir):
     scores = reference_scores(value)
     flagged = sorted(np.flatnonzero(scores > 3.5), key=lambda i: -scores[i])
     col = {name: header.index(name) for name in ("label", "prediction")}
-    return [(int(i), scores[i], rows[i][col["label"]], rows[i][col["prediction"]])
-            for i in flagged]
+    return [(int(i), scores[i], rows[i][col["label"]], rows[i][col["prediction"]]) for i in flagged]
 
 
 def _table(frame):
-    return frame.eval_on_selector_all("tr.sample-row", """rows => rows.map(r => ({
+    return frame.eval_on_selector_all(
+        "tr.sample-row",
+        """rows => rows.map(r => ({
         index: r.querySelector('td.index').textContent,
         score: r.querySelector('td.score').textContent,
         threshold: r.querySelector('td.threshold').textContent,
         label: r.querySelector('td.label').textContent,
-        prediction: r.querySelector('td.prediction').textContent}))""")
+        prediction: r.querySelector('td.prediction').textContent}))""",
+    )
 
 
 def test_anomaly_view_in_a_real_browser(demo, browser, tmp_path):
@@ -150,10 +172,14 @@ def test_anomaly_view_in_a_real_browser(demo, browser, tmp_path):
 
     # Every image loaded, and shows that sample of the MNIST test set.
     page.wait_for_timeout(500)
-    frame.wait_for_function("""() => [...document.querySelectorAll('img.sample-image')]
-        .every(i => i.complete && i.naturalWidth > 0)""", timeout=30_000)
+    frame.wait_for_function(
+        """() => [...document.querySelectorAll('img.sample-image')]
+        .every(i => i.complete && i.naturalWidth > 0)""",
+        timeout=30_000,
+    )
     images = frame.eval_on_selector_all(
-        "img.sample-image", "imgs => imgs.map(i => [i.naturalWidth, i.naturalHeight, i.src])")
+        "img.sample-image", "imgs => imgs.map(i => [i.naturalWidth, i.naturalHeight, i.src])"
+    )
     assert len(images) == len(expected)
     import flowjob
 

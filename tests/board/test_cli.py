@@ -18,8 +18,14 @@ from flowjob_cli import COMMANDS
 
 
 def _python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], env=repo_env(), capture_output=True,
-                          text=True, timeout=120, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env=repo_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
 
 
 def test_console_script_is_the_light_entry_point():
@@ -29,13 +35,15 @@ def test_console_script_is_the_light_entry_point():
 
 @pytest.mark.parametrize("argv", [["--help"], [], ["no-such-command"]])
 def test_help_and_usage_errors_do_not_import_jax(argv):
-    code = ("import sys, json, flowjob_cli\n"
-            "try:\n"
-            f"    flowjob_cli.main({argv!r})\n"
-            "except SystemExit as e:\n"
-            "    status = e.code\n"
-            "print(json.dumps([status, sorted(m for m in sys.modules "
-            "if m == 'jax' or m.startswith(('jax.', 'flowjob.')) or m == 'flowjob')]))")
+    code = (
+        "import sys, json, flowjob_cli\n"
+        "try:\n"
+        f"    flowjob_cli.main({argv!r})\n"
+        "except SystemExit as e:\n"
+        "    status = e.code\n"
+        "print(json.dumps([status, sorted(m for m in sys.modules "
+        "if m == 'jax' or m.startswith(('jax.', 'flowjob.')) or m == 'flowjob')]))"
+    )
     proc = _python(code)
     status, modules = json.loads(proc.stdout.strip().splitlines()[-1])
     assert modules == [], modules

@@ -51,11 +51,15 @@ def training(tmp_path_factory):
 
     cwd = tmp_path_factory.mktemp("live")
     env = repo_env()
-    proc = subprocess.Popen([sys.executable, "-c", TRAINING, str(cwd / "logs"), "400"],
-                            cwd=cwd, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", TRAINING, str(cwd / "logs"), "400"],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline().startswith("step 0"), "the training process did not start"
-    board = Board(f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=cwd,
-                  env=env)
+    board = Board(f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=cwd, env=env)
     try:
         yield board
     finally:
@@ -78,27 +82,40 @@ def test_landing_view_opens_on_the_training_curves(training, browser):
     page.goto(training.url)
     page.wait_for_selector("text=train/loss", timeout=60_000)
     # Groups in the order shown; the first two are expanded (their cards are on the page).
-    page.wait_for_function("""() => document.querySelectorAll('.group-toolbar').length >= 4""",
-                           timeout=60_000)
-    groups = page.eval_on_selector_all(".group-toolbar .group-title",
-                                       "els => els.map(e => e.textContent.trim())")
+    page.wait_for_function(
+        """() => document.querySelectorAll('.group-toolbar').length >= 4""", timeout=60_000
+    )
+    groups = page.eval_on_selector_all(
+        ".group-toolbar .group-title", "els => els.map(e => e.textContent.trim())"
+    )
     groups = [g for g in groups if g != "Pinned"]  # TensorBoard's (empty) pinned section
     assert groups[:2] == ["test", "train"] and set(groups[2:]) >= {"~anomaly", "~hparams"}
-    titles = page.eval_on_selector_all("tb-truncated-path.tag",
-                                       "els => els.map(e => e.getAttribute('title'))")
-    shown = [t for t in titles if t in ("train/loss", "test/accuracy", "~anomaly/nonfinite_count",
-                                        "~hparams/test/accuracy")]
+    titles = page.eval_on_selector_all(
+        "tb-truncated-path.tag", "els => els.map(e => e.getAttribute('title'))"
+    )
+    shown = [
+        t
+        for t in titles
+        if t
+        in ("train/loss", "test/accuracy", "~anomaly/nonfinite_count", "~hparams/test/accuracy")
+    ]
     assert shown[:2] == ["test/accuracy", "train/loss"], titles
     assert "~anomaly/nonfinite_count" not in shown  # a collapsed group after the curves
     page.close()
 
 
 def test_hparams_trial_is_named_by_its_run(training):
-    body = {"experimentName": "", "startIndex": 0, "sliceSize": 10, "colParams": [],
-            "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE",
-                                "STATUS_RUNNING"]}
-    groups = wait_for(lambda: training.post_json("/data/plugin/hparams/session_groups", body),
-                      lambda r: r.get("totalSize") == 1)
+    body = {
+        "experimentName": "",
+        "startIndex": 0,
+        "sliceSize": 10,
+        "colParams": [],
+        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
+    }
+    groups = wait_for(
+        lambda: training.post_json("/data/plugin/hparams/session_groups", body),
+        lambda r: r.get("totalSize") == 1,
+    )
     assert groups["sessionGroups"][0]["name"] == "mine"
 
 
@@ -143,8 +160,10 @@ def test_open_page_follows_training_without_user_action(training, browser):
     # points and the chart redraws with them: its x axis reaches further.
     wait_until(lambda: max(n for _, n in answers) > first + 10, 90)
     wait_until(lambda: x_axis_end() > first_axis, 30)
-    assert page.evaluate(
-        "() => JSON.parse(localStorage.getItem('_tb_global_settings')).autoReload") is True
+    assert (
+        page.evaluate("() => JSON.parse(localStorage.getItem('_tb_global_settings')).autoReload")
+        is True
+    )
 
     # The Anomalies tab polls by itself: the step picker gains the new projections.
     page.goto(training.url + "#flowjob_anomaly")
@@ -180,8 +199,9 @@ def test_busy_port_is_skipped_and_the_url_shows_this_logdir(tmp_path, browser):
 
     with SummaryWriter(tmp_path / "logs" / "this_run") as w:
         w.scalar("train/loss", 1.0, 0)
-    board = Board(f"{sys.executable} -m flowjob board logs --port {busy}", cwd=tmp_path,
-                  env=repo_env())
+    board = Board(
+        f"{sys.executable} -m flowjob board logs --port {busy}", cwd=tmp_path, env=repo_env()
+    )
     try:
         port = urllib.parse.urlsplit(board.url).port
         assert port != busy
@@ -209,17 +229,21 @@ def test_text_report_renders_as_a_full_table_with_a_header(tmp_path, browser):
         with SummaryWriter(tmp_path / "logs" / "run") as w:
             for step, tag in enumerate(tags):
                 w.scalar(tag, float("nan"), step)
-    board = Board(f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path,
-                  env=repo_env())
+    board = Board(
+        f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path, env=repo_env()
+    )
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(board.url + "#text")
         page.wait_for_selector("th:text('first step')", timeout=60_000)
         page.wait_for_timeout(1000)
         # One table per step (a tag joined at each); the newest lists every tag.
-        tables = page.eval_on_selector_all("table", """ts => ts.map(t => ({
+        tables = page.eval_on_selector_all(
+            "table",
+            """ts => ts.map(t => ({
             header: [...t.querySelectorAll('thead th')].map(c => c.textContent),
-            first: [...t.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent)}))""")
+            first: [...t.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent)}))""",
+        )
         assert len(tables) == len(tags)
         assert all(t["header"] == ["tag", "first step", "NaN", "+Inf", "-Inf"] for t in tables)
         assert max((t["first"] for t in tables), key=len) == tags  # every row, in order
@@ -241,8 +265,9 @@ def test_anomalies_run_filter(tmp_path, browser):
         with Projector(tmp_path / "logs" / run) as projector:
             projector.create_exception_projector()
             projector.exception_projector(value=rows, tag="feat", step=1)
-    board = Board(f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path,
-                  env=repo_env())
+    board = Board(
+        f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path, env=repo_env()
+    )
     try:
         page = browser.new_page()
         page.goto(board.url + "#flowjob_anomaly")

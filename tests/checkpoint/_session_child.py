@@ -21,14 +21,17 @@ B = 100
 def model(images):
     init = flow.truncated_normal_initializer(stddev=0.1)
     flat = flow.reshape(images, [B, -1])
-    hidden = flow.layers.dense(flat, 32, activation=flow.nn.relu, kernel_initializer=init,
-                               name="hidden")
+    hidden = flow.layers.dense(
+        flat, 32, activation=flow.nn.relu, kernel_initializer=init, name="hidden"
+    )
     return flow.layers.dense(hidden, 10, kernel_initializer=init, name="output")
 
 
 @flow.global_function(type="train")
-def train_job(images: tp.Numpy.Placeholder((B, 1, 28, 28)),
-              labels: tp.Numpy.Placeholder((B,), dtype=flow.int32)) -> tp.Numpy:
+def train_job(
+    images: tp.Numpy.Placeholder((B, 1, 28, 28)),
+    labels: tp.Numpy.Placeholder((B,), dtype=flow.int32),
+) -> tp.Numpy:
     loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, model(images))
     lr = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
     flow.optimizer.SGD(lr, momentum=0.9).minimize(loss)
@@ -58,13 +61,19 @@ def main(mode: str, path: str, out: str, marker: str | None = None) -> None:
         train(5)
         flow.checkpoint.save(path)
         pred, saved_step = eval_job(x_test[0]), step()
-        _write(out, pred=pred, step=saved_step, next_loss=train(1, start=5),
-               names=np.array(sorted(flow.get_all_variables())))
+        _write(
+            out,
+            pred=pred,
+            step=saved_step,
+            next_loss=train(1, start=5),
+            names=np.array(sorted(flow.get_all_variables())),
+        )
     elif mode == "load":
         initial = eval_job(x_test[0])
         flow.load_variables(flow.checkpoint.get(path))
-        _write(out, initial=initial, pred=eval_job(x_test[0]), step=step(),
-               next_loss=train(1, start=5))
+        _write(
+            out, initial=initial, pred=eval_job(x_test[0]), step=step(), next_loss=train(1, start=5)
+        )
     elif mode == "kill_mid_save":
         manager = flow.train.SimpleCheckPointManager(path)
         train(5)

@@ -54,15 +54,23 @@ def test_save_accepts_oneflow_alias_argument_order(tmp_path):
 
 
 def test_load_accepts_numpy_blobs_and_files(tmp_path, make_session):
-    sess = make_session({"a": np.zeros(2, np.float32), "b": np.zeros(2, np.float32),
-                         "c": np.zeros(2, np.float32), "untouched": np.full(2, 7, np.float32)})
+    sess = make_session(
+        {
+            "a": np.zeros(2, np.float32),
+            "b": np.zeros(2, np.float32),
+            "c": np.zeros(2, np.float32),
+            "untouched": np.full(2, 7, np.float32),
+        }
+    )
     ckpt.save(tmp_path / "m", {"c": np.array([5, 6], np.float32)})
-    ckpt.load_variables({
-        "a": np.array([1, 2], np.float32),
-        "b": VariableBlob("b", np.array([3, 4], np.float32)),
-        "c": ckpt.get(tmp_path / "m")["c"],
-        "not-a-variable": np.ones(9),
-    })
+    ckpt.load_variables(
+        {
+            "a": np.array([1, 2], np.float32),
+            "b": VariableBlob("b", np.array([3, 4], np.float32)),
+            "c": ckpt.get(tmp_path / "m")["c"],
+            "not-a-variable": np.ones(9),
+        }
+    )
     assert sess.calls[-1] == ("assign", ["a", "b", "c"])
     for name, expected in (("a", [1, 2]), ("b", [3, 4]), ("c", [5, 6]), ("untouched", [7, 7])):
         np.testing.assert_array_equal(sess.values[name], expected)
@@ -71,8 +79,9 @@ def test_load_accepts_numpy_blobs_and_files(tmp_path, make_session):
 def test_unknown_key_is_an_error_when_mismatch_not_ignored(make_session):
     sess = make_session({"w": np.zeros(2, np.float32)})
     with pytest.raises(CheckpointError, match='"ghost" is not a variable name'):
-        ckpt.load_variables({"w": np.ones(2, np.float32), "ghost": np.ones(2)},
-                            ignore_mismatch=False)
+        ckpt.load_variables(
+            {"w": np.ones(2, np.float32), "ghost": np.ones(2)}, ignore_mismatch=False
+        )
     assert sess.values["w"].sum() == 0  # nothing assigned when any entry is refused
 
 
@@ -84,8 +93,9 @@ def test_shape_mismatch_names_variable_and_shapes(make_session):
     assert sess.values["b"].sum() == 0
 
 
-@pytest.mark.parametrize("value", [np.ones(3, np.float64), np.ones(3, np.float16),
-                                   np.ones(3, np.int32)])
+@pytest.mark.parametrize(
+    "value", [np.ones(3, np.float64), np.ones(3, np.float16), np.ones(3, np.int32)]
+)
 def test_dtype_must_be_identical(make_session, value):
     sess = make_session({"w": np.zeros(3, np.float32)})
     with pytest.raises(CheckpointError) as info:

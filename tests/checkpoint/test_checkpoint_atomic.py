@@ -84,10 +84,16 @@ _KILLED_SAVE = textwrap.dedent("""
 
 
 def _save_and_sigkill(target, marker, fmt):
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               JAX_PLATFORMS="cpu")
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_SAVE, str(target), str(marker), fmt],
-                            env=env, stderr=subprocess.PIPE)
+    env = dict(
+        os.environ,
+        PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        JAX_PLATFORMS="cpu",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_SAVE, str(target), str(marker), fmt],
+        env=env,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while not marker.exists():

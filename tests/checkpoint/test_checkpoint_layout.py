@@ -16,8 +16,9 @@ pytestmark = pytest.mark.skipif(sys.byteorder != "little", reason="reference byt
 
 
 def _files(root):
-    return sorted(os.path.relpath(os.path.join(d, f), root)
-                  for d, _, fs in os.walk(root) for f in fs)
+    return sorted(
+        os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs
+    )
 
 
 def test_save_writes_oneflow_layout(tmp_path, make_session, sample_values):
@@ -25,8 +26,11 @@ def test_save_writes_oneflow_layout(tmp_path, make_session, sample_values):
     path = tmp_path / "model"
     ckpt.save(path)
     assert sess.calls[:2] == ["trace_all", "wait"]
-    expected = sorted([f"{n}/out" for n in sample_values] + [f"{n}/meta" for n in sample_values]
-                      + ["snapshot_done"])
+    expected = sorted(
+        [f"{n}/out" for n in sample_values]
+        + [f"{n}/meta" for n in sample_values]
+        + ["snapshot_done"]
+    )
     assert _files(path) == expected
     assert (path / "snapshot_done").read_bytes() == b""
     for name, arr in sample_values.items():

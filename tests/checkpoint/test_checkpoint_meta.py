@@ -12,14 +12,26 @@ from flowjob.checkpoint import CheckpointError
 from flowjob.checkpoint._meta import parse_meta, render_meta
 
 # oneflow/core/common/data_type.proto (numbers from the spec, 6.6; kBFloat16 from later releases).
-_ENUM = [("kInvalidDataType", 0), ("kChar", 1), ("kFloat", 2), ("kDouble", 3), ("kInt8", 4),
-         ("kInt32", 5), ("kInt64", 6), ("kUInt8", 7), ("kOFRecord", 8), ("kFloat16", 9),
-         ("kTensorBuffer", 10), ("kBFloat16", 11)]
+_ENUM = [
+    ("kInvalidDataType", 0),
+    ("kChar", 1),
+    ("kFloat", 2),
+    ("kDouble", 3),
+    ("kInt8", 4),
+    ("kInt32", 5),
+    ("kInt64", 6),
+    ("kUInt8", 7),
+    ("kOFRecord", 8),
+    ("kFloat16", 9),
+    ("kTensorBuffer", 10),
+    ("kBFloat16", 11),
+]
 
 
 def _variable_meta_info_class():
-    fd = descriptor_pb2.FileDescriptorProto(name="flowjob_test_meta.proto", package="oneflow",
-                                            syntax="proto2")
+    fd = descriptor_pb2.FileDescriptorProto(
+        name="flowjob_test_meta.proto", package="oneflow", syntax="proto2"
+    )
     enum = fd.enum_type.add(name="DataType")
     for name, number in _ENUM:
         enum.value.add(name=name, number=number)
@@ -27,10 +39,20 @@ def _variable_meta_info_class():
     shape = fd.message_type.add(name="ShapeProto")
     shape.field.add(name="dim", number=1, type=f.TYPE_INT64, label=f.LABEL_REPEATED)
     meta = fd.message_type.add(name="VariableMetaInfo")
-    meta.field.add(name="shape", number=2, type=f.TYPE_MESSAGE, label=f.LABEL_REQUIRED,
-                   type_name=".oneflow.ShapeProto")
-    meta.field.add(name="data_type", number=3, type=f.TYPE_ENUM, label=f.LABEL_REQUIRED,
-                   type_name=".oneflow.DataType")
+    meta.field.add(
+        name="shape",
+        number=2,
+        type=f.TYPE_MESSAGE,
+        label=f.LABEL_REQUIRED,
+        type_name=".oneflow.ShapeProto",
+    )
+    meta.field.add(
+        name="data_type",
+        number=3,
+        type=f.TYPE_ENUM,
+        label=f.LABEL_REQUIRED,
+        type_name=".oneflow.DataType",
+    )
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fd)
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("oneflow.VariableMetaInfo"))
@@ -50,7 +72,8 @@ def _proto(shape, dtype):
 
 def test_spec_example_is_rendered_exactly():
     assert render_meta((512, 784), _dtypes.float32) == (
-        "shape {\n  dim: 512\n  dim: 784\n}\ndata_type: kFloat\n")
+        "shape {\n  dim: 512\n  dim: 784\n}\ndata_type: kFloat\n"
+    )
 
 
 def test_enum_numbers_match_the_proto():
@@ -78,15 +101,18 @@ def test_parse_accepts_other_valid_spellings():
     assert parse_meta(text) == ((2, 3), _dtypes.int64)
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("shape {\n  dim: 2\n}\n", "data_type"),
-    ("data_type: kFloat\n", "shape"),
-    ("shape {\n  dim: 2\n}\ndata_type: kOFRecord\n", "kOFRecord"),
-    ("shape {\n  dim: -2\n}\ndata_type: kFloat\n", "non-negative"),
-    ("shape {\n  dim: 2\n\ndata_type: kFloat\n", "'dim'"),
-    ("shape {\n  dim: 2\n}\ndata_type: kFloat\nquant: 1\n", "quant"),
-    ("shape { dim: 2 }\ndata_type: kFloat\n\x00\x01", "cannot parse"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("shape {\n  dim: 2\n}\n", "data_type"),
+        ("data_type: kFloat\n", "shape"),
+        ("shape {\n  dim: 2\n}\ndata_type: kOFRecord\n", "kOFRecord"),
+        ("shape {\n  dim: -2\n}\ndata_type: kFloat\n", "non-negative"),
+        ("shape {\n  dim: 2\n\ndata_type: kFloat\n", "'dim'"),
+        ("shape {\n  dim: 2\n}\ndata_type: kFloat\nquant: 1\n", "quant"),
+        ("shape { dim: 2 }\ndata_type: kFloat\n\x00\x01", "cannot parse"),
+    ],
+)
 def test_parse_errors_name_the_file_and_problem(text, needle):
     with pytest.raises(CheckpointError) as info:
         parse_meta(text, "/ckpt/w/meta")

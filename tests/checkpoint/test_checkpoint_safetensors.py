@@ -90,15 +90,18 @@ def _header_file(path, header, data=b""):
     path.write_bytes(struct.pack("<Q", len(text)) + text + data)
 
 
-@pytest.mark.parametrize("case, needle", [
-    ("short", "shorter than the 8-byte"),
-    ("huge_header", "exceeds the file size"),
-    ("not_json", "not JSON"),
-    ("truncated_data", "outside"),
-    ("wrong_size", "bytes for shape"),
-    ("bad_shape", "shape"),
-    ("u16", "'U16'"),
-])
+@pytest.mark.parametrize(
+    "case, needle",
+    [
+        ("short", "shorter than the 8-byte"),
+        ("huge_header", "exceeds the file size"),
+        ("not_json", "not JSON"),
+        ("truncated_data", "outside"),
+        ("wrong_size", "bytes for shape"),
+        ("bad_shape", "shape"),
+        ("u16", "'U16'"),
+    ],
+)
 def test_corrupt_files_are_clear_errors(tmp_path, case, needle):
     path = tmp_path / "bad.safetensors"
     entry = {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}

@@ -21,10 +21,18 @@ CHILD = os.path.join(HERE, "_session_child.py")
 
 
 def _child(*args, wait=True):
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               JAX_PLATFORMS="cpu")
-    proc = subprocess.Popen([sys.executable, CHILD, *map(str, args)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = dict(
+        os.environ,
+        PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        JAX_PLATFORMS="cpu",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, CHILD, *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if not wait:
         return proc
     out, err = proc.communicate(timeout=120)
@@ -39,8 +47,12 @@ def test_checkpoint_reloaded_in_fresh_process_predicts_identically(tmp_path):
     # Every variable of every job is saved, optimizer slots and the train step included.
     saved = sorted(n for n in os.listdir(ckpt_dir) if n != "snapshot_done")
     assert saved == sorted(a["names"].tolist())
-    assert {"hidden-weight", "hidden-weight-momentum", "output-bias-momentum",
-            "System-Train-TrainStep-train_job"} <= set(saved)
+    assert {
+        "hidden-weight",
+        "hidden-weight-momentum",
+        "output-bias-momentum",
+        "System-Train-TrainStep-train_job",
+    } <= set(saved)
     assert (ckpt_dir / "snapshot_done").is_file()
     assert flow.checkpoint.get(ckpt_dir)["System-Train-TrainStep-train_job"].numpy() == 5
     _child("load", ckpt_dir, tmp_path / "b.npz")
@@ -85,14 +97,13 @@ def test_sigkill_during_save_keeps_previous_snapshot(tmp_path):
     np.testing.assert_array_equal(b["step"], a["step"])
 
 
-
 def _define_job():
     @flow.global_function(type="predict")
     def affine(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
-        w = flow.get_variable("affine-w", shape=(3, 4),
-                              initializer=flow.random_normal_initializer())
-        b = flow.get_variable("affine-b", shape=(4,),
-                              initializer=flow.constant_initializer(0.5))
+        w = flow.get_variable(
+            "affine-w", shape=(3, 4), initializer=flow.random_normal_initializer()
+        )
+        b = flow.get_variable("affine-b", shape=(4,), initializer=flow.constant_initializer(0.5))
         return x @ w + b
 
     return affine
@@ -121,11 +132,11 @@ def test_load_variables_checks_against_real_variables(fresh_session):
 def test_get_all_variables_is_a_snapshot_of_a_training_session(fresh_session):
     @flow.global_function(type="train")
     def fit(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
-        w = flow.get_variable("fit-w", shape=(3, 2),
-                              initializer=flow.random_normal_initializer())
+        w = flow.get_variable("fit-w", shape=(3, 2), initializer=flow.random_normal_initializer())
         loss = x @ w
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
-                           momentum=0.9).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9
+        ).minimize(loss)
         return loss
 
     x = np.ones((4, 3), np.float32)
@@ -150,8 +161,9 @@ def test_save_and_get_with_real_session(tmp_path, fresh_session):
     expected = affine(x)
     flow.checkpoint.save(tmp_path / "m.safetensors", format="safetensors")
     flow.save(flow.get_all_variables(), str(tmp_path / "m"))  # OneFlow's (obj, save_dir) order
-    flow.load_variables({"affine-w": np.zeros((3, 4), np.float32),
-                         "affine-b": np.zeros(4, np.float32)})
+    flow.load_variables(
+        {"affine-w": np.zeros((3, 4), np.float32), "affine-b": np.zeros(4, np.float32)}
+    )
     np.testing.assert_array_equal(affine(x), np.zeros((2, 4), np.float32))
     flow.load_variables(flow.checkpoint.get(tmp_path / "m.safetensors"))
     np.testing.assert_array_equal(affine(x), expected)

@@ -43,11 +43,18 @@ def flowjob_run(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess]:
     """``flowjob_run(script, *args, options=(), cwd=tmp_path, timeout=120)`` runs
     ``python -m flowjob run [options] script args`` and returns the completed process."""
 
-    def run(script: str | Path, *args: str, options: tuple[str, ...] = (), cwd: Path | None = None,
-            timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    def run(
+        script: str | Path,
+        *args: str,
+        options: tuple[str, ...] = (),
+        cwd: Path | None = None,
+        timeout: float = 120,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "flowjob", "run", *options, str(script), *args]
-        return subprocess.run(cmd, cwd=cwd or tmp_path, env=_env(env), capture_output=True,
-                              text=True, timeout=timeout)
+        return subprocess.run(
+            cmd, cwd=cwd or tmp_path, env=_env(env), capture_output=True, text=True, timeout=timeout
+        )
 
     return run
 
@@ -68,8 +75,17 @@ def write_mnist_npz(directory: Path, n_train: int, n_test: int) -> tuple[np.ndar
     def raw(images: np.ndarray, n: int) -> np.ndarray:
         return np.round(images.reshape(-1, 28, 28)[:n] * 255).astype(np.uint8)
 
-    arrays = (raw(train_x, n_train), train_y.reshape(-1)[:n_train].astype(np.uint8),
-              raw(test_x, n_test), test_y.reshape(-1)[:n_test].astype(np.uint8))
-    np.savez(directory / "mnist.npz", x_train=arrays[0], y_train=arrays[1], x_test=arrays[2],
-             y_test=arrays[3])
+    arrays = (
+        raw(train_x, n_train),
+        train_y.reshape(-1)[:n_train].astype(np.uint8),
+        raw(test_x, n_test),
+        test_y.reshape(-1)[:n_test].astype(np.uint8),
+    )
+    np.savez(
+        directory / "mnist.npz",
+        x_train=arrays[0],
+        y_train=arrays[1],
+        x_test=arrays[2],
+        y_test=arrays[3],
+    )
     return arrays

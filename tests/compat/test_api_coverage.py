@@ -18,28 +18,73 @@ from flowjob.compat import api_coverage
 REPO = Path(__file__).resolve().parents[2]
 _MIRROR = "/work/.mirror/Oneflow-Inc+oneflow/repo"
 CLONE = os.environ.get(api_coverage.ENV_VAR) or (_MIRROR if Path(_MIRROR).is_dir() else None)
-needs_clone = pytest.mark.skipif(CLONE is None,
-                                 reason=f"no OneFlow clone (${api_coverage.ENV_VAR})")
+needs_clone = pytest.mark.skipif(
+    CLONE is None, reason=f"no OneFlow clone (${api_coverage.ENV_VAR})"
+)
 
 # Names this project provides on purpose; each must stay resolvable (a regression guard).
 PROVIDED = [
-    "global_function", "math.reduce_sum", "nn.conv2d", "layers.dense", "optimizer.Adam",
-    "sysconfig.with_cuda", "sysconfig.get_include", "profiler.range_push", "profiler.nvtx_start",
-    "tensorrt.write_int8_calibration", "config.load_library", "Size", "dtypes",
-    "distributed.get_rank", "current_machine_id", "unittest.register_test_cases", "elem_cnt",
-    "assign", "system.assign", "random.bernoulli", "random.shuffle", "random.gen_seed",
-    "random.generate_random_batch_permutation_indices", "nn.InstanceNorm1d", "nn.InstanceNorm3d",
-    "nn.GroupNorm", "math.two_stage_reduce_max", "math.two_stage_reduce_min",
-    "cast_to_static_shape", "dynamic_reshape", "in_top_k", "nn.max_pool1d", "nn.avg_pool1d",
-    "nn.max_pool3d", "nn.avg_pool3d", "linalg.matmul", "nn.tril", "util.unique_str",
-    "is_deprecated", "name_scope", "deprecated.variable_scope", "scope.consistent_view_enabled",
-    "distribute.mirrored_strategy_enabled", "distribute.assert_is_valid_distribute",
-    "env.data_port", "env.grpc_use_no_signal", "inter_job_reuse_mem_strategy", "same_padding",
-    "pad_grad", "nn.fused_self_attention_query_mul_key_and_value",
-    "nn.distributed_sparse_softmax_cross_entropy_with_logits", "quantization.min_max_observer",
-    "quantization.fake_quantization", "quantization.moving_average_min_max_observer", "ctc_loss",
-    "combined_margin_loss", "layers.layer_norm_grad", "layers.layer_norm_param_grad",
-    "nn.torch_conv2d_transpose", "optimizer.CombinedOptimizer", "InitEagerGlobalSession",
+    "global_function",
+    "math.reduce_sum",
+    "nn.conv2d",
+    "layers.dense",
+    "optimizer.Adam",
+    "sysconfig.with_cuda",
+    "sysconfig.get_include",
+    "profiler.range_push",
+    "profiler.nvtx_start",
+    "tensorrt.write_int8_calibration",
+    "config.load_library",
+    "Size",
+    "dtypes",
+    "distributed.get_rank",
+    "current_machine_id",
+    "unittest.register_test_cases",
+    "elem_cnt",
+    "assign",
+    "system.assign",
+    "random.bernoulli",
+    "random.shuffle",
+    "random.gen_seed",
+    "random.generate_random_batch_permutation_indices",
+    "nn.InstanceNorm1d",
+    "nn.InstanceNorm3d",
+    "nn.GroupNorm",
+    "math.two_stage_reduce_max",
+    "math.two_stage_reduce_min",
+    "cast_to_static_shape",
+    "dynamic_reshape",
+    "in_top_k",
+    "nn.max_pool1d",
+    "nn.avg_pool1d",
+    "nn.max_pool3d",
+    "nn.avg_pool3d",
+    "linalg.matmul",
+    "nn.tril",
+    "util.unique_str",
+    "is_deprecated",
+    "name_scope",
+    "deprecated.variable_scope",
+    "scope.consistent_view_enabled",
+    "distribute.mirrored_strategy_enabled",
+    "distribute.assert_is_valid_distribute",
+    "env.data_port",
+    "env.grpc_use_no_signal",
+    "inter_job_reuse_mem_strategy",
+    "same_padding",
+    "pad_grad",
+    "nn.fused_self_attention_query_mul_key_and_value",
+    "nn.distributed_sparse_softmax_cross_entropy_with_logits",
+    "quantization.min_max_observer",
+    "quantization.fake_quantization",
+    "quantization.moving_average_min_max_observer",
+    "ctc_loss",
+    "combined_margin_loss",
+    "layers.layer_norm_grad",
+    "layers.layer_norm_param_grad",
+    "nn.torch_conv2d_transpose",
+    "optimizer.CombinedOptimizer",
+    "InitEagerGlobalSession",
 ]
 
 
@@ -70,9 +115,15 @@ def test_a_path_that_is_no_clone_is_a_clear_error(tmp_path):
 def test_export_list_is_the_legacy_api():
     names = api_coverage.legacy_export_names(CLONE)
     assert len(names) == len(set(names)) > 500
-    for legacy in ("global_function", "math.reduce_sum", "nn.conv2d", "layers.batch_normalization",
-                   "config.gpu_device_num", "tensorrt.write_int8_calibration",
-                   "InitEagerGlobalSession"):
+    for legacy in (
+        "global_function",
+        "math.reduce_sum",
+        "nn.conv2d",
+        "layers.batch_normalization",
+        "config.gpu_device_num",
+        "tensorrt.write_int8_calibration",
+        "InitEagerGlobalSession",
+    ):
         assert legacy in names
     # the eager API is left out: experimental.*, autograd.*, @experimental_api, nn/modules
     for eager in ("optim.SGD", "autograd.grad", "experimental.square_sum", "nn.Conv2d"):
@@ -82,8 +133,14 @@ def test_export_list_is_the_legacy_api():
 @needs_clone
 def test_script_prints_the_count_and_the_missing_names():
     env = dict(os.environ, PYTHONPATH=str(REPO), JAX_PLATFORMS="cpu")
-    done = subprocess.run([sys.executable, "-m", "flowjob.compat.api_coverage", "--oneflow", CLONE],
-                          capture_output=True, text=True, env=env, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "flowjob.compat.api_coverage", "--oneflow", CLONE],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
     lines = done.stdout.splitlines()
     names = api_coverage.legacy_export_names(CLONE)
     missing = [line.removeprefix("missing: ") for line in lines[1:]]

@@ -34,8 +34,14 @@ _OTHER_PARTS = (
 
 def _run(script: Path, args: list[str], cwd: Path) -> str:
     env = dict(os.environ, PYTHONPATH=str(REPO), JAX_PLATFORMS="cpu")
-    proc = subprocess.run([sys.executable, "-m", "flowjob", "run", str(script), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", str(script), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if proc.returncode != 0:
         for pattern in _OTHER_PARTS:
             found = re.search(pattern, proc.stderr)
@@ -49,29 +55,67 @@ def test_bert_pretraining_loss_falls(tmp_path, benchmark):
     rng = np.random.default_rng(0)
     n, seq, preds, vocab = 256, 16, 4, 40
     ids = rng.integers(5, vocab, (n, seq)).astype(np.int32)
-    positions = np.sort(np.stack([rng.choice(np.arange(1, seq), preds, replace=False)
-                                  for _ in range(n)]), axis=1).astype(np.int32)
+    positions = np.sort(
+        np.stack([rng.choice(np.arange(1, seq), preds, replace=False) for _ in range(n)]), axis=1
+    ).astype(np.int32)
     ids[np.arange(n)[:, None], positions] = 3  # [MASK]
-    write_ofrecord(tmp_path / "data", {
-        "input_ids": ids,
-        "next_sentence_labels": (ids[:, :1] % 2).astype(np.int32),  # learnable from token 0
-        "input_mask": np.ones((n, seq), np.int32),
-        "segment_ids": np.zeros((n, seq), np.int32),
-        # skewed masked tokens: the model can beat ln(vocab) by learning their frequencies
-        "masked_lm_ids": rng.choice([5, 6, 7], (n, preds), p=[0.6, 0.3, 0.1]).astype(np.int32),
-        "masked_lm_positions": positions,
-        "masked_lm_weights": np.ones((n, preds), np.float32),
-    }, part_num=2)
-    out = _run(benchmark / "LanguageModeling/BERT/run_pretraining.py", [
-        "--data_dir", "data", "--data_part_num", "2", "--seq_length", str(seq),
-        "--max_predictions_per_seq", str(preds), "--num_hidden_layers", "1",
-        "--num_attention_heads", "1", "--max_position_embeddings", str(seq),
-        "--vocab_size", str(vocab), "--batch_size_per_device", "8", "--iter_num", "40",
-        "--loss_print_every_n_iter", "5", "--learning_rate", "1e-3",
-        "--hidden_dropout_prob", "0", "--attention_probs_dropout_prob", "0",
-        "--model_save_dir", "saved", "--log_dir", "log"], tmp_path)
-    rows = [dict((k, float(v)) for k, v in re.findall(r"(\w+_loss): ([\d.]+)", line))
-            for line in out.splitlines() if line.startswith("step:")]
+    write_ofrecord(
+        tmp_path / "data",
+        {
+            "input_ids": ids,
+            "next_sentence_labels": (ids[:, :1] % 2).astype(np.int32),  # learnable from token 0
+            "input_mask": np.ones((n, seq), np.int32),
+            "segment_ids": np.zeros((n, seq), np.int32),
+            # skewed masked tokens: the model can beat ln(vocab) by learning their frequencies
+            "masked_lm_ids": rng.choice([5, 6, 7], (n, preds), p=[0.6, 0.3, 0.1]).astype(np.int32),
+            "masked_lm_positions": positions,
+            "masked_lm_weights": np.ones((n, preds), np.float32),
+        },
+        part_num=2,
+    )
+    out = _run(
+        benchmark / "LanguageModeling/BERT/run_pretraining.py",
+        [
+            "--data_dir",
+            "data",
+            "--data_part_num",
+            "2",
+            "--seq_length",
+            str(seq),
+            "--max_predictions_per_seq",
+            str(preds),
+            "--num_hidden_layers",
+            "1",
+            "--num_attention_heads",
+            "1",
+            "--max_position_embeddings",
+            str(seq),
+            "--vocab_size",
+            str(vocab),
+            "--batch_size_per_device",
+            "8",
+            "--iter_num",
+            "40",
+            "--loss_print_every_n_iter",
+            "5",
+            "--learning_rate",
+            "1e-3",
+            "--hidden_dropout_prob",
+            "0",
+            "--attention_probs_dropout_prob",
+            "0",
+            "--model_save_dir",
+            "saved",
+            "--log_dir",
+            "log",
+        ],
+        tmp_path,
+    )
+    rows = [
+        dict((k, float(v)) for k, v in re.findall(r"(\w+_loss): ([\d.]+)", line))
+        for line in out.splitlines()
+        if line.startswith("step:")
+    ]
     assert len(rows) == 8, out[-2000:]
     assert rows[0]["mlm_loss"] > np.log(vocab) * 0.7  # starts near chance
     assert rows[-1]["mlm_loss"] < 0.5 * rows[0]["mlm_loss"]
@@ -89,25 +133,68 @@ def test_wide_and_deep_loss_falls(tmp_path, dataset_format, benchmark):
     logit = 2.0 * dense[:, 0] + np.where(wide[:, 0] < vocab // 2, 1.5, -1.5)
     labels = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int32)[:, None]
     for split, rows in (("train", slice(0, 512)), ("val", slice(512, n))):
-        fields = {"labels": labels[rows], "dense_fields": dense[rows],
-                  "wide_sparse_fields": wide[rows], "deep_sparse_fields": deep[rows]}
+        fields = {
+            "labels": labels[rows],
+            "dense_fields": dense[rows],
+            "wide_sparse_fields": wide[rows],
+            "deep_sparse_fields": deep[rows],
+        }
         if dataset_format == "ofrecord":
             write_ofrecord(tmp_path / split, fields, part_num=2, part_name_suffix_length=5)
         else:  # the program globs <dir>/*.onerec
             (tmp_path / split).mkdir()
             for part in range(2):
-                write_onerec(tmp_path / split / f"part-{part}.onerec",
-                             {k: v[part::2] for k, v in fields.items()})
-    out = _run(benchmark / "ClickThroughRate/WideDeepLearning/wdl_train_eval.py", [
-        "--dataset_format", dataset_format, "--train_data_dir", "train",
-        "--train_data_part_num", "2",
-        "--train_part_name_suffix_length", "5", "--eval_data_dir", "val",
-        "--eval_data_part_num", "2", "--eval_part_name_suffix_length", "5",
-        "--batch_size", "32", "--wide_vocab_size", str(vocab), "--deep_vocab_size", str(vocab),
-        "--deep_embedding_vec_size", "4", "--hidden_units_num", "2", "--hidden_size", "16",
-        "--deep_dropout_rate", "0", "--learning_rate", "0.003", "--max_iter", "80",
-        "--loss_print_every_n_iter", "10", "--eval_interval", "80", "--eval_batchs", "4",
-        "--gpu_num_per_node", "1", "--use_single_dataloader_thread"], tmp_path)
+                write_onerec(
+                    tmp_path / split / f"part-{part}.onerec",
+                    {k: v[part::2] for k, v in fields.items()},
+                )
+    out = _run(
+        benchmark / "ClickThroughRate/WideDeepLearning/wdl_train_eval.py",
+        [
+            "--dataset_format",
+            dataset_format,
+            "--train_data_dir",
+            "train",
+            "--train_data_part_num",
+            "2",
+            "--train_part_name_suffix_length",
+            "5",
+            "--eval_data_dir",
+            "val",
+            "--eval_data_part_num",
+            "2",
+            "--eval_part_name_suffix_length",
+            "5",
+            "--batch_size",
+            "32",
+            "--wide_vocab_size",
+            str(vocab),
+            "--deep_vocab_size",
+            str(vocab),
+            "--deep_embedding_vec_size",
+            "4",
+            "--hidden_units_num",
+            "2",
+            "--hidden_size",
+            "16",
+            "--deep_dropout_rate",
+            "0",
+            "--learning_rate",
+            "0.003",
+            "--max_iter",
+            "80",
+            "--loss_print_every_n_iter",
+            "10",
+            "--eval_interval",
+            "80",
+            "--eval_batchs",
+            "4",
+            "--gpu_num_per_node",
+            "1",
+            "--use_single_dataloader_thread",
+        ],
+        tmp_path,
+    )
     # Not anchored at the line start: the program's data-loading message, printed from its
     # main thread, may land in front of a loss line printed from the callback thread.
     losses = [float(m) for m in re.findall(r"\d+ time [\d.]+ loss ([\d.]+)$", out, re.M)]

@@ -68,8 +68,10 @@ def panel_boxes(width: int, height: int) -> list[tuple[float, float, float, floa
         plt.imshow(np.zeros((28, 28)), cmap="gray")
         plt.axis("off")
     fig.canvas.draw()  # applies the equal aspect to the axes boxes
-    boxes = [(p.x0 * width, (1 - p.y1) * height, p.x1 * width, (1 - p.y0) * height)
-             for p in (ax.get_position() for ax in fig.axes)]  # figure fractions to pixels
+    boxes = [
+        (p.x0 * width, (1 - p.y1) * height, p.x1 * width, (1 - p.y0) * height)
+        for p in (ax.get_position() for ax in fig.axes)
+    ]  # figure fractions to pixels
     plt.close(fig)
     return boxes
 
@@ -117,24 +119,40 @@ def wait_for_png(path: Path, proc: subprocess.Popen, timeout: float = 120) -> No
 @pytest.mark.timeout(1500)
 def test_dcgan_discriminator_and_generator_train_and_digits_improve(tmp_path, benchmark):
     write_idx(tmp_path / "data" / "mnist")
-    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu", "MPLBACKEND": "Agg",
-           "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "flowjob", "run", str(benchmark / "Generative" / "dcgan.py"),
-           "--epoch_num", "1", "--batch_size", "16",  # 16: the figure shows 16 samples
-           "--learning_rate", "2e-4"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "JAX_PLATFORMS": "cpu",
+        "MPLBACKEND": "Agg",
+        "PYTHONUNBUFFERED": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "flowjob",
+        "run",
+        str(benchmark / "Generative" / "dcgan.py"),
+        "--epoch_num",
+        "1",
+        "--batch_size",
+        "16",  # 16: the figure shows 16 samples
+        "--learning_rate",
+        "2e-4",
+    ]
     reports, lines = [], []
-    with subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True) as proc:
+    with subprocess.Popen(
+        cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as proc:
         try:
             for line in proc.stdout:
                 lines.append(line)
                 found = REPORT.match(line.strip())
                 if found:
-                    reports.append((int(found.group(1)), float(found.group(2)),
-                                    float(found.group(3))))
+                    reports.append(
+                        (int(found.group(1)), float(found.group(2)), float(found.group(3)))
+                    )
                     if len(reports) == REPORTS:
-                        wait_for_png(tmp_path / "gout" / f"image_01_{100 * REPORTS:04d}.png",
-                                     proc)
+                        wait_for_png(tmp_path / "gout" / f"image_01_{100 * REPORTS:04d}.png", proc)
                         break
         finally:
             proc.kill()

@@ -24,29 +24,49 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 FLOAT = r"(-?\d+\.\d+(?:e[-+]?\d+)?|nan|inf)"
-TRAIN = re.compile(rf"^train: epoch (\d+), iter (\d+), loss: {FLOAT}, top_1: {FLOAT}, "
-                   rf"top_k: {FLOAT}")
+TRAIN = re.compile(
+    rf"^train: epoch (\d+), iter (\d+), loss: {FLOAT}, top_1: {FLOAT}, "
+    rf"top_k: {FLOAT}"
+)
 VALIDATION = re.compile(rf"^validation: epoch (\d+), iter (\d+), top_1: {FLOAT}, top_k: {FLOAT}")
-SIZE = {"alexnet": 224, "vgg": 224, "resnet50": 224, "mobilenetv2": 224, "inceptionv3": 299,
-        "resnext50": 224}
+SIZE = {
+    "alexnet": 224,
+    "vgg": 224,
+    "resnet50": 224,
+    "mobilenetv2": 224,
+    "inceptionv3": 299,
+    "resnext50": 224,
+}
 BATCH = 2
 # The programs' default 0.256 is for batch 256; vgg16bn without warmup oscillates above 0.001.
 LEARNING_RATE = {"vgg": 0.001}
 slow = pytest.mark.slow
 MODELS = [
-    "alexnet", "mobilenetv2",
-    pytest.param("resnet50", marks=slow), pytest.param("vgg", marks=slow),
-    pytest.param("inceptionv3", marks=slow), pytest.param("resnext50", marks=slow),
+    "alexnet",
+    "mobilenetv2",
+    pytest.param("resnet50", marks=slow),
+    pytest.param("vgg", marks=slow),
+    pytest.param("inceptionv3", marks=slow),
+    pytest.param("resnext50", marks=slow),
 ]
 
 
 def flags(model: str, out: Path, **extra: object) -> list[str]:
     """The programs' own flags at tiny settings (mobilenetv2 insists on --channel_last false)."""
-    values = {"model": model, "gpu_num_per_node": 1, "channel_last": "false",
-              "batch_size_per_device": BATCH, "val_batch_size_per_device": BATCH,
-              "image_size": SIZE[model], "num_epochs": 1, "warmup_epochs": 0,
-              "learning_rate": LEARNING_RATE.get(model, 0.01), "model_save_dir": out / "snapshots",
-              "log_dir": out / "log", **extra}
+    values = {
+        "model": model,
+        "gpu_num_per_node": 1,
+        "channel_last": "false",
+        "batch_size_per_device": BATCH,
+        "val_batch_size_per_device": BATCH,
+        "image_size": SIZE[model],
+        "num_epochs": 1,
+        "warmup_epochs": 0,
+        "learning_rate": LEARNING_RATE.get(model, 0.01),
+        "model_save_dir": out / "snapshots",
+        "log_dir": out / "log",
+        **extra,
+    }
     return [item for k, v in values.items() for item in (f"--{k}", str(v))]
 
 
@@ -67,8 +87,9 @@ def run_ok(flowjob_run, script: Path, args: list[str], cwd: Path, timeout: float
     done = flowjob_run(script, *args, cwd=cwd, timeout=timeout)
     if done.returncode != 0:
         skip_if_other_part_missing(done.stderr, script.name)
-    assert done.returncode == 0, (f"{script.name} failed:\n{done.stdout[-3000:]}\n"
-                                  f"{done.stderr[-6000:]}")
+    assert done.returncode == 0, (
+        f"{script.name} failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    )
     return done.stdout
 
 
@@ -92,11 +113,17 @@ def snapshot(out: Path) -> Path:
 
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize("model", MODELS)
-def test_cnn_trains_on_synthetic_data_and_infers_from_its_checkpoint(model, flowjob_run,
-                                                                     tmp_path, cnns):
+def test_cnn_trains_on_synthetic_data_and_infers_from_its_checkpoint(
+    model, flowjob_run, tmp_path, cnns
+):
     iters = 4
-    stdout = run_ok(flowjob_run, cnns / "of_cnn_train_val.py",
-                    flags(model, tmp_path, num_examples=iters * BATCH), tmp_path, 1100)
+    stdout = run_ok(
+        flowjob_run,
+        cnns / "of_cnn_train_val.py",
+        flags(model, tmp_path, num_examples=iters * BATCH),
+        tmp_path,
+        1100,
+    )
     assert_falls(losses_of(stdout), iters)
     if model == "inceptionv3":  # of_cnn_inference.py has no inceptionv3 entry
         return
@@ -104,9 +131,19 @@ def test_cnn_trains_on_synthetic_data_and_infers_from_its_checkpoint(model, flow
 
     rng = np.random.default_rng(0)
     Image.fromarray(rng.integers(0, 256, (240, 260, 3), dtype=np.uint8)).save(tmp_path / "a.jpg")
-    stdout = run_ok(flowjob_run, cnns / "of_cnn_inference.py",
-                    [*flags(model, tmp_path), "--model_load_dir", str(snapshot(tmp_path)),
-                     "--image_path", str(tmp_path / "a.jpg")], tmp_path, 600)
+    stdout = run_ok(
+        flowjob_run,
+        cnns / "of_cnn_inference.py",
+        [
+            *flags(model, tmp_path),
+            "--model_load_dir",
+            str(snapshot(tmp_path)),
+            "--image_path",
+            str(tmp_path / "a.jpg"),
+        ],
+        tmp_path,
+        600,
+    )
     prob, label = stdout.strip().splitlines()[-1].split(" ", 1)
     # Trained only on label 0: the checkpoint must be what inference loaded.
     assert label == "tench, Tinca tinca" and float(prob) > 1e-3, stdout[-500:]
@@ -123,7 +160,7 @@ def digit_folder(root: Path, per_class: int, offset: int) -> Path:
     labels = labels.reshape(-1)
     for digit in (0, 1):
         (root / str(digit)).mkdir(parents=True)
-        picked = np.flatnonzero(labels == digit)[offset:offset + per_class]
+        picked = np.flatnonzero(labels == digit)[offset : offset + per_class]
         for i in picked:
             gray = Image.fromarray(np.round(images[i] * 255).astype(np.uint8)).resize((56, 56))
             gray.convert("RGB").save(root / str(digit) / f"{i}.jpg", quality=90)
@@ -132,34 +169,63 @@ def digit_folder(root: Path, per_class: int, offset: int) -> Path:
 
 def write_ofrecord(images: Path, out: Path) -> Path:
     """The user's tool: ``flowjob ofrecord images`` (part names as the CNN scripts expect)."""
-    done = subprocess.run([sys.executable, "-m", "flowjob", "ofrecord", "images", str(images),
-                           str(out), "--part-num", "1", "--part-name-suffix-length", "5"],
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flowjob",
+            "ofrecord",
+            "images",
+            str(images),
+            str(out),
+            "--part-num",
+            "1",
+            "--part-name-suffix-length",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"},
+    )
     assert done.returncode == 0, done.stderr
     assert (out / "part-00000").is_file()
     return out
 
 
 @pytest.mark.timeout(1200)
-@pytest.mark.parametrize("model,learning_rate",
-                         [("alexnet", 0.005), pytest.param("resnet50", 0.01, marks=slow)])
-def test_cnn_trains_and_evaluates_on_ofrecord_jpegs(model, learning_rate, flowjob_run, tmp_path,
-                                                    cnns):
+@pytest.mark.parametrize(
+    "model,learning_rate", [("alexnet", 0.005), pytest.param("resnet50", 0.01, marks=slow)]
+)
+def test_cnn_trains_and_evaluates_on_ofrecord_jpegs(
+    model, learning_rate, flowjob_run, tmp_path, cnns
+):
     train = write_ofrecord(digit_folder(tmp_path / "train_jpg", 4, 0), tmp_path / "train")
     val = write_ofrecord(digit_folder(tmp_path / "val_jpg", 2, 10), tmp_path / "val")
     iters = 8  # two passes over the 8 training images, in random crops and mirrorings
     # Real images at batch 2: plain SGD (--momentum 0) keeps the steps steady.
-    data = {"train_data_dir": train, "train_data_part_num": 1, "val_data_dir": val,
-            "val_data_part_num": 1, "num_examples": iters * BATCH, "num_val_examples": 4,
-            "learning_rate": learning_rate, "momentum": 0}
-    stdout = run_ok(flowjob_run, cnns / "of_cnn_train_val.py", flags(model, tmp_path, **data),
-                    tmp_path, 1100)
+    data = {
+        "train_data_dir": train,
+        "train_data_part_num": 1,
+        "val_data_dir": val,
+        "val_data_part_num": 1,
+        "num_examples": iters * BATCH,
+        "num_val_examples": 4,
+        "learning_rate": learning_rate,
+        "momentum": 0,
+    }
+    stdout = run_ok(
+        flowjob_run, cnns / "of_cnn_train_val.py", flags(model, tmp_path, **data), tmp_path, 1100
+    )
     assert_falls(losses_of(stdout), iters)
     assert [m for m in map(VALIDATION.match, stdout.splitlines()) if m], stdout[-2000:]
-    stdout = run_ok(flowjob_run, cnns / "of_cnn_evaluate.py",
-                    [*flags(model, tmp_path, **data), "--model_load_dir",
-                     str(snapshot(tmp_path))], tmp_path, 600)
+    stdout = run_ok(
+        flowjob_run,
+        cnns / "of_cnn_evaluate.py",
+        [*flags(model, tmp_path, **data), "--model_load_dir", str(snapshot(tmp_path))],
+        tmp_path,
+        600,
+    )
     found = [m for m in map(VALIDATION.match, stdout.splitlines()) if m]
     assert len(found) == 1, stdout[-2000:]
     top_k = float(found[0].group(4))

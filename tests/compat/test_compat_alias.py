@@ -81,8 +81,11 @@ def test_attributes_are_live_not_copied(alias, monkeypatch):
 def test_missing_attribute_names_the_oneflow_api(alias):
     import oneflow as flow
 
-    with pytest.raises(MissingOneFlowAPI, match=r"^oneflow\.no_such_op is not provided by "
-                                                r"flowjob$") as info:
+    with pytest.raises(
+        MissingOneFlowAPI,
+        match=r"^oneflow\.no_such_op is not provided by "
+        r"flowjob$",
+    ) as info:
         flow.no_such_op(1)
     assert isinstance(info.value, AttributeError)
     assert isinstance(info.value, MissingOneFlowName)
@@ -98,14 +101,18 @@ def test_missing_attribute_suggests_a_close_name(alias):
 
     with pytest.raises(MissingOneFlowAPI) as info:
         flow.global_functon  # noqa: B018
-    assert str(info.value) == ("oneflow.compatible.single_client.global_functon is not provided "
-                               "by flowjob (did you mean "
-                               "oneflow.compatible.single_client.global_function?)")
+    assert str(info.value) == (
+        "oneflow.compatible.single_client.global_functon is not provided "
+        "by flowjob (did you mean "
+        "oneflow.compatible.single_client.global_function?)"
+    )
 
 
 def test_missing_module_names_the_oneflow_module(alias):
-    with pytest.raises(MissingOneFlowModule,
-                       match=r"^oneflow\.core\.operator\.nothing_pb2 is not provided by flowjob"):
+    with pytest.raises(
+        MissingOneFlowModule,
+        match=r"^oneflow\.core\.operator\.nothing_pb2 is not provided by flowjob",
+    ):
         importlib.import_module("oneflow.core.operator.nothing_pb2")
     with pytest.raises(MissingOneFlowModule, match=r"oneflow\.typing\.Nothing is not provided"):
         exec("from oneflow.typing import Nothing", {})

@@ -45,8 +45,12 @@ def test_core_pb2_enums_and_initializer_conf(alias):
     import oneflow.core.operator.op_conf_pb2 as op_conf_util
     import oneflow.typing as tp
 
-    assert (op_conf_util.kNone, op_conf_util.kTanH, op_conf_util.kSigmoid,
-            op_conf_util.kRelu) == (0, 1, 2, 3)
+    assert (op_conf_util.kNone, op_conf_util.kTanH, op_conf_util.kSigmoid, op_conf_util.kRelu) == (
+        0,
+        1,
+        2,
+        3,
+    )
     assert data_type_util.kFloat == flow.float32.oneflow_value
     assert data_type_util.kInt8 == flow.int8.oneflow_value
 
@@ -130,10 +134,12 @@ def test_record_pb2_writes_files_the_reader_reads(alias, tmp_path):
     values = np.arange(12, dtype=np.float32).reshape(4, 3)
     with open(tmp_path / "part-0", "wb") as f:
         for i, row in enumerate(values):
-            record = ofrecord.OFRecord(feature={
-                "x": ofrecord.Feature(float_list=ofrecord.FloatList(value=row.tolist())),
-                "id": ofrecord.Feature(int64_list=ofrecord.Int64List(value=[i])),
-            })
+            record = ofrecord.OFRecord(
+                feature={
+                    "x": ofrecord.Feature(float_list=ofrecord.FloatList(value=row.tolist())),
+                    "id": ofrecord.Feature(int64_list=ofrecord.Int64List(value=[i])),
+                }
+            )
             data = record.SerializeToString()
             f.write(struct.pack("q", len(data)))
             f.write(data)

@@ -39,13 +39,15 @@ def read_checkpoint(path: Path) -> dict[str, np.ndarray]:
     return variables
 
 
-def lenet_logits(v: dict[str, np.ndarray], images: np.ndarray, names=("conv1", "conv2", "dense1",
-                                                                          "dense2")) -> np.ndarray:
+def lenet_logits(
+    v: dict[str, np.ndarray], images: np.ndarray, names=("conv1", "conv2", "dense1", "dense2")
+) -> np.ndarray:
     """The docs' LeNet (eval mode) in JAX: conv 5x5 SAME + relu, 2x2 max-pool, dense, dense."""
     x = jnp.asarray(images)
     for conv in names[:2]:
-        x = jax.lax.conv_general_dilated(x, v[f"{conv}-weight"], (1, 1), "SAME",
-                                         dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        x = jax.lax.conv_general_dilated(
+            x, v[f"{conv}-weight"], (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+        )
         x = jax.nn.relu(x + v[f"{conv}-bias"][None, :, None, None])
         x = jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
     x = x.reshape(x.shape[0], -1)
@@ -106,16 +108,16 @@ def test_watch_diff_program_on_mnist(flowjob_run, mnist_npz, tmp_path, generatio
         assert (int(rows), int(cols), dtype) == (100, 10, "float32")
         grad = np.array(text.replace("[", " ").replace("]", " ").split(), dtype=np.float64)
         grad = grad.reshape(100, 10)
-        labels = y_train[step * 100:(step + 1) * 100]
+        labels = y_train[step * 100 : (step + 1) * 100]
         # d(sum of per-example losses)/d(logits) = softmax - one_hot, not divided by 100.
         probs = grad + np.eye(10)[labels]
         assert np.all(probs > -1e-7) and np.all(probs < 1 + 1e-7)
         np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
         assert np.all(np.argmin(grad, axis=1) == labels)
         if loss_line:  # printed right after this step's handler: mean cross-entropy
-            np.testing.assert_allclose(float(loss_line), np.mean(-np.log(probs[range(100),
-                                                                                labels])),
-                                       rtol=1e-4)
+            np.testing.assert_allclose(
+                float(loss_line), np.mean(-np.log(probs[range(100), labels])), rtol=1e-4
+            )
             printed_losses.append(float(loss_line))
     assert printed_losses == losses and [i for i, c in enumerate(calls) if c[4]] == [0, 20]
     assert losses[1] < losses[0]
@@ -125,8 +127,11 @@ def test_mid2020_watch_program(flowjob_run):
     proc = flowjob_run(PROGRAMS / "mid2020" / "watch_watch_diff.py")
     assert proc.returncode == 0, proc.stderr
     labels = np.array(eval(re.search(r"^labels (.*)$", proc.stdout, re.M).group(1)))
-    steps = re.findall(r"logits \(8, 10\) float32 (.*)\nlogits_grad \(8, 10\) float32 (.*)\n"
-                       rf"loss ({FLOAT}) (.*)\n", proc.stdout)
+    steps = re.findall(
+        r"logits \(8, 10\) float32 (.*)\nlogits_grad \(8, 10\) float32 (.*)\n"
+        rf"loss ({FLOAT}) (.*)\n",
+        proc.stdout,
+    )
     assert len(steps) == 3
     means = []
     for logits, grad, mean, per_example in steps:
@@ -140,10 +145,14 @@ def test_mid2020_watch_program(flowjob_run):
     assert means[2] < means[1] < means[0]  # config.train.primary_lr(0.1) SGD is training
     warnings = warnings_of(proc.stderr)
     assert len(warnings) == len(set(warnings))  # each deprecation once, as OneFlow printed them
-    for expected in ("func_config.train.* has been deprecated", "global_function(func_config) is"
-                     " deprecated", "oneflow.FixedTensorDef has been deprecated",
-                     "fixed_placement will be removed", "LocalBlob.ndarray is deprecated",
-                     "CheckPoint"):
+    for expected in (
+        "func_config.train.* has been deprecated",
+        "global_function(func_config) is deprecated",
+        "oneflow.FixedTensorDef has been deprecated",
+        "fixed_placement will be removed",
+        "LocalBlob.ndarray is deprecated",
+        "CheckPoint",
+    ):
         assert any(expected in line for line in warnings), (expected, warnings)
 
 
@@ -159,8 +168,9 @@ def test_mid2020_lenet_train_then_eval(flowjob_run, mnist_npz, tmp_path):
     proc = flowjob_run(PROGRAMS / "mid2020" / "synchronize_batch_job.py")
     assert proc.returncode == 0, proc.stderr
     # The docs' eval program iterates over the *training* images; no dropout in a predict job.
-    logits = lenet_logits(variables, docs_normalised(x_train),
-                          names=("conv1", "conv2", "hidden", "outlayer"))
+    logits = lenet_logits(
+        variables, docs_normalised(x_train), names=("conv1", "conv2", "hidden", "outlayer")
+    )
     assert proc.stdout.strip().splitlines()[-1] == accuracy_line(logits, y_train)
 
 
@@ -226,8 +236,12 @@ def test_summary_program_logs_for_tensorboard(flowjob_run, tmp_path):
     # program's data is unseeded: when the projector flags samples it adds their image grid.
     flagged = plugin.pop("~anomaly/exception_projector/samples", "images")
     assert flagged == "images"
-    assert plugin == {"text": "text", "image": "images", "histogram": "histograms",
-                      "~anomaly/exception_projector/report": "text"}
+    assert plugin == {
+        "text": "text",
+        "image": "images",
+        "histogram": "histograms",
+        "~anomaly/exception_projector/report": "text",
+    }
     histogram = acc.Tensors("histogram")
     assert [e.step for e in histogram] == [1]
     buckets = tensor_util.make_ndarray(histogram[0].tensor_proto)  # rows: left, right, count

@@ -19,12 +19,17 @@ def write(path: Path, source: str) -> Path:
 def test_program_sees_argv_main_and_its_own_directory(flowjob_run, tmp_path):
     app = tmp_path / "app"
     app.mkdir()
-    write(app / "local_helper.py", """
+    write(
+        app / "local_helper.py",
+        """
         import oneflow as flow
         def helper_flow():
             return flow
-    """)
-    script = write(app / "prog.py", """
+    """,
+    )
+    script = write(
+        app / "prog.py",
+        """
         import os, sys
         import oneflow as flow
         import oneflow.typing as tp
@@ -35,7 +40,8 @@ def test_program_sees_argv_main_and_its_own_directory(flowjob_run, tmp_path):
         print("path0", sys.path[0])
         print("same", helper_flow() is flow, flow.typing is tp)
         print("main", sys.modules["__main__"].__dict__ is globals())
-    """)
+    """,
+    )
     out_dir = tmp_path / "elsewhere"
     out_dir.mkdir()
     proc = flowjob_run(script, "--epochs", "2", "-h", "x y", cwd=out_dir)
@@ -55,10 +61,17 @@ def test_exit_status_reaches_the_shell(flowjob_run, tmp_path):
     assert (proc.returncode, proc.stdout) == (3, "ran\n")
 
 
-@pytest.mark.parametrize("code, status", [("sys.exit(3)", 3), ("sys.exit()", 0),
-                                          ("raise SystemExit(None)", 0), ("pass", 0),
-                                          ("sys.exit('bad input')", 1),
-                                          ("raise KeyboardInterrupt", 130)])
+@pytest.mark.parametrize(
+    "code, status",
+    [
+        ("sys.exit(3)", 3),
+        ("sys.exit()", 0),
+        ("raise SystemExit(None)", 0),
+        ("pass", 0),
+        ("sys.exit('bad input')", 1),
+        ("raise KeyboardInterrupt", 130),
+    ],
+)
 def test_exit_status_is_the_interpreters(tmp_path, capsys, code, status):
     script = write(tmp_path / "prog.py", f"import sys\nimport oneflow\nprint('ran')\n{code}\n")
     assert compat.run_script(str(script)) == status
@@ -69,11 +82,14 @@ def test_exit_status_is_the_interpreters(tmp_path, capsys, code, status):
 
 
 def test_uncaught_exception_prints_the_programs_traceback(flowjob_run, tmp_path):
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         def inner():
             raise ValueError("broken on purpose")
         inner()
-    """)
+    """,
+    )
     proc = flowjob_run(script)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
@@ -84,16 +100,19 @@ def test_uncaught_exception_prints_the_programs_traceback(flowjob_run, tmp_path)
 
 
 def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import oneflow as flow
         flow.config.gpu_device_num(1)
         flow.experimental.nn.Module
-    """)
+    """,
+    )
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob.compat._errors.MissingOneFlowAPI: oneflow.experimental is not provided by "
-        "flowjob")
+        "flowjob.compat._errors.MissingOneFlowAPI: oneflow.experimental is not provided by flowjob"
+    )
 
 
 def test_missing_oneflow_module_is_named(flowjob_run, tmp_path):
@@ -102,7 +121,8 @@ def test_missing_oneflow_module_is_named(flowjob_run, tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
         "flowjob.compat._errors.MissingOneFlowModule: oneflow.core.job.job_pb2 is not provided "
-        "by flowjob")
+        "by flowjob"
+    )
 
 
 def test_missing_script_and_syntax_error(flowjob_run, tmp_path):
@@ -117,7 +137,9 @@ def test_missing_script_and_syntax_error(flowjob_run, tmp_path):
 
 def test_pending_watch_handlers_run_before_exit(flowjob_run, tmp_path):
     # A `-> None` job returns before its handler runs; OneFlow synced at exit, so do we.
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import numpy as np
         import oneflow as flow
         import oneflow.typing as tp
@@ -130,14 +152,17 @@ def test_pending_watch_handlers_run_before_exit(flowjob_run, tmp_path):
             flow.watch(flow.nn.relu(x), handler)
 
         relu_job(np.array([-1.0, 0.5, 2.0], dtype=np.float32))
-    """)
+    """,
+    )
     proc = flowjob_run(script)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "handler [0.0, 0.5, 2.0]\n"
 
 
 def test_callback_error_at_exit_sets_the_status(flowjob_run, tmp_path):
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import numpy as np
         import oneflow as flow
         import oneflow.typing as tp
@@ -150,7 +175,8 @@ def test_callback_error_at_exit_sets_the_status(flowjob_run, tmp_path):
             flow.watch(flow.nn.relu(x), handler)
 
         relu_job(np.zeros(3, dtype=np.float32))
-    """)
+    """,
+    )
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert "handler failed" in proc.stderr
@@ -190,12 +216,15 @@ def test_sync_option_completes_each_call_before_the_next_line(flowjob_run, tmp_p
 
 
 def test_run_script_in_process_restores_the_interpreter(tmp_path, capsys):
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import sys
         import oneflow as flow
         print(sys.argv, __name__, flow.global_function.__name__)
         raise SystemExit(4)
-    """)
+    """,
+    )
     argv, path, main = list(sys.argv), list(sys.path), sys.modules["__main__"]
     assert compat.run_script(str(script), ["a"]) == 4
     assert capsys.readouterr().out == f"{[str(script), 'a']} __main__ global_function\n"
@@ -208,7 +237,11 @@ def test_run_command_is_registered_with_the_cli():
 
     args = build_parser().parse_args(["run", "--sync", "prog.py", "--lr", "0.1"])
     assert (args.command, args.script, args.script_args, args.sync) == (
-        "run", "prog.py", ["--lr", "0.1"], True)
+        "run",
+        "prog.py",
+        ["--lr", "0.1"],
+        True,
+    )
     args = build_parser().parse_args(["run", "prog.py"])
     assert (args.script_args, args.sync) == ([], False)
 
@@ -216,12 +249,15 @@ def test_run_command_is_registered_with_the_cli():
 def test_sync_changes_the_alias_only_and_only_for_the_run(tmp_path, capsys):
     import flowjob
 
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import flowjob
         import oneflow
         print(oneflow.global_function is flowjob.global_function,
               oneflow.function is flowjob.function)
-    """)
+    """,
+    )
     assert compat.run_script(str(script), sync=True) == 0
     assert capsys.readouterr().out == "False False\n"
     assert compat.run_script(str(script)) == 0

@@ -24,12 +24,15 @@ def test_sysconfig_answers_for_a_jax_package():
             getattr(flow.sysconfig, api)()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: flow.tensorrt.write_int8_calibration("/tmp/table"),
-    lambda: flow.tensorrt.cache_int8_calibration(),
-    lambda: flow.config.load_library("libmy_op.so"),
-    lambda: flow.config.load_library_now("libmy_op.so"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: flow.tensorrt.write_int8_calibration("/tmp/table"),
+        lambda: flow.tensorrt.cache_int8_calibration(),
+        lambda: flow.config.load_library("libmy_op.so"),
+        lambda: flow.config.load_library_now("libmy_op.so"),
+    ],
+)
 def test_native_build_apis_raise_a_clear_error(call):
     with pytest.raises(flow.errors.NativeBuildError, match="flowjob"):
         call()
@@ -79,8 +82,16 @@ def test_size_is_a_tuple_with_numel():
 
 def test_dtypes_lists_every_blob_type():
     listed = flow.dtypes()
-    for dtype in (flow.float32, flow.float64, flow.int8, flow.int32, flow.int64, flow.uint8,
-                  flow.float16, flow.char):
+    for dtype in (
+        flow.float32,
+        flow.float64,
+        flow.int8,
+        flow.int32,
+        flow.int64,
+        flow.uint8,
+        flow.float16,
+        flow.char,
+    ):
         assert dtype in listed
     assert flow.float in listed and flow.double in listed
 
@@ -101,7 +112,8 @@ def test_register_test_cases_builds_one_case_per_file(tmp_path):
         "def test_two_nodes(test_case):\n"
         "    CALLS.append('two')\n"
         "def helper():\n"
-        "    pass\n")
+        "    pass\n"
+    )
     (tmp_path / "not_a_test.py").write_text("raise SystemExit('must not be loaded')\n")
     scope: dict = {}
     flow.unittest.register_test_cases(scope, str(tmp_path), lambda nodes: nodes == 1)
@@ -128,9 +140,12 @@ def test_view_queries_follow_the_job_logical_view():
     seen = {}
 
     def record(key):
-        seen[key] = (flow.scope.consistent_view_enabled(), flow.scope.mirrored_view_enabled(),
-                     flow.distribute.mirrored_strategy_enabled(),
-                     flow.distribute.consistent_strategy_enabled())
+        seen[key] = (
+            flow.scope.consistent_view_enabled(),
+            flow.scope.mirrored_view_enabled(),
+            flow.distribute.mirrored_strategy_enabled(),
+            flow.distribute.consistent_strategy_enabled(),
+        )
 
     config = flow.FunctionConfig()
     config.default_logical_view(flow.scope.mirrored_view())
@@ -148,9 +163,11 @@ def test_view_queries_follow_the_job_logical_view():
     mirrored([np.zeros(2, np.float32)])
     consistent(np.zeros(2, np.float32))
     record("outside")
-    assert seen == {"mirrored": (False, True, True, False),
-                    "consistent": (True, False, False, True),
-                    "outside": (True, False, False, True)}
+    assert seen == {
+        "mirrored": (False, True, True, False),
+        "consistent": (True, False, False, True),
+        "outside": (True, False, False, True),
+    }
 
 
 def test_small_legacy_names():

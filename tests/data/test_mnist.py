@@ -10,8 +10,9 @@ import pytest
 
 from flowjob.data import _subset, load_mnist
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "flowjob", "data")
+DATA_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "flowjob", "data"
+)
 
 
 @pytest.fixture
@@ -71,8 +72,12 @@ def test_official_hash_is_checked_only_for_the_official_size(tmp_path, small_npz
     out_dir, _ = small_npz
     load_mnist(20, 20, out_dir=out_dir)  # default hash: small file is not the official one
     assert "skipping the official sha256 check" in capsys.readouterr().out
-    full = {"x_train": np.zeros((60000, 28, 28), np.uint8), "y_train": np.zeros(60000, np.uint8),
-            "x_test": np.zeros((10000, 28, 28), np.uint8), "y_test": np.zeros(10000, np.uint8)}
+    full = {
+        "x_train": np.zeros((60000, 28, 28), np.uint8),
+        "y_train": np.zeros(60000, np.uint8),
+        "x_test": np.zeros((10000, 28, 28), np.uint8),
+        "y_test": np.zeros(10000, np.uint8),
+    }
     (tmp_path / "full").mkdir()
     np.savez(tmp_path / "full" / "mnist.npz", **full)
     with pytest.raises(ValueError, match="sha256 verification failed"):
@@ -81,13 +86,16 @@ def test_official_hash_is_checked_only_for_the_official_size(tmp_path, small_npz
     assert train.shape == (1, 60000, 1, 28, 28)
 
 
-@pytest.mark.parametrize("kwargs, needle", [
-    ({"train_batch_size": 7}, "train_batch_size=7 does not divide the 60 training images"),
-    ({"test_batch_size": 3}, "test_batch_size=3 does not divide the 20 test images"),
-    ({"train_batch_size": 0}, "train_batch_size must be a positive int, got 0"),
-    ({"test_batch_size": 2.5}, "test_batch_size must be a positive int, got 2.5"),
-    ({"data_format": "channels_last"}, "data_format must be \"NCHW\" or \"NHWC\""),
-])
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        ({"train_batch_size": 7}, "train_batch_size=7 does not divide the 60 training images"),
+        ({"test_batch_size": 3}, "test_batch_size=3 does not divide the 20 test images"),
+        ({"train_batch_size": 0}, "train_batch_size must be a positive int, got 0"),
+        ({"test_batch_size": 2.5}, "test_batch_size must be a positive int, got 2.5"),
+        ({"data_format": "channels_last"}, 'data_format must be "NCHW" or "NHWC"'),
+    ],
+)
 def test_bad_arguments_are_named(small_npz, kwargs, needle):
     out_dir, _ = small_npz
     with pytest.raises(ValueError) as info:
@@ -95,13 +103,16 @@ def test_bad_arguments_are_named(small_npz, kwargs, needle):
     assert needle in str(info.value)
 
 
-@pytest.mark.parametrize("change, needle", [
-    (lambda a: a.pop("y_test"), "missing arrays ['y_test']"),
-    (lambda a: a.update(x_train=a["x_train"].reshape(60, 784)), "x_train must have shape"),
-    (lambda a: a.update(y_train=a["y_train"][:50]), "y_train must have shape (60,)"),
-    (lambda a: a.update(x_test=a["x_test"] / 255.0), "x_test must hold integers"),
-    (lambda a: a.update(y_test=a["y_test"] + 10), "y_test values must lie in [0, 9]"),
-])
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        (lambda a: a.pop("y_test"), "missing arrays ['y_test']"),
+        (lambda a: a.update(x_train=a["x_train"].reshape(60, 784)), "x_train must have shape"),
+        (lambda a: a.update(y_train=a["y_train"][:50]), "y_train must have shape (60,)"),
+        (lambda a: a.update(x_test=a["x_test"] / 255.0), "x_test must hold integers"),
+        (lambda a: a.update(y_test=a["y_test"] + 10), "y_test values must lie in [0, 9]"),
+    ],
+)
 def test_malformed_file_is_a_clear_error(small_npz, change, needle):
     out_dir, arrays = small_npz
     change(arrays)
@@ -148,8 +159,9 @@ def test_falls_back_to_bundled_subset(tmp_path, capsys):
     images = np.concatenate([xtr.reshape(-1, 784), xte.reshape(-1, 784)]) * 255
     labels = np.concatenate([ytr.ravel(), yte.ravel()])
     raw_pairs = sorted((x.tobytes(), int(y)) for x, y in zip(x_raw.reshape(-1, 784), y_raw))
-    got_pairs = sorted((np.rint(x).astype(np.uint8).tobytes(), int(y))
-                       for x, y in zip(images, labels))
+    got_pairs = sorted(
+        (np.rint(x).astype(np.uint8).tobytes(), int(y)) for x, y in zip(images, labels)
+    )
     assert got_pairs == raw_pairs
     np.testing.assert_array_equal(images, np.rint(images))  # exact k/255 values
 

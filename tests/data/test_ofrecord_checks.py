@@ -44,19 +44,29 @@ def _decode_job(data_dir, field, shape, dtype, batch_size=1, parts=1):
     def decode() -> tp.Numpy:
         r = flow.data.ofrecord_reader(str(data_dir), batch_size=batch_size, data_part_num=parts)
         return flow.data.OFRecordRawDecoder(r, field, shape=shape, dtype=dtype)
+
     return decode
 
 
-@pytest.mark.parametrize("field,values,dtype,shown,limits", [
-    ("big", np.array([[3], [2**40 + 5]], np.int64), flow.int32, "1099511627781",
-     r"int32 \(-2147483648\.\.2147483647\)"),
-    ("f", np.array([[1.5], [300.7]], np.float32), flow.int8, "300.7", r"int8 \(-128\.\.127\)"),
-    ("neg", np.array([[7], [-1]], np.int32), flow.uint8, "-1", r"uint8 \(0\.\.255\)"),
-    ("nan", np.array([[0.0], [np.nan]], np.float32), flow.int32, "nan", "int32"),
-    ("huge", np.array([[1.0], [1e300]], np.float64), flow.float32, "1e[+]?300", "float32"),
-])
-def test_out_of_range_values_name_file_record_field_range_and_value(tmp_path, field, values,
-                                                                    dtype, shown, limits):
+@pytest.mark.parametrize(
+    "field,values,dtype,shown,limits",
+    [
+        (
+            "big",
+            np.array([[3], [2**40 + 5]], np.int64),
+            flow.int32,
+            "1099511627781",
+            r"int32 \(-2147483648\.\.2147483647\)",
+        ),
+        ("f", np.array([[1.5], [300.7]], np.float32), flow.int8, "300.7", r"int8 \(-128\.\.127\)"),
+        ("neg", np.array([[7], [-1]], np.int32), flow.uint8, "-1", r"uint8 \(0\.\.255\)"),
+        ("nan", np.array([[0.0], [np.nan]], np.float32), flow.int32, "nan", "int32"),
+        ("huge", np.array([[1.0], [1e300]], np.float64), flow.float32, "1e[+]?300", "float32"),
+    ],
+)
+def test_out_of_range_values_name_file_record_field_range_and_value(
+    tmp_path, field, values, dtype, shown, limits
+):
     write_ofrecord(tmp_path, {field: values})
     job = _decode_job(tmp_path, field, (1,), dtype)
     first = job()  # record 0 fits
@@ -65,14 +75,13 @@ def test_out_of_range_values_name_file_record_field_range_and_value(tmp_path, fi
     with pytest.raises(flow.data.DecodeError) as err:
         job()
     message = str(err.value)
-    assert f"field {field!r} of record 1 of {tmp_path / 'part-0'} (byte offset {offset})" \
-        in message
+    assert f"field {field!r} of record 1 of {tmp_path / 'part-0'} (byte offset {offset})" in message
     assert re.search(rf"value {shown} does not fit dtype {limits}", message), message
 
 
 def test_values_that_fit_decode_as_numpy_converts_them(tmp_path):
     """In range: integers exactly, floats to integers truncated toward zero (OneFlow's cast)."""
-    ints = np.array([[-2**31, 2**31 - 1]], np.int64)
+    ints = np.array([[-(2**31), 2**31 - 1]], np.int64)
     floats = np.array([[-3.9, 127.99]], np.float32)
     small = np.array([[0, 255]], np.int32)
     write_ofrecord(tmp_path, {"i": ints, "f": floats, "u": small})
@@ -80,9 +89,11 @@ def test_values_that_fit_decode_as_numpy_converts_them(tmp_path):
     @flow.global_function(type="predict")
     def decode() -> tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
         r = flow.data.ofrecord_reader(str(tmp_path), batch_size=1)
-        return (flow.data.OFRecordRawDecoder(r, "i", shape=(2,), dtype=flow.int32),
-                flow.data.OFRecordRawDecoder(r, "f", shape=(2,), dtype=flow.int8),
-                flow.data.OFRecordRawDecoder(r, "u", shape=(2,), dtype=flow.uint8))
+        return (
+            flow.data.OFRecordRawDecoder(r, "i", shape=(2,), dtype=flow.int32),
+            flow.data.OFRecordRawDecoder(r, "f", shape=(2,), dtype=flow.int8),
+            flow.data.OFRecordRawDecoder(r, "u", shape=(2,), dtype=flow.uint8),
+        )
 
     i, f, u = decode()
     np.testing.assert_array_equal(i, ints.astype(np.int32))
@@ -91,8 +102,11 @@ def test_values_that_fit_decode_as_numpy_converts_them(tmp_path):
 
 
 def test_uint64_beyond_int64_is_refused_and_the_largest_int64_round_trips(tmp_path):
-    with pytest.raises(RecordError, match=r"feature 'id': value 9223372036854775808 does not "
-                                          r"fit OFRecord's int64_list"):
+    with pytest.raises(
+        RecordError,
+        match=r"feature 'id': value 9223372036854775808 does not "
+        r"fit OFRecord's int64_list",
+    ):
         write_ofrecord(tmp_path / "bad", {"id": np.array([1, 2**63], np.uint64)})
     assert not (tmp_path / "bad").exists()
     top = np.array([[2**63 - 1]], np.uint64)
@@ -131,9 +145,11 @@ def test_decode_errors_name_the_file_and_record_index(tmp_path):
         return flow.data.OFRecordRawDecoder(r, "v", shape=(2,), dtype=flow.float)
 
     write_records(records, tmp_path, part_num=2, overwrite=True)
-    with pytest.raises(flow.data.DecodeError,
-                       match=rf"field 'v' of record 0 of {tmp_path / 'part-0'} \(byte offset 0\) "
-                             r"must hold exactly one byte string, it holds a float_list"):
+    with pytest.raises(
+        flow.data.DecodeError,
+        match=rf"field 'v' of record 0 of {tmp_path / 'part-0'} \(byte offset 0\) "
+        r"must hold exactly one byte string, it holds a float_list",
+    ):
         as_bytes()
 
 
@@ -169,7 +185,9 @@ def test_onerec_decode_errors_name_the_file_and_example_index(tmp_path):
         r = flow.data.onerec_reader(files=[str(path)], batch_size=4)
         return flow.data.onerec_decoder(r, key="x", shape=(3,), dtype=flow.float)
 
-    with pytest.raises(flow.data.DecodeError,
-                       match=rf"feature 'x' of record 2 of {path} \(byte offset {offset}\) has "
-                             r"shape \(2,\), expected \(3,\)"):
+    with pytest.raises(
+        flow.data.DecodeError,
+        match=rf"feature 'x' of record 2 of {path} \(byte offset {offset}\) has "
+        r"shape \(2,\), expected \(3,\)",
+    ):
         decode()

@@ -34,15 +34,17 @@ def fresh_session():
 
 def _ids(folder: Path) -> list[int]:
     """The ``id`` of every record in every part file, in part order."""
-    parts = sorted((p for p in folder.iterdir() if p.name.startswith("part-")),
-                   key=lambda p: int(p.name[5:]))
+    parts = sorted(
+        (p for p in folder.iterdir() if p.name.startswith("part-")), key=lambda p: int(p.name[5:])
+    )
     return [r.feature["id"].int64_list.value[0] for p in parts for r in read_records(p)]
 
 
 def _dataset(folder: Path, n: int, parts: int, first_id: int = 0, **kw) -> list[str]:
     ids = np.arange(first_id, first_id + n, dtype=np.int64)
-    return write_ofrecord(folder, {"id": ids[:, None], "x": np.ones((n, 3), np.float32)},
-                          part_num=parts, **kw)
+    return write_ofrecord(
+        folder, {"id": ids[:, None], "x": np.ones((n, 3), np.float32)}, part_num=parts, **kw
+    )
 
 
 def _inspect(capsys, path) -> tuple[int, str, str]:
@@ -60,11 +62,24 @@ def test_a_non_empty_folder_is_refused_or_replaced_whole(tmp_path, capsys):
     assert _ids(out) == list(range(40))  # untouched
     np.savez(tmp_path / "new.npz", id=np.arange(100, 110)[:, None])
     capsys.readouterr()
-    assert cli_main(["ofrecord", "npz", str(tmp_path / "new.npz"), str(out),
-                     "--part-num", "2"]) == 1
+    assert (
+        cli_main(["ofrecord", "npz", str(tmp_path / "new.npz"), str(out), "--part-num", "2"]) == 1
+    )
     assert f"{out}: the folder is not empty" in capsys.readouterr().err
-    assert cli_main(["ofrecord", "npz", str(tmp_path / "new.npz"), str(out), "--part-num", "2",
-                     "--overwrite"]) == 0
+    assert (
+        cli_main(
+            [
+                "ofrecord",
+                "npz",
+                str(tmp_path / "new.npz"),
+                str(out),
+                "--part-num",
+                "2",
+                "--overwrite",
+            ]
+        )
+        == 0
+    )
     # the old part-2 and part-3 are gone: the new set is not mixed with the old one
     assert sorted(p.name for p in out.iterdir()) == [MANIFEST_NAME, "part-0", "part-1"]
     assert _ids(out) == list(range(100, 110))
@@ -85,7 +100,8 @@ def test_inspect_tells_a_complete_set_from_a_short_or_mixed_one(tmp_path, capsys
     assert "complete: 3 part(s) and 30 records, as the manifest lists" in text
     manifest = json.loads((out / MANIFEST_NAME).read_text())
     assert [(p["name"], p["records"], p["bytes"]) for p in manifest["parts"]] == [
-        (f"part-{i}", 10, (out / f"part-{i}").stat().st_size) for i in range(3)]
+        (f"part-{i}", 10, (out / f"part-{i}").stat().st_size) for i in range(3)
+    ]
 
     # cut on a record boundary: every remaining record is whole, only the manifest can tell
     part = out / "part-1"
@@ -102,8 +118,11 @@ def test_inspect_tells_a_complete_set_from_a_short_or_mixed_one(tmp_path, capsys
         r = flow.data.ofrecord_reader(str(out), batch_size=2, data_part_num=3)
         return flow.data.OFRecordRawDecoder(r, "id", shape=(1,), dtype=flow.int64)
 
-    with pytest.raises(flow.OpError, match=rf"{part}: {last} bytes, but the data set's "
-                                           rf"manifest says {len(data)} bytes"):
+    with pytest.raises(
+        flow.OpError,
+        match=rf"{part}: {last} bytes, but the data set's "
+        rf"manifest says {len(data)} bytes",
+    ):
         read()
 
     part.write_bytes(data)

@@ -18,8 +18,13 @@ from flowjob.data import RecordError, read_records, write_ofrecord
 # element's encoding), each list's values in field 1 (packed for numbers), OFRecord's map in
 # field 1 with entries key = 1, value = 2. Protobuf wire types: 0 varint, 1 fixed64,
 # 2 length-delimited, 5 fixed32.
-_KINDS = {1: ("bytes_list", None), 2: ("float_list", "<f"), 3: ("double_list", "<d"),
-          4: ("int32_list", "varint"), 5: ("int64_list", "varint")}
+_KINDS = {
+    1: ("bytes_list", None),
+    2: ("float_list", "<f"),
+    3: ("double_list", "<d"),
+    4: ("int32_list", "varint"),
+    5: ("int64_list", "varint"),
+}
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -42,10 +47,10 @@ def _wire_fields(data: bytes) -> list[tuple[int, int, object]]:
             value, pos = _varint(data, pos)
         elif wire == 2:
             n, pos = _varint(data, pos)
-            value, pos = data[pos:pos + n], pos + n
+            value, pos = data[pos : pos + n], pos + n
         elif wire in (1, 5):
             n = 8 if wire == 1 else 4
-            value, pos = data[pos:pos + n], pos + n
+            value, pos = data[pos : pos + n], pos + n
         else:
             raise AssertionError(f"wire type {wire} at {pos}")
         out.append((number, wire, value))
@@ -85,21 +90,24 @@ def decode_ofrecord(data: bytes) -> dict[str, tuple[str, list]]:
 # {"f": float32 [1.5, -2.0]} encoded by hand: OFRecord field 1 (tag 0x0a) holds the map entry;
 # its key (0x0a, 1 byte, "f") and value Feature (0x12, 12 bytes); the Feature's float_list is
 # field 2 (0x12, 10 bytes); FloatList's packed field 1 (0x0a, 8 bytes) holds two float32s.
-GOLDEN_FLOAT = (b"\x0a\x11" b"\x0a\x01f" b"\x12\x0c" b"\x12\x0a" b"\x0a\x08"
-                + struct.pack("<2f", 1.5, -2.0))
+GOLDEN_FLOAT = b"\x0a\x11\x0a\x01f\x12\x0c\x12\x0a\x0a\x08" + struct.pack("<2f", 1.5, -2.0)
 # {"i": int32 [7, -8]}: int32_list is Feature field 4 (0x22); a negative int32 is the 10-byte
 # varint of its 64-bit two's complement.
-GOLDEN_INT32 = (b"\x0a\x14" b"\x0a\x01i" b"\x12\x0f" b"\x22\x0d" b"\x0a\x0b" b"\x07"
-                b"\xf8\xff\xff\xff\xff\xff\xff\xff\xff\x01")
+GOLDEN_INT32 = (
+    b"\x0a\x14\x0a\x01i\x12\x0f\x22\x0d\x0a\x0b\x07\xf8\xff\xff\xff\xff\xff\xff\xff\xff\x01"
+)
 # {"b": [b"\x00\xffabc"]}: bytes_list is Feature field 1 (0x0a), its values not packed.
-GOLDEN_BYTES = b"\x0a\x0e" b"\x0a\x01b" b"\x12\x09" b"\x0a\x07" b"\x0a\x05" b"\x00\xffabc"
+GOLDEN_BYTES = b"\x0a\x0e\x0a\x01b\x12\x09\x0a\x07\x0a\x05\x00\xffabc"
 
 
-@pytest.mark.parametrize("features,golden", [
-    ({"f": np.array([1.5, -2.0], np.float32)}, GOLDEN_FLOAT),
-    ({"i": np.array([7, -8], np.int32)}, GOLDEN_INT32),
-    ({"b": b"\x00\xffabc"}, GOLDEN_BYTES),
-])
+@pytest.mark.parametrize(
+    "features,golden",
+    [
+        ({"f": np.array([1.5, -2.0], np.float32)}, GOLDEN_FLOAT),
+        ({"i": np.array([7, -8], np.int32)}, GOLDEN_INT32),
+        ({"b": b"\x00\xffabc"}, GOLDEN_BYTES),
+    ],
+)
 def test_record_bytes_are_the_protobuf_wire_format(features, golden):
     ours = flow.data.make_record(features)
     assert ours.SerializeToString() == golden
@@ -108,13 +116,22 @@ def test_record_bytes_are_the_protobuf_wire_format(features, golden):
 
 def test_records_decode_by_hand():
     """Every list kind, several features: the hand decoder reads what flowjob writes."""
-    ours = flow.data.make_record({"f": np.array([1.5, -2.0], np.float32),
-                                  "d": np.array([1e300]), "i": np.array([7, -8], np.int32),
-                                  "l": np.array([2**40, -3], np.int64), "b": b"\x00\xffabc"})
+    ours = flow.data.make_record(
+        {
+            "f": np.array([1.5, -2.0], np.float32),
+            "d": np.array([1e300]),
+            "i": np.array([7, -8], np.int32),
+            "l": np.array([2**40, -3], np.int64),
+            "b": b"\x00\xffabc",
+        }
+    )
     assert decode_ofrecord(ours.SerializeToString()) == {
-        "f": ("float_list", [1.5, -2.0]), "d": ("double_list", [1e300]),
-        "i": ("int32_list", [7, -8]), "l": ("int64_list", [2**40, -3]),
-        "b": ("bytes_list", [b"\x00\xffabc"])}
+        "f": ("float_list", [1.5, -2.0]),
+        "d": ("double_list", [1e300]),
+        "i": ("int32_list", [7, -8]),
+        "l": ("int64_list", [2**40, -3]),
+        "b": ("bytes_list", [b"\x00\xffabc"]),
+    }
 
 
 def test_unpacked_numbers_parse_too():
@@ -130,7 +147,7 @@ def _frames(path: Path) -> list[tuple[int, bytes]]:
     data, out, pos = path.read_bytes(), [], 0
     while pos < len(data):
         (n,) = struct.unpack_from("<q", data, pos)
-        out.append((pos, data[pos + 8:pos + 8 + n]))
+        out.append((pos, data[pos + 8 : pos + 8 + n]))
         pos += 8 + n
     assert pos == len(data)
     return out
@@ -141,8 +158,9 @@ def test_write_round_trip_decoded_by_hand(tmp_path):
     x = rng.normal(size=(10, 2, 3)).astype(np.float32)
     y = rng.integers(-5, 5, 10).astype(np.int64)
     words = [bytes([i]) * i for i in range(10)]
-    paths = write_ofrecord(tmp_path, {"x": x, "y": y, "w": words}, part_num=3,
-                           part_name_suffix_length=5)
+    paths = write_ofrecord(
+        tmp_path, {"x": x, "y": y, "w": words}, part_num=3, part_name_suffix_length=5
+    )
     assert [Path(p).name for p in paths] == ["part-00000", "part-00001", "part-00002"]
     rows = [decode_ofrecord(data) for p in paths for _, data in _frames(Path(p))]
     assert len(rows) == 10
@@ -161,7 +179,7 @@ def test_truncated_file_names_file_and_offset(tmp_path):
     Path(path).write_bytes(Path(path).read_bytes()[:-3])
     with pytest.raises(RecordError, match=rf"{path}: truncated record at byte offset {last}"):
         read_records(path)
-    Path(path).write_bytes(Path(path).read_bytes()[:last + 5])  # inside the length field
+    Path(path).write_bytes(Path(path).read_bytes()[: last + 5])  # inside the length field
     with pytest.raises(RecordError, match=rf"offset {last}: the file ends inside the 8-byte"):
         read_records(path)
 
@@ -178,11 +196,17 @@ def test_garbage_is_reported_with_offset(tmp_path):
 
 
 def test_cli_npz_and_inspect(tmp_path, capsys):
-    arrays = {"a": np.arange(30, dtype=np.float32).reshape(10, 3),
-              "label": np.arange(10, dtype=np.int32)}
+    arrays = {
+        "a": np.arange(30, dtype=np.float32).reshape(10, 3),
+        "label": np.arange(10, dtype=np.int32),
+    }
     np.savez(tmp_path / "d.npz", **arrays)
-    assert cli_main(["ofrecord", "npz", str(tmp_path / "d.npz"), str(tmp_path / "out"),
-                     "--part-num", "2"]) == 0
+    assert (
+        cli_main(
+            ["ofrecord", "npz", str(tmp_path / "d.npz"), str(tmp_path / "out"), "--part-num", "2"]
+        )
+        == 0
+    )
     records = read_records(tmp_path / "out" / "part-0") + read_records(tmp_path / "out" / "part-1")
     got = np.array([list(r.feature["a"].float_list.value) for r in records], np.float32)
     np.testing.assert_array_equal(got, arrays["a"])
@@ -208,8 +232,11 @@ def test_progress_lines_for_long_scans():
         meter.update()
     meter.close()
     lines = stream.getvalue().splitlines()
-    assert lines[:3] == ["scanning d: 1/3 records", "scanning d: 2/3 records",
-                         "scanning d: 3/3 records"]
+    assert lines[:3] == [
+        "scanning d: 1/3 records",
+        "scanning d: 2/3 records",
+        "scanning d: 3/3 records",
+    ]
     quiet = io.StringIO()
     short = Progress("x", stream=quiet, interval=60.0)
     short.update()

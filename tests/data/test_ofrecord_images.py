@@ -31,8 +31,13 @@ def _png(array: np.ndarray) -> bytes:
 def images(tmp_path):
     rng = np.random.default_rng(0)
     pixels = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for h, w in SIZES]
-    write_ofrecord(tmp_path, {"encoded": [_png(p) for p in pixels],
-                              "class/label": np.arange(len(pixels), dtype=np.int32)})
+    write_ofrecord(
+        tmp_path,
+        {
+            "encoded": [_png(p) for p in pixels],
+            "class/label": np.arange(len(pixels), dtype=np.int32),
+        },
+    )
     return tmp_path, pixels
 
 
@@ -55,10 +60,19 @@ def test_decode_resize_normalize_mirror(images):
         image = flow.data.OFRecordImageDecoder(r, "encoded", color_space="RGB")
         resized, scale, _ = flow.image.Resize(image, target_size=(16, 12))  # (width, height)
         flips = flow.random.CoinFlip(batch_size=len(SIZES), seed=3)
-        normal = flow.image.CropMirrorNormalize(resized, mirror_blob=flips, color_space="RGB",
-                                                output_layout="NCHW", crop_h=10, crop_w=8,
-                                                crop_pos_y=0.3, crop_pos_x=0.9, mean=mean,
-                                                std=std, output_dtype=flow.float)
+        normal = flow.image.CropMirrorNormalize(
+            resized,
+            mirror_blob=flips,
+            color_space="RGB",
+            output_layout="NCHW",
+            crop_h=10,
+            crop_w=8,
+            crop_pos_y=0.3,
+            crop_pos_x=0.9,
+            mean=mean,
+            std=std,
+            output_dtype=flow.float,
+        )
         label = flow.data.OFRecordRawDecoder(r, "class/label", shape=(), dtype=flow.int32)
         return resized, scale, flips, normal, label + 0
 
@@ -72,7 +86,7 @@ def test_decode_resize_normalize_mirror(images):
         np.testing.assert_allclose(scale, [(16 / w, 12 / h) for h, w in SIZES], rtol=1e-6)
         assert flips.dtype == np.int8 and set(np.unique(flips)) <= {0, 1}
         y, x = int(2 * 0.3), int(8 * 0.9)  # OneFlow: offsets truncated toward zero
-        crop = want[:, y:y + 10, x:x + 8].astype(np.float32)
+        crop = want[:, y : y + 10, x : x + 8].astype(np.float32)
         crop = np.where(flips[:, None, None, None] == 1, crop[:, :, ::-1], crop)
         ref = ((crop - np.float32(mean)) / np.float32(std)).transpose(0, 3, 1, 2)
         np.testing.assert_allclose(normal, ref, rtol=1e-6, atol=1e-6)
@@ -91,12 +105,12 @@ def test_color_spaces_and_nhwc(images):
         gray = flow.data.OFRecordImageDecoder(r, "encoded", color_space="GRAY")
         a = flow.image.Resize(bgr, target_size=(30, 20), interpolation_type="nearest_neighbor")
         b = flow.image.Resize(gray, target_size=(30, 20), channels=1, dtype=flow.float)
-        return (flow.image.CropMirrorNormalize(a[0], output_layout="NHWC", color_space="BGR"),
-                b[0])
+        return (flow.image.CropMirrorNormalize(a[0], output_layout="NHWC", color_space="BGR"), b[0])
 
     bgr, gray = spaces()
-    want = np.stack([np.asarray(Image.fromarray(p).resize((30, 20), Image.NEAREST))
-                     for p in pixels])
+    want = np.stack(
+        [np.asarray(Image.fromarray(p).resize((30, 20), Image.NEAREST)) for p in pixels]
+    )
     np.testing.assert_array_equal(bgr, want[..., ::-1].astype(np.float32))
     gray_want = np.stack([_pillow_resize_gray(p) for p in pixels])[..., None]
     assert gray.dtype == np.float32
@@ -115,10 +129,18 @@ def test_keep_aspect_ratio_then_center_crop(images):
     @flow.global_function(type="predict")
     def val() -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
         image = flow.data.OFRecordImageDecoder(_reader(data_dir), "encoded", color_space="RGB")
-        res, scale, size = flow.image.Resize(image, resize_side="shorter",
-                                             keep_aspect_ratio=True, target_size=16)
-        out = flow.image.CropMirrorNormalize(res, color_space="RGB", output_layout="NHWC",
-                                             crop_h=16, crop_w=16, mean=[1.0], std=[2.0])
+        res, scale, size = flow.image.Resize(
+            image, resize_side="shorter", keep_aspect_ratio=True, target_size=16
+        )
+        out = flow.image.CropMirrorNormalize(
+            res,
+            color_space="RGB",
+            output_layout="NHWC",
+            crop_h=16,
+            crop_w=16,
+            mean=[1.0],
+            std=[2.0],
+        )
         return out, scale, size
 
     out, scale, size = val()
@@ -131,7 +153,7 @@ def test_keep_aspect_ratio_then_center_crop(images):
         np.testing.assert_allclose(scale[i], (new_w / w, new_h / h), rtol=1e-6)
         resized = _pillow_resize(p, new_w, new_h)
         y, x = int((new_h - 16) * 0.5), int((new_w - 16) * 0.5)
-        ref = (resized[y:y + 16, x:x + 16].astype(np.float32) - 1.0) / 2.0
+        ref = (resized[y : y + 16, x : x + 16].astype(np.float32) - 1.0) / 2.0
         np.testing.assert_allclose(out[i], ref, rtol=1e-6)
 
 
@@ -143,10 +165,14 @@ def test_random_crop_decoders(images):
         r = _reader(data_dir)
         # The whole image (area 1, the image's own aspect range): equals a plain resize.
         full = flow.data.ImageDecoderRandomCropResize(
-            flow.data.OFRecordBytesDecoder(r, "encoded"), target_width=8, target_height=8,
-            random_area=[1.0, 1.0], random_aspect_ratio=[0.4, 2.5], seed=1)
-        cropped = flow.data.OFRecordImageDecoderRandomCrop(r, "encoded", color_space="RGB",
-                                                           seed=5)
+            flow.data.OFRecordBytesDecoder(r, "encoded"),
+            target_width=8,
+            target_height=8,
+            random_area=[1.0, 1.0],
+            random_aspect_ratio=[0.4, 2.5],
+            seed=1,
+        )
+        cropped = flow.data.OFRecordImageDecoderRandomCrop(r, "encoded", color_space="RGB", seed=5)
         return full, flow.image.Resize(cropped, target_size=(8, 8))[0]
 
     full, cropped = train()
@@ -158,8 +184,9 @@ def test_random_crop_decoders(images):
 
 
 def test_random_crop_windows_respect_the_limits():
-    crop = RandomCrop(seed=0, num_attempts=10, random_area=(0.2, 0.6),
-                      random_aspect_ratio=(0.75, 1.333333))
+    crop = RandomCrop(
+        seed=0, num_attempts=10, random_area=(0.2, 0.6), random_aspect_ratio=(0.75, 1.333333)
+    )
     areas = []
     for _ in range(300):
         y, x, h, w = crop.window(50, 80)
@@ -193,8 +220,9 @@ def test_jpeg_folder_to_records_decodes_like_pillow(tmp_path):
     records = [rec for p in paths for rec in flow.data.read_records(p)]
     for i, rec in enumerate(records):
         jpeg = rec.feature["encoded"].bytes_list.value[0]
-        np.testing.assert_array_equal(got[i], np.asarray(Image.open(io.BytesIO(jpeg)).convert(
-            "RGB")))
+        np.testing.assert_array_equal(
+            got[i], np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
+        )
         assert labels[i] == rec.feature["class/label"].int32_list.value[0]
     assert sorted(labels) == [0, 0, 0, 1, 1, 1]
 
@@ -238,13 +266,16 @@ def test_deprecated_resize_spellings_return_only_images(images, capsys):
         return a, flow.image.CropMirrorNormalize(b, color_space="RGB", crop_h=12, crop_w=12)
 
     a, b = old_style()
-    want = np.stack([np.asarray(Image.fromarray(p).resize((10, 6), Image.NEAREST))
-                     for p in pixels])
+    want = np.stack([np.asarray(Image.fromarray(p).resize((10, 6), Image.NEAREST)) for p in pixels])
     np.testing.assert_array_equal(a, want)
     assert b.shape == (4, 3, 12, 12)
     err = capsys.readouterr().err
-    for word in ("resize_x and resize_y has been deprecated", "interp_type has been deprecated",
-                 "resize_shorter has been deprecated", "color_space has been deprecated"):
+    for word in (
+        "resize_x and resize_y has been deprecated",
+        "interp_type has been deprecated",
+        "resize_shorter has been deprecated",
+        "color_space has been deprecated",
+    ):
         assert word in err
 
 
@@ -255,8 +286,20 @@ def test_cli_writes_an_image_folder(tmp_path, capsys):
         (tmp_path / "img" / cls).mkdir(parents=True)
         pixels = np.full((4, 5, 3), ord(cls), np.uint8)
         Image.fromarray(pixels).save(tmp_path / "img" / cls / "x.png")
-    assert cli_main(["ofrecord", "images", str(tmp_path / "img"), str(tmp_path / "rec"),
-                     "--no-shuffle", "--part-name-suffix-length", "3"]) == 0
+    assert (
+        cli_main(
+            [
+                "ofrecord",
+                "images",
+                str(tmp_path / "img"),
+                str(tmp_path / "rec"),
+                "--no-shuffle",
+                "--part-name-suffix-length",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert "classes (label order): a, b" in capsys.readouterr().out
     records = flow.data.read_records(tmp_path / "rec" / "part-000")
     for label, rec in enumerate(records):
@@ -271,15 +314,24 @@ def test_deprecated_decode_ofrecord_with_blob_confs(images):
     @flow.global_function(type="predict")
     def legacy() -> Tuple[tp.Numpy, tp.Numpy]:
         image_conf = flow.data.BlobConf(
-            "encoded", shape=(12, 16, 3), dtype=flow.float,
-            codec=flow.data.ImageCodec([flow.data.ImagePreprocessor("bgr2rgb"),
-                                        flow.data.ImageResizePreprocessor(16, 12)]),
-            preprocessors=[flow.data.NormByChannelPreprocessor((1.0, 2.0, 3.0), (2.0, 2.0, 2.0),
-                                                               data_format="channels_first")])
-        label_conf = flow.data.BlobConf("class/label", shape=(), dtype=flow.int32,
-                                        codec=flow.data.RawCodec())
-        return flow.data.decode_ofrecord(str(data_dir), [image_conf, label_conf],
-                                         batch_size=len(SIZES))
+            "encoded",
+            shape=(12, 16, 3),
+            dtype=flow.float,
+            codec=flow.data.ImageCodec(
+                [flow.data.ImagePreprocessor("bgr2rgb"), flow.data.ImageResizePreprocessor(16, 12)]
+            ),
+            preprocessors=[
+                flow.data.NormByChannelPreprocessor(
+                    (1.0, 2.0, 3.0), (2.0, 2.0, 2.0), data_format="channels_first"
+                )
+            ],
+        )
+        label_conf = flow.data.BlobConf(
+            "class/label", shape=(), dtype=flow.int32, codec=flow.data.RawCodec()
+        )
+        return flow.data.decode_ofrecord(
+            str(data_dir), [image_conf, label_conf], batch_size=len(SIZES)
+        )
 
     image, label = legacy()
     np.testing.assert_array_equal(label, np.arange(len(SIZES)))

@@ -26,17 +26,23 @@ def dataset(tmp_path):
     """20 records in 3 parts: x (2, 3) float32 = id-derived, id int64, name bytes."""
     ids = np.arange(N, dtype=np.int64)
     x = (ids[:, None, None] * 10 + np.arange(6).reshape(2, 3)).astype(np.float32)
-    write_ofrecord(tmp_path, {"x": x, "id": ids, "name": [b"r%d" % i for i in ids]},
-                   part_num=3, part_name_suffix_length=3)
+    write_ofrecord(
+        tmp_path,
+        {"x": x, "id": ids, "name": [b"r%d" % i for i in ids]},
+        part_num=3,
+        part_name_suffix_length=3,
+    )
     return tmp_path, x, ids
 
 
 def _id_job(data_dir, batch, **kwargs):
     @flow.global_function(type="predict")
     def read_ids() -> tp.Numpy:
-        records = flow.data.ofrecord_reader(str(data_dir), batch_size=batch, data_part_num=3,
-                                            part_name_suffix_length=3, **kwargs)
+        records = flow.data.ofrecord_reader(
+            str(data_dir), batch_size=batch, data_part_num=3, part_name_suffix_length=3, **kwargs
+        )
         return flow.data.OFRecordRawDecoder(records, "id", shape=(), dtype=flow.int64)
+
     return read_ids
 
 
@@ -45,8 +51,9 @@ def test_batches_follow_part_files_and_cycle(dataset):
 
     @flow.global_function(type="predict")
     def read() -> Tuple[tp.Numpy, tp.Numpy]:
-        records = flow.data.ofrecord_reader(str(data_dir), batch_size=8, data_part_num=3,
-                                            part_name_suffix_length=3)
+        records = flow.data.ofrecord_reader(
+            str(data_dir), batch_size=8, data_part_num=3, part_name_suffix_length=3
+        )
         xs = flow.data.OFRecordRawDecoder(records, "x", shape=(2, 3), dtype=flow.float)
         i = flow.data.OFRecordRawDecoder(records, "id", shape=(1,), dtype=flow.int32)
         return xs * 2.0, i
@@ -54,7 +61,7 @@ def test_batches_follow_part_files_and_cycle(dataset):
     expected = np.concatenate([ids, ids, ids])  # OneFlow reads on past the end, forever
     for call in range(6):
         got_x, got_id = read()
-        want = expected[8 * call: 8 * call + 8]
+        want = expected[8 * call : 8 * call + 8]
         np.testing.assert_array_equal(got_id[:, 0], want)
         assert got_id.dtype == np.int32
         np.testing.assert_array_equal(got_x, x[want] * 2.0)
@@ -75,8 +82,7 @@ def test_shuffle_is_a_permutation_per_epoch_and_seeded(dataset):
     orders = []
     for seed in (7, 7, 8):
         flow.clear_default_session()
-        job = _id_job(data_dir, 5, epochs=1, random_shuffle=True, shuffle_buffer_size=32,
-                      seed=seed)
+        job = _id_job(data_dir, 5, epochs=1, random_shuffle=True, shuffle_buffer_size=32, seed=seed)
         orders.append(np.concatenate([job() for _ in range(4)]))
     assert sorted(orders[0]) == list(ids)  # a buffer larger than the data: a full permutation
     np.testing.assert_array_equal(orders[0], orders[1])
@@ -109,7 +115,7 @@ def test_small_shuffle_buffer_keeps_records_near_their_place(dataset):
     # Call k emits a buffered record, read no later than record k + 1 (OneFlow's swap
     # buffer): in the first pass, where read order is the id, no record jumps ahead.
     k = np.arange(N - 2)
-    assert np.all(got[:N - 2] <= k + 1), got[:N - 2]
+    assert np.all(got[: N - 2] <= k + 1), got[: N - 2]
     assert not np.array_equal(got[:N], ids)
 
 
@@ -120,25 +126,29 @@ def test_shuffle_after_epoch_reorders_whole_part_files(dataset):
     parts = [ids[0:6], ids[6:13], ids[13:20]]  # write_ofrecord's split of 20 into 3
     np.testing.assert_array_equal(got[:N], ids)  # the first pass is in file order
     for epoch in range(1, 4):
-        chunk = got[epoch * N:(epoch + 1) * N]
+        chunk = got[epoch * N : (epoch + 1) * N]
         pos = 0
         for _ in range(3):  # each pass is the three part files in some order, each intact
             part = next(p for p in parts if p[0] == chunk[pos])
-            np.testing.assert_array_equal(chunk[pos:pos + len(part)], part)
+            np.testing.assert_array_equal(chunk[pos : pos + len(part)], part)
             pos += len(part)
     assert any(got[e * N] != 0 for e in range(1, 4)), "no pass changed the file order"
 
 
 def test_raw_decoder_conversions_and_padding(tmp_path):
-    write_ofrecord(tmp_path, {"short": [np.array([1.5, 2.5], np.float32)] * 2,
-                              "long": [np.arange(5, dtype=np.int64)] * 2,
-                              "bytes": [b"\x01\x02\xff", b"\x03"]})
+    write_ofrecord(
+        tmp_path,
+        {
+            "short": [np.array([1.5, 2.5], np.float32)] * 2,
+            "long": [np.arange(5, dtype=np.int64)] * 2,
+            "bytes": [b"\x01\x02\xff", b"\x03"],
+        },
+    )
 
     @flow.global_function(type="predict")
     def decode() -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
         r = flow.data.ofrecord_reader(str(tmp_path), batch_size=2)
-        a = flow.data.OFRecordRawDecoder(r, "short", shape=(4,), dtype=flow.float,
-                                         truncate=True)
+        a = flow.data.OFRecordRawDecoder(r, "short", shape=(4,), dtype=flow.float, truncate=True)
         b = flow.data.OFRecordRawDecoder(r, "long", shape=(3,), dtype=flow.int32, truncate=True)
         c = flow.data.OFRecordRawDecoder(r, "bytes", shape=(3,), dtype=flow.int32)
         d = flow.data.ofrecord_raw_decoder(r, "long", shape=(5,), dtype=flow.double)
@@ -160,12 +170,17 @@ def test_decoder_errors_name_the_field(tmp_path):
         r = flow.data.ofrecord_reader(str(tmp_path), batch_size=2)
         return flow.data.OFRecordRawDecoder(r, "v", shape=(4,), dtype=flow.float)
 
-    with pytest.raises(flow.data.DecodeError, match=r"'v' of record 0 of .*part-0 \(byte offset "
-                                                    r"0\) holds 3 values, but shape \(4,\)") as err:
+    with pytest.raises(
+        flow.data.DecodeError,
+        match=r"'v' of record 0 of .*part-0 \(byte offset "
+        r"0\) holds 3 values, but shape \(4,\)",
+    ) as err:
         wrong_count()
     # ... and names the op and the user's line that created it
-    assert "in data pipeline op 'OFRecordRawDecoder_0' (ofrecord_raw_decoder) of job " \
-           "'wrong_count'" in str(err.value)
+    assert (
+        "in data pipeline op 'OFRecordRawDecoder_0' (ofrecord_raw_decoder) of job "
+        "'wrong_count'" in str(err.value)
+    )
     assert "test_ofrecord_reader.py" in str(err.value)
 
     flow.clear_default_session()
@@ -207,8 +222,11 @@ def test_truncated_part_file_fails_the_call_with_file_and_offset(tmp_path):
     record_size = Path(path).stat().st_size // 6 + 1  # 6 equal records, the last cut short
     job = _id_job_v(tmp_path)
     np.testing.assert_array_equal(job(), [0, 1, 2])
-    with pytest.raises(flow.data.RecordError, match=rf"{path}: truncated record at byte "
-                                                    rf"offset {5 * record_size}"):
+    with pytest.raises(
+        flow.data.RecordError,
+        match=rf"{path}: truncated record at byte "
+        rf"offset {5 * record_size}",
+    ):
         job()
 
 
@@ -217,6 +235,7 @@ def _id_job_v(data_dir):
     def read_v() -> tp.Numpy:
         r = flow.data.ofrecord_reader(str(data_dir), batch_size=3)
         return flow.data.OFRecordRawDecoder(r, "v", shape=(), dtype=flow.float)
+
     return read_v
 
 
@@ -246,8 +265,9 @@ def test_train_job_learns_from_records(tmp_path):
         r = flow.data.ofrecord_reader(str(tmp_path), batch_size=16, data_part_num=2)
         xs = flow.data.OFRecordRawDecoder(r, "x", shape=(4,), dtype=flow.float)
         ys = flow.data.OFRecordRawDecoder(r, "y", shape=(1,), dtype=flow.float)
-        pred = flow.layers.dense(xs, 1, use_bias=False, name="lin",
-                                 kernel_initializer=flow.zeros_initializer())
+        pred = flow.layers.dense(
+            xs, 1, use_bias=False, name="lin", kernel_initializer=flow.zeros_initializer()
+        )
         loss = flow.math.reduce_mean(flow.math.square(pred - ys))
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
         return loss
@@ -260,8 +280,9 @@ def test_decode_random_draws_fresh_values(tmp_path):
     @flow.global_function(type="predict")
     def synth() -> Tuple[tp.Numpy, tp.Numpy]:
         a = flow.data.decode_random(shape=(3,), dtype=flow.float, batch_size=4)
-        b = flow.data.decode_random(shape=(), dtype=flow.int32, batch_size=4,
-                                    initializer=flow.zeros_initializer(flow.int32))
+        b = flow.data.decode_random(
+            shape=(), dtype=flow.int32, batch_size=4, initializer=flow.zeros_initializer(flow.int32)
+        )
         return a, b
 
     a1, b1 = synth()
@@ -304,8 +325,13 @@ def test_pipeline_feeds_a_job_on_two_devices(dataset):
 
     data_dir, x, ids = dataset
     env = {k: v for k, v in __import__("os").environ.items() if k != "JAX_NUM_CPU_DEVICES"}
-    out = subprocess.run([sys.executable, "-c", _TWO_DEVICES, str(data_dir)], env=env,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _TWO_DEVICES, str(data_dir)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     got = np.array(json.loads(out.stdout.strip().splitlines()[-1]))
     # Reference: plain SGD on the loss sum(x @ w) * 0.01 / 8 per step, batches in file order.

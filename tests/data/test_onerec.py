@@ -34,8 +34,12 @@ def test_generated_module_is_flatc_output_of_the_schema(tmp_path):
     version = subprocess.run([flatc, "--version"], capture_output=True, text=True).stdout
     if "2.0.8" not in version:  # other versions lay the generated code out differently
         pytest.skip(f"the committed file is flatc 2.0.8's output; this is {version.strip()}")
-    done = subprocess.run([sys.executable, "-m", "flowjob.data._regen_onerec", "--output",
-                           str(tmp_path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "flowjob.data._regen_onerec", "--output", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     committed = SCHEMA.parent / "_onerec_generated.py"
     assert (tmp_path / committed.name).read_text() == committed.read_text()
@@ -46,11 +50,11 @@ def _frames(path: Path) -> list[bytes]:
     data, pos, out = path.read_bytes(), 0, []
     while pos < len(data):
         magic, reserved, size = struct.unpack_from("<qii", data, pos)
-        assert data[pos:pos + 8] == b"^ONEREC$" and reserved == 0
-        assert data[pos + 16:pos + 24] == xxhash.xxh64(data[pos:pos + 16]).digest()
-        payload = data[pos + 24:pos + 24 + size]
+        assert data[pos : pos + 8] == b"^ONEREC$" and reserved == 0
+        assert data[pos + 16 : pos + 24] == xxhash.xxh64(data[pos : pos + 16]).digest()
+        payload = data[pos + 24 : pos + 24 + size]
         end = pos + 24 + size + (-size % 8)
-        assert data[end:end + 8] == xxhash.xxh64(payload).digest()
+        assert data[end : end + 8] == xxhash.xxh64(payload).digest()
         out.append(payload)
         pos = end + 8
     return out
@@ -89,24 +93,26 @@ def test_reader_and_decoder_in_a_job(tmp_path):
     ids = np.arange(12, dtype=np.int32)
     feats = np.stack([ids * 1.5, -ids]).T.astype(np.float32)
     varying = [np.arange(k % 3 + 1, dtype=np.int64) for k in ids]
-    files = [write_onerec(tmp_path / f"{k}.onerec", {"id": ids[k::2, None],
-                                                     "feat": feats[k::2],
-                                                     "var": varying[k::2]})
-             for k in range(2)]
+    files = [
+        write_onerec(
+            tmp_path / f"{k}.onerec",
+            {"id": ids[k::2, None], "feat": feats[k::2], "var": varying[k::2]},
+        )
+        for k in range(2)
+    ]
 
     @flow.global_function(type="predict")
     def read() -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
         r = flow.data.onerec_reader(files=files, batch_size=4)
         i = flow.data.onerec_decoder(r, key="id", shape=(1,), dtype=flow.int32)
         f = flow.data.onerec_decoder(r, key="feat", shape=(2,), dtype=flow.float)
-        v = flow.data.onerec_decoder(r, key="var", shape=(3,), dtype=flow.int64,
-                                     is_dynamic=True)
+        v = flow.data.onerec_decoder(r, key="var", shape=(3,), dtype=flow.int64, is_dynamic=True)
         return i, f * 2.0, v
 
     order = np.concatenate([ids[0::2], ids[1::2]])  # file by file
     for call in range(4):
         i, f, v = read()
-        want = np.concatenate([order, order])[4 * call:4 * call + 4]
+        want = np.concatenate([order, order])[4 * call : 4 * call + 4]
         np.testing.assert_array_equal(i[:, 0], want)
         np.testing.assert_allclose(f, feats[want] * 2.0)
         for row, k in zip(v, want):
@@ -119,9 +125,15 @@ def test_batch_shuffle_keeps_batches_together(tmp_path):
 
     @flow.global_function(type="predict")
     def read() -> tp.Numpy:
-        r = flow.data.onerec_reader(files=[path], batch_size=4, random_shuffle=True,
-                                    shuffle_mode="batch", shuffle_buffer_size=4, seed=0,
-                                    epochs=2)
+        r = flow.data.onerec_reader(
+            files=[path],
+            batch_size=4,
+            random_shuffle=True,
+            shuffle_mode="batch",
+            shuffle_buffer_size=4,
+            seed=0,
+            epochs=2,
+        )
         return flow.data.onerec_decoder(r, key="id", shape=(1,), dtype=flow.int32)
 
     batches = [read()[:, 0] for _ in range(8)]

@@ -30,10 +30,10 @@ class Normal:
 
 
 def dense(x, units, name, distribute=None):
-    w = flow.get_variable(f"{name}-weight", (units, x.shape[1]), initializer=Normal(),
-                          distribute=distribute)
-    b = flow.get_variable(f"{name}-bias", (units,), initializer=Normal(),
-                          distribute=distribute)
+    w = flow.get_variable(
+        f"{name}-weight", (units, x.shape[1]), initializer=Normal(), distribute=distribute
+    )
+    b = flow.get_variable(f"{name}-bias", (units,), initializer=Normal(), distribute=distribute)
     return apply_op("dense", lambda a, w, b: a @ w.T + b, [x, w, b])
 
 
@@ -47,10 +47,14 @@ def body(images, labels):
     # watch / watch_diff see whole tensors in every mode (pieces concatenated in device order)
     flow.watch(hidden, lambda v: WATCHED.__setitem__("hidden", v.tolist()))
     flow.watch_diff(logits, lambda g: WATCHED.__setitem__("dlogits", g.tolist()))
-    loss = apply_op("xent", lambda lab, lg: -jnp.take_along_axis(
-        jax.nn.log_softmax(lg), lab[:, None], 1)[:, 0], [labels, logits])
-    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5]),
-                       momentum=0.9).minimize(loss)
+    loss = apply_op(
+        "xent",
+        lambda lab, lg: -jnp.take_along_axis(jax.nn.log_softmax(lg), lab[:, None], 1)[:, 0],
+        [labels, logits],
+    )
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5]), momentum=0.9).minimize(
+        loss
+    )
     return loss
 
 
@@ -61,27 +65,36 @@ if MODE == "mirrored":
     per = BATCH // DEVICES
 
     @flow.global_function(type="train", function_config=config)
-    def train(images: tp.ListNumpy.Placeholder((per, 12)),
-              labels: tp.ListNumpy.Placeholder((per,), dtype=flow.int32)) -> tp.ListNumpy:
+    def train(
+        images: tp.ListNumpy.Placeholder((per, 12)),
+        labels: tp.ListNumpy.Placeholder((per,), dtype=flow.int32),
+    ) -> tp.ListNumpy:
         with flow.scope.placement("cpu", placement):
             return body(images, labels)
 else:
+
     @flow.global_function(type="train")
-    def train(images: tp.Numpy.Placeholder((BATCH, 12)),
-              labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.ListNumpy:
+    def train(
+        images: tp.Numpy.Placeholder((BATCH, 12)),
+        labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32),
+    ) -> tp.ListNumpy:
         with flow.scope.placement("cpu", placement):
             return body(images, labels)
 
+
 LOGDIR = sys.argv[5] if len(sys.argv) > 5 else None
 if LOGDIR:  # summaries work unchanged: job summary ops are delivered by the first process
+
     @flow.global_function()
     def create_writer():
         flow.summary.create_summary_writer(LOGDIR)
 
     @flow.global_function()
-    def log_loss(value: tp.ListNumpy.Placeholder((1,)),
-                 step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
-                 tag: tp.ListNumpy.Placeholder((20,), dtype=flow.int8)):
+    def log_loss(
+        value: tp.ListNumpy.Placeholder((1,)),
+        step: tp.ListNumpy.Placeholder((1,), dtype=flow.int64),
+        tag: tp.ListNumpy.Placeholder((20,), dtype=flow.int8),
+    ):
         flow.summary.scalar(value, step, tag)
 
     create_writer()
@@ -98,8 +111,11 @@ for _ in range(STEPS):
     else:
         losses.append(np.concatenate(train(x, y)).tolist())
     if LOGDIR:
-        log_loss([np.array([np.mean(losses[-1])], np.float32)],
-                 [np.array([len(losses)], np.int64)], [np.frombuffer(b"loss", np.int8)])
+        log_loss(
+            [np.array([np.mean(losses[-1])], np.float32)],
+            [np.array([len(losses)], np.int64)],
+            [np.frombuffer(b"loss", np.int8)],
+        )
 params = {k: v.numpy().tolist() for k, v in flow.get_all_variables().items()}
 flow.sync_default_session()
 if len(sys.argv) > 4:  # checkpoints work unchanged: the first process writes them
@@ -107,8 +123,16 @@ if len(sys.argv) > 4:  # checkpoints work unchanged: the first process writes th
 session = flow.runtime.default_session()
 lowered = session.compiled_job(train).lowered
 weight = session.variables.values["hidden-weight"]
-print(json.dumps({"losses": losses, "params": params, "devices": len(jax.devices()),
-                  "watched": WATCHED,
-                  "mesh": 1 if lowered.mesh is None else lowered.mesh.size,
-                  "weight_spec": str(getattr(weight.sharding, "spec", None)),
-                  "process": jax.process_index()}))
+print(
+    json.dumps(
+        {
+            "losses": losses,
+            "params": params,
+            "devices": len(jax.devices()),
+            "watched": WATCHED,
+            "mesh": 1 if lowered.mesh is None else lowered.mesh.size,
+            "weight_spec": str(getattr(weight.sharding, "spec", None)),
+            "process": jax.process_index(),
+        }
+    )
+)

@@ -24,8 +24,13 @@ def _env(**extra: str) -> dict:
 
 def _train(mode: str, devices: int, steps: int = 4, checkpoint: str | None = None) -> dict:
     extra = [checkpoint] if checkpoint else []
-    out = subprocess.run([sys.executable, SCRIPT, mode, str(devices), str(steps), *extra],
-                         env=_env(), capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, SCRIPT, mode, str(devices), str(steps), *extra],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -41,10 +46,10 @@ def reference():
     return _train("single", 1)
 
 
-@pytest.mark.parametrize("mode,devices", [("data", 4), ("model", 4), ("mirrored", 4),
-                                          ("data", 8), ("mirrored", 8)])
-def test_parallel_training_matches_single_device_step_by_step(reference, mode, devices,
-                                                              tmp_path):
+@pytest.mark.parametrize(
+    "mode,devices", [("data", 4), ("model", 4), ("mirrored", 4), ("data", 8), ("mirrored", 8)]
+)
+def test_parallel_training_matches_single_device_step_by_step(reference, mode, devices, tmp_path):
     result = _train(mode, devices, checkpoint=str(tmp_path / "ckpt"))
     assert result["devices"] == devices and result["mesh"] == devices
     if mode == "model":  # dense weight (units, in) split over the output units
@@ -53,28 +58,45 @@ def test_parallel_training_matches_single_device_step_by_step(reference, mode, d
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"step {step}")
     assert set(result["params"]) == set(reference["params"])
     for name, value in reference["params"].items():
-        np.testing.assert_allclose(result["params"][name], value, rtol=1e-4, atol=1e-5,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            result["params"][name], value, rtol=1e-4, atol=1e-5, err_msg=name
+        )
     for key in ("hidden", "dlogits"):
-        np.testing.assert_allclose(result["watched"][key], reference["watched"][key],
-                                   rtol=1e-4, atol=1e-5, err_msg=key)
+        np.testing.assert_allclose(
+            result["watched"][key], reference["watched"][key], rtol=1e-4, atol=1e-5, err_msg=key
+        )
     saved = flow.checkpoint.get(str(tmp_path / "ckpt"))
     assert set(saved) == set(result["params"])
     for name, value in result["params"].items():
-        np.testing.assert_array_equal(saved[name].numpy(), np.asarray(value, np.float32)
-                                      if "TrainStep" not in name else value)
+        np.testing.assert_array_equal(
+            saved[name].numpy(), np.asarray(value, np.float32) if "TrainStep" not in name else value
+        )
 
 
 def test_two_processes_train_together_like_one(reference, tmp_path):
     port = _free_port()
-    procs = [subprocess.Popen(
-        [sys.executable, SCRIPT, "multi", "2", "4", str(tmp_path / "ckpt"),
-         str(tmp_path / "logs")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-        env=_env(FLOWJOB_COORDINATOR=f"127.0.0.1:{port}", FLOWJOB_NUM_PROCESSES="2",
-                 FLOWJOB_PROCESS_ID=str(rank)))
-        for rank in range(2)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                SCRIPT,
+                "multi",
+                "2",
+                "4",
+                str(tmp_path / "ckpt"),
+                str(tmp_path / "logs"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(
+                FLOWJOB_COORDINATOR=f"127.0.0.1:{port}",
+                FLOWJOB_NUM_PROCESSES="2",
+                FLOWJOB_PROCESS_ID=str(rank),
+            ),
+        )
+        for rank in range(2)
+    ]
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=300)
@@ -94,15 +116,17 @@ def test_two_processes_train_together_like_one(reference, tmp_path):
 
     files = [f for f in os.listdir(tmp_path / "logs") if "tfevents" in f]
     assert len(files) == 1  # one writer, in the first process
-    acc = event_accumulator.EventAccumulator(str(tmp_path / "logs"),
-                                             size_guidance={event_accumulator.SCALARS: 0})
+    acc = event_accumulator.EventAccumulator(
+        str(tmp_path / "logs"), size_guidance={event_accumulator.SCALARS: 0}
+    )
     acc.Reload()
     logged = [(e.step, e.value) for e in acc.Scalars("loss")]
     expected = [(i + 1, float(np.mean(loss))) for i, loss in enumerate(reference["losses"])]
     np.testing.assert_allclose(logged, expected, rtol=1e-4)
     saved = flow.checkpoint.get(str(tmp_path / "ckpt"))  # written once, by process 0
-    np.testing.assert_allclose(saved["hidden-weight"].numpy(),
-                               reference["params"]["hidden-weight"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        saved["hidden-weight"].numpy(), reference["params"]["hidden-weight"], rtol=1e-4, atol=1e-5
+    )
 
 
 def test_device_count_after_jax_started_is_a_clear_error():

@@ -19,23 +19,32 @@ def make_checkout(tmp_path: Path) -> Path:
     (root / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "scripts" / "_venv.sh", root / "scripts" / "_venv.sh")
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
-    shutil.copytree(REPO / "kernels" / "onednn", root / "kernels" / "onednn",
-                    ignore=shutil.ignore_patterns("build", "*.egg-info", "*.so"))
+    shutil.copytree(
+        REPO / "kernels" / "onednn",
+        root / "kernels" / "onednn",
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "*.so"),
+    )
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "python"
-    fake.write_text('#!/bin/bash\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then\n'
-                    f'  echo "$*" >> {root}/pip.log; exit 0\nfi\n'
-                    f'exec {sys.executable} "$@"\n')
+    fake.write_text(
+        '#!/bin/bash\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then\n'
+        f'  echo "$*" >> {root}/pip.log; exit 0\nfi\n'
+        f'exec {sys.executable} "$@"\n'
+    )
     fake.chmod(0o755)
     return root
 
 
 def source(root: Path, extras: str = "", onednn: str = "0") -> str:
     """Sources _venv.sh; the optional oneDNN build is off unless ``onednn="1"``."""
-    proc = subprocess.run(["bash", "-c", f'EXTRAS="{extras}" FLOWJOB_ONEDNN={onednn} '
-                           "source scripts/_venv.sh"],
-                          cwd=root, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", "-c", f'EXTRAS="{extras}" FLOWJOB_ONEDNN={onednn} source scripts/_venv.sh'],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
@@ -64,8 +73,13 @@ def test_a_failed_install_is_retried(tmp_path):
     root = make_checkout(tmp_path)
     fake = root / ".venv" / "bin" / "python"
     fake.write_text(fake.read_text().replace("exit 0", "exit 1"))
-    proc = subprocess.run(["bash", "-c", "source scripts/_venv.sh"], cwd=root,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", "-c", "source scripts/_venv.sh"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert not list((root / ".venv").glob(".flowjob-installed*"))  # no stamp: next run retries
 
@@ -77,12 +91,15 @@ def test_optional_kernels_build_once_and_a_failed_build_keeps_xla(tmp_path):
         assert pip_calls(root) == ["-m pip install --progress-bar on -e ."]
         return
     assert "oneDNN kernels installed" in out
-    assert pip_calls(root)[1:] == ["-m pip install -q -e .[kernels]",
-                                   "-m pip install -q --no-build-isolation ./kernels/onednn"]
+    assert pip_calls(root)[1:] == [
+        "-m pip install -q -e .[kernels]",
+        "-m pip install -q --no-build-isolation ./kernels/onednn",
+    ]
     assert source(root, onednn="1") == "" and len(pip_calls(root)) == 3
     (root / "kernels" / "onednn" / "src" / "conv_ffi.cc").write_text("// changed\n")
     fake = root / ".venv" / "bin" / "python"  # the kernel build fails, flowjob's install not
-    fake.write_text(fake.read_text().replace(
-        'then\n', 'then\n  case "$*" in *kernels*) exit 1;; esac\n', 1))
+    fake.write_text(
+        fake.read_text().replace("then\n", 'then\n  case "$*" in *kernels*) exit 1;; esac\n', 1)
+    )
     out = source(root, onednn="1")
     assert "oneDNN kernels not built" in out and "using XLA's convolutions" in out

@@ -21,8 +21,10 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 
 def blocks(language: str) -> list[tuple[int, str]]:
     """(line number, text) of every fenced block tagged ``language``."""
-    return [(README.count("\n", 0, m.start()) + 1, m.group(1))
-            for m in re.finditer(rf"^```{language}\n(.*?)^```", README, re.M | re.S)]
+    return [
+        (README.count("\n", 0, m.start()) + 1, m.group(1))
+        for m in re.finditer(rf"^```{language}\n(.*?)^```", README, re.M | re.S)
+    ]
 
 
 PYTHON = blocks("python")
@@ -39,8 +41,14 @@ def test_python_block_runs(line, code, tmp_path):
     script.write_text(code, encoding="utf-8")
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONWARNINGS="error::DeprecationWarning")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     where = f"README.md block at line {line}"
     assert proc.returncode == 0, f"{where} failed:\n{proc.stdout}\n{proc.stderr}"
     # flowjob prints OneFlow's deprecation notices itself (once per spelling), not as warnings.

@@ -22,11 +22,17 @@ def run_example(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess]:
     def run(name: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(
-            os.pathsep)
+            os.pathsep
+        )
         env.setdefault("JAX_PLATFORMS", "cpu")
-        proc = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), *args],
-                              cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run(
+            [sys.executable, str(EXAMPLES / f"{name}.py"), *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
         return proc
 

@@ -27,8 +27,9 @@ def read_checkpoint(path: Path) -> dict[str, np.ndarray]:
 
 
 def _conv_relu_pool(x, w, b):
-    x = jax.lax.conv_general_dilated(x, w, (1, 1), "SAME",
-                                     dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    x = jax.lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+    )
     x = jax.nn.relu(x + b[None, :, None, None])
     return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
 
@@ -66,5 +67,9 @@ def mnist_subset() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     import flowjob
 
     (xtr, ytr), (xte, yte) = flowjob.data.load_mnist(100, 100)
-    return (xtr.reshape(-1, 1, 28, 28), ytr.reshape(-1), xte.reshape(-1, 1, 28, 28),
-            yte.reshape(-1))
+    return (
+        xtr.reshape(-1, 1, 28, 28),
+        ytr.reshape(-1),
+        xte.reshape(-1, 1, 28, 28),
+        yte.reshape(-1),
+    )

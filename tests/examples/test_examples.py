@@ -44,8 +44,11 @@ def test_watch_diff(run_example):
     # steps 0, 2, 4: the gradient line and the loss (and a line about the bundled MNIST subset)
     assert len(proc.stdout.splitlines()) <= 7
     _, y_train, _, _ = mnist_subset()
-    calls = re.findall(rf"step (\d+): d\(loss\)/d\(logits\) \(100, 10\) float32, largest "
-                       rf"\|row sum\| ({FLOAT}), first row \[([^\]]*)\]\n({FLOAT})\n", proc.stdout)
+    calls = re.findall(
+        rf"step (\d+): d\(loss\)/d\(logits\) \(100, 10\) float32, largest "
+        rf"\|row sum\| ({FLOAT}), first row \[([^\]]*)\]\n({FLOAT})\n",
+        proc.stdout,
+    )
     assert [int(step) for step, *_ in calls] == [0, 2, 4]
     for step, row_sum, row, loss in calls:
         grad = np.array(row.split(), float)
@@ -58,8 +61,17 @@ def test_watch_diff(run_example):
 
 @pytest.mark.slow
 def test_synchronize_single_then_batch_job(run_example, tmp_path):
-    proc = run_example("synchronize_single_job", "--epochs", "2", "--steps", "3",
-                       "--print-every", "2", "--model-dir", "lenet")
+    proc = run_example(
+        "synchronize_single_job",
+        "--epochs",
+        "2",
+        "--steps",
+        "3",
+        "--print-every",
+        "2",
+        "--model-dir",
+        "lenet",
+    )
     losses = re.findall(rf"epoch (\d) step (\d): loss ({FLOAT})", proc.stdout)
     assert [(e, s) for e, s, _ in losses] == [("0", "0"), ("0", "2"), ("1", "0"), ("1", "2")]
     variables = read_checkpoint(tmp_path / "lenet")
@@ -71,8 +83,17 @@ def test_synchronize_single_then_batch_job(run_example, tmp_path):
 
 
 def test_async_single_then_batch_job(run_example, tmp_path):
-    proc = run_example("async_single_job", "--epochs", "3", "--steps", "4", "--print-every",
-                       "4", "--model-dir", "mlp")
+    proc = run_example(
+        "async_single_job",
+        "--epochs",
+        "3",
+        "--steps",
+        "4",
+        "--print-every",
+        "4",
+        "--model-dir",
+        "mlp",
+    )
     losses = [float(v) for v in re.findall(rf"step \d+: loss ({FLOAT})", proc.stdout)]
     assert re.findall(r"step (\d+):", proc.stdout) == ["0", "4", "8"]
     assert losses[-1] < losses[0]
@@ -99,21 +120,30 @@ def test_summary(run_example, tmp_path):
     assert [round(e.value, 6) for e in acc.Scalars("~hparams/loss")] == [0.02]
     histograms = acc.Tensors("histogram")
     assert [e.step for e in histograms] == [0, 1, 2, 3]
-    assert all(tensor_util.make_ndarray(e.tensor_proto)[:, 2].sum() == 50 * 50 * 20
-               for e in histograms)
+    assert all(
+        tensor_util.make_ndarray(e.tensor_proto)[:, 2].sum() == 50 * 50 * 20 for e in histograms
+    )
     image = tensor_util.make_ndarray(acc.Tensors("image")[0].tensor_proto)
     assert len(image) == 2 + 3 and list(image[:2]) == [b"64", b"64"]
     text = tensor_util.make_ndarray(acc.Tensors("text")[0].tensor_proto)
     assert [t.decode() for t in text] == ["vgg16", "resnet50", "mask-rcnn", "yolov3"]
     start = plugin_data_pb2.HParamsPluginData.FromString(
-        acc.PluginTagToContent("hparams")["_hparams_/session_start_info"]).session_start_info
+        acc.PluginTagToContent("hparams")["_hparams_/session_start_info"]
+    ).session_start_info
     assert start.hparams["optimizer"].string_value == "adam"
     assert acc.Graph().node  # the GraphDef is in the run's own event file
     assert sorted(p.name for p in (tmp_path / "logs").rglob("events.out.tfevents.*")) == [
-        p.name for p in (tmp_path / "logs").glob("events.out.tfevents.*")]  # one run
+        p.name for p in (tmp_path / "logs").glob("events.out.tfevents.*")
+    ]  # one run
     graph = json.loads((tmp_path / "logs" / "graph" / "structure_graph.json").read_text())
     assert {entry["config"]["name"] for entry in graph} == {
-        "CreateWriter", "ScalarJob", "HistogramJob", "PbJob", "ImageJob", "FlushJob"}
+        "CreateWriter",
+        "ScalarJob",
+        "HistogramJob",
+        "PbJob",
+        "ImageJob",
+        "FlushJob",
+    }
     config = projector_config_pb2.ProjectorConfig()
     from google.protobuf import text_format
 
@@ -155,18 +185,37 @@ def check_demo_logs(logdir, steps, epochs, accuracy):
     assert {"train_job", "eval_job"} <= {entry["config"]["name"] for entry in graph}
     from google.protobuf import text_format
 
-    config = text_format.Parse((logdir / "projector_config.pbtxt").read_text(),
-                               projector_config_pb2.ProjectorConfig())
+    config = text_format.Parse(
+        (logdir / "projector_config.pbtxt").read_text(), projector_config_pb2.ProjectorConfig()
+    )
     assert sorted(e.tensor_name.split(":")[0] for e in config.embeddings) == [
-        "hidden_features", "unusual_digits"]
+        "hidden_features",
+        "unusual_digits",
+    ]
 
 
 def test_mnist_demo_small(run_example, tmp_path):
-    proc = run_example("mnist_demo", "--epochs", "2", "--steps", "4", "--print-every", "2",
-                       "--logdir", "demo", "--embedding-size", "60", "--model-dir", "model")
+    proc = run_example(
+        "mnist_demo",
+        "--epochs",
+        "2",
+        "--steps",
+        "4",
+        "--print-every",
+        "2",
+        "--logdir",
+        "demo",
+        "--embedding-size",
+        "60",
+        "--model-dir",
+        "model",
+    )
     out = proc.stdout
-    progress = re.findall(r"epoch (\d) step +(\d)/4 +loss (\S+) +active ReLUs +(\S+)% "
-                          r"+\|dL/dlogits\| (\S+)", out)
+    progress = re.findall(
+        r"epoch (\d) step +(\d)/4 +loss (\S+) +active ReLUs +(\S+)% "
+        r"+\|dL/dlogits\| (\S+)",
+        out,
+    )
     assert [(e, s) for e, s, *_ in progress] == [("1", "2"), ("1", "4"), ("2", "2"), ("2", "4")]
     assert all(0 < float(active) <= 100 and float(norm) > 0 for *_, active, norm in progress)
     printed = float(re.search(r"^test accuracy: (\S+)%$", out, re.M).group(1))

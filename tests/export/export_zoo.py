@@ -53,14 +53,16 @@ def define_jobs(batch: int, suffix: str = "") -> dict[str, Any]:
     def resnet(x: tp.Numpy.Placeholder((batch, 3, 16, 16))) -> tp.Numpy:
         return test_models.resnet_small(x)
 
-    def bert(ids: tp.Numpy.Placeholder((batch, 8), dtype=flow.int32),
-             mask: tp.Numpy.Placeholder((batch, 8), dtype=flow.int32)) -> tp.Numpy:
+    def bert(
+        ids: tp.Numpy.Placeholder((batch, 8), dtype=flow.int32),
+        mask: tp.Numpy.Placeholder((batch, 8), dtype=flow.int32),
+    ) -> tp.Numpy:
         return test_models.bert_small(ids, mask)
 
     jobs = {}
     for fn in (lenet, mlp, resnet, bert):
         fn.__name__ = fn.__qualname__ = fn.__name__ + suffix
-        jobs[fn.__name__[:len(fn.__name__) - len(suffix)]] = flow.global_function()(fn)
+        jobs[fn.__name__[: len(fn.__name__) - len(suffix)]] = flow.global_function()(fn)
     return jobs
 
 
@@ -69,9 +71,12 @@ def make_inputs(batch: int, seed: int = 1) -> dict[str, dict[str, np.ndarray]]:
     image = rng.standard_normal((batch, 1, 28, 28)).astype(np.float32)
     mask = np.ones((batch, 8), np.int32)
     mask[:, 5:] = 0
-    return {"lenet": {"x": image}, "mlp": {"x": image},
-            "resnet": {"x": rng.standard_normal((batch, 3, 16, 16)).astype(np.float32)},
-            "bert": {"ids": rng.integers(0, 50, (batch, 8)).astype(np.int32), "mask": mask}}
+    return {
+        "lenet": {"x": image},
+        "mlp": {"x": image},
+        "resnet": {"x": rng.standard_normal((batch, 3, 16, 16)).astype(np.float32)},
+        "bert": {"ids": rng.integers(0, 50, (batch, 8)).astype(np.int32), "mask": mask},
+    }
 
 
 def randomize_variables(seed: int = 0) -> None:
@@ -95,7 +100,13 @@ def run_python(code: str, cwd: Path, timeout: float = 300) -> subprocess.Complet
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(REPO))
     script = cwd / "child.py"
     script.write_text(code, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(script)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, f"child failed:\n{proc.stdout}\n{proc.stderr}"
     return proc

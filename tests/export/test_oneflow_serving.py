@@ -26,8 +26,11 @@ REVISION = "v0.4.0"
 FOLDER = "oneflow/python/test/serving"
 CLONE = os.environ.get("FLOWJOB_ONEFLOW_SRC")
 if not CLONE:
-    pytest.skip("needs a OneFlow clone: git clone https://github.com/Oneflow-Inc/oneflow and "
-                "set FLOWJOB_ONEFLOW_SRC=<clone>", allow_module_level=True)
+    pytest.skip(
+        "needs a OneFlow clone: git clone https://github.com/Oneflow-Inc/oneflow and "
+        "set FLOWJOB_ONEFLOW_SRC=<clone>",
+        allow_module_level=True,
+    )
 
 # Launcher prelude: random stand-ins for the record datasets (same shapes and dtypes).
 _PRELUDE = """
@@ -106,18 +109,26 @@ unittest.main(module=t, verbosity=2)
 # signature) and then rebuilds the job from the OneFlow op list it reads from
 # saved_model.prototxt (InferenceSession.open/compile); flowjob saved models hold compiled
 # StableHLO programs instead, and no OneFlow op lists.
-KNOWN_FAILURES = {"test_alexnet_save_and_load.py": (
-    "reads OneFlow op lists from saved_model.prototxt (sess.compile)",
-    "No such file or directory: 'alexnet_models/1/saved_model.prototxt'")}
+KNOWN_FAILURES = {
+    "test_alexnet_save_and_load.py": (
+        "reads OneFlow op lists from saved_model.prototxt (sess.compile)",
+        "No such file or directory: 'alexnet_models/1/saved_model.prototxt'",
+    )
+}
 
 
 @pytest.fixture(scope="module")
 def serving_dir(tmp_path_factory) -> Path:
-    done = subprocess.run(["git", "-C", CLONE, "archive", "--format=tar", REVISION, FOLDER],
-                          capture_output=True, timeout=300)
+    done = subprocess.run(
+        ["git", "-C", CLONE, "archive", "--format=tar", REVISION, FOLDER],
+        capture_output=True,
+        timeout=300,
+    )
     if done.returncode != 0:
-        pytest.fail(f"git archive {REVISION} {FOLDER} in {CLONE} failed: "
-                    f"{done.stderr.decode(errors='replace').strip()}")
+        pytest.fail(
+            f"git archive {REVISION} {FOLDER} in {CLONE} failed: "
+            f"{done.stderr.decode(errors='replace').strip()}"
+        )
     root = tmp_path_factory.mktemp("oneflow_serving")
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
         # the "data" filter (no links out, no device files) where this Python has it
@@ -136,8 +147,14 @@ def test_oneflow_serving_file(serving_dir, name, tmp_path):
     launcher = work / "launch_standins.py"
     launcher.write_text(_PRELUDE + _LAUNCHERS[name] + _RUN, encoding="utf-8")
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "flowjob", "run", str(launcher)], cwd=work,
-                          env=env, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", str(launcher)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     output = proc.stdout + proc.stderr
     if name in KNOWN_FAILURES:
         cause, shown = KNOWN_FAILURES[name]

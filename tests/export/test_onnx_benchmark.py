@@ -22,9 +22,12 @@ REPO = Path(__file__).resolve().parents[2]
 COMMIT = "e64f95a6a8c14b5fa0041aa76f054f5d8787c0f4"
 CLONE = os.environ.get("FLOWJOB_BENCHMARK_SRC")
 if not CLONE:
-    pytest.skip("needs a OneFlow-Benchmark clone: git clone "
-                "https://github.com/Oneflow-Inc/OneFlow-Benchmark and set "
-                "FLOWJOB_BENCHMARK_SRC=<clone>", allow_module_level=True)
+    pytest.skip(
+        "needs a OneFlow-Benchmark clone: git clone "
+        "https://github.com/Oneflow-Inc/OneFlow-Benchmark and set "
+        "FLOWJOB_BENCHMARK_SRC=<clone>",
+        allow_module_level=True,
+    )
 pytest.importorskip("onnxruntime")
 
 # Driver: argv[1] is the model; prints the largest deviation and exits 1 beyond tolerance
@@ -111,12 +114,25 @@ sys.exit(0 if np.allclose(got, expected, rtol=1e-4, atol=1e-4 * max(scale, 1e-3)
 
 @pytest.fixture(scope="module")
 def benchmark_dir(tmp_path_factory) -> Path:
-    done = subprocess.run(["git", "-C", CLONE, "archive", "--format=tar", COMMIT,
-                           "Classification/cnns", "LanguageModeling/BERT"],
-                          capture_output=True, timeout=300)
+    done = subprocess.run(
+        [
+            "git",
+            "-C",
+            CLONE,
+            "archive",
+            "--format=tar",
+            COMMIT,
+            "Classification/cnns",
+            "LanguageModeling/BERT",
+        ],
+        capture_output=True,
+        timeout=300,
+    )
     if done.returncode != 0:
-        pytest.fail(f"git archive {COMMIT} in {CLONE} failed: "
-                    f"{done.stderr.decode(errors='replace').strip()}")
+        pytest.fail(
+            f"git archive {COMMIT} in {CLONE} failed: "
+            f"{done.stderr.decode(errors='replace').strip()}"
+        )
     root = tmp_path_factory.mktemp("benchmark")
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
         # the "data" filter (no links out, no device files) where this Python has it
@@ -126,13 +142,19 @@ def benchmark_dir(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["alexnet", "vgg", "resnet50", "resnet50_nhwc", "mobilenetv2",
-                                   "inceptionv3", "bert"])
+@pytest.mark.parametrize(
+    "model", ["alexnet", "vgg", "resnet50", "resnet50_nhwc", "mobilenetv2", "inceptionv3", "bert"]
+)
 def test_benchmark_model_onnx(benchmark_dir, model):
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "flowjob", "run", "driver.py", model],
-                          cwd=benchmark_dir, env=env, capture_output=True, text=True,
-                          timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", "driver.py", model],
+        cwd=benchmark_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     [summary] = [line for line in proc.stdout.splitlines() if ": output" in line]
     print(summary)  # shown with -s: the deviation measured

@@ -64,7 +64,8 @@ def test_layout_and_signature(saved, zoo):
     bert = meta["graphs"]["bert"]["signatures"]["default"]
     assert bert["inputs"] == {
         "ids": {"lbn": "ids/out", "shape": [BATCH, 8], "dtype": "int32"},
-        "mask": {"lbn": "mask/out", "shape": [BATCH, 8], "dtype": "int32"}}
+        "mask": {"lbn": "mask/out", "shape": [BATCH, 8], "dtype": "int32"},
+    }
     [(_, out)] = bert["outputs"].items()
     assert out["shape"] == [BATCH, 32] and out["dtype"] == "float32"
     assert (version / bert["program"]).stat().st_size > 0
@@ -76,15 +77,16 @@ def test_layout_and_signature(saved, zoo):
 
 
 def test_outputs_in_new_process_without_model_source(saved, zoo):
-    np.savez(saved / "inputs.npz", **{f"{g}/{k}": v for g, args in zoo.inputs.items()
-                                      for k, v in args.items()})
+    np.savez(
+        saved / "inputs.npz",
+        **{f"{g}/{k}": v for g, args in zoo.inputs.items() for k, v in args.items()},
+    )
     (saved / "names.json").write_text(json.dumps(list(zoo.jobs)))
     run_python(CHILD, saved)
     outputs = np.load(saved / "outputs.npz")
     for name, expected in zoo.expected.items():
         assert np.abs(expected).max() > 0.1, name  # a non-trivial output is compared
-        np.testing.assert_allclose(outputs[name], expected, rtol=RTOL, atol=ATOL,
-                                   err_msg=name)
+        np.testing.assert_allclose(outputs[name], expected, rtol=RTOL, atol=ATOL, err_msg=name)
         np.testing.assert_array_equal(outputs[name + "/serving"], outputs[name])
 
 
@@ -92,8 +94,9 @@ def test_polymorphic_batch(saved, zoo):
     """A program saved at batch 4 runs at batches 1 and 7 where the job allows it, matching
     the same job traced at those batch sizes."""
     meta = json.loads((saved / "saved" / "3" / "saved_model.json").read_text())
-    polymorphic = {g: d["signatures"]["default"]["batch_polymorphic"]
-                   for g, d in meta["graphs"].items()}
+    polymorphic = {
+        g: d["signatures"]["default"]["batch_polymorphic"] for g, d in meta["graphs"].items()
+    }
     # every zoo model, convolutions included, gets a free batch dimension
     assert all(polymorphic.values()), polymorphic
     for batch in (1, 7):
@@ -132,8 +135,9 @@ def test_batch_mixing_job_keeps_its_batch(zoo, tmp_path):
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     np.testing.assert_allclose(fn(x), x - x.mean(0), rtol=RTOL, atol=ATOL)
     # a plain JAX function: jit-able, and float64 input is cast as a job call casts it
-    np.testing.assert_allclose(jax.jit(fn)(x.astype(np.float64)), x - x.mean(0), rtol=RTOL,
-                               atol=ATOL)
+    np.testing.assert_allclose(
+        jax.jit(fn)(x.astype(np.float64)), x - x.mean(0), rtol=RTOL, atol=ATOL
+    )
 
 
 def test_signature_builder_names_inputs_and_outputs(zoo, tmp_path):
@@ -147,8 +151,9 @@ def test_signature_builder_names_inputs_and_outputs(zoo, tmp_path):
 
     builder = flow.saved_model.ModelBuilder(str(tmp_path / "m"))
     graph = builder.ModelName("two").Version(2).AddFunction(two_outputs)
-    graph.AddSignature("both").Input("features", "x/out").Output("probs", "probs/out") \
-        .Output("total", "total/out")
+    graph.AddSignature("both").Input("features", "x/out").Output("probs", "probs/out").Output(
+        "total", "total/out"
+    )
     builder.Save()
     assert lbns == {"x": "x/out", "probs": "probs/out"}
     sess = flow.serving.InferenceSession()
@@ -161,8 +166,11 @@ def test_signature_builder_names_inputs_and_outputs(zoo, tmp_path):
     probs, total = sess.run("two_outputs", features=x)
     np.testing.assert_allclose(probs, 1 / (1 + np.exp(-x)), rtol=1e-6)
     np.testing.assert_allclose(total, probs.sum(1), rtol=1e-6)
-    with pytest.raises(ExportError, match=r"expected inputs \['features'\], missing "
-                                          r"\['features'\], unknown \['x'\]"):
+    with pytest.raises(
+        ExportError,
+        match=r"expected inputs \['features'\], missing "
+        r"\['features'\], unknown \['x'\]",
+    ):
         sess.run("two_outputs", x=x)
 
 
@@ -170,29 +178,34 @@ def test_versions_and_errors(zoo, tmp_path):
     mlp = zoo.jobs["mlp"]
     for version in (1, 10, 2):
         flow.saved_model.ModelBuilder(str(tmp_path / "m")).ModelName("mlp").Version(
-            version).AddFunction(mlp).Finish().OwnerModelBuilder().Save()
+            version
+        ).AddFunction(mlp).Finish().OwnerModelBuilder().Save()
     sess = flow.serving.InferenceSession()
     sess.load_saved_model(str(tmp_path / "m"), flow.serving.ModelVersionPolicy.LATEST)
     assert sess.checkpoint_path.endswith("10/variables.safetensors")
     sess.load_saved_model(str(tmp_path / "m"), model_version=2)
     with pytest.raises(ExportError, match="already exists"):
-        flow.saved_model.ModelBuilder(str(tmp_path / "m")).Version(2).AddFunction(mlp) \
-            .OwnerModelBuilder().Save()
+        flow.saved_model.ModelBuilder(str(tmp_path / "m")).Version(2).AddFunction(
+            mlp
+        ).OwnerModelBuilder().Save()
     with pytest.raises(ExportError, match="model version is not set"):
-        flow.saved_model.ModelBuilder(str(tmp_path / "n")).AddFunction(mlp) \
-            .OwnerModelBuilder().Save()
+        flow.saved_model.ModelBuilder(str(tmp_path / "n")).AddFunction(
+            mlp
+        ).OwnerModelBuilder().Save()
     with pytest.raises(ExportError, match=r"no blob 'nope/out' in the job"):
-        flow.saved_model.ModelBuilder(str(tmp_path / "n")).Version(1).AddFunction(mlp) \
-            .AddSignature("s").Output("y", "nope/out").OwnerGraphBuilder().Finish()
+        flow.saved_model.ModelBuilder(str(tmp_path / "n")).Version(1).AddFunction(mlp).AddSignature(
+            "s"
+        ).Output("y", "nope/out").OwnerGraphBuilder().Finish()
     with pytest.raises(ExportError, match="version 5 has no saved_model.json"):
         flow.saved_model.load(tmp_path / "m", version=5)
     with pytest.raises(ExportError, match="is a train job"):
+
         @flow.global_function(type="train")
         def train_job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
             loss = flow.math.reduce_sum(flow.get_variable("w_train", (3,)) * x)
-            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])) \
-                .minimize(loss)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
             return loss
 
-        flow.saved_model.ModelBuilder(str(tmp_path / "t")).Version(1).AddFunction(train_job) \
-            .Finish()
+        flow.saved_model.ModelBuilder(str(tmp_path / "t")).Version(1).AddFunction(
+            train_job
+        ).Finish()

@@ -11,8 +11,9 @@ from jax import lax
 
 from flowjob import kernels
 
-pytestmark = pytest.mark.skipif(not kernels.onednn_available(),
-                                reason="flowjob-onednn (kernels/onednn) is not installed")
+pytestmark = pytest.mark.skipif(
+    not kernels.onednn_available(), reason="flowjob-onednn (kernels/onednn) is not installed"
+)
 
 # (strides, pads, dilations, groups)
 WINDOWS = [
@@ -27,17 +28,25 @@ WINDOWS = [
 
 def _reference(x, w, strides, pads, dilations, groups, data_format):
     kernel = "OIHW" if data_format == "NCHW" else "OHWI"
-    return lax.conv_general_dilated(x, w, strides, pads, rhs_dilation=dilations,
-                                    dimension_numbers=(data_format, kernel, data_format),
-                                    feature_group_count=groups, precision="highest")
+    return lax.conv_general_dilated(
+        x,
+        w,
+        strides,
+        pads,
+        rhs_dilation=dilations,
+        dimension_numbers=(data_format, kernel, data_format),
+        feature_group_count=groups,
+        precision="highest",
+    )
 
 
 def _operands(data_format, groups, seed):
     rng = np.random.default_rng(seed)
     n, c, h, wd, o, kh, kw = 3, 8, 11, 9, 16, 3, 2
     x = rng.standard_normal((n, c, h, wd) if data_format == "NCHW" else (n, h, wd, c))
-    w = rng.standard_normal((o, c // groups, kh, kw) if data_format == "NCHW"
-                            else (o, kh, kw, c // groups))
+    w = rng.standard_normal(
+        (o, c // groups, kh, kw) if data_format == "NCHW" else (o, kh, kw, c // groups)
+    )
     return x, w
 
 
@@ -62,8 +71,9 @@ def test_forward_and_gradients_match_xla_float64(data_format, window):
 
     # a non-linear loss so the output gradient is not constant
     def loss(conv):
-        return lambda a, b: jnp.sum(jnp.sin(conv(a, b, *args)) * jnp.arange(ref.size).reshape(
-            ref.shape) / ref.size)
+        return lambda a, b: jnp.sum(
+            jnp.sin(conv(a, b, *args)) * jnp.arange(ref.size).reshape(ref.shape) / ref.size
+        )
 
     dx, dw = jax.jit(jax.grad(loss(kernels.conv2d_onednn), (0, 1)))(x32, w32)
     rx, rw = jax.grad(loss(_reference), (0, 1))(x, w)
@@ -88,16 +98,22 @@ def test_primitives_are_reused_across_shapes_and_calls():
 def test_conv_lowering_chooses_onednn_for_float32_and_xla_otherwise():
     from flowjob.ops import _conv
 
-    attrs = dict(strides=(1, 1), pads=((0, 0), (0, 0)), dilations=(1, 1), groups=1,
-                 data_format="NCHW")
+    attrs = dict(
+        strides=(1, 1), pads=((0, 0), (0, 0)), dilations=(1, 1), groups=1, data_format="NCHW"
+    )
     # (input shape, weight shape, dtype, on oneDNN): 4 x 3 x 3 = 36 products per output
     # reach MIN_REDUCTION, one channel x 5 x 5 = 25 does not; oneDNN has no float64 kernels
-    cases = [((2, 4, 7, 7), (4, 4, 3, 3), np.float32, True),
-             ((2, 4, 7, 7), (4, 4, 3, 3), np.float64, False),
-             ((2, 1, 7, 7), (4, 1, 5, 5), np.float32, False)]
+    cases = [
+        ((2, 4, 7, 7), (4, 4, 3, 3), np.float32, True),
+        ((2, 4, 7, 7), (4, 4, 3, 3), np.float64, False),
+        ((2, 1, 7, 7), (4, 1, 5, 5), np.float32, False),
+    ]
     for xs, ws, dtype, expected in cases:
-        text = jax.jit(lambda a, b: _conv.lower_conv2d(a, b, **attrs)).lower(
-            np.ones(xs, dtype), np.ones(ws, dtype)).as_text()
+        text = (
+            jax.jit(lambda a, b: _conv.lower_conv2d(a, b, **attrs))
+            .lower(np.ones(xs, dtype), np.ones(ws, dtype))
+            .as_text()
+        )
         assert ("flowjob_onednn_conv" in text) is expected, (xs, ws, dtype)
 
 
@@ -111,13 +127,15 @@ def test_flowjob_conv2d_job_on_onednn_matches_xla_float64():
     w = rng.standard_normal((5, 3, 3, 3)).astype(np.float32)
 
     @flow.global_function()
-    def job(a: tp.Numpy.Placeholder((2, 3, 10, 10)), k: tp.Numpy.Placeholder((5, 3, 3, 3))
-            ) -> tp.Numpy:
+    def job(
+        a: tp.Numpy.Placeholder((2, 3, 10, 10)), k: tp.Numpy.Placeholder((5, 3, 3, 3))
+    ) -> tp.Numpy:
         return flow.nn.conv2d(a, k, strides=2, padding="SAME")
 
     got = job(x, w)
     # OneFlow's SAME puts the odd padding element before the data
-    ref = _reference(x.astype(np.float64), w.astype(np.float64), (2, 2), ((1, 0), (1, 0)),
-                     (1, 1), 1, "NCHW")
+    ref = _reference(
+        x.astype(np.float64), w.astype(np.float64), (2, 2), ((1, 0), (1, 0)), (1, 1), 1, "NCHW"
+    )
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
     flow.clear_default_session()

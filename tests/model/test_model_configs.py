@@ -40,8 +40,9 @@ def test_numpy_data_module_placeholders():
     import flowjob as flow
 
     data = flow.model.NumpyDataModule()
-    ph = data.infer_oneflow_data_placeholder((np.zeros((4, 2), np.float32),
-                                              np.zeros((4,), np.int32)))
+    ph = data.infer_oneflow_data_placeholder(
+        (np.zeros((4, 2), np.float32), np.zeros((4,), np.int32))
+    )
     assert [(p.shape, p.dtype) for p in ph] == [((4, 2), flow.float32), ((4,), flow.int32)]
     with pytest.raises(flow.model.ModelError, match="must return a tuple"):
         data.infer_oneflow_data_placeholder([np.zeros(2)])
@@ -68,11 +69,14 @@ def test_configure_optimizers_must_return_optimizers(fresh_session):
             return batch
 
         def configure_optimizers(self):
-            return [flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])),
-                    "adam"]
+            return [
+                flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])),
+                "adam",
+            ]
 
     train = flow.model.TrainingConfig()
     train.config_data(flow.model.DataModule())
-    with pytest.raises(flow.model.ModelError,
-                       match=r"NoOpt.configure_optimizers\(\) must return .* holding str"):
+    with pytest.raises(
+        flow.model.ModelError, match=r"NoOpt.configure_optimizers\(\) must return .* holding str"
+    ):
         NoOpt().fit(training_config=train, max_steps=1)

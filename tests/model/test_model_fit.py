@@ -23,7 +23,7 @@ Y_VAL = (X_VAL @ np.array([[1.5], [-2.0], [0.5]], np.float32)).astype(np.float32
 
 def batch_of(step_idx: int) -> tuple[np.ndarray, np.ndarray]:
     i = step_idx % 4
-    return X[i * BATCH:(i + 1) * BATCH], Y[i * BATCH:(i + 1) * BATCH]
+    return X[i * BATCH : (i + 1) * BATCH], Y[i * BATCH : (i + 1) * BATCH]
 
 
 def reference(steps: int, optimizers: int = 1, w0: np.ndarray | None = None):
@@ -34,7 +34,7 @@ def reference(steps: int, optimizers: int = 1, w0: np.ndarray | None = None):
         x, y = (a.astype(np.float64) for a in batch_of(s))
         for _ in range(optimizers):
             err = x @ w - y
-            losses.append(np.mean(err ** 2))
+            losses.append(np.mean(err**2))
             w = w - LR * 2.0 / err.size * x.T @ err
         weights.append(w.copy())
         vals.append(np.mean((X_VAL @ w - Y_VAL) ** 2))
@@ -57,8 +57,9 @@ def make_classes(flow, optimizers: int = 1):
 
     class Linear(flow.model.Model):
         def forward(self, x):
-            w = flow.get_variable("w", shape=(3, 1), dtype=flow.float32,
-                                  initializer=flow.zeros_initializer())
+            w = flow.get_variable(
+                "w", shape=(3, 1), dtype=flow.float32, initializer=flow.zeros_initializer()
+            )
             return flow.matmul(x, w)
 
         def training_step(self, batch, optimizer_idx):
@@ -71,8 +72,10 @@ def make_classes(flow, optimizers: int = 1):
             return flow.math.reduce_mean(flow.math.square(self(x) - y))
 
         def configure_optimizers(self):
-            opts = [flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]),
-                                       momentum=0) for _ in range(optimizers)]
+            opts = [
+                flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0)
+                for _ in range(optimizers)
+            ]
             return opts[0] if optimizers == 1 else opts
 
     class Recorder(flow.model.Callback):
@@ -81,8 +84,9 @@ def make_classes(flow, optimizers: int = 1):
 
         def on_training_step_end(self, outputs, step_idx, optimizer_idx):
             loss, x = outputs
-            self.events.append(("train", step_idx, optimizer_idx, loss.numpy().item(),
-                                x.numpy().copy()))
+            self.events.append(
+                ("train", step_idx, optimizer_idx, loss.numpy().item(), x.numpy().copy())
+            )
 
         def on_validation_step_end(self, outputs, step_idx):
             self.events.append(("val", step_idx, outputs.numpy().item()))
@@ -133,7 +137,7 @@ def test_numpy_data_module_batches_are_numpy_slices(fresh_session):
     assert data.calls == [(s, 0) for s in range(6)]
     for _, step, _, _, fed in rec.events:
         i = step % 4
-        np.testing.assert_array_equal(fed, X[i * BATCH:(i + 1) * BATCH])
+        np.testing.assert_array_equal(fed, X[i * BATCH : (i + 1) * BATCH])
 
 
 def test_several_optimizers_run_in_turn(fresh_session):
@@ -163,8 +167,9 @@ def test_checkpoints_saved_by_step_load_back(fresh_session, tmp_path):
 
     @flow.global_function(type="predict")
     def read_w() -> flow.typing.Numpy:
-        return flow.get_variable("w", shape=(3, 1), dtype=flow.float32,
-                                 initializer=flow.zeros_initializer())
+        return flow.get_variable(
+            "w", shape=(3, 1), dtype=flow.float32, initializer=flow.zeros_initializer()
+        )
 
     flow.load_variables(flow.checkpoint.get(str(tmp_path / "ckpt-5")))
     np.testing.assert_allclose(read_w(), weights[5], rtol=1e-5)
@@ -185,8 +190,10 @@ def test_plain_data_module_builds_data_inside_the_job(fresh_session):
 
     class ConstData(flow.model.DataModule):
         def forward(self, step_idx=0, optimizer_idx=0):
-            return (flow.constant_like(flow.zeros((BATCH, 3)), 0) + x_all,
-                    flow.constant_like(flow.zeros((BATCH, 1)), 0) + y_all)
+            return (
+                flow.constant_like(flow.zeros((BATCH, 3)), 0) + x_all,
+                flow.constant_like(flow.zeros((BATCH, 1)), 0) + y_all,
+            )
 
     _, _, Linear, Recorder = make_classes(flow)
     rec = Recorder()
@@ -195,7 +202,7 @@ def test_plain_data_module_builds_data_inside_the_job(fresh_session):
     w = np.zeros((3, 1))
     for _, _, _, loss, _ in rec.events:
         err = x_all @ w - y_all
-        np.testing.assert_allclose(loss, np.mean(err ** 2), rtol=1e-5)
+        np.testing.assert_allclose(loss, np.mean(err**2), rtol=1e-5)
         w = w - LR * 2.0 / err.size * x_all.T @ err
 
 
@@ -209,7 +216,7 @@ def test_invalid_configs_are_skipped_with_a_warning(fresh_session):
         Linear().fit(training_config=train, validation_config=val, callbacks=rec, max_steps=4)
     # Validation alone ran, on the untrained (zero) weights.
     assert [(e[0], e[1]) for e in rec.events] == [("val", 1), ("val", 3)]
-    np.testing.assert_allclose(rec.events[0][2], np.mean(Y_VAL ** 2), rtol=1e-5)
+    np.testing.assert_allclose(rec.events[0][2], np.mean(Y_VAL**2), rtol=1e-5)
     with pytest.warns(UserWarning, match="does nothing"):
         Linear().fit(max_steps=2)
     with pytest.raises(flow.model.ModelError, match="callbacks"):

@@ -28,13 +28,15 @@ def make_model(flow):
 
     class Lin(flow.model.Model):
         def training_step(self, batch, optimizer_idx):
-            w = flow.get_variable("w", shape=(3, 1), dtype=flow.float32,
-                                  initializer=flow.zeros_initializer())
+            w = flow.get_variable(
+                "w", shape=(3, 1), dtype=flow.float32, initializer=flow.zeros_initializer()
+            )
             return flow.math.reduce_mean(flow.math.square(flow.matmul(batch[0], w) - batch[1]))
 
         def validation_step(self, batch):
-            w = flow.get_variable("w", shape=(3, 1), dtype=flow.float32,
-                                  initializer=flow.zeros_initializer())
+            w = flow.get_variable(
+                "w", shape=(3, 1), dtype=flow.float32, initializer=flow.zeros_initializer()
+            )
             return flow.matmul(batch[0], w)
 
         def configure_optimizers(self):
@@ -63,8 +65,12 @@ def test_progress_bar(fresh_session, tty):
     flow = fresh_session
     model, train, val, losses = make_model(flow)
     stream = FakeTerminal() if tty else io.StringIO()
-    model.fit(training_config=train, validation_config=val, max_steps=20,
-              callbacks=[losses, flow.model.ProgressBar(stream=stream, width=10)])
+    model.fit(
+        training_config=train,
+        validation_config=val,
+        max_steps=20,
+        callbacks=[losses, flow.model.ProgressBar(stream=stream, width=10)],
+    )
     text = stream.getvalue()
     if tty:  # one line, redrawn: carriage returns, and a single newline at the end
         assert text.count("\n") == 1 and text.endswith("\n")
@@ -91,16 +97,23 @@ def test_fit_progress_bar_flag_writes_to_stderr(fresh_session, capsys):
 def test_tensorboard_scalars_match_callback_outputs(fresh_session, tmp_path):
     flow = fresh_session
     model, train, val, losses = make_model(flow)
-    model.fit(training_config=train, validation_config=val, callbacks=losses, max_steps=9,
-              summary_logdir=str(tmp_path))
+    model.fit(
+        training_config=train,
+        validation_config=val,
+        callbacks=losses,
+        max_steps=9,
+        summary_logdir=str(tmp_path),
+    )
     acc = ea.EventAccumulator(str(tmp_path), size_guidance={ea.SCALARS: 0})
     acc.Reload()
     assert set(acc.Tags()["scalars"]) == {"train/loss", "validation/output"}
     train_events = acc.Scalars("train/loss")
     assert [e.step for e in train_events] == list(range(9))
-    np.testing.assert_allclose([e.value for e in train_events],
-                               [losses.train[s] for s in range(9)], rtol=1e-6)
+    np.testing.assert_allclose(
+        [e.value for e in train_events], [losses.train[s] for s in range(9)], rtol=1e-6
+    )
     val_events = acc.Scalars("validation/output")
     assert [e.step for e in val_events] == [3, 7]
-    np.testing.assert_allclose([e.value for e in val_events], [losses.val[3], losses.val[7]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        [e.value for e in val_events], [losses.val[3], losses.val[7]], rtol=1e-6
+    )

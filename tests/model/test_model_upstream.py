@@ -16,10 +16,18 @@ UPSTREAM = "oneflow/python/test/ops/test_model.py"
 
 
 def flowjob_run(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    return subprocess.run([sys.executable, "-m", "flowjob", "run", str(script), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", str(script), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_lazy_program_of_the_upstream_scenario(tmp_path):
@@ -34,8 +42,9 @@ def test_upstream_test_model(tmp_path):
     src = os.environ.get("FLOWJOB_ONEFLOW_SRC")
     if not src:
         pytest.skip("set FLOWJOB_ONEFLOW_SRC to a OneFlow git clone (tag v0.4.0) to run this")
-    archive = subprocess.run(["git", "-C", src, "archive", "v0.4.0", UPSTREAM],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", src, "archive", "v0.4.0", UPSTREAM], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=archive, check=True)
     script = tmp_path / UPSTREAM
     proc = flowjob_run(script, cwd=script.parent)

@@ -18,13 +18,19 @@ from .table import update_results
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oneflow_v040", description=__doc__)
     parser.add_argument("files", nargs="*", help="run only these files (default: the list)")
-    parser.add_argument("--oneflow", metavar="CLONE",
-                        help=f"a clone of {ONEFLOW.url} (normal or bare; tag {ONEFLOW.revision} "
-                             f"is read from it); default: ${ONEFLOW.env}")
+    parser.add_argument(
+        "--oneflow",
+        metavar="CLONE",
+        help=f"a clone of {ONEFLOW.url} (normal or bare; tag {ONEFLOW.revision} "
+        f"is read from it); default: ${ONEFLOW.env}",
+    )
     parser.add_argument("-j", "--jobs", type=int, default=1, help="files run at once")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per file")
-    parser.add_argument("--no-write", action="store_true",
-                        help="only print; leave results.json and RESULTS.md as they are")
+    parser.add_argument(
+        "--no-write",
+        action="store_true",
+        help="only print; leave results.json and RESULTS.md as they are",
+    )
     args = parser.parse_args(argv)
     files = args.files or list(SUITE)
     unknown = [f for f in files if f not in SUITE]

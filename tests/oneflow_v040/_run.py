@@ -36,6 +36,8 @@ def ops_folder(clone: str | os.PathLike | None = None) -> Path:
     """``oneflow/python/test/ops`` of OneFlow v0.4.0, extracted from ``clone`` (or
     ``$FLOWJOB_ONEFLOW_SRC``) into a temporary folder; raises ``UpstreamError`` without one."""
     return extract(ONEFLOW, TESTS, clone=clone) / TESTS / "ops"
+
+
 _RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
 _SKIPPED = re.compile(r"skipped=(\d+)")
 _CASE = re.compile(r"^(test\w*) \(.*?\) \.\.\. (ok|FAIL|ERROR|skipped.*|expected failure)$", re.M)
@@ -65,18 +67,29 @@ def run_file(name: str, ops: Path, timeout: float = 600.0, cpu_only: bool = Fals
     env.update(ENV)
     if cpu_only:
         env["ONEFLOW_TEST_CPU_ONLY"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     cmd = [sys.executable, str(HERE / "_launch.py"), str(ops / name), "-v"]
     start = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="oneflow_v040_") as work:
-            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
-                                  timeout=timeout, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                cmd,
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+            )
     except subprocess.TimeoutExpired as exc:
         out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return Result(name, "timeout", seconds=time.monotonic() - start,
-                      error=f"no result within {timeout:.0f} s", output=out)
+        return Result(
+            name,
+            "timeout",
+            seconds=time.monotonic() - start,
+            error=f"no result within {timeout:.0f} s",
+            output=out,
+        )
     out = proc.stdout + proc.stderr
     return classify(name, proc.returncode, out, time.monotonic() - start)
 

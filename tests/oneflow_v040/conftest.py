@@ -13,7 +13,8 @@ from ._run import ops_folder
 
 def pytest_collection_modifyitems(config, items):
     wanted = os.environ.get("FLOWJOB_ONEFLOW_SUITE") == "1" or "oneflow_suite" in (
-        config.getoption("markexpr") or "").replace("not oneflow_suite", "")
+        config.getoption("markexpr") or ""
+    ).replace("not oneflow_suite", "")
     if wanted:
         return
     skip = pytest.mark.skip(reason="OneFlow's op tests: set FLOWJOB_ONEFLOW_SUITE=1 to run them")

@@ -52,12 +52,16 @@ def np_conv2d(x, w, strides, pads, dilations=(1, 1), groups=1):
     og = o // groups
     out = np.zeros((x.shape[0], o, ho, wo))
     for g in range(groups):
-        xs, ws = xp[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        xs, ws = xp[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
         for i in range(ho):
             for j in range(wo):
-                patch = xs[:, :, i * sh:i * sh + (kh - 1) * dh + 1:dh,
-                           j * sw:j * sw + (kw - 1) * dw + 1:dw]
-                out[:, g * og:(g + 1) * og, i, j] = np.einsum("nckl,ockl->no", patch, ws)
+                patch = xs[
+                    :,
+                    :,
+                    i * sh : i * sh + (kh - 1) * dh + 1 : dh,
+                    j * sw : j * sw + (kw - 1) * dw + 1 : dw,
+                ]
+                out[:, g * og : (g + 1) * og, i, j] = np.einsum("nckl,ockl->no", patch, ws)
     return out
 
 
@@ -77,21 +81,31 @@ def value_and_grads(fn, *arrays: np.ndarray, cotangent_seed: int = 7):
         blobs = []
         for i, (x, a) in enumerate(zip(xs, arrays)):
             if a.dtype.kind == "f":
-                v = flow.get_variable(f"zero_{i}", shape=a.shape, dtype=flow.float64,
-                                      initializer=flow.zeros_initializer())
+                v = flow.get_variable(
+                    f"zero_{i}",
+                    shape=a.shape,
+                    dtype=flow.float64,
+                    initializer=flow.zeros_initializer(),
+                )
                 x = x + v
                 flow.watch_diff(x, functools.partial(seen.__setitem__, i))
             blobs.append(x)
         y = fn(*blobs)
         c = np.random.default_rng(cotangent_seed).uniform(0.5, 1.5, y.shape)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
-                           momentum=0).minimize(flow.math.reduce_sum(y * c))
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(flow.math.reduce_sum(y * c))
         body.cotangent = c
         return y
 
-    params = [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                annotation=tp.Numpy.Placeholder(a.shape, dtype=a.dtype))
-              for i, a in enumerate(arrays)]
+    params = [
+        inspect.Parameter(
+            f"a{i}",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=tp.Numpy.Placeholder(a.shape, dtype=a.dtype),
+        )
+        for i, a in enumerate(arrays)
+    ]
 
     def job(*xs):
         return body(*xs)
@@ -116,8 +130,9 @@ def numeric_grad(np_fn, arrays, cotangent, eps=1e-6):
             minus = [b.copy() for b in arrays]
             plus[k][idx] += eps
             minus[k][idx] -= eps
-            g[idx] = (np.sum(np_fn(*plus) * cotangent) - np.sum(np_fn(*minus) * cotangent)) \
-                / (2 * eps)
+            g[idx] = (np.sum(np_fn(*plus) * cotangent) - np.sum(np_fn(*minus) * cotangent)) / (
+                2 * eps
+            )
         grads.append(g)
     return grads
 
@@ -147,16 +162,17 @@ def np_conv_nd(x, w, strides, pads, dilations, groups=1):
     xp = np.pad(x, ((0, 0), (0, 0)) + tuple(pads))
     o, cg = w.shape[:2]
     k = w.shape[2:]
-    outs = [(xp.shape[2 + i] - (k[i] - 1) * dilations[i] - 1) // strides[i] + 1
-            for i in range(nd)]
+    outs = [(xp.shape[2 + i] - (k[i] - 1) * dilations[i] - 1) // strides[i] + 1 for i in range(nd)]
     out = np.zeros((x.shape[0], o, *outs))
     og = o // groups
     for g in range(groups):
-        xs, ws = xp[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        xs, ws = xp[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
         for pos in np.ndindex(*outs):
             index = (slice(None), slice(None)) + tuple(
                 slice(p * s, p * s + (kk - 1) * d + 1, d)
-                for p, s, kk, d in zip(pos, strides, k, dilations))
+                for p, s, kk, d in zip(pos, strides, k, dilations)
+            )
             out[(slice(None), slice(g * og, (g + 1) * og)) + pos] = np.tensordot(
-                xs[index], ws, axes=(list(range(1, nd + 2)), list(range(1, nd + 2))))
+                xs[index], ws, axes=(list(range(1, nd + 2)), list(range(1, nd + 2)))
+            )
     return out

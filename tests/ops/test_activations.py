@@ -28,8 +28,10 @@ ACTIVATIONS = {
     "hardswish": (flow.nn.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
     "swish": (lambda b: flow.nn.swish(b, beta=1.5), lambda x: x * np_sigmoid(1.5 * x)),
     "mish": (flow.nn.mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
-    "logsoftmax": (flow.nn.logsoftmax,
-                   lambda x: x - np.log(np.sum(np.exp(x), axis=-1, keepdims=True))),
+    "logsoftmax": (
+        flow.nn.logsoftmax,
+        lambda x: x - np.log(np.sum(np.exp(x), axis=-1, keepdims=True)),
+    ),
 }
 
 
@@ -42,16 +44,21 @@ def test_gradient_ops_match_autodiff_of_the_forward_ops():
         return e / e.sum(-1, keepdims=True)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((3, 4), dtype=flow.float64),
-            dy: tp.Numpy.Placeholder((3, 4), dtype=flow.float64)) -> tp.Bundle[tp.Numpy]:
-        return {"gelu": flow.math.gelu_grad(x, dy),
-                "sigmoid": flow.math.sigmoid_grad(flow.math.sigmoid(x), dy),
-                "softmax": flow.nn.softmax_grad(flow.nn.softmax(x), dy)}
+    def job(
+        x: tp.Numpy.Placeholder((3, 4), dtype=flow.float64),
+        dy: tp.Numpy.Placeholder((3, 4), dtype=flow.float64),
+    ) -> tp.Bundle[tp.Numpy]:
+        return {
+            "gelu": flow.math.gelu_grad(x, dy),
+            "sigmoid": flow.math.sigmoid_grad(flow.math.sigmoid(x), dy),
+            "softmax": flow.nn.softmax_grad(flow.nn.softmax(x), dy),
+        }
 
     out = job(x, dy)
     gelu = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))
-    np.testing.assert_allclose(out["gelu"], dy * (gelu(x + 1e-6) - gelu(x - 1e-6)) / 2e-6,
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        out["gelu"], dy * (gelu(x + 1e-6) - gelu(x - 1e-6)) / 2e-6, rtol=1e-6
+    )
     s = 1 / (1 + np.exp(-x))
     np.testing.assert_allclose(out["sigmoid"], dy * s * (1 - s), rtol=1e-12)
     # softmax's vector-Jacobian product, row by row
@@ -80,10 +87,11 @@ def test_hardswish_float16_gradient_is_rounded_once():
     ref_y = jax.nn.hard_swish(jnp.asarray(xh))
     ref_d = jax.grad(lambda v: jnp.sum(jax.nn.hard_swish(v)))(jnp.asarray(xh))
     # One rounding to float16: at most half an ulp (2**-11 relative) away.
-    np.testing.assert_allclose(y, ref_y, rtol=2 ** -11, atol=1e-7)
+    np.testing.assert_allclose(y, ref_y, rtol=2**-11, atol=1e-7)
     inner = np.abs(xh) < 2.9  # away from the kinks at +-3
-    np.testing.assert_allclose(grads["h"].astype(np.float32)[inner], np.asarray(ref_d)[inner],
-                               rtol=2 ** -11, atol=1e-7)
+    np.testing.assert_allclose(
+        grads["h"].astype(np.float32)[inner], np.asarray(ref_d)[inner], rtol=2**-11, atol=1e-7
+    )
 
 
 def test_softmax_and_log_softmax_along_axes():

@@ -23,12 +23,16 @@ def test_scope_function_desc_split_axis_and_dtype_helpers():
         seen["trainable"] = flow.current_global_function_desc().IsTrainable()
         v = flow.get_variable("v", shape=(3,), initializer=flow.zeros_initializer())
         y = x + v
-        seen["split"] = (x.split_axis, flow.math.reduce_sum(y).split_axis,
-                         y.with_distribute(flow.distribute.split(1)).split_axis)
+        seen["split"] = (
+            x.split_axis,
+            flow.math.reduce_sum(y).split_axis,
+            y.with_distribute(flow.distribute.split(1)).split_axis,
+        )
         seen["same"] = flow.cast_to_current_logical_view(y) is y
         loss = flow.math.reduce_mean(y)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
-                           momentum=0).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0
+        ).minimize(loss)
         return loss
 
     @flow.global_function()
@@ -79,10 +83,18 @@ def test_automatic_op_names_follow_oneflow_prefixes():
         return x
 
     job(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
-    assert names == {"relu0": "Relu_0", "relu1": "Relu_1", "named": "my_relu",
-                     "ns": "block-Sigmoid_0", "scalar": "ScalarAdd_0", "same": "AddN_0",
-                     "broadcast": "broadcast_add_0", "mul": "ElementWiseMul_0",
-                     "sum": "ReduceSum_0", "matmul": "Matmul_0"}
+    assert names == {
+        "relu0": "Relu_0",
+        "relu1": "Relu_1",
+        "named": "my_relu",
+        "ns": "block-Sigmoid_0",
+        "scalar": "ScalarAdd_0",
+        "same": "AddN_0",
+        "broadcast": "broadcast_add_0",
+        "mul": "ElementWiseMul_0",
+        "sum": "ReduceSum_0",
+        "matmul": "Matmul_0",
+    }
 
 
 ARRAY_ERRORS = [
@@ -100,17 +112,29 @@ ARRAY_ERRORS = [
     (lambda x: flow.one_hot(x, 3), ["flow.one_hot", "indices must be integers"]),
 ]
 MATH_ERRORS = [
-    (lambda x: flow.math.reduce_sum(x, axis=3),
-     ["flow.math.reduce_sum", "axis 3 is out of range", "rank 2",
-      "flow.math.reduce_sum(x, axis=3)"]),
-    (lambda x: flow.math.add(x, np.ones((4,), np.float32)),
-     ["flow.math.add", "(2, 3)", "(4,)", "cannot be broadcast", "flow.math.add(x, np.ones("]),
-    (lambda x: flow.math.matmul(x, x),
-     ["flow.matmul", "inner dimensions differ", "flow.math.matmul(x, x)"]),
+    (
+        lambda x: flow.math.reduce_sum(x, axis=3),
+        [
+            "flow.math.reduce_sum",
+            "axis 3 is out of range",
+            "rank 2",
+            "flow.math.reduce_sum(x, axis=3)",
+        ],
+    ),
+    (
+        lambda x: flow.math.add(x, np.ones((4,), np.float32)),
+        ["flow.math.add", "(2, 3)", "(4,)", "cannot be broadcast", "flow.math.add(x, np.ones("],
+    ),
+    (
+        lambda x: flow.math.matmul(x, x),
+        ["flow.matmul", "inner dimensions differ", "flow.math.matmul(x, x)"],
+    ),
     (lambda x: flow.math.top_k(x, k=0), ["flow.math.top_k", "k must be an int >= 1"]),
     (lambda x: flow.math.argmax(x, axis=-3, name="am"), ["flow.math.argmax (op 'am')", "axis -3"]),
-    (lambda x: flow.math.sigmoid(flow.cast(x, flow.int32)),
-     ["flow.math.sigmoid", "floating point"]),
+    (
+        lambda x: flow.math.sigmoid(flow.cast(x, flow.int32)),
+        ["flow.math.sigmoid", "floating point"],
+    ),
 ]
 
 
@@ -152,6 +176,6 @@ def test_mode_strings_are_converted_once_and_recorded_as_oneflow_spells_them():
     xp = np.pad(np.ones((1, 2, 4, 4)), ((0, 0), (0, 0), (1, 1), (1, 1)))
     for i in range(4):
         for j in range(4):
-            conv_np[:, :, i, j] = xp[:, :, i:i + 3, j:j + 3].sum()
+            conv_np[:, :, i, j] = xp[:, :, i : i + 3, j : j + 3].sum()
     want = conv_np.reshape(1, 3, 2, 2, 2, 2).mean(axis=(3, 5))
     np.testing.assert_allclose(out, want, rtol=1e-6)

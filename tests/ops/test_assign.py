@@ -14,8 +14,9 @@ import flowjob.typing as tp
 def test_assign_writes_the_value_after_the_call(spelling):
     @flow.global_function(type="train")
     def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
-        v = flow.get_variable("v", shape=(2, 3), initializer=flow.zeros_initializer(),
-                              trainable=False)
+        v = flow.get_variable(
+            "v", shape=(2, 3), initializer=flow.zeros_initializer(), trainable=False
+        )
         w = flow.get_variable("w", shape=(1,), initializer=flow.zeros_initializer())
         sgd(0.0).minimize(w * 1.0)
         before = v + 0.0

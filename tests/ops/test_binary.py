@@ -23,16 +23,49 @@ def test_binary_arithmetic_broadcasts_and_takes_constants_on_either_side():
     const = np.array([1.0, -2.0, 3.0])  # float64 on purpose: must not promote the blob
 
     @flow.global_function()
-    def job(a: tp.Numpy.Placeholder((2, 3)), b: tp.Numpy.Placeholder((3,)),
-            c: tp.Numpy.Placeholder((2, 1))) -> Tuple[(tp.Numpy,) * 16]:
-        return (flow.math.add(a, b), flow.math.subtract(a, c), flow.math.multiply(b, c),
-                flow.math.divide(a, b), a + 1.5, 2 - a, a * const, 3.0 / b, a ** 2, 2 ** b,
-                flow.math.floor_mod(a, 0.75),
-                flow.math.maximum(a, b), flow.math.minimum(a, c), -a, abs(a), const - a)
+    def job(
+        a: tp.Numpy.Placeholder((2, 3)),
+        b: tp.Numpy.Placeholder((3,)),
+        c: tp.Numpy.Placeholder((2, 1)),
+    ) -> Tuple[(tp.Numpy,) * 16]:
+        return (
+            flow.math.add(a, b),
+            flow.math.subtract(a, c),
+            flow.math.multiply(b, c),
+            flow.math.divide(a, b),
+            a + 1.5,
+            2 - a,
+            a * const,
+            3.0 / b,
+            a**2,
+            2**b,
+            flow.math.floor_mod(a, 0.75),
+            flow.math.maximum(a, b),
+            flow.math.minimum(a, c),
+            -a,
+            abs(a),
+            const - a,
+        )
 
     out = job(a, b, c)
-    expected = (a + b, a - c, b * c, a / b, a + 1.5, 2 - a, a * const, 3.0 / b, a ** 2, 2 ** b,
-                np.mod(a, 0.75), np.maximum(a, b), np.minimum(a, c), -a, np.abs(a), const - a)
+    expected = (
+        a + b,
+        a - c,
+        b * c,
+        a / b,
+        a + 1.5,
+        2 - a,
+        a * const,
+        3.0 / b,
+        a**2,
+        2**b,
+        np.mod(a, 0.75),
+        np.maximum(a, b),
+        np.minimum(a, c),
+        -a,
+        np.abs(a),
+        const - a,
+    )
     for i, (got, want) in enumerate(zip(out, expected)):
         assert got.dtype == np.float32, i
         assert got.shape == np.broadcast(want).shape, i
@@ -44,9 +77,10 @@ def test_integer_division_truncates_and_mod_floors():
     y = np.array([2, -2, 3, 4], np.int32)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((4,), dtype=flow.int32),
-            y: tp.Numpy.Placeholder((4,), dtype=flow.int32)) -> Tuple[tp.Numpy, tp.Numpy,
-                                                                     tp.Numpy]:
+    def job(
+        x: tp.Numpy.Placeholder((4,), dtype=flow.int32),
+        y: tp.Numpy.Placeholder((4,), dtype=flow.int32),
+    ) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
         return x / y, x % y, x * 3
 
     div, mod, mul = job(x, y)
@@ -60,10 +94,19 @@ def test_comparisons_return_int8():
     a, b = np.array([[1, 2, 3]], np.float32), np.array([[1], [3]], np.float32)
 
     @flow.global_function()
-    def job(a: tp.Numpy.Placeholder((1, 3)),
-            b: tp.Numpy.Placeholder((2, 1))) -> Tuple[(tp.Numpy,) * 8]:
-        return (a == b, a != b, a < b, a <= b, a > b, a >= b, a > 1.5,
-                flow.math.logical_and(a > 1, b > 1))
+    def job(
+        a: tp.Numpy.Placeholder((1, 3)), b: tp.Numpy.Placeholder((2, 1))
+    ) -> Tuple[(tp.Numpy,) * 8]:
+        return (
+            a == b,
+            a != b,
+            a < b,
+            a <= b,
+            a > b,
+            a >= b,
+            a > 1.5,
+            flow.math.logical_and(a > 1, b > 1),
+        )
 
     got = job(a, b)
     want = (a == b, a != b, a < b, a <= b, a > b, a >= b, a > 1.5, (a > 1) & (b > 1))
@@ -77,7 +120,7 @@ def test_float_constants_meeting_integer_blobs_give_float32():
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((3,), dtype=flow.int32)) -> Tuple[(tp.Numpy,) * 4]:
-        return x * 0.5, x + 1, x ** 0.5, flow.math.clip_by_value(x, 1.7, 2.2)
+        return x * 0.5, x + 1, x**0.5, flow.math.clip_by_value(x, 1.7, 2.2)
 
     half, plus, root, clipped = job(x)
     assert half.dtype == np.float32 and plus.dtype == np.int32 and root.dtype == np.float32

@@ -13,12 +13,18 @@ def test_concat_stack_split():
     a, b = arange(2, 3), arange(2, 2) + 100
 
     @flow.global_function()
-    def job(a: tp.Numpy.Placeholder((2, 3)),
-            b: tp.Numpy.Placeholder((2, 2))) -> tp.Bundle[tp.Numpy]:
+    def job(
+        a: tp.Numpy.Placeholder((2, 3)), b: tp.Numpy.Placeholder((2, 2))
+    ) -> tp.Bundle[tp.Numpy]:
         parts = flow.split(flow.concat([a, b], axis=1), [1, -1, 2], axis=-1)
         halves = flow.split(a, 2, axis=0)
-        return {"concat": flow.concat([a, b], axis=-1), "concat_values": flow.concat(values=[a, a]),
-                "stack": flow.stack([a, a * 2], axis=1), "parts": parts, "halves": halves}
+        return {
+            "concat": flow.concat([a, b], axis=-1),
+            "concat_values": flow.concat(values=[a, a]),
+            "stack": flow.stack([a, a * 2], axis=1),
+            "parts": parts,
+            "halves": halves,
+        }
 
     got = job(a, b)
     ab = np.concatenate([a, b], axis=1)

@@ -33,14 +33,16 @@ def _out_size(n, k, s, pad, ceil_mode):
 def np_pool(x, mode, k, s, pads, ceil_mode=False):
     """NCHW pooling over the real elements of each window (padding never counts)."""
     n, c, h, w = x.shape
-    ho, wo = (_out_size(h, k[0], s[0], pads[0], ceil_mode),
-              _out_size(w, k[1], s[1], pads[1], ceil_mode))
+    ho, wo = (
+        _out_size(h, k[0], s[0], pads[0], ceil_mode),
+        _out_size(w, k[1], s[1], pads[1], ceil_mode),
+    )
     out = np.zeros((n, c, ho, wo))
     for i in range(ho):
         r0 = i * s[0] - pads[0][0]
         for j in range(wo):
             c0 = j * s[1] - pads[1][0]
-            win = x[:, :, max(r0, 0):min(r0 + k[0], h), max(c0, 0):min(c0 + k[1], w)]
+            win = x[:, :, max(r0, 0) : min(r0 + k[0], h), max(c0, 0) : min(c0 + k[1], w)]
             win = win.reshape(n, c, -1).astype(np.float64)
             out[:, :, i, j] = win.max(-1) if mode == "max" else win.mean(-1)
     return out
@@ -81,8 +83,16 @@ CONV_CASES = [
     ("valid_dilated", (2, 3, 3, 2), (2, 1), "VALID", ((0, 0), (0, 0)), 2, 1, "NCHW"),
     ("explicit_groups", (6, 1, 3, 3), 1, (0, 0, (1, 2), 1), ((1, 2), (1, 1)), 1, 3, "NCHW"),
     ("nhwc_same", (5, 3, 3, 3), 2, "SAME", None, 1, 1, "NHWC"),
-    ("nhwc_explicit", (2, 3, 2, 3), 1, ((0, 0), (1, 0), (0, 2), (0, 0)), ((1, 0), (0, 2)),
-     (1, 2), 1, "NHWC"),
+    (
+        "nhwc_explicit",
+        (2, 3, 2, 3),
+        1,
+        ((0, 0), (1, 0), (0, 2), (0, 0)),
+        ((1, 0), (0, 2)),
+        (1, 2),
+        1,
+        "NHWC",
+    ),
 ]
 
 
@@ -118,9 +128,10 @@ def _np_conv2d_transpose(x, w, out_hw, strides, pads):
     full = np.zeros((n, o, (h - 1) * sh + kh + out_hw[0], (wd - 1) * sw + kw + out_hw[1]))
     for i in range(h):
         for j in range(wd):
-            full[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw] += np.einsum(
-                "nc,cokl->nokl", x[:, :, i, j], w)
-    return full[:, :, pt:pt + out_hw[0], pl:pl + out_hw[1]]
+            full[:, :, i * sh : i * sh + kh, j * sw : j * sw + kw] += np.einsum(
+                "nc,cokl->nokl", x[:, :, i, j], w
+            )
+    return full[:, :, pt : pt + out_hw[0], pl : pl + out_hw[1]]
 
 
 def test_conv2d_matches_numpy_reference():
@@ -131,15 +142,26 @@ def test_conv2d_matches_numpy_reference():
     specs = [tp.Numpy.Placeholder(f.shape) for f in feeds]
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((2, 3, 7, 8)), x_nhwc: tp.Numpy.Placeholder((2, 7, 8, 3)),
-            w0: specs[0], w1: specs[1], w2: specs[2], w3: specs[3], w4: specs[4], w5: specs[5],
-            w6: specs[6]) -> Tuple[(tp.Numpy,) * 7]:
+    def job(
+        x: tp.Numpy.Placeholder((2, 3, 7, 8)),
+        x_nhwc: tp.Numpy.Placeholder((2, 7, 8, 3)),
+        w0: specs[0],
+        w1: specs[1],
+        w2: specs[2],
+        w3: specs[3],
+        w4: specs[4],
+        w5: specs[5],
+        w6: specs[6],
+    ) -> Tuple[(tp.Numpy,) * 7]:
         outs = []
         for case, w in zip(CONV_CASES, (w0, w1, w2, w3, w4, w5, w6)):
             _, _, strides, padding, _, dilations, groups, fmt = case
             inp = x_nhwc if fmt == "NHWC" else x
-            outs.append(flow.nn.conv2d(inp, w, strides, padding, data_format=fmt,
-                                  dilations=dilations, groups=groups))
+            outs.append(
+                flow.nn.conv2d(
+                    inp, w, strides, padding, data_format=fmt, dilations=dilations, groups=groups
+                )
+            )
         return tuple(outs)
 
     outs = job(x, _nhwc(x), *feeds)
@@ -149,8 +171,9 @@ def test_conv2d_matches_numpy_reference():
         d = (dilations, dilations) if isinstance(dilations, int) else dilations
         if pads is None:
             lower = padding != "SAME_UPPER"
-            pads = tuple(same_pads(n, k, st, dd, lower)
-                         for n, k, st, dd in zip((7, 8), shape[2:], s, d))
+            pads = tuple(
+                same_pads(n, k, st, dd, lower) for n, k, st, dd in zip((7, 8), shape[2:], s, d)
+            )
         want = np_conv2d(x, w, s, pads, d, groups)
         if fmt == "NHWC":
             got = _nchw(got)
@@ -165,10 +188,12 @@ def test_same_padding_is_oneflow_same_lower():
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((1, 1, 1, 7))) -> Tuple[(tp.Numpy,) * 4]:
-        return (flow.nn.max_pool2d(x, (1, 2), (1, 2), "SAME"),
-                flow.nn.max_pool2d(x, (1, 2), (1, 2), "SAME_UPPER"),
-                flow.nn.avg_pool2d(x, (1, 2), (1, 2), "SAME"),
-                flow.nn.avg_pool2d(x, (1, 2), (1, 2), "SAME_UPPER"))
+        return (
+            flow.nn.max_pool2d(x, (1, 2), (1, 2), "SAME"),
+            flow.nn.max_pool2d(x, (1, 2), (1, 2), "SAME_UPPER"),
+            flow.nn.avg_pool2d(x, (1, 2), (1, 2), "SAME"),
+            flow.nn.avg_pool2d(x, (1, 2), (1, 2), "SAME_UPPER"),
+        )
 
     lower_max, upper_max, lower_avg, upper_avg = (o.ravel().tolist() for o in job(x))
     assert lower_max == [5, 9, 8, 7] and upper_max == [9, 2, 8, 7]
@@ -187,9 +212,13 @@ def test_pooling_matches_numpy_reference(fmt):
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder(feed.shape)) -> tp.Bundle[tp.Numpy]:
-        return [(flow.nn.max_pool2d(x, k, s, explicit(p), data_format=fmt, ceil_mode=c),
-                 flow.nn.avg_pool2d(x, k, s, explicit(p), data_format=fmt, ceil_mode=c))
-                for k, s, p, c in POOL_CASES]
+        return [
+            (
+                flow.nn.max_pool2d(x, k, s, explicit(p), data_format=fmt, ceil_mode=c),
+                flow.nn.avg_pool2d(x, k, s, explicit(p), data_format=fmt, ceil_mode=c),
+            )
+            for k, s, p, c in POOL_CASES
+        ]
 
     for case, (got_max, got_avg) in zip(POOL_CASES, job(feed)):
         pads = _pool_pads(case, 7, 8)
@@ -200,8 +229,11 @@ def test_pooling_matches_numpy_reference(fmt):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"{mode} {case}")
 
 
-@pytest.mark.parametrize("case", [POOL_CASES[1], POOL_CASES[3], POOL_CASES[4], POOL_CASES[8]],
-                         ids=["blocks_same", "blocks_explicit", "windows_same", "windows_ceil"])
+@pytest.mark.parametrize(
+    "case",
+    [POOL_CASES[1], POOL_CASES[3], POOL_CASES[4], POOL_CASES[8]],
+    ids=["blocks_same", "blocks_explicit", "windows_same", "windows_ceil"],
+)
 def test_max_pool_gradient_goes_to_the_first_maximum(case):
     # small integers make many ties inside windows
     x = np.random.default_rng(2).integers(0, 3, (2, 2, 7, 8)).astype(np.float32)
@@ -235,26 +267,37 @@ def test_nonoverlapping_pooling_avoids_reduce_window():
         return {str(e.primitive) for e in jaxpr.jaxpr.eqns}
 
     common = dict(mode="max", pads=((0, 0), (0, 0)), ceil_mode=False, data_format="NCHW")
-    assert not any("reduce_window" in p for p in primitives(ksize=(2, 2), strides=(2, 2),
-                                                            **common))
+    assert not any("reduce_window" in p for p in primitives(ksize=(2, 2), strides=(2, 2), **common))
     assert any("reduce_window" in p for p in primitives(ksize=(3, 3), strides=(2, 2), **common))
 
 
-@pytest.mark.parametrize("body, fragments", [
-    (lambda x, w: flow.nn.conv2d(x, w, 1, "SAME", data_format="NHWC"),
-     ["flow.nn.conv2d", "input channels"]),
-    (lambda x, w: flow.nn.conv2d(x, w, 1, "FULL"), ["flow.nn.conv2d", "padding must be", "'FULL'"]),
-    (lambda x, w: flow.nn.conv2d(x, w, 1, "SAME", data_format="NCWH"), ["data_format must be"]),
-    (lambda x, w: flow.nn.conv2d(x, w, 0, "SAME"), ["strides", ">= 1"]),
-    (lambda x, w: flow.nn.conv2d(x, w, 1, (1, 0, 1, 1)), ["padding entry 0", "batch or channel"]),
-    (lambda x, w: flow.nn.conv2d(x, w, 1, "VALID", groups=2), ["groups=2 must divide"]),
-    (lambda x, w: flow.nn.max_pool2d(x, 7, 1, "VALID"), ["flow.nn.max_pool2d", "larger than"]),
-    (lambda x, w: flow.nn.avg_pool2d(x, (2, 2, 2), 1, "VALID"), ["ksize", "1 or 2 ints"]),
-])
+@pytest.mark.parametrize(
+    "body, fragments",
+    [
+        (
+            lambda x, w: flow.nn.conv2d(x, w, 1, "SAME", data_format="NHWC"),
+            ["flow.nn.conv2d", "input channels"],
+        ),
+        (
+            lambda x, w: flow.nn.conv2d(x, w, 1, "FULL"),
+            ["flow.nn.conv2d", "padding must be", "'FULL'"],
+        ),
+        (lambda x, w: flow.nn.conv2d(x, w, 1, "SAME", data_format="NCWH"), ["data_format must be"]),
+        (lambda x, w: flow.nn.conv2d(x, w, 0, "SAME"), ["strides", ">= 1"]),
+        (
+            lambda x, w: flow.nn.conv2d(x, w, 1, (1, 0, 1, 1)),
+            ["padding entry 0", "batch or channel"],
+        ),
+        (lambda x, w: flow.nn.conv2d(x, w, 1, "VALID", groups=2), ["groups=2 must divide"]),
+        (lambda x, w: flow.nn.max_pool2d(x, 7, 1, "VALID"), ["flow.nn.max_pool2d", "larger than"]),
+        (lambda x, w: flow.nn.avg_pool2d(x, (2, 2, 2), 1, "VALID"), ["ksize", "1 or 2 ints"]),
+    ],
+)
 def test_bad_conv_and_pool_arguments(body, fragments):
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((1, 3, 5, 5)),
-            w: tp.Numpy.Placeholder((4, 3, 3, 3))) -> tp.Numpy:
+    def job(
+        x: tp.Numpy.Placeholder((1, 3, 5, 5)), w: tp.Numpy.Placeholder((4, 3, 3, 3))
+    ) -> tp.Numpy:
         return body(x, w)
 
     with pytest.raises(flow.OpError) as info:
@@ -264,13 +307,16 @@ def test_bad_conv_and_pool_arguments(body, fragments):
     assert f'File "{__file__}"' in str(info.value)
 
 
-@pytest.mark.parametrize("padding,in_hw,out_hw,strides", [
-    ("VALID", (3, 4), (7, 9), (2, 2)),
-    ("VALID", (3, 4), (8, 10), (2, 2)),  # output_padding: the extra row/column gets zeros
-    ("SAME", (3, 4), (6, 8), (2, 2)),
-    ("SAME", (4, 3), (7, 5), (2, 2)),  # odd padding: one more after (TensorFlow's SAME)
-    ("SAME", (5, 5), (5, 5), (1, 1)),
-])
+@pytest.mark.parametrize(
+    "padding,in_hw,out_hw,strides",
+    [
+        ("VALID", (3, 4), (7, 9), (2, 2)),
+        ("VALID", (3, 4), (8, 10), (2, 2)),  # output_padding: the extra row/column gets zeros
+        ("SAME", (3, 4), (6, 8), (2, 2)),
+        ("SAME", (4, 3), (7, 5), (2, 2)),  # odd padding: one more after (TensorFlow's SAME)
+        ("SAME", (5, 5), (5, 5), (1, 1)),
+    ],
+)
 def test_conv2d_transpose_matches_the_scatter_definition(padding, in_hw, out_hw, strides):
     rng = np.random.default_rng(5)
     x = rng.normal(size=(2, 3) + in_hw)
@@ -285,8 +331,12 @@ def test_conv2d_transpose_matches_the_scatter_definition(padding, in_hw, out_hw,
         return _np_conv2d_transpose(a, b, out_hw, strides, pads)
 
     value, (gx, gw), c = value_and_grads(
-        lambda a, b: flow.nn.conv2d_transpose(a, b, output_shape=out_shape, strides=strides,
-                                              padding=padding), x, w)
+        lambda a, b: flow.nn.conv2d_transpose(
+            a, b, output_shape=out_shape, strides=strides, padding=padding
+        ),
+        x,
+        w,
+    )
     np.testing.assert_allclose(value, ref(x, w), rtol=1e-10, atol=1e-10)
     # the transposed convolution is the adjoint of conv2d: <conv2d(z), x> = <z, deconv(x)>
     z = rng.normal(size=out_shape)
@@ -303,18 +353,31 @@ def test_conv2d_transpose_nhwc_and_bad_output_shape():
     w = rng.normal(size=(2, 3, 3, 5)).astype(np.float32)  # (in, kh, kw, out)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((1, 3, 4, 2)), w: tp.Numpy.Placeholder((2, 3, 3, 5))
-            ) -> tp.Numpy:
-        return flow.nn.conv2d_transpose(input=x, filters=w, output_shape=(1, 7, 9, 5),
-                                        strides=2, padding="VALID", data_format="NHWC")
+    def job(
+        x: tp.Numpy.Placeholder((1, 3, 4, 2)), w: tp.Numpy.Placeholder((2, 3, 3, 5))
+    ) -> tp.Numpy:
+        return flow.nn.conv2d_transpose(
+            input=x,
+            filters=w,
+            output_shape=(1, 7, 9, 5),
+            strides=2,
+            padding="VALID",
+            data_format="NHWC",
+        )
 
-    want = _np_conv2d_transpose(x.transpose(0, 3, 1, 2).astype(np.float64),
-                                w.transpose(0, 3, 1, 2), (7, 9), (2, 2), ((0, 0), (0, 0)))
+    want = _np_conv2d_transpose(
+        x.transpose(0, 3, 1, 2).astype(np.float64),
+        w.transpose(0, 3, 1, 2),
+        (7, 9),
+        (2, 2),
+        ((0, 0), (0, 0)),
+    )
     np.testing.assert_allclose(job(x, w), want.transpose(0, 2, 3, 1), rtol=1e-4, atol=1e-5)
 
     @flow.global_function()
-    def bad(x: tp.Numpy.Placeholder((1, 2, 3, 4)), w: tp.Numpy.Placeholder((2, 3, 3, 3))
-            ) -> tp.Numpy:
+    def bad(
+        x: tp.Numpy.Placeholder((1, 2, 3, 4)), w: tp.Numpy.Placeholder((2, 3, 3, 3))
+    ) -> tp.Numpy:
         return flow.nn.conv2d_transpose(x, w, output_shape=(1, 3, 20, 20), strides=2)
 
     with pytest.raises(flow.OpError, match=r"conv2d_transpose.*output_shape"):
@@ -327,8 +390,9 @@ def test_compat_conv2d_pads_same_like_tensorflow():
     w = rng.normal(size=(3, 2, 2, 2)).astype(np.float32)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((1, 2, 6, 6)), w: tp.Numpy.Placeholder((3, 2, 2, 2))
-            ) -> tp.Numpy:
+    def job(
+        x: tp.Numpy.Placeholder((1, 2, 6, 6)), w: tp.Numpy.Placeholder((3, 2, 2, 2))
+    ) -> tp.Numpy:
         return flow.nn.compat_conv2d(x, w, strides=1, padding="SAME")
 
     pads = (same_pads(6, 2, 1, lower=False),) * 2  # (0, 1): the extra element after
@@ -336,11 +400,14 @@ def test_compat_conv2d_pads_same_like_tensorflow():
     np.testing.assert_allclose(job(x, w), np_conv2d(x, w, (1, 1), pads), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("fmt,padding,strides,dilations,groups", [
-    ("NCW", "VALID", (2,), (2,), 1),
-    ("NWC", "SAME_UPPER", (2,), (1,), 1),
-    ("NCW", [0, 0, (1, 2)], (1,), (1,), 2),
-])
+@pytest.mark.parametrize(
+    "fmt,padding,strides,dilations,groups",
+    [
+        ("NCW", "VALID", (2,), (2,), 1),
+        ("NWC", "SAME_UPPER", (2,), (1,), 1),
+        ("NCW", [0, 0, (1, 2)], (1,), (1,), 2),
+    ],
+)
 def test_conv1d_values_and_gradients(fmt, padding, strides, dilations, groups):
     rng = np.random.default_rng(10)
     x = rng.normal(size=(2, 4, 9))  # NCW
@@ -358,12 +425,19 @@ def test_conv1d_values_and_gradients(fmt, padding, strides, dilations, groups):
     if fmt == "NWC":
         value, (gx, gw), c = value_and_grads(
             lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NWC", dilations, groups),
-            x.transpose(0, 2, 1), w.transpose(0, 2, 1))
-        value, gx, gw, c = (value.transpose(0, 2, 1), gx.transpose(0, 2, 1),
-                            gw.transpose(0, 2, 1), c.transpose(0, 2, 1))
+            x.transpose(0, 2, 1),
+            w.transpose(0, 2, 1),
+        )
+        value, gx, gw, c = (
+            value.transpose(0, 2, 1),
+            gx.transpose(0, 2, 1),
+            gw.transpose(0, 2, 1),
+            c.transpose(0, 2, 1),
+        )
     else:
         value, (gx, gw), c = value_and_grads(
-            lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NCW", dilations, groups), x, w)
+            lambda a, b: flow.nn.conv1d(a, b, strides, padding, "NCW", dilations, groups), x, w
+        )
     np.testing.assert_allclose(value, ref(x, w), rtol=1e-10, atol=1e-10)
     nx, nw = numeric_grad(ref, [x, w], c, eps=1e-5)
     np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
@@ -374,25 +448,34 @@ def test_conv3d_and_conv_layers():
     rng = np.random.default_rng(11)
     x = rng.normal(size=(1, 2, 4, 5, 3))
     w = rng.normal(size=(3, 2, 2, 3, 2))
-    value, (gx, _), c = value_and_grads(
-        lambda a, b: flow.nn.conv3d(a, b, (1, 2, 1), "SAME"), x, w)
+    value, (gx, _), c = value_and_grads(lambda a, b: flow.nn.conv3d(a, b, (1, 2, 1), "SAME"), x, w)
     pads = tuple(same_pads(n, k, s) for n, k, s in zip((4, 5, 3), (2, 3, 2), (1, 2, 1)))
     want = np_conv_nd(x, w, (1, 2, 1), pads, (1, 1, 1))
     np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-10)
-    nx, = numeric_grad(lambda a: np_conv_nd(a, w, (1, 2, 1), pads, (1, 1, 1)), [x], c, eps=1e-5)
+    (nx,) = numeric_grad(lambda a: np_conv_nd(a, w, (1, 2, 1), pads, (1, 1, 1)), [x], c, eps=1e-5)
     np.testing.assert_allclose(gx, nx, rtol=1e-5, atol=1e-6)
 
     @flow.global_function()
-    def layers(x: tp.Numpy.Placeholder((2, 4, 9)),
-               y: tp.Numpy.Placeholder((1, 2, 4, 5, 3))) -> Tuple[tp.Numpy, tp.Numpy]:
-        a = flow.layers.conv1d(x, 8, 3, padding="SAME", groups=2, name="c1",
-                               bias_initializer=flow.ones_initializer(),
-                               activation=flow.math.relu)
+    def layers(
+        x: tp.Numpy.Placeholder((2, 4, 9)), y: tp.Numpy.Placeholder((1, 2, 4, 5, 3))
+    ) -> Tuple[tp.Numpy, tp.Numpy]:
+        a = flow.layers.conv1d(
+            x,
+            8,
+            3,
+            padding="SAME",
+            groups=2,
+            name="c1",
+            bias_initializer=flow.ones_initializer(),
+            activation=flow.math.relu,
+        )
         b = flow.layers.conv3d(y, 4, (1, 2, 2), data_format="NCDHW")
         return a, b
 
-    a, b = layers(rng.normal(size=(2, 4, 9)).astype(np.float32),
-                  rng.normal(size=(1, 2, 4, 5, 3)).astype(np.float32))
+    a, b = layers(
+        rng.normal(size=(2, 4, 9)).astype(np.float32),
+        rng.normal(size=(1, 2, 4, 5, 3)).astype(np.float32),
+    )
     assert a.shape == (2, 8, 9) and (a >= 0).all() and b.shape == (1, 4, 4, 4, 2)
     names = set(variables())
     assert {"c1-weight", "c1-bias", "Conv3d-weight", "Conv3d-bias"} <= names
@@ -418,15 +501,20 @@ def _torch_deconv(x, w, stride, needed, dilation, extra, xp):
                     else:
                         out = out.at[:, :, r, c].add(contrib)
     ph, pw = needed[0] // 2, needed[1] // 2
-    return out[:, :, ph:full_h - ph, pw:full_w - pw]
+    return out[:, :, ph : full_h - ph, pw : full_w - pw]
 
 
-@pytest.mark.parametrize("stride, needed, dilation, extra", [
-    ((2, 2), (2, 2), (1, 1), (1, 1)), ((1, 2), (0, 2), (2, 1), (0, 0)),
-    ((3, 2), (4, 0), (1, 1), (2, 1)),
-])
-def test_torch_conv2d_transpose_matches_pytorch_arithmetic_and_jax_grad(stride, needed,
-                                                                        dilation, extra):
+@pytest.mark.parametrize(
+    "stride, needed, dilation, extra",
+    [
+        ((2, 2), (2, 2), (1, 1), (1, 1)),
+        ((1, 2), (0, 2), (2, 1), (0, 0)),
+        ((3, 2), (4, 0), (1, 1), (2, 1)),
+    ],
+)
+def test_torch_conv2d_transpose_matches_pytorch_arithmetic_and_jax_grad(
+    stride, needed, dilation, extra
+):
     import jax
     import jax.numpy as jnp
 
@@ -434,13 +522,17 @@ def test_torch_conv2d_transpose_matches_pytorch_arithmetic_and_jax_grad(stride, 
     x = rng.normal(size=(2, 3, 4, 3))
     w = rng.normal(size=(3, 2, 3, 2))
     value, (gx, gw), cot = value_and_grads(
-        lambda a, b: flow.nn.torch_conv2d_transpose(a, b, output_padding=extra, strides=stride,
-                                                    padding_needed=needed, dilations=dilation),
-        x, w)
+        lambda a, b: flow.nn.torch_conv2d_transpose(
+            a, b, output_padding=extra, strides=stride, padding_needed=needed, dilations=dilation
+        ),
+        x,
+        w,
+    )
     want = _torch_deconv(x, w, stride, needed, dilation, extra, np)
     np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-12)
     want_gx, want_gw = jax.grad(
         lambda a, b: (_torch_deconv(a, b, stride, needed, dilation, extra, jnp) * cot).sum(),
-        argnums=(0, 1))(x, w)
+        argnums=(0, 1),
+    )(x, w)
     np.testing.assert_allclose(gx, want_gx, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(gw, want_gw, rtol=1e-10, atol=1e-12)

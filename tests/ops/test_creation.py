@@ -17,8 +17,9 @@ def test_identity_n_and_clip_aliases():
     y = np.array([[-2.0, 0.5, 9.0]], np.float32)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((1, 3), dtype=flow.int32),
-            y: tp.Numpy.Placeholder((1, 3))) -> List[tp.Numpy]:
+    def job(
+        x: tp.Numpy.Placeholder((1, 3), dtype=flow.int32), y: tp.Numpy.Placeholder((1, 3))
+    ) -> List[tp.Numpy]:
         a, b = flow.identity_n([x, y])
         return [a, b, flow.clip_by_value(y, -1, 1), flow.clamp(y, 0, 5), flow.clip(y, 1, 2)]
 
@@ -33,9 +34,13 @@ def test_identity_n_and_clip_aliases():
 def test_constants_and_full_squeezes_have_shape_1_like_oneflow():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((2,))) -> tp.Bundle[tp.Numpy]:
-        return {"c": flow.constant(3.0), "empty": flow.zeros(()),
-                "squeezed": flow.squeeze(flow.reshape(x, (1, 2, 1))[:, :1]),
-                "cs": flow.constant_scalar(2, flow.int32), "sum": x + flow.constant(1.0)}
+        return {
+            "c": flow.constant(3.0),
+            "empty": flow.zeros(()),
+            "squeezed": flow.squeeze(flow.reshape(x, (1, 2, 1))[:, :1]),
+            "cs": flow.constant_scalar(2, flow.int32),
+            "sum": x + flow.constant(1.0),
+        }
 
     out = job(np.array([1.0, 2.0], np.float32))
     assert out["c"].shape == (1,) and out["c"][0] == 3.0 and out["empty"].shape == (1,)
@@ -54,20 +59,25 @@ def test_range_and_fused_bias_add_ops():
         w = flow.get_variable("w", shape=(1,), initializer=flow.zeros_initializer())
         dropped = flow.nn.fused_bias_add_dropout(v + w, b, data_format="NC", rate=0.5)
         flow.watch(dropped, lambda x: seen.setdefault("dropped", x))
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
-                           momentum=0).minimize(flow.math.reduce_sum(dropped))
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(flow.math.reduce_sum(dropped))
         return flow.nn.fused_bias_add_gelu(v, b, data_format="NC")
 
     @flow.global_function()
     def ranges() -> tp.Bundle[tp.Numpy]:
-        return {"a": flow.range(1, 10, 3, dtype=flow.float64), "b": flow.range(3),
-                "c": flow.range(0, 7, 2, dtype=flow.int32)}
+        return {
+            "a": flow.range(1, 10, 3, dtype=flow.float64),
+            "b": flow.range(3),
+            "c": flow.range(0, 7, 2, dtype=flow.int32),
+        }
 
     gelu = train(v, b)
     flow.sync_default_session()
     z = v + b
-    np.testing.assert_allclose(gelu, 0.5 * z * (1 + np.vectorize(math.erf)(z / np.sqrt(2))),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        gelu, 0.5 * z * (1 + np.vectorize(math.erf)(z / np.sqrt(2))), rtol=1e-5, atol=1e-6
+    )
     kept = seen["dropped"] != 0
     assert 0 < kept.sum() < kept.size
     np.testing.assert_allclose(seen["dropped"][kept], 2 * z[kept], rtol=1e-6)

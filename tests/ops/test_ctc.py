@@ -29,9 +29,11 @@ def brute_force(log_probs, targets, input_lengths, target_lengths, blank, xp=np)
         frames, labels = int(input_lengths[b]), int(target_lengths[b])
         target = tuple(int(v) for v in targets[b, :labels])
         classes = log_probs.shape[2]
-        scores = [sum(log_probs[t, b, k] for t, k in enumerate(path))
-                  for path in itertools.product(range(classes), repeat=frames)
-                  if _collapse(path, blank) == target]
+        scores = [
+            sum(log_probs[t, b, k] for t, k in enumerate(path))
+            for path in itertools.product(range(classes), repeat=frames)
+            if _collapse(path, blank) == target
+        ]
         losses.append(-jax.nn.logsumexp(xp.stack(scores)) if scores else xp.inf)
     return xp.stack([xp.asarray(v, dtype=log_probs.dtype) for v in losses])
 
@@ -43,8 +45,10 @@ def _log_softmax(x):
 INPUT_LENGTHS = np.array([5, 5, 3], np.int32)
 TARGET_LENGTHS = np.array([2, 2, 1], np.int32)
 # labels 1..3 with blank 0, or 0..2 with blank 3; the middle example repeats a label
-TARGETS = {0: np.array([[1, 2, 0], [2, 2, 1], [1, 0, 0]], np.int32),
-           3: np.array([[0, 1, 3], [1, 1, 0], [2, 3, 3]], np.int32)}
+TARGETS = {
+    0: np.array([[1, 2, 0], [2, 2, 1], [1, 0, 0]], np.int32),
+    3: np.array([[0, 1, 3], [1, 1, 0], [2, 3, 3]], np.int32),
+}
 
 
 @pytest.mark.parametrize("reduction, blank", [("none", 0), ("mean", 0), ("sum", 3)])
@@ -61,11 +65,14 @@ def test_ctc_loss_matches_the_alignment_sum_and_its_gradient(reduction, blank):
 
     value, grads, cot = value_and_grads(
         lambda lp, tg, il, tl: flow.ctc_loss(lp, tg, il, tl, blank=blank, reduction=reduction),
-        log_probs, *args)
+        log_probs,
+        *args,
+    )
     want = reduce(brute_force(log_probs, *args, blank, xp=np))
     np.testing.assert_allclose(value, want, rtol=1e-10)
-    want_grad = jax.grad(lambda z: (reduce(brute_force(jax.nn.log_softmax(z), *args, blank,
-                                                       xp=jnp)) * cot).sum())(log_probs)
+    want_grad = jax.grad(
+        lambda z: (reduce(brute_force(jax.nn.log_softmax(z), *args, blank, xp=jnp)) * cot).sum()
+    )(log_probs)
     np.testing.assert_allclose(grads[0], want_grad, rtol=1e-8, atol=1e-12)
 
 
@@ -74,9 +81,14 @@ def test_ctc_loss_of_a_target_longer_than_its_frames(zero_infinity, want):
     log_probs = _log_softmax(np.random.default_rng(1).normal(size=(2, 1, 3)))
     targets = np.array([[1, 1]], np.int32)  # a repeat needs a blank between: 3 frames
     value, (grad, *_), _ = value_and_grads(
-        lambda lp, tg, il, tl: flow.ctc_loss(lp, tg, il, tl, reduction="none",
-                                             zero_infinity=zero_infinity),
-        log_probs, targets, np.array([2], np.int32), np.array([2], np.int32))
+        lambda lp, tg, il, tl: flow.ctc_loss(
+            lp, tg, il, tl, reduction="none", zero_infinity=zero_infinity
+        ),
+        log_probs,
+        targets,
+        np.array([2], np.int32),
+        np.array([2], np.int32),
+    )
     assert value.tolist() == [want]
     if zero_infinity:
         np.testing.assert_array_equal(grad, np.zeros_like(log_probs))
@@ -84,6 +96,10 @@ def test_ctc_loss_of_a_target_longer_than_its_frames(zero_infinity, want):
 
 def test_ctc_loss_rejects_bad_arguments():
     with pytest.raises(flow.OpError, match="reduction must be"):
-        value_and_grads(lambda lp, tg, il, tl: flow.ctc_loss(lp, tg, il, tl, reduction="avg"),
-                        np.zeros((2, 1, 3)), np.zeros((1, 1), np.int32),
-                        np.ones(1, np.int32), np.ones(1, np.int32))
+        value_and_grads(
+            lambda lp, tg, il, tl: flow.ctc_loss(lp, tg, il, tl, reduction="avg"),
+            np.zeros((2, 1, 3)),
+            np.zeros((1, 1), np.int32),
+            np.ones(1, np.int32),
+            np.ones(1, np.int32),
+        )

@@ -53,6 +53,7 @@ def test_dynamic_reshape_rejects_a_size_that_does_not_fit():
     with pytest.raises(flow.JobArgumentError, match="dynamic_reshape"):
         job([np.ones((1, 3), np.float32)])
     with pytest.raises(flow.OpError, match="cannot reshape"):
+
         @flow.global_function()
         def bad(x: tp.Numpy.Placeholder((5, 6))) -> tp.Numpy:
             return flow.dynamic_reshape(x, (-1, 7))

@@ -43,8 +43,9 @@ def test_argmax_of_a_vector_is_shape_1():
 @pytest.mark.parametrize("direction", ["ASCENDING", "DESCENDING"])
 def test_sort_and_argsort_put_padding_out_of_the_real_part(direction):
     @flow.global_function()
-    def Sort(x: tp.ListNumpy.Placeholder((4, 9), dtype=flow.int32)) -> tuple[tp.ListNumpy,
-                                                                           tp.ListNumpy]:
+    def Sort(
+        x: tp.ListNumpy.Placeholder((4, 9), dtype=flow.int32),
+    ) -> tuple[tp.ListNumpy, tp.ListNumpy]:
         return flow.sort(x, direction=direction), flow.argsort(x, direction=direction)
 
     # Values on both sides of the zero padding, with ties.
@@ -70,8 +71,9 @@ def test_top_k_takes_at_most_the_real_row_and_ignores_padding(sorted_):
 
 def test_in_top_k_ignores_padded_classes():
     @flow.global_function()
-    def InTopK(t: tp.ListNumpy.Placeholder((8,), dtype=flow.int32),
-               p: tp.ListNumpy.Placeholder((8, 10))) -> tp.ListNumpy:
+    def InTopK(
+        t: tp.ListNumpy.Placeholder((8,), dtype=flow.int32), p: tp.ListNumpy.Placeholder((8, 10))
+    ) -> tp.ListNumpy:
         return flow.math.in_top_k(t, p, k=2)
 
     p = negative(5, 6)  # padded classes (0.0) would beat every real one
@@ -83,15 +85,17 @@ def test_in_top_k_ignores_padded_classes():
 
 def test_concat_of_dynamic_blobs_has_the_sum_of_real_sizes():
     @flow.global_function()
-    def Concat(x: tp.ListNumpy.Placeholder((5, 3)), y: tp.ListNumpy.Placeholder((4, 3)),
-               z: tp.Numpy.Placeholder((2, 3))) -> tp.ListNumpy:
+    def Concat(
+        x: tp.ListNumpy.Placeholder((5, 3)),
+        y: tp.ListNumpy.Placeholder((4, 3)),
+        z: tp.Numpy.Placeholder((2, 3)),
+    ) -> tp.ListNumpy:
         return flow.concat([x, y * 2.0, z], axis=0)
 
     z = negative(2, 3)
     for nx, ny in [(2, 3), (5, 4), (0, 1)]:
         x, y = negative(nx, 3), negative(ny, 3)
-        np.testing.assert_array_equal(Concat([x], [y], z)[0],
-                                      np.concatenate([x, y * 2, z]))
+        np.testing.assert_array_equal(Concat([x], [y], z)[0], np.concatenate([x, y * 2, z]))
 
 
 def test_concat_along_a_later_axis_and_its_gradient():
@@ -113,8 +117,9 @@ def test_concat_along_a_later_axis_and_its_gradient():
 
 def test_concat_max_dim_size_bounds_the_padded_size_of_dynamic_inputs():
     @flow.global_function()
-    def Concat(x: tp.ListNumpy.Placeholder((4, 2)),
-               y: tp.ListNumpy.Placeholder((4, 2))) -> tp.ListNumpy:
+    def Concat(
+        x: tp.ListNumpy.Placeholder((4, 2)), y: tp.ListNumpy.Placeholder((4, 2))
+    ) -> tp.ListNumpy:
         out = flow.concat([x, y], axis=0, max_dim_size=5, name="bounded")
         assert out.shape == (5, 2)  # as OneFlow's dynamic concat
         return out
@@ -127,20 +132,24 @@ def test_concat_max_dim_size_bounds_the_padded_size_of_dynamic_inputs():
 
 def test_concat_with_disagreeing_real_sizes_is_a_clear_error():
     @flow.global_function()
-    def Concat(x: tp.ListNumpy.Placeholder((5, 3)),
-               y: tp.ListNumpy.Placeholder((4, 3))) -> tp.ListNumpy:
+    def Concat(
+        x: tp.ListNumpy.Placeholder((5, 3)), y: tp.ListNumpy.Placeholder((4, 3))
+    ) -> tp.ListNumpy:
         return flow.concat([x, y], axis=0, name="joined")
 
     with pytest.raises(flow.JobArgumentError, match=r"'joined' \(concat\).*real shape \(1, 2\)"):
         Concat([negative(2, 3)], [negative(1, 2)])
 
 
-@pytest.mark.parametrize("tups", [
-    [(1, None, 1), (None, None, 2)],
-    [(-3, None, 1), (None, -1, 1)],
-    [(None, None, -1), (-2, None, -2)],
-    [(2, 6, 1), (0, 8, 3)],
-])
+@pytest.mark.parametrize(
+    "tups",
+    [
+        [(1, None, 1), (None, None, 2)],
+        [(-3, None, 1), (None, -1, 1)],
+        [(None, None, -1), (-2, None, -2)],
+        [(2, 6, 1), (0, 8, 3)],
+    ],
+)
 def test_slice_v2_counts_from_and_clamps_to_real_sizes(tups):
     @flow.global_function()
     def Slice(x: tp.ListNumpy.Placeholder((7, 9))) -> tp.ListNumpy:
@@ -154,8 +163,9 @@ def test_slice_v2_counts_from_and_clamps_to_real_sizes(tups):
 
 def test_gather_nd_with_dynamic_indices():
     @flow.global_function()
-    def Gather(x: tp.Numpy.Placeholder((4, 5, 3)),
-               i: tp.ListNumpy.Placeholder((6, 2), dtype=flow.int32)) -> tp.ListNumpy:
+    def Gather(
+        x: tp.Numpy.Placeholder((4, 5, 3)), i: tp.ListNumpy.Placeholder((6, 2), dtype=flow.int32)
+    ) -> tp.ListNumpy:
         return flow.gather_nd(x, i)
 
     x = negative(4, 5, 3)
@@ -165,8 +175,9 @@ def test_gather_nd_with_dynamic_indices():
 
 def test_gather_nd_of_dynamic_params_and_narrow_indices_is_an_error():
     @flow.global_function()
-    def Gather(x: tp.ListNumpy.Placeholder((4, 5)),
-               i: tp.ListNumpy.Placeholder((6, 2), dtype=flow.int32)) -> tp.ListNumpy:
+    def Gather(
+        x: tp.ListNumpy.Placeholder((4, 5)), i: tp.ListNumpy.Placeholder((6, 2), dtype=flow.int32)
+    ) -> tp.ListNumpy:
         return flow.gather_nd(x, i)
 
     x = negative(3, 4)
@@ -178,8 +189,9 @@ def test_gather_nd_of_dynamic_params_and_narrow_indices_is_an_error():
 
 def test_scatter_nd_with_dynamic_indices_adds_nothing_for_padded_rows():
     @flow.global_function()
-    def Scatter(i: tp.ListNumpy.Placeholder((6, 1), dtype=flow.int32),
-                u: tp.ListNumpy.Placeholder((6, 3))) -> tp.ListNumpy:
+    def Scatter(
+        i: tp.ListNumpy.Placeholder((6, 1), dtype=flow.int32), u: tp.ListNumpy.Placeholder((6, 3))
+    ) -> tp.ListNumpy:
         return flow.scatter_nd(i, u + 1.0, shape=(5, 3))
 
     i = np.array([[4], [1], [4]], np.int32)  # padded rows would add into row 0
@@ -193,29 +205,31 @@ def test_scatter_nd_with_dynamic_indices_adds_nothing_for_padded_rows():
 
 def test_broadcast_to_compatible_with_broadcasts_real_shapes():
     @flow.global_function()
-    def Broadcast(x: tp.ListNumpy.Placeholder((4, 1)),
-                  y: tp.ListNumpy.Placeholder((4, 5))) -> tp.ListNumpy:
+    def Broadcast(
+        x: tp.ListNumpy.Placeholder((4, 1)), y: tp.ListNumpy.Placeholder((4, 5))
+    ) -> tp.ListNumpy:
         return flow.broadcast_to_compatible_with(x, [y])
 
     @flow.global_function()
-    def Padded(x: tp.ListNumpy.Placeholder((4, 5)),
-               y: tp.ListNumpy.Placeholder((4, 5))) -> tp.ListNumpy:
+    def Padded(
+        x: tp.ListNumpy.Placeholder((4, 5)), y: tp.ListNumpy.Placeholder((4, 5))
+    ) -> tp.ListNumpy:
         return flow.broadcast_to_compatible_with(x + 1.0, [y])
 
     x, y = negative(3, 1), negative(3, 2)
     np.testing.assert_array_equal(Broadcast([x], [y])[0], np.broadcast_to(x, (3, 2)))
     # A real size 1 in a padded axis broadcasts its element, not the padding beside it.
     x = negative(1, 5)
-    np.testing.assert_array_equal(Padded([x], [negative(3, 5)])[0],
-                                  np.broadcast_to(x + 1, (3, 5)))
+    np.testing.assert_array_equal(Padded([x], [negative(3, 5)])[0], np.broadcast_to(x + 1, (3, 5)))
     with pytest.raises(flow.JobArgumentError, match="do not broadcast"):
         Padded([negative(2, 5)], [negative(3, 5)])
 
 
 def test_identity_n_keeps_each_real_shape_and_elementwise_inputs_must_agree():
     @flow.global_function()
-    def Ident(x: tp.ListNumpy.Placeholder((4,)),
-              y: tp.ListNumpy.Placeholder((6,))) -> tuple[tp.ListNumpy, tp.ListNumpy]:
+    def Ident(
+        x: tp.ListNumpy.Placeholder((4,)), y: tp.ListNumpy.Placeholder((6,))
+    ) -> tuple[tp.ListNumpy, tp.ListNumpy]:
         a, b = flow.identity_n([x, y])
         return a, b
 
@@ -225,8 +239,7 @@ def test_identity_n_keeps_each_real_shape_and_elementwise_inputs_must_agree():
     np.testing.assert_array_equal(b[0], y)
 
     @flow.global_function()
-    def Add(x: tp.ListNumpy.Placeholder((4,)),
-            y: tp.ListNumpy.Placeholder((4,))) -> tp.ListNumpy:
+    def Add(x: tp.ListNumpy.Placeholder((4,)), y: tp.ListNumpy.Placeholder((4,))) -> tp.ListNumpy:
         return flow.math.add(x, y, name="sum")
 
     np.testing.assert_array_equal(Add([x], [x])[0], 2 * x)

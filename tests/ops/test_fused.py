@@ -19,7 +19,8 @@ def test_fused_scale_tril_and_softmax_dropout():
         return e / e.sum(-1, keepdims=True)
 
     value, (g,), c = value_and_grads(
-        lambda b: flow.nn.fused_scale_tril_softmax_dropout(b, fill_value=-1e4, scale=0.5), x)
+        lambda b: flow.nn.fused_scale_tril_softmax_dropout(b, fill_value=-1e4, scale=0.5), x
+    )
     np.testing.assert_allclose(value, ref(x), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(g, numeric_grad(ref, [x], c)[0], rtol=1e-5, atol=1e-8)
 
@@ -36,8 +37,7 @@ def _np_qk_v(h, head_size, alpha):
 
     s, b, _ = h.shape
     h4 = h.reshape(s, b, -1, 3 * head_size)
-    q, k, v = (h4[..., i * head_size:(i + 1) * head_size].transpose(1, 2, 0, 3)
-               for i in range(3))
+    q, k, v = (h4[..., i * head_size : (i + 1) * head_size].transpose(1, 2, 0, 3) for i in range(3))
     return alpha * jnp.matmul(q, jnp.swapaxes(k, -1, -2)), v
 
 
@@ -47,9 +47,14 @@ def test_fused_self_attention_query_mul_key_and_value_matches_the_chain_and_jax_
 
     h = normal(5, 2, 2 * 3 * 4, seed=3).astype(np.float64)  # seq 5, batch 2, 2 heads of 4
     value, (grad,), cot = value_and_grads(
-        lambda x: flow.math.reduce_sum(flow.matmul(
-            *flow.nn.fused_self_attention_query_mul_key_and_value(x, head_size=4, alpha=0.5)),
-            axis=[3]), h)
+        lambda x: flow.math.reduce_sum(
+            flow.matmul(
+                *flow.nn.fused_self_attention_query_mul_key_and_value(x, head_size=4, alpha=0.5)
+            ),
+            axis=[3],
+        ),
+        h,
+    )
     qmk, v = _np_qk_v(h, 4, 0.5)
     assert qmk.shape == (2, 2, 5, 5) and v.shape == (2, 2, 5, 4)
     np.testing.assert_allclose(value, jnp.matmul(qmk, v).sum(-1), rtol=1e-12)

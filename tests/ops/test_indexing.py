@@ -17,8 +17,9 @@ def test_gather_out_of_range_indices_give_zeros_like_oneflow():
     idx = np.array([3, 4, 0, 100], np.int32)
 
     @flow.global_function()
-    def job(p: tp.Numpy.Placeholder((4, 3)), i: tp.Numpy.Placeholder((4,), dtype=flow.int32)
-            ) -> Tuple[tp.Numpy, tp.Numpy]:
+    def job(
+        p: tp.Numpy.Placeholder((4, 3)), i: tp.Numpy.Placeholder((4,), dtype=flow.int32)
+    ) -> Tuple[tp.Numpy, tp.Numpy]:
         return flow.gather(p, i), flow.gather(p, i, axis=1)
 
     rows, cols = job(params, idx)
@@ -56,16 +57,18 @@ def test_gather_nd_values_gradient_and_errors():
     np.testing.assert_allclose(g, grad, rtol=1e-12)
 
     @flow.global_function()
-    def full(p: tp.Numpy.Placeholder((3, 3)), i: tp.Numpy.Placeholder((2, 2), dtype=flow.int32)
-             ) -> tp.Numpy:
+    def full(
+        p: tp.Numpy.Placeholder((3, 3)), i: tp.Numpy.Placeholder((2, 2), dtype=flow.int32)
+    ) -> tp.Numpy:
         return flow.gather_nd(p, i)
 
     x = np.arange(9, dtype=np.float32).reshape(3, 3) + 1
     np.testing.assert_array_equal(full(x, np.array([[0, 2], [2, 1]], np.int32)), [3.0, 8.0])
 
     @flow.global_function()
-    def bad(p: tp.Numpy.Placeholder((3, 3)), i: tp.Numpy.Placeholder((2, 3), dtype=flow.int32)
-            ) -> tp.Numpy:
+    def bad(
+        p: tp.Numpy.Placeholder((3, 3)), i: tp.Numpy.Placeholder((2, 3), dtype=flow.int32)
+    ) -> tp.Numpy:
         return flow.gather_nd(p, i)
 
     with pytest.raises(flow.OpError, match=r"gather_nd.*size 1..2"):
@@ -90,17 +93,23 @@ def test_gather_axis_and_batch_dims():
     bidx = np.array([[1, 3], [0, 0], [2, 1]], np.int32)
 
     @flow.global_function()
-    def job(p: tp.Numpy.Placeholder((3, 4, 5)), i: tp.Numpy.Placeholder((3,), dtype=flow.int32),
-            bi: tp.Numpy.Placeholder((3, 2), dtype=flow.int32)) -> Tuple[(tp.Numpy,) * 4]:
-        return (flow.gather(p, i), flow.gather(p, i, axis=2), flow.gather(p, bi, batch_dims=1),
-                flow.gather(p, bi, axis=-1, batch_dims=1))
+    def job(
+        p: tp.Numpy.Placeholder((3, 4, 5)),
+        i: tp.Numpy.Placeholder((3,), dtype=flow.int32),
+        bi: tp.Numpy.Placeholder((3, 2), dtype=flow.int32),
+    ) -> Tuple[(tp.Numpy,) * 4]:
+        return (
+            flow.gather(p, i),
+            flow.gather(p, i, axis=2),
+            flow.gather(p, bi, batch_dims=1),
+            flow.gather(p, bi, axis=-1, batch_dims=1),
+        )
 
     g0, g2, batch, batch_last = job(params, idx, bidx)
     np.testing.assert_array_equal(g0, params[idx])
     np.testing.assert_array_equal(g2, params[:, :, idx])
     np.testing.assert_array_equal(batch, np.stack([params[b][bidx[b]] for b in range(3)]))
-    np.testing.assert_array_equal(batch_last,
-                                  np.stack([params[b][:, bidx[b]] for b in range(3)]))
+    np.testing.assert_array_equal(batch_last, np.stack([params[b][:, bidx[b]] for b in range(3)]))
 
 
 def test_one_hot_cast_pad_broadcast_like():
@@ -108,15 +117,21 @@ def test_one_hot_cast_pad_broadcast_like():
     x = np.array([[1.7, -2.2, 3.5]], np.float32)
 
     @flow.global_function()
-    def job(idx: tp.Numpy.Placeholder((2, 2), dtype=flow.int32),
-            x: tp.Numpy.Placeholder((1, 3))) -> tp.Bundle[tp.Numpy]:
+    def job(
+        idx: tp.Numpy.Placeholder((2, 2), dtype=flow.int32), x: tp.Numpy.Placeholder((1, 3))
+    ) -> tp.Bundle[tp.Numpy]:
         like = flow.zeros((4, 3))
-        return {"one_hot": flow.one_hot(idx, depth=4), "one_hot_axis0": flow.one_hot(
-                    idx, depth=3, on_value=5, off_value=-1, axis=0, dtype=flow.int32),
-                "cast": flow.cast(x, flow.int32), "cast_same_is_input": flow.cast(x, flow.float32),
-                "pad": flow.pad(x, [(1, 0), (2, 1)], constant_value=9.0),
-                "broadcast_like": flow.broadcast_like(x, like, broadcast_axes=[0]),
-                "broadcast_dropped": flow.broadcast_like(flow.reshape(x, (3,)), like, [0])}
+        return {
+            "one_hot": flow.one_hot(idx, depth=4),
+            "one_hot_axis0": flow.one_hot(
+                idx, depth=3, on_value=5, off_value=-1, axis=0, dtype=flow.int32
+            ),
+            "cast": flow.cast(x, flow.int32),
+            "cast_same_is_input": flow.cast(x, flow.float32),
+            "pad": flow.pad(x, [(1, 0), (2, 1)], constant_value=9.0),
+            "broadcast_like": flow.broadcast_like(x, like, broadcast_axes=[0]),
+            "broadcast_dropped": flow.broadcast_like(flow.reshape(x, (3,)), like, [0]),
+        }
 
     got = job(idx, x)
     eye = np.eye(4, dtype=np.float32)
@@ -138,14 +153,22 @@ def test_where_constants_identity():
     x, y = arange(2, 3), -arange(1, 3)
 
     @flow.global_function()
-    def job(c: tp.Numpy.Placeholder((2, 3), dtype=flow.int32), x: tp.Numpy.Placeholder((2, 3)),
-            y: tp.Numpy.Placeholder((1, 3))) -> tp.Bundle[tp.Numpy]:
+    def job(
+        c: tp.Numpy.Placeholder((2, 3), dtype=flow.int32),
+        x: tp.Numpy.Placeholder((2, 3)),
+        y: tp.Numpy.Placeholder((1, 3)),
+    ) -> tp.Bundle[tp.Numpy]:
         assert flow.cast(x, flow.float32) is x
-        return {"where": flow.where(c, x, y), "where_const": flow.where(c > 0, x, 0.5),
-                "constant": flow.constant(2.5, dtype=flow.float32, shape=(2, 2)),
-                "int_constant": flow.constant(7, dtype=flow.int32, shape=[3]),
-                "zeros": flow.zeros((2,)), "ones": flow.ones((1, 2), dtype=flow.int8),
-                "ones_like": flow.ones_like(x), "identity": flow.identity(x)}
+        return {
+            "where": flow.where(c, x, y),
+            "where_const": flow.where(c > 0, x, 0.5),
+            "constant": flow.constant(2.5, dtype=flow.float32, shape=(2, 2)),
+            "int_constant": flow.constant(7, dtype=flow.int32, shape=[3]),
+            "zeros": flow.zeros((2,)),
+            "ones": flow.ones((1, 2), dtype=flow.int8),
+            "ones_like": flow.ones_like(x),
+            "identity": flow.identity(x),
+        }
 
     got = job(cond, x, y)
     np.testing.assert_array_equal(got["where"], np.where(cond != 0, x, y))

@@ -33,8 +33,9 @@ def test_constant_zeros_ones_and_int_conf():
     np.testing.assert_array_equal(draw(I.ones_initializer(), (4,), np.float64), np.ones(4))
     assert I.constant_initializer(2.5).conf == {"constant_conf": {"value": 2.5}}
     assert I.constant_initializer(3, _dtypes.int32).conf == {"constant_int_conf": {"value": 3}}
-    np.testing.assert_array_equal(draw(I.constant_initializer(3, _dtypes.int32), (2,), np.int32),
-                                  [3, 3])
+    np.testing.assert_array_equal(
+        draw(I.constant_initializer(3, _dtypes.int32), (2,), np.int32), [3, 3]
+    )
     with pytest.raises(TypeError, match="dtype float16 is not supported"):
         I.constant_initializer(1.0, _dtypes.float16)
 
@@ -45,7 +46,8 @@ def test_random_uniform_float_statistics_and_bounds():
     assert abs(x.mean() - 1.0) < 0.01
     assert abs(x.std() - 4.0 / math.sqrt(12)) < 0.01
     assert I.random_uniform_initializer(-1, 3).conf == {
-        "random_uniform_conf": {"min": -1.0, "max": 3.0}}
+        "random_uniform_conf": {"min": -1.0, "max": 3.0}
+    }
     with pytest.raises(ValueError, match="minval \\(2\\) must be <= maxval \\(1\\)"):
         I.random_uniform_initializer(2, 1)
 
@@ -93,16 +95,19 @@ def test_determinism_per_key():
     assert not np.array_equal(a, c)
 
 
-@pytest.mark.parametrize("shape, fmt, want", [
-    ((10, 20), "", (20, 10)),                 # dense (units, in)
-    ((10, 20), "NCHW", (20, 10)),
-    ((8, 4, 3, 5), "NCHW", (60, 120)),        # (out, in, kh, kw)
-    ((8, 3, 5, 4), "NHWC", (60, 120)),        # (out, kh, kw, in)
-    ((8, 3, 5, 4), "channels_last", (60, 120)),
-    ((8, 4, 3, 5), "channels_first", (60, 120)),
-    ((8, 4, 3, 5), "", (60, 96)),             # OneFlow v0.4 Python: spatial = shape[1:-1]
-    ((7,), "", (1, 7)),
-])
+@pytest.mark.parametrize(
+    "shape, fmt, want",
+    [
+        ((10, 20), "", (20, 10)),  # dense (units, in)
+        ((10, 20), "NCHW", (20, 10)),
+        ((8, 4, 3, 5), "NCHW", (60, 120)),  # (out, in, kh, kw)
+        ((8, 3, 5, 4), "NHWC", (60, 120)),  # (out, kh, kw, in)
+        ((8, 3, 5, 4), "channels_last", (60, 120)),
+        ((8, 4, 3, 5), "channels_first", (60, 120)),
+        ((8, 4, 3, 5), "", (60, 96)),  # OneFlow v0.4 Python: spatial = shape[1:-1]
+        ((7,), "", (1, 7)),
+    ],
+)
 def test_compute_fans_hand_computed(shape, fmt, want):
     assert I.compute_fans(shape, fmt) == want
 
@@ -119,8 +124,12 @@ def test_glorot_uniform_bound_and_std_for_conv_nchw():
     assert np.abs(x).max() <= bound and np.abs(x).max() > 0.99 * bound
     assert abs(x.std() - bound / math.sqrt(3)) < 0.02 * bound
     conf = I.xavier_uniform_initializer("NCHW").conf["variance_scaling_conf"]
-    assert conf == {"scale": 1.0, "variance_norm": "kAverage",
-                    "distribution": "kRandomUniform", "data_format": "channels_first"}
+    assert conf == {
+        "scale": 1.0,
+        "variance_norm": "kAverage",
+        "distribution": "kRandomUniform",
+        "data_format": "channels_first",
+    }
 
 
 def test_glorot_normal_std_for_dense():
@@ -145,9 +154,16 @@ def test_variance_scaling_validation():
         I.variance_scaling_initializer(distribution="gamma")
 
 
-@pytest.mark.parametrize("nonlinearity, slope, gain", [
-    ("relu", 0.0, math.sqrt(2)), ("leaky_relu", 0.0, math.sqrt(2)),
-    ("leaky_relu", 0.2, math.sqrt(2 / 1.04)), ("tanh", 0.0, 5 / 3), (None, 0.0, 1.0)])
+@pytest.mark.parametrize(
+    "nonlinearity, slope, gain",
+    [
+        ("relu", 0.0, math.sqrt(2)),
+        ("leaky_relu", 0.0, math.sqrt(2)),
+        ("leaky_relu", 0.2, math.sqrt(2 / 1.04)),
+        ("tanh", 0.0, 5 / 3),
+        (None, 0.0, 1.0),
+    ],
+)
 def test_kaiming_normal_std(nonlinearity, slope, gain):
     shape = (32, 16, 3, 3)  # fan_in 144
     init = I.kaiming_initializer(shape, nonlinearity=nonlinearity, negative_slope=slope)
@@ -178,11 +194,17 @@ def test_empty_initializer_is_zeros():
     assert I.empty_initializer().conf == {"empty_conf": {}}
 
 
-@pytest.mark.parametrize("init", [
-    I.constant_initializer(0.3), I.random_uniform_initializer(0, 2),
-    I.random_normal_initializer(1, 2), I.truncated_normal_initializer(0, 0.1),
-    I.variance_scaling_initializer(2.0, "fan_out", "random_normal", "NHWC"),
-    I.empty_initializer()])
+@pytest.mark.parametrize(
+    "init",
+    [
+        I.constant_initializer(0.3),
+        I.random_uniform_initializer(0, 2),
+        I.random_normal_initializer(1, 2),
+        I.truncated_normal_initializer(0, 0.1),
+        I.variance_scaling_initializer(2.0, "fan_out", "random_normal", "NHWC"),
+        I.empty_initializer(),
+    ],
+)
 def test_from_conf_round_trip(init):
     again = I.from_conf(init.conf)
     assert again == init
@@ -201,7 +223,11 @@ def test_half_and_double_dtypes():
 
 
 def test_reprs():
-    assert repr(I.truncated_normal_initializer(0.0, 0.1)) == \
-        "truncated_normal_initializer(mean=0.0, stddev=0.1)"
-    assert repr(I.xavier_uniform_initializer("NCHW")) == \
-        "glorot_uniform_initializer(data_format='NCHW')"
+    assert (
+        repr(I.truncated_normal_initializer(0.0, 0.1))
+        == "truncated_normal_initializer(mean=0.0, stddev=0.1)"
+    )
+    assert (
+        repr(I.xavier_uniform_initializer("NCHW"))
+        == "glorot_uniform_initializer(data_format='NCHW')"
+    )

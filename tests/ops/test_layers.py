@@ -27,8 +27,12 @@ def _np_conv_weight_grad(x, g, w_shape, strides, pads):
     dw = np.zeros(w_shape)
     for i in range(kh):
         for j in range(kw):
-            patch = xp[:, :, i:i + strides[0] * g.shape[2]:strides[0],
-                       j:j + strides[1] * g.shape[3]:strides[1]]
+            patch = xp[
+                :,
+                :,
+                i : i + strides[0] * g.shape[2] : strides[0],
+                j : j + strides[1] * g.shape[3] : strides[1],
+            ]
             dw[:, :, i, j] = np.einsum("nohw,nchw->oc", g, patch)
     return dw
 
@@ -37,8 +41,11 @@ def test_prelu_layer_variable_and_gradients():
     x = np.array([[[-2.0, 1.0], [3.0, -0.5]], [[0.5, -1.0], [-4.0, 2.0]]])  # (2, 2, 2)
     init = np.array([[0.1], [0.3]])  # shared over axis 2
     value, (g,), c = value_and_grads(
-        lambda b: flow.layers.prelu(b, alpha_initializer=FixedInit(init), shared_axes=[2],
-                                    name="act"), x)
+        lambda b: flow.layers.prelu(
+            b, alpha_initializer=FixedInit(init), shared_axes=[2], name="act"
+        ),
+        x,
+    )
     np.testing.assert_allclose(value, np.where(x > 0, x, x * init))
     np.testing.assert_allclose(g, np.where(x > 0, c, c * init))
     assert variables()["act-alpha"].shape == (2, 1)
@@ -53,10 +60,17 @@ def test_dense_variables_names_and_values():
         return flow.math.relu(v, name=name)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((4, 3)),
-            x3: tp.Numpy.Placeholder((2, 4, 3))) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
-        out = flow.layers.dense(x, 5, activation=activation, kernel_initializer=FixedInit(w),
-                           bias_initializer=FixedInit(b), name="dense1")
+    def job(
+        x: tp.Numpy.Placeholder((4, 3)), x3: tp.Numpy.Placeholder((2, 4, 3))
+    ) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        out = flow.layers.dense(
+            x,
+            5,
+            activation=activation,
+            kernel_initializer=FixedInit(w),
+            bias_initializer=FixedInit(b),
+            name="dense1",
+        )
         names["out"] = out.op_name
         zero = flow.layers.dense(x, 2)  # default name "Dense" and zero initializers
         names["zero"] = zero.op_name
@@ -66,8 +80,11 @@ def test_dense_variables_names_and_values():
     x3 = normal(2, 4, 3, seed=3)
     out, zero, shared = job(x, x3)
     np.testing.assert_allclose(out, np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
-    assert names == {"activation_kw": "activation", "out": "dense1-activation",
-                     "zero": "Dense-bias_add"}
+    assert names == {
+        "activation_kw": "activation",
+        "out": "dense1-activation",
+        "zero": "Dense-bias_add",
+    }
     np.testing.assert_array_equal(zero, np.zeros((4, 2), np.float32))
     assert shared.shape == (2, 4, 5)  # rank > 2: flattened to (-1, 3) and reshaped back
     np.testing.assert_allclose(shared, x3 @ w.T, rtol=1e-5, atol=1e-6)
@@ -93,15 +110,22 @@ def test_unnamed_layers_get_unique_names_but_explicit_names_still_collide():
 
     with pytest.raises(flow.JobDefinitionError) as info:
         clash(np.zeros((2, 3), np.float32))
-    assert ("variable 'fc-weight' already exists, getting the same variable is not allowed "
-            "when param reuse is False") in str(info.value)
+    assert (
+        "variable 'fc-weight' already exists, getting the same variable is not allowed "
+        "when param reuse is False"
+    ) in str(info.value)
 
 
 def test_dense_model_distribute_is_recorded_on_the_variables():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
-        return flow.layers.dense(x, 4, name="fc", model_distribute=flow.distribute.split(0),
-                            kernel_initializer=FixedInit(np.ones((4, 3))))
+        return flow.layers.dense(
+            x,
+            4,
+            name="fc",
+            model_distribute=flow.distribute.split(0),
+            kernel_initializer=FixedInit(np.ones((4, 3))),
+        )
 
     np.testing.assert_allclose(job(np.ones((2, 3), np.float32)), np.full((2, 4), 3.0))
     defs = default_session().variables.defs
@@ -124,8 +148,14 @@ def test_dense_sgd_step_matches_numpy_gradients():
 
     @flow.global_function(type="train")
     def job(x: tp.Numpy.Placeholder((6, 4))) -> tp.Numpy:
-        out = flow.layers.dense(x, 3, activation=flow.math.tanh, kernel_initializer=FixedInit(w),
-                           bias_initializer=FixedInit(b), name="fc")
+        out = flow.layers.dense(
+            x,
+            3,
+            activation=flow.math.tanh,
+            kernel_initializer=FixedInit(w),
+            bias_initializer=FixedInit(b),
+            name="fc",
+        )
         loss = flow.math.reduce_sum(out * g)
         sgd(0.1).minimize(loss)
         return out
@@ -145,14 +175,32 @@ def test_conv2d_layer_weights_names_and_values():
     names = {}
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((2, 4, 6, 6)),
-            x_nhwc: tp.Numpy.Placeholder((2, 6, 6, 4))) -> Tuple[(tp.Numpy,) * 3]:
-        grouped = flow.layers.conv2d(x, 6, 3, strides=2, padding="SAME", groups=2,
-                                activation=flow.math.relu, kernel_initializer=FixedInit(w_nchw),
-                                bias_initializer=FixedInit(b), name="conv1")
+    def job(
+        x: tp.Numpy.Placeholder((2, 4, 6, 6)), x_nhwc: tp.Numpy.Placeholder((2, 6, 6, 4))
+    ) -> Tuple[(tp.Numpy,) * 3]:
+        grouped = flow.layers.conv2d(
+            x,
+            6,
+            3,
+            strides=2,
+            padding="SAME",
+            groups=2,
+            activation=flow.math.relu,
+            kernel_initializer=FixedInit(w_nchw),
+            bias_initializer=FixedInit(b),
+            name="conv1",
+        )
         names["conv1"] = grouped.op_name
-        nhwc = flow.layers.conv2d(x_nhwc, 5, (3, 3), padding="VALID", data_format="NHWC",
-                             kernel_initializer=FixedInit(w_nhwc), use_bias=False, name="conv2")
+        nhwc = flow.layers.conv2d(
+            x_nhwc,
+            5,
+            (3, 3),
+            padding="VALID",
+            data_format="NHWC",
+            kernel_initializer=FixedInit(w_nhwc),
+            use_bias=False,
+            name="conv2",
+        )
         names["conv2"] = nhwc.op_name
         default = flow.layers.conv2d(x, 3, 1, weight_name="shared_w", bias_name="shared_b")
         names["default"] = default.op_name
@@ -172,8 +220,9 @@ def test_conv2d_layer_weights_names_and_values():
     kernel, bound = values["shared_w"], np.sqrt(6 / (4 + 3))
     assert kernel.shape == (3, 4, 1, 1) and np.all(np.abs(kernel) <= bound) and kernel.std() > 0
     assert not values["shared_b"].any()
-    np.testing.assert_allclose(default, np.einsum("nchw,oc->nohw", x, kernel[:, :, 0, 0]),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        default, np.einsum("nchw,oc->nohw", x, kernel[:, :, 0, 0]), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_conv2d_layer_sgd_step_matches_numpy_gradients():
@@ -182,9 +231,16 @@ def test_conv2d_layer_sgd_step_matches_numpy_gradients():
 
     @flow.global_function(type="train")
     def job(x: tp.Numpy.Placeholder((2, 3, 7, 7))) -> tp.Numpy:
-        out = flow.layers.conv2d(x, 4, 3, strides=2, padding="SAME",
-                                 kernel_initializer=FixedInit(w),
-                                 bias_initializer=FixedInit(b), name="conv")
+        out = flow.layers.conv2d(
+            x,
+            4,
+            3,
+            strides=2,
+            padding="SAME",
+            kernel_initializer=FixedInit(w),
+            bias_initializer=FixedInit(b),
+            name="conv",
+        )
         sgd(0.01).minimize(flow.math.reduce_sum(out * g))
         return out
 

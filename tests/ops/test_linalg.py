@@ -17,15 +17,21 @@ def test_matmul_transposes_batches_and_constants():
     const = uniform(4, 2, seed=4).astype(np.float64)
 
     @flow.global_function()
-    def job(a: tp.Numpy.Placeholder((3, 4)), b: tp.Numpy.Placeholder((5, 4)),
-            ba: tp.Numpy.Placeholder((2, 3, 4)),
-            bb: tp.Numpy.Placeholder((2, 4, 5))) -> Tuple[(tp.Numpy,) * 7]:
-        return (flow.math.matmul(a, b, transpose_b=True),
-                flow.matmul(a, a, transpose_a=True),
-                flow.math.matmul(ba, bb),
-                flow.math.matmul(bb, ba, transpose_a=True, transpose_b=True),
-                ba @ const, flow.math.matmul(const.T, a, transpose_b=True),
-                flow.math.add_n([a, a, a]))
+    def job(
+        a: tp.Numpy.Placeholder((3, 4)),
+        b: tp.Numpy.Placeholder((5, 4)),
+        ba: tp.Numpy.Placeholder((2, 3, 4)),
+        bb: tp.Numpy.Placeholder((2, 4, 5)),
+    ) -> Tuple[(tp.Numpy,) * 7]:
+        return (
+            flow.math.matmul(a, b, transpose_b=True),
+            flow.matmul(a, a, transpose_a=True),
+            flow.math.matmul(ba, bb),
+            flow.math.matmul(bb, ba, transpose_a=True, transpose_b=True),
+            ba @ const,
+            flow.math.matmul(const.T, a, transpose_b=True),
+            flow.math.add_n([a, a, a]),
+        )
 
     ab_t, ba_tt, bmm, bmm_tt, with_const, const_left, tripled = job(a, b, ba, bb)
     np.testing.assert_allclose(ab_t, a @ b.T, rtol=1e-5)
@@ -50,16 +56,25 @@ def test_matmul_alpha_scales():
 
 def test_bias_add_on_channel_axis():
     rng = np.random.default_rng(0)
-    x4, x2 = rng.standard_normal((2, 3, 4, 5)).astype(np.float32), rng.standard_normal(
-        (2, 3)).astype(np.float32)
+    x4, x2 = (
+        rng.standard_normal((2, 3, 4, 5)).astype(np.float32),
+        rng.standard_normal((2, 3)).astype(np.float32),
+    )
     b3, b5 = np.arange(3, dtype=np.float32), np.arange(5, dtype=np.float32)
 
     @flow.global_function()
-    def job(x4: tp.Numpy.Placeholder((2, 3, 4, 5)), x2: tp.Numpy.Placeholder((2, 3)),
-            b3: tp.Numpy.Placeholder((3,)),
-            b5: tp.Numpy.Placeholder((5,))) -> Tuple[(tp.Numpy,) * 4]:
-        return (flow.nn.bias_add(x4, b3), flow.nn.bias_add(x4, b3, "NCHW"),
-                flow.nn.bias_add(x4, b5, "NHWC"), flow.nn.bias_add(x2, b3))
+    def job(
+        x4: tp.Numpy.Placeholder((2, 3, 4, 5)),
+        x2: tp.Numpy.Placeholder((2, 3)),
+        b3: tp.Numpy.Placeholder((3,)),
+        b5: tp.Numpy.Placeholder((5,)),
+    ) -> Tuple[(tp.Numpy,) * 4]:
+        return (
+            flow.nn.bias_add(x4, b3),
+            flow.nn.bias_add(x4, b3, "NCHW"),
+            flow.nn.bias_add(x4, b5, "NHWC"),
+            flow.nn.bias_add(x2, b3),
+        )
 
     default, nchw, nhwc, two_d = job(x4, x2, b3, b5)
     np.testing.assert_allclose(default, x4 + b3[:, None, None])

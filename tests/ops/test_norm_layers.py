@@ -37,29 +37,32 @@ def test_batch_normalization_add_relu_uses_the_batch_norm_variables():
     addend = rng.normal(size=(4, 3, 2, 2)).astype(np.float32)
 
     @flow.global_function(type="train")
-    def job(x: tp.Numpy.Placeholder((4, 3, 2, 2)), a: tp.Numpy.Placeholder((4, 3, 2, 2))
-            ) -> Tuple[tp.Numpy, tp.Numpy]:
+    def job(
+        x: tp.Numpy.Placeholder((4, 3, 2, 2)), a: tp.Numpy.Placeholder((4, 3, 2, 2))
+    ) -> Tuple[tp.Numpy, tp.Numpy]:
         y = flow.layers.batch_normalization_add_relu(x, a, axis=1, name="bn")
         z = flow.layers.batch_normalization_relu(x, axis=1, name="bn2", training=False)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
-                           momentum=0).minimize(flow.math.reduce_mean(y))
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(flow.math.reduce_mean(y))
         return y, z
 
     y, z = job(x, addend)
     mean, var = x.mean((0, 2, 3), keepdims=True), x.var((0, 2, 3), keepdims=True)
-    np.testing.assert_allclose(y, np.maximum((x - mean) / np.sqrt(var + 1e-3) + addend, 0),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        y, np.maximum((x - mean) / np.sqrt(var + 1e-3) + addend, 0), rtol=1e-4, atol=1e-5
+    )
     np.testing.assert_allclose(z, np.maximum(x / np.sqrt(1 + 1e-3), 0), rtol=1e-5, atol=1e-6)
     names = set(variables())
-    assert {"bn-gamma", "bn-beta", "bn-moving_mean", "bn-moving_variance",
-            "bn2-gamma"} <= names
+    assert {"bn-gamma", "bn-beta", "bn-moving_mean", "bn-moving_variance", "bn2-gamma"} <= names
 
 
 def test_batch_normalization_explicit_variable_names():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
-        return flow.layers.batch_normalization(x, axis=1, name="bn", gamma_name="my_gamma",
-                                               moving_mean_name="stats-mean")
+        return flow.layers.batch_normalization(
+            x, axis=1, name="bn", gamma_name="my_gamma", moving_mean_name="stats-mean"
+        )
 
     job(np.ones((2, 3), np.float32))
     names = set(variables())
@@ -121,8 +124,9 @@ def test_batch_norm_gamma_beta_gradients_and_options():
     y, plain = job(x)
     xhat = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5)
     np.testing.assert_allclose(y, xhat, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(plain, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        plain, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4, atol=1e-5
+    )
     values = variables()
     np.testing.assert_allclose(values["bn-gamma"], 1 - 0.1 * (g * xhat).sum(0), rtol=1e-4)
     np.testing.assert_allclose(values["bn-beta"], -0.1 * g.sum(0), rtol=1e-5)
@@ -158,20 +162,22 @@ def _np_group_norm(x, groups, eps=1e-5):
     return ((g - mean) / jnp.sqrt(var + eps)).reshape(x.shape)
 
 
-@pytest.mark.parametrize("op, shape, groups", [
-    (lambda x: flow.nn.GroupNorm(x, num_groups=2, affine=False), (2, 4, 3, 5), 2),
-    (lambda x: flow.nn.InstanceNorm1d(x, affine=False), (3, 2, 7), 2),
-    (lambda x: flow.nn.InstanceNorm2d(x, affine=False), (2, 3, 4, 5), 3),
-    (lambda x: flow.nn.InstanceNorm3d(x, affine=False), (2, 2, 3, 2, 4), 2),
-])
+@pytest.mark.parametrize(
+    "op, shape, groups",
+    [
+        (lambda x: flow.nn.GroupNorm(x, num_groups=2, affine=False), (2, 4, 3, 5), 2),
+        (lambda x: flow.nn.InstanceNorm1d(x, affine=False), (3, 2, 7), 2),
+        (lambda x: flow.nn.InstanceNorm2d(x, affine=False), (2, 3, 4, 5), 3),
+        (lambda x: flow.nn.InstanceNorm3d(x, affine=False), (2, 2, 3, 2, 4), 2),
+    ],
+)
 def test_group_and_instance_norm_match_numpy_and_jax_grad(op, shape, groups):
     import jax
 
     x = (normal(*shape, seed=5) * 3 + 1).astype(np.float64)
     value, (grad,), cot = value_and_grads(op, x)
     # an instance norm is a group norm with one channel per group
-    np.testing.assert_allclose(value, np.asarray(_np_group_norm(x, groups)), rtol=1e-6,
-                               atol=1e-9)
+    np.testing.assert_allclose(value, np.asarray(_np_group_norm(x, groups)), rtol=1e-6, atol=1e-9)
     want = jax.grad(lambda a: (_np_group_norm(a, groups) * cot).sum())(x)
     np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-9)
 
@@ -191,8 +197,9 @@ def test_affine_group_norm_trains_per_channel_gamma_and_beta_named_as_oneflow():
     assert v["gn_gamma"].shape == v["gn_beta"].shape == (1, 4, 1)
     # d/dgamma sum(y^2) = 2 * sum(n^2) per channel; d/dbeta = 2 * sum(n) per channel
     n = np.asarray(_np_group_norm(x.astype(np.float64), 2))
-    np.testing.assert_allclose(v["gn_gamma"][0, :, 0], 1 - 0.5 * 2 * (n ** 2).sum(axis=(0, 2)),
-                               rtol=1e-4)
+    np.testing.assert_allclose(
+        v["gn_gamma"][0, :, 0], 1 - 0.5 * 2 * (n**2).sum(axis=(0, 2)), rtol=1e-4
+    )
     np.testing.assert_allclose(v["gn_beta"][0, :, 0], -0.5 * 2 * n.sum(axis=(0, 2)), atol=1e-4)
 
 

@@ -17,8 +17,11 @@ def test_moments_and_functional_normalizations():
     beta = rng.standard_normal(5).astype(np.float32)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((4, 3, 5)), gamma: tp.Numpy.Placeholder((5,)),
-            beta: tp.Numpy.Placeholder((5,))) -> Tuple[(tp.Numpy,) * 5]:
+    def job(
+        x: tp.Numpy.Placeholder((4, 3, 5)),
+        gamma: tp.Numpy.Placeholder((5,)),
+        beta: tp.Numpy.Placeholder((5,)),
+    ) -> Tuple[(tp.Numpy,) * 5]:
         mean, var = flow.nn.moments(x, [0, 2])
         bn = flow.nn.batch_normalization(x, mean, var, variance_epsilon=1e-3, axis=1)
         mean_k, var_k = flow.nn.moments(x, [2], keepdims=True)
@@ -32,8 +35,9 @@ def test_moments_and_functional_normalizations():
     np.testing.assert_allclose(bn, (x - m) / np.sqrt(v + 1e-3), rtol=1e-4, atol=1e-5)
     mk, vk = x.mean(2, keepdims=True), x.var(2, keepdims=True)
     np.testing.assert_allclose(bn_full, (x - mk) / np.sqrt(vk + 1e-5), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(ln, (x - mk) / np.sqrt(vk + 1e-5) * gamma + beta, rtol=1e-4,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        ln, (x - mk) / np.sqrt(vk + 1e-5) * gamma + beta, rtol=1e-4, atol=1e-5
+    )
 
 
 def test_layer_norm_grad_ops_match_jax_grad():
@@ -57,13 +61,14 @@ def test_layer_norm_grad_ops_match_jax_grad():
     norm = np.asarray(normalize(x))
 
     @flow.global_function()
-    def job(dy_: Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
-            x_: Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
-            mean_: Numpy.Placeholder((3,), dtype=flow.float64),
-            inv_: Numpy.Placeholder((3,), dtype=flow.float64),
-            norm_: Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
-            gamma_: Numpy.Placeholder((4, 5), dtype=flow.float64)
-            ) -> Tuple[Numpy, Numpy, Numpy, Numpy]:
+    def job(
+        dy_: Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
+        x_: Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
+        mean_: Numpy.Placeholder((3,), dtype=flow.float64),
+        inv_: Numpy.Placeholder((3,), dtype=flow.float64),
+        norm_: Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
+        gamma_: Numpy.Placeholder((4, 5), dtype=flow.float64),
+    ) -> Tuple[Numpy, Numpy, Numpy, Numpy]:
         dx = flow.layers.layer_norm_grad(dy_, x_, mean_, inv_, begin_norm_axis=1)
         dnorm, dbeta, dgamma = flow.layers.layer_norm_param_grad(dy_, norm_, gamma_, 1)
         return dx, dnorm, dbeta, dgamma

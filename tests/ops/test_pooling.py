@@ -26,27 +26,56 @@ def _reference(x, mode, window, strides, pads):
 CASES = [
     # op, shape, ksize, strides, padding, data_format, window, strides (full), pads (full)
     ("max_pool1d", (2, 7, 3), 3, 2, "VALID", "NWC", (1, 3, 1), (1, 2, 1), [(0, 0)] * 3),
-    ("avg_pool1d", (2, 3, 8), 3, 2, [(0, 0), (0, 0), (1, 1)], "NCW", (1, 1, 3), (1, 1, 2),
-     [(0, 0), (0, 0), (1, 1)]),
-    ("max_pool3d", (2, 3, 5, 6, 4), (3, 2, 2), (2, 2, 1), [(0, 0), (0, 0), (1, 0), (0, 1), (1, 1)],
-     "NCDHW", (1, 1, 3, 2, 2), (1, 1, 2, 2, 1), [(0, 0), (0, 0), (1, 0), (0, 1), (1, 1)]),
-    ("avg_pool3d", (2, 5, 4, 6, 3), 2, (1, 2, 2), [(0, 0), (1, 1), (0, 1), (1, 0), (0, 0)],
-     "NDHWC", (1, 2, 2, 2, 1), (1, 1, 2, 2, 1), [(0, 0), (1, 1), (0, 1), (1, 0), (0, 0)]),
+    (
+        "avg_pool1d",
+        (2, 3, 8),
+        3,
+        2,
+        [(0, 0), (0, 0), (1, 1)],
+        "NCW",
+        (1, 1, 3),
+        (1, 1, 2),
+        [(0, 0), (0, 0), (1, 1)],
+    ),
+    (
+        "max_pool3d",
+        (2, 3, 5, 6, 4),
+        (3, 2, 2),
+        (2, 2, 1),
+        [(0, 0), (0, 0), (1, 0), (0, 1), (1, 1)],
+        "NCDHW",
+        (1, 1, 3, 2, 2),
+        (1, 1, 2, 2, 1),
+        [(0, 0), (0, 0), (1, 0), (0, 1), (1, 1)],
+    ),
+    (
+        "avg_pool3d",
+        (2, 5, 4, 6, 3),
+        2,
+        (1, 2, 2),
+        [(0, 0), (1, 1), (0, 1), (1, 0), (0, 0)],
+        "NDHWC",
+        (1, 2, 2, 2, 1),
+        (1, 1, 2, 2, 1),
+        [(0, 0), (1, 1), (0, 1), (1, 0), (0, 0)],
+    ),
 ]
 
 
-@pytest.mark.parametrize("op, shape, ksize, strides, padding, fmt, window, full_strides, pads",
-                         CASES)
-def test_pooling_matches_reduce_window_and_its_gradient(op, shape, ksize, strides, padding, fmt,
-                                                        window, full_strides, pads):
+@pytest.mark.parametrize(
+    "op, shape, ksize, strides, padding, fmt, window, full_strides, pads", CASES
+)
+def test_pooling_matches_reduce_window_and_its_gradient(
+    op, shape, ksize, strides, padding, fmt, window, full_strides, pads
+):
     mode = op[:3]
     x = normal(*shape, seed=4).astype(np.float64)
     value, (grad,), cot = value_and_grads(
-        lambda b: getattr(flow.nn, op)(b, ksize, strides, padding, data_format=fmt), x)
+        lambda b: getattr(flow.nn, op)(b, ksize, strides, padding, data_format=fmt), x
+    )
     want = _reference(x, mode, window, full_strides, pads)
     np.testing.assert_allclose(value, want, rtol=1e-12)
-    want_grad = jax.grad(lambda a: (_reference(a, mode, window, full_strides, pads)
-                                    * cot).sum())(x)
+    want_grad = jax.grad(lambda a: (_reference(a, mode, window, full_strides, pads) * cot).sum())(x)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-12, atol=1e-15)
 
 
@@ -54,21 +83,26 @@ def test_pooling_matches_reduce_window_and_its_gradient(op, shape, ksize, stride
 def test_pool3d_same_padding_and_ceil_mode_match_per_axis_padding(mode):
     # SAME on (7, 5, 6) with k=3, s=2: out (4, 3, 3), pads (1, 1), (1, 1), (1, 1)
     x = normal(1, 2, 7, 5, 6, seed=9).astype(np.float64)
-    value, _, _ = value_and_grads(
-        lambda b: getattr(flow.nn, f"{mode}_pool3d")(b, 3, 2, "SAME"), x)
-    want = _reference(x, mode, (1, 1, 3, 3, 3), (1, 1, 2, 2, 2),
-                      [(0, 0), (0, 0), (1, 1), (1, 1), (1, 1)])
+    value, _, _ = value_and_grads(lambda b: getattr(flow.nn, f"{mode}_pool3d")(b, 3, 2, "SAME"), x)
+    want = _reference(
+        x, mode, (1, 1, 3, 3, 3), (1, 1, 2, 2, 2), [(0, 0), (0, 0), (1, 1), (1, 1), (1, 1)]
+    )
     np.testing.assert_allclose(value, want, rtol=1e-12)
     # ceil_mode adds a last window that starts inside the input: D 5 -> 3 windows, not 2
     y = normal(1, 1, 5, 4, 4, seed=2).astype(np.float64)
     value, _, _ = value_and_grads(
-        lambda b: getattr(flow.nn, f"{mode}_pool3d")(b, 2, 2, "VALID", ceil_mode=True), y)
+        lambda b: getattr(flow.nn, f"{mode}_pool3d")(b, 2, 2, "VALID", ceil_mode=True), y
+    )
     assert value.shape == (1, 1, 3, 2, 2)
-    np.testing.assert_allclose(value[:, :, :2], _reference(
-        y[:, :, :4], mode, (1, 1, 2, 2, 2), (1, 1, 2, 2, 2), [(0, 0)] * 5), rtol=1e-12)
+    np.testing.assert_allclose(
+        value[:, :, :2],
+        _reference(y[:, :, :4], mode, (1, 1, 2, 2, 2), (1, 1, 2, 2, 2), [(0, 0)] * 5),
+        rtol=1e-12,
+    )
     last = y[:, :, 4].reshape(1, 1, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 1, 2, 2, 4)
-    np.testing.assert_allclose(value[:, :, 2], last.max(-1) if mode == "max" else last.mean(-1),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        value[:, :, 2], last.max(-1) if mode == "max" else last.mean(-1), rtol=1e-12
+    )
 
 
 def test_pooling_rejects_wrong_rank_and_format():

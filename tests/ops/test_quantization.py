@@ -21,7 +21,7 @@ def np_observer(x, bit, scheme, formula, per_layer=True):
         return np.floor(np.log2(peak)) - (bit - 2), np.zeros_like(peak)
     if scheme == "symmetric":
         return peak / (2 ** (bit - 1) - 1), np.zeros_like(peak)
-    scale = (high - low) / (2 ** bit - 1)
+    scale = (high - low) / (2**bit - 1)
     return scale, -np.round(low / scale)
 
 
@@ -32,34 +32,45 @@ def np_fake_quant(x, scale, zero, bit, scheme, formula):
         scale = 2.0 ** np.trunc(scale)
     if scheme == "affine" and formula == "google":
         zero = np.round(zero)
-        return (np.clip(np.rint(x / scale + zero), 0, 2 ** bit - 1) - zero) * scale
+        return (np.clip(np.rint(x / scale + zero), 0, 2**bit - 1) - zero) * scale
     top = 2 ** (bit - 1) - 1
     return np.clip(np.rint(x / scale), -top - 1, top) * scale
 
 
-@pytest.mark.parametrize("bit, scheme, formula, per_layer", [
-    (8, "symmetric", "google", True), (8, "affine", "google", True),
-    (4, "symmetric", "google", False), (5, "affine", "google", False),
-    (8, "symmetric", "cambricon", True),
-])
+@pytest.mark.parametrize(
+    "bit, scheme, formula, per_layer",
+    [
+        (8, "symmetric", "google", True),
+        (8, "affine", "google", True),
+        (4, "symmetric", "google", False),
+        (5, "affine", "google", False),
+        (8, "symmetric", "cambricon", True),
+    ],
+)
 def test_observer_and_fake_quantization_match_numpy(bit, scheme, formula, per_layer):
     x = normal(3, 4, 5, seed=11).astype(np.float64) + 0.3
 
     @flow.global_function()
-    def job(a: tp.Numpy.Placeholder((3, 4, 5), dtype=flow.float64)
-            ) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+    def job(
+        a: tp.Numpy.Placeholder((3, 4, 5), dtype=flow.float64),
+    ) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
         scale, zero = flow.quantization.min_max_observer(
-            a, bit, scheme, formula, per_layer_quantization=per_layer)
-        return scale, zero, flow.quantization.fake_quantization(a, scale, zero, bit, scheme,
-                                                                formula)
+            a, bit, scheme, formula, per_layer_quantization=per_layer
+        )
+        return (
+            scale,
+            zero,
+            flow.quantization.fake_quantization(a, scale, zero, bit, scheme, formula),
+        )
 
     scale, zero, out = job(x)
     want_scale, want_zero = np_observer(x, bit, scheme, formula, per_layer)
     np.testing.assert_allclose(scale, want_scale, rtol=1e-12)
     np.testing.assert_array_equal(zero, want_zero)
-    np.testing.assert_allclose(out, np_fake_quant(x, want_scale, want_zero, bit, scheme, formula),
-                               rtol=1e-12, atol=1e-15)
-    assert len(np.unique(out)) <= 2 ** bit * (1 if per_layer else 3)
+    np.testing.assert_allclose(
+        out, np_fake_quant(x, want_scale, want_zero, bit, scheme, formula), rtol=1e-12, atol=1e-15
+    )
+    assert len(np.unique(out)) <= 2**bit * (1 if per_layer else 3)
 
 
 def test_fake_quantization_gradient_passes_straight_through():
@@ -71,27 +82,29 @@ def test_fake_quantization_gradient_passes_straight_through():
 
     value, (grad,), cot = value_and_grads(quantize, x)
     scale, zero = np_observer(x, 4, "affine", "google")
-    np.testing.assert_allclose(value, np_fake_quant(x, scale, zero, 4, "affine", "google"),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        value, np_fake_quant(x, scale, zero, 4, "affine", "google"), rtol=1e-12
+    )
     np.testing.assert_array_equal(grad, cot)
 
 
 @pytest.mark.parametrize("scheme", ["symmetric", "affine"])
 def test_moving_average_observer_tracks_the_range_in_train_jobs(scheme):
     @flow.global_function(type="train")
-    def train(a: tp.Numpy.Placeholder((8,), dtype=flow.float64)
-              ) -> Tuple[tp.Numpy, tp.Numpy]:
-        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
-                              initializer=flow.zeros_initializer())
+    def train(a: tp.Numpy.Placeholder((8,), dtype=flow.float64)) -> Tuple[tp.Numpy, tp.Numpy]:
+        w = flow.get_variable(
+            "w", shape=(1,), dtype=flow.float64, initializer=flow.zeros_initializer()
+        )
         sgd(0.0).minimize(w * 1.0)
         return flow.quantization.moving_average_min_max_observer(
-            a, 8, scheme, momentum=0.9, name="obs")
+            a, 8, scheme, momentum=0.9, name="obs"
+        )
 
     @flow.global_function()
-    def predict(a: tp.Numpy.Placeholder((8,), dtype=flow.float64)
-                ) -> Tuple[tp.Numpy, tp.Numpy]:
+    def predict(a: tp.Numpy.Placeholder((8,), dtype=flow.float64)) -> Tuple[tp.Numpy, tp.Numpy]:
         return flow.quantization.moving_average_min_max_observer(
-            a, 8, scheme, momentum=0.9, name="obs")
+            a, 8, scheme, momentum=0.9, name="obs"
+        )
 
     rng = np.random.default_rng(0)
     batches = [rng.normal(size=8) * (i + 1) for i in range(3)]
@@ -106,8 +119,10 @@ def test_moving_average_observer_tracks_the_range_in_train_jobs(scheme):
         if scheme == "symmetric":
             want = (moving_max / 127, 0.0)
         else:
-            want = ((moving_max - moving_min) / 255,
-                    -np.round(moving_min / ((moving_max - moving_min) / 255)))
+            want = (
+                (moving_max - moving_min) / 255,
+                -np.round(moving_min / ((moving_max - moving_min) / 255)),
+            )
         np.testing.assert_allclose([scale[0], zero[0]], want, rtol=1e-12)
     v = variables()
     np.testing.assert_allclose(v["obs-moving_max"], [moving_max], rtol=1e-12)

@@ -36,8 +36,9 @@ def test_random_ops_with_one_seed_draw_one_stream():
         a = flow.nn.dropout(v, 0.5, seed=7, name="a")
         b = flow.nn.fused_bias_add_dropout(v, flow.zeros((32,)), rate=0.5, seed=7)
         c = flow.nn.dropout(v, 0.5, name="c")
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
-                           momentum=0).minimize(flow.math.reduce_sum(a + b + c))
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(flow.math.reduce_sum(a + b + c))
         return a, b, c
 
     for _ in range(2):
@@ -115,10 +116,8 @@ def test_bernoulli_draws_ones_at_the_given_probabilities():
 
 def test_shuffle_permutes_rows_and_permutation_indices_are_a_permutation():
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((50, 3), dtype=flow.int32)
-            ) -> Tuple[tp.Numpy, tp.Numpy]:
-        return (flow.random.shuffle(x),
-                flow.random.generate_random_batch_permutation_indices(x))
+    def job(x: tp.Numpy.Placeholder((50, 3), dtype=flow.int32)) -> Tuple[tp.Numpy, tp.Numpy]:
+        return (flow.random.shuffle(x), flow.random.generate_random_batch_permutation_indices(x))
 
     x = np.repeat(np.arange(50, dtype=np.int32)[:, None], 3, axis=1)
     shuffled, order = job(x)

@@ -32,8 +32,11 @@ def test_gradient_term_matches_numpy_including_zero():
 def test_gradient_term_is_the_gradient_of_the_documented_loss():
     w = jnp.asarray(np.random.default_rng(0).normal(size=(5, 4)), jnp.float32)
     reg = R.l1_l2(0.05, 0.2)
-    np.testing.assert_allclose(np.asarray(jax.grad(R.regularization_loss)(w, reg)),
-                               np.asarray(R.regularization_grad(w, reg)), rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(jax.grad(R.regularization_loss)(w, reg)),
+        np.asarray(R.regularization_grad(w, reg)),
+        rtol=1e-6,
+    )
 
 
 def test_oneflow_update_gradient_equals_mean_loss_plus_unscaled_term():

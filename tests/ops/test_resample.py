@@ -28,27 +28,35 @@ def _np_bilinear(x, out_h, out_w, align):
             y0, x0 = min(int(sy), h - 1), min(int(sx), w - 1)
             y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
             fy, fx = sy - int(sy), sx - int(sx)
-            out[:, :, i, j] = ((1 - fy) * ((1 - fx) * x[:, :, y0, x0] + fx * x[:, :, y0, x1])
-                               + fy * ((1 - fx) * x[:, :, y1, x0] + fx * x[:, :, y1, x1]))
+            out[:, :, i, j] = (1 - fy) * (
+                (1 - fx) * x[:, :, y0, x0] + fx * x[:, :, y0, x1]
+            ) + fy * ((1 - fx) * x[:, :, y1, x0] + fx * x[:, :, y1, x1])
     return out
 
 
-@pytest.mark.parametrize("interpolation,align,size", [("nearest", False, 2),
-                                                       ("bilinear", False, (2, 3)),
-                                                       ("bilinear", True, 2)])
+@pytest.mark.parametrize(
+    "interpolation,align,size",
+    [("nearest", False, 2), ("bilinear", False, (2, 3)), ("bilinear", True, 2)],
+)
 def test_upsample_2d_matches_pytorch_sampling(interpolation, align, size):
     x = np.random.default_rng(4).normal(size=(1, 2, 3, 4))
     value, (g,), c = value_and_grads(
-        lambda b: flow.layers.upsample_2d(b, size=size, align_corners=align,
-                                          interpolation=interpolation), x)
+        lambda b: flow.layers.upsample_2d(
+            b, size=size, align_corners=align, interpolation=interpolation
+        ),
+        x,
+    )
     sh, sw = (size, size) if isinstance(size, int) else size
     if interpolation == "nearest":
         want = x.repeat(sh, axis=2).repeat(sw, axis=3)
     else:
         want = _np_bilinear(x, 3 * sh, 4 * sw, align)
     np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12)
-    ref = (lambda a: a.repeat(sh, 2).repeat(sw, 3)) if interpolation == "nearest" else (
-        lambda a: _np_bilinear(a, 3 * sh, 4 * sw, align))
+    ref = (
+        (lambda a: a.repeat(sh, 2).repeat(sw, 3))
+        if interpolation == "nearest"
+        else (lambda a: _np_bilinear(a, 3 * sh, 4 * sw, align))
+    )
     np.testing.assert_allclose(g, numeric_grad(ref, [x], c)[0], rtol=1e-6, atol=1e-8)
 
 

@@ -21,8 +21,9 @@ def test_scatter_nd_and_tensor_scatter_nd():
     np.testing.assert_allclose(gu, c[idx[:, 0]])
 
     uniq = np.array([[2], [0]], np.int32)
-    value, (gp, _, gu), c = value_and_grads(flow.tensor_scatter_nd_update, params, uniq,
-                                            updates[:2])
+    value, (gp, _, gu), c = value_and_grads(
+        flow.tensor_scatter_nd_update, params, uniq, updates[:2]
+    )
     want = params.copy()
     want[uniq[:, 0]] = updates[:2]
     np.testing.assert_allclose(value, want)
@@ -43,18 +44,21 @@ def test_unsorted_segment_sums():
     data = rng.normal(size=(2, 5, 3))
     ids = np.array([0, 2, 2, 5, 1], np.int32)  # 5 is out of range: dropped
     value, (g, _), c = value_and_grads(
-        lambda d, i: flow.math.unsorted_segment_sum(d, i, num_segments=4, axis=1), data, ids)
+        lambda d, i: flow.math.unsorted_segment_sum(d, i, num_segments=4, axis=1), data, ids
+    )
     want = np.zeros((2, 4, 3))
     for j, s in enumerate(ids):
         if s < 4:
             want[:, s] += data[:, j]
     np.testing.assert_allclose(value, want)
-    np.testing.assert_allclose(g, np.stack([c[:, s] if s < 4 else np.zeros((2, 3))
-                                            for s in ids], axis=1))
+    np.testing.assert_allclose(
+        g, np.stack([c[:, s] if s < 4 else np.zeros((2, 3)) for s in ids], axis=1)
+    )
 
     bids = np.array([[0, 1, 1, 0, 2], [2, 2, 0, 1, 1]], np.int32)
     value, _, _ = value_and_grads(
-        lambda d, i: flow.math.unsorted_batch_segment_sum(d, i, num_segments=3), data, bids)
+        lambda d, i: flow.math.unsorted_batch_segment_sum(d, i, num_segments=3), data, bids
+    )
     want = np.zeros((2, 3, 3))
     for b in range(2):
         for j, s in enumerate(bids[b]):
@@ -63,7 +67,8 @@ def test_unsorted_segment_sums():
 
     like = np.zeros((6, 3))
     value, _, _ = value_and_grads(
-        lambda d, i, lk: flow.math.unsorted_segment_sum_like(d, i, lk), data[0], ids, like)
+        lambda d, i, lk: flow.math.unsorted_segment_sum_like(d, i, lk), data[0], ids, like
+    )
     want = np.zeros((6, 3))
     for j, s in enumerate(ids):
         want[s] += data[0, j]

@@ -12,11 +12,14 @@ import flowjob as flow
 import flowjob.typing as tp
 
 
-@pytest.mark.parametrize("tups", [
-    [(1, 4, 1)],
-    [(None, None, 2), (-3, None, 1)],
-    [(4, None, -2), (0, 3, 2)],
-])
+@pytest.mark.parametrize(
+    "tups",
+    [
+        [(1, 4, 1)],
+        [(None, None, 2), (-3, None, 1)],
+        [(4, None, -2), (0, 3, 2)],
+    ],
+)
 def test_slice_update_values_and_gradients(tups):
     rng = np.random.default_rng(2)
     x = rng.normal(size=(5, 4))
@@ -46,28 +49,32 @@ def test_pad_constants_follow_the_dtype():
     i = np.ones((2, 2), np.int64)
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((2, 2)), i: tp.Numpy.Placeholder((2, 2), dtype=flow.int64)
-            ) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
-        return (flow.pad(x, [(1, 0), (0, 1)], constant_value=-1e30),
-                flow.pad(i, [(0, 1), (0, 0)], constant_value=2 ** 40),
-                flow.pad(i, [(0, 1), (0, 0)], constant_value=2.7))
+    def job(
+        x: tp.Numpy.Placeholder((2, 2)), i: tp.Numpy.Placeholder((2, 2), dtype=flow.int64)
+    ) -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        return (
+            flow.pad(x, [(1, 0), (0, 1)], constant_value=-1e30),
+            flow.pad(i, [(0, 1), (0, 0)], constant_value=2**40),
+            flow.pad(i, [(0, 1), (0, 0)], constant_value=2.7),
+        )
 
     f, big, trunc = job(x, i)
     np.testing.assert_array_equal(f, np.pad(x, [(1, 0), (0, 1)], constant_values=-1e30))
-    np.testing.assert_array_equal(big[2], [2 ** 40, 2 ** 40])
+    np.testing.assert_array_equal(big[2], [2**40, 2**40])
     np.testing.assert_array_equal(trunc[2], [2, 2])  # OneFlow: int(constant_value)
 
     @flow.global_function()
     def overflow(i: tp.Numpy.Placeholder((2,), dtype=flow.int32)) -> tp.Numpy:
-        return flow.pad(i, [(1, 1)], constant_value=2 ** 40)
+        return flow.pad(i, [(1, 1)], constant_value=2**40)
 
     with pytest.raises(flow.OpError, match=r"flow.pad.*does not fit the int32"):
         overflow(np.zeros(2, np.int32))
 
 
-@pytest.mark.parametrize("op,mode", [("reflection_pad2d", "reflect"),
-                                     ("replication_pad2d", "edge"),
-                                     ("zero_pad2d", "constant")])
+@pytest.mark.parametrize(
+    "op,mode",
+    [("reflection_pad2d", "reflect"), ("replication_pad2d", "edge"), ("zero_pad2d", "constant")],
+)
 def test_pad2d_modes_and_gradients(op, mode):
     x = np.random.default_rng(0).normal(size=(2, 2, 3, 4))
     padding = [2, 1, 0, 2]  # left, right, top, bottom
@@ -88,7 +95,8 @@ def test_constant_pad2d_value_and_errors():
         return flow.constant_pad2d(x, 1, constant_value=7)
 
     np.testing.assert_array_equal(
-        job(x), np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=7))
+        job(x), np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=7)
+    )
 
     @flow.global_function()
     def bad(x: tp.Numpy.Placeholder((1, 1, 2, 2))) -> tp.Numpy:
@@ -103,10 +111,12 @@ def test_slice_begin_size_and_slice_v2():
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((3, 6, 9))) -> Tuple[(tp.Numpy,) * 4]:
-        return (flow.slice(x, begin=[None, 1, 2], size=[None, 3, -1]),
-                flow.slice(x, begin=[-2, 0, 4], size=[1, None, 8]),
-                flow.slice_v2(x, [[None, None, None], [0, 5, 2], [0, 6, 3]]),
-                flow.slice_v2(x, [(None, None, -1)]))
+        return (
+            flow.slice(x, begin=[None, 1, 2], size=[None, 3, -1]),
+            flow.slice(x, begin=[-2, 0, 4], size=[1, None, 8]),
+            flow.slice_v2(x, [[None, None, None], [0, 5, 2], [0, 6, 3]]),
+            flow.slice_v2(x, [(None, None, -1)]),
+        )
 
     s1, s2, v2, rev = job(x)
     np.testing.assert_array_equal(s1, x[:, 1:4, 2:])
@@ -117,8 +127,15 @@ def test_slice_begin_size_and_slice_v2():
 
 def test_blob_indexing_like_numpy():
     x = arange(4, 5, 6)
-    keys = [np.s_[1], np.s_[-1, 2:4], np.s_[..., 1], np.s_[:, None, ::2], np.s_[1:3, ..., -2:],
-            np.s_[::-1, 0, None], np.s_[2, 3, 4]]
+    keys = [
+        np.s_[1],
+        np.s_[-1, 2:4],
+        np.s_[..., 1],
+        np.s_[:, None, ::2],
+        np.s_[1:3, ..., -2:],
+        np.s_[::-1, 0, None],
+        np.s_[2, 3, 4],
+    ]
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((4, 5, 6))) -> Tuple[(tp.Numpy,) * 7]:

@@ -65,14 +65,17 @@ def test_unary_functions_match_numpy():
         "clip_min": (lambda v: flow.math.clip_by_value(v, min_value=0.0), np.maximum(x, 0.0)),
     }
     positive = {
-        "log": (flow.math.log, np.log(pos)), "sqrt": (flow.math.sqrt, np.sqrt(pos)),
-        "rsqrt": (flow.math.rsqrt, 1 / np.sqrt(pos)), "reciprocal": (flow.math.reciprocal, 1 / pos),
+        "log": (flow.math.log, np.log(pos)),
+        "sqrt": (flow.math.sqrt, np.sqrt(pos)),
+        "rsqrt": (flow.math.rsqrt, 1 / np.sqrt(pos)),
+        "reciprocal": (flow.math.reciprocal, 1 / pos),
         "log1p": (flow.math.log1p, np.log1p(pos)),
     }
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((3, 4)),
-            pos: tp.Numpy.Placeholder((3, 4))) -> tp.Bundle[tp.Numpy]:
+    def job(
+        x: tp.Numpy.Placeholder((3, 4)), pos: tp.Numpy.Placeholder((3, 4))
+    ) -> tp.Bundle[tp.Numpy]:
         out = {k: fn(x) for k, (fn, _) in cases.items()}
         out.update({k: fn(pos) for k, (fn, _) in positive.items()})
         return out
@@ -132,6 +135,7 @@ def test_reciprocal_no_nan_and_rint_gradients():
 
 def test_unary_math_rejects_integers():
     with pytest.raises(flow.OpError, match=r"flow.math.acos.*floating point"):
+
         @flow.global_function()
         def job(x: tp.Numpy.Placeholder((2,), dtype=flow.int32)) -> tp.Numpy:
             return flow.math.acos(x)
@@ -144,8 +148,11 @@ def test_lgamma_float32_is_exact_at_its_zeros_and_v2_aliases():
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((6,))) -> tp.Bundle[tp.Numpy]:
-        return {"lgamma": flow.math.lgamma(x), "sigmoid_v2": flow.math.sigmoid_v2(x),
-                "tanh_v2": flow.math.tanh_v2(x)}
+        return {
+            "lgamma": flow.math.lgamma(x),
+            "sigmoid_v2": flow.math.sigmoid_v2(x),
+            "tanh_v2": flow.math.tanh_v2(x),
+        }
 
     out = job(x)
     assert out["lgamma"].dtype == np.float32

@@ -19,8 +19,12 @@ G = {"a": rng.normal(size=(5, 3)).astype(np.float32), "b": rng.normal(size=(3,))
 
 def run_link(tx, grads=G, params=W, **extra):
     state = tx.init(params)
-    updates, new_state = tx.update({k: jnp.asarray(v) for k, v in grads.items()}, state,
-                                   {k: jnp.asarray(v) for k, v in params.items()}, **extra)
+    updates, new_state = tx.update(
+        {k: jnp.asarray(v) for k, v in grads.items()},
+        state,
+        {k: jnp.asarray(v) for k, v in params.items()},
+        **extra,
+    )
     return {k: np.asarray(v) for k, v in updates.items()}, new_state
 
 
@@ -45,7 +49,8 @@ def test_mean_over_devices_averages_along_the_named_axis():
     stacked = {k: np.stack([g, 3 * g]) for k, g in G.items()}  # two "devices"
     tx = T.mean_over_devices()
     got = jax.vmap(lambda g: tx.update(g, {}, None, device_axis="d")[0], axis_name="d")(
-        {k: jnp.asarray(v) for k, v in stacked.items()})
+        {k: jnp.asarray(v) for k, v in stacked.items()}
+    )
     for k, g in G.items():
         np.testing.assert_allclose(np.asarray(got[k]), np.stack([2 * g, 2 * g]), rtol=1e-6)
     close(run_link(tx)[0], G, rtol=0)
@@ -72,22 +77,35 @@ def test_optax_clip_by_global_norm_is_oneflows_rule():
 
 def test_optax_decay_and_moments_are_the_update_kernels_terms():
     # model_update_kernel_util.h: model_diff + weight_decay * model; beta * m + (1 - beta) * g.
-    sgd = opt.SGD(opt.PiecewiseConstantScheduler([], [0.1]), momentum=0.0, weight_decay=0.01,
-                  weight_decay_excludes=["^b$"])
+    sgd = opt.SGD(
+        opt.PiecewiseConstantScheduler([], [0.1]),
+        momentum=0.0,
+        weight_decay=0.01,
+        weight_decay_excludes=["^b$"],
+    )
     got, _ = run_link(sgd.transformation(), learning_rate=1.0, step=jnp.int64(0))
     close(got, {"a": -(G["a"] + 0.01 * W["a"]), "b": -G["b"]})
     m = rng.normal(size=(5, 3)).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(optax.tree.update_moment(G["a"], m, 0.9, 1)),
-                               0.9 * m + (1 - 0.9) * G["a"], rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(optax.tree.update_moment(G["a"], m, 0.999, 2)),
-                               0.999 * m + (1 - 0.999) * G["a"] * G["a"], rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(optax.tree.update_moment(G["a"], m, 0.9, 1)),
+        0.9 * m + (1 - 0.9) * G["a"],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        np.asarray(optax.tree.update_moment(G["a"], m, 0.999, 2)),
+        0.999 * m + (1 - 0.999) * G["a"] * G["a"],
+        rtol=1e-6,
+    )
 
 
 def test_scale_by_learning_rate_with_an_adjusted_rate():
     got, _ = run_link(T.scale_by_learning_rate(), learning_rate=0.5, step=jnp.int64(0))
     close(got, {k: -0.5 * g for k, g in G.items()})
-    got, _ = run_link(T.scale_by_learning_rate(lambda lr, step: lr * (step + 1)),
-                      learning_rate=0.5, step=jnp.int64(3))
+    got, _ = run_link(
+        T.scale_by_learning_rate(lambda lr, step: lr * (step + 1)),
+        learning_rate=0.5,
+        step=jnp.int64(3),
+    )
     close(got, {k: -2.0 * g for k, g in G.items()})
 
 
@@ -108,13 +126,15 @@ def test_keep_untouched_rows_masks_updates_and_slots_of_rows_not_gathered():
     params = {"a": jnp.asarray(W["a"])}
     state = T.unflatten_state(tx.init(params), {"a-momentum": jnp.ones((5, 3), jnp.float32)})
     rows = {"a": jnp.asarray([[0, 3], [3, 9]])}  # 9 is out of range: touches nothing
-    updates, new = tx.update({"a": jnp.asarray(G["a"])}, state, params, learning_rate=0.1,
-                             step=jnp.int64(0), rows=rows)
+    updates, new = tx.update(
+        {"a": jnp.asarray(G["a"])}, state, params, learning_rate=0.1, step=jnp.int64(0), rows=rows
+    )
     dense = 0.9 * 1.0 - 0.1 * G["a"]
     touched = np.isin(np.arange(5), [0, 3])[:, None]
     np.testing.assert_allclose(np.asarray(updates["a"]), np.where(touched, dense, 0.0), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(T.flatten_state(new)["a-momentum"]),
-                               np.where(touched, dense, 1.0), rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(T.flatten_state(new)["a-momentum"]), np.where(touched, dense, 1.0), rtol=1e-6
+    )
 
 
 def test_skip_if_non_finite_keeps_inner_state_and_moves_the_dynamic_scale():
@@ -141,8 +161,9 @@ def test_state_names_need_named_leaves():
         T.state_names((jnp.zeros(2),))
 
 
-def reference_oneflow_adam_job(params, raw_grads, *, n, loss_scale, l1, l2, clip, wd, lr,
-                               b1=0.9, b2=0.999, eps=1e-8):
+def reference_oneflow_adam_job(
+    params, raw_grads, *, n, loss_scale, l1, l2, clip, wd, lr, b1=0.9, b2=0.999, eps=1e-8
+):
     """OneFlow v0.4's optimizer pass + adam_update kernel, written out in float64."""
     w = {k: v.astype(np.float64) for k, v in params.items()}
     m = {k: np.zeros_like(v) for k, v in w.items()}
@@ -161,11 +182,17 @@ def reference_oneflow_adam_job(params, raw_grads, *, n, loss_scale, l1, l2, clip
 
 
 def test_train_update_chain_matches_oneflow_formula_written_out():
-    steps = [{k: rng.normal(size=v.shape).astype(np.float32) * 40 for k, v in W.items()}
-             for _ in range(4)]
-    adam = opt.Adam(opt.PiecewiseConstantScheduler([], [0.01]), do_bias_correction=True,
-                    weight_decay=0.05, grad_clipping=opt.grad_clipping.by_global_norm(3.0),
-                    loss_scale_factor=256.0)
+    steps = [
+        {k: rng.normal(size=v.shape).astype(np.float32) * 40 for k, v in W.items()}
+        for _ in range(4)
+    ]
+    adam = opt.Adam(
+        opt.PiecewiseConstantScheduler([], [0.01]),
+        do_bias_correction=True,
+        weight_decay=0.05,
+        grad_clipping=opt.grad_clipping.by_global_norm(3.0),
+        loss_scale_factor=256.0,
+    )
     update = opt.TrainUpdate(adam, "job", W, {"a": regularizers.l1_l2(0.01, 0.02)})
     assert update.state_names == ["a-m", "a-v", "b-m", "b-v"]
     params = {k: jnp.asarray(v) for k, v in W.items()}
@@ -175,8 +202,9 @@ def test_train_update_chain_matches_oneflow_formula_written_out():
         scale = update.loss_scale(state)
         seeded = {k: jnp.asarray(g) * scale for k, g in raw.items()}  # d(scale * sum loss)
         params, state = call(seeded, params, state, step=t, loss_count=6, loss_scale=scale)
-    w, m, v = reference_oneflow_adam_job(W, steps, n=6, loss_scale=256.0, l1=0.01, l2=0.02,
-                                         clip=3.0, wd=0.05, lr=0.01)
+    w, m, v = reference_oneflow_adam_job(
+        W, steps, n=6, loss_scale=256.0, l1=0.01, l2=0.02, clip=3.0, wd=0.05, lr=0.01
+    )
     close({k: np.asarray(x) for k, x in params.items()}, w, rtol=2e-5)
     close({k: np.asarray(state[f"{k}-m"]) for k in W}, m, rtol=2e-5)
     close({k: np.asarray(state[f"{k}-v"]) for k in W}, v, rtol=2e-5)

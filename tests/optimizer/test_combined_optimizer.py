@@ -35,10 +35,14 @@ def _values():
 
 
 def test_each_optimizer_updates_only_its_variables():
-    job = _job(lambda: flow.optimizer.CombinedOptimizer([
-        flow.optimizer.SGD(_lr(0.1), momentum=0, variables=["a"]),
-        flow.optimizer.Adam(_lr(0.01), variables=["b"]),
-    ]))
+    job = _job(
+        lambda: flow.optimizer.CombinedOptimizer(
+            [
+                flow.optimizer.SGD(_lr(0.1), momentum=0, variables=["a"]),
+                flow.optimizer.Adam(_lr(0.01), variables=["b"]),
+            ]
+        )
+    )
     for _ in range(3):
         job(X)
     combined = _values()
@@ -57,10 +61,14 @@ def test_each_optimizer_updates_only_its_variables():
 
 
 def test_an_optimizer_without_variables_takes_the_rest():
-    job = _job(lambda: flow.optimizer.CombinedOptimizer([
-        flow.optimizer.SGD(_lr(0.5), momentum=0, variables=["b"]),
-        flow.optimizer.SGD(_lr(0.1), momentum=0),
-    ]))
+    job = _job(
+        lambda: flow.optimizer.CombinedOptimizer(
+            [
+                flow.optimizer.SGD(_lr(0.5), momentum=0, variables=["b"]),
+                flow.optimizer.SGD(_lr(0.1), momentum=0),
+            ]
+        )
+    )
     job(X)
     v = _values()
     np.testing.assert_allclose(v["a"], 1 - 0.1 * X.sum(0), rtol=1e-6)
@@ -72,9 +80,13 @@ def test_overlapping_or_nested_optimizers_are_refused():
     with pytest.raises(TypeError, match="another CombinedOptimizer"):
         flow.optimizer.CombinedOptimizer([flow.optimizer.CombinedOptimizer([sgd])])
     with pytest.raises(ValueError, match="at most one"):
-        flow.optimizer.CombinedOptimizer([flow.optimizer.SGD(_lr(0.1)),
-                                          flow.optimizer.SGD(_lr(0.2))])
-    job = _job(lambda: flow.optimizer.CombinedOptimizer([
-        sgd, flow.optimizer.SGD(_lr(0.2), variables=["a", "b"])]))
+        flow.optimizer.CombinedOptimizer(
+            [flow.optimizer.SGD(_lr(0.1)), flow.optimizer.SGD(_lr(0.2))]
+        )
+    job = _job(
+        lambda: flow.optimizer.CombinedOptimizer(
+            [sgd, flow.optimizer.SGD(_lr(0.2), variables=["a", "b"])]
+        )
+    )
     with pytest.raises(ValueError, match="named by two optimizers"):
         job(X)

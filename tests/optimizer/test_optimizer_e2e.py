@@ -16,8 +16,9 @@ pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def per_element_loss(x):
-    w = flow.get_variable("w", shape=(3,), initializer=constant_initializer(1.0),
-                          regularizer=l2(0.1))
+    w = flow.get_variable(
+        "w", shape=(3,), initializer=constant_initializer(1.0), regularizer=l2(0.1)
+    )
     return apply_op("multiply", lambda a, b: a * b, [x, w])
 
 
@@ -42,7 +43,8 @@ def test_adam_with_warmup_in_a_train_job():
     def train_job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
         loss = per_element_loss(x)
         sched = flow.optimizer.PiecewiseConstantScheduler(
-            [], [0.1], warmup=flow.optimizer.warmup.linear(2, 0.5))
+            [], [0.1], warmup=flow.optimizer.warmup.linear(2, 0.5)
+        )
         flow.optimizer.Adam(sched).minimize(loss)
         return loss
 
@@ -66,5 +68,6 @@ def test_legacy_model_update_conf_in_a_train_job():
 
     for _ in range(2):
         legacy_job(X)
-    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(),
-                               numpy_adam(2, lambda s: 0.1), rtol=1e-5)
+    np.testing.assert_allclose(
+        flow.get_all_variables()["w"].numpy(), numpy_adam(2, lambda s: 0.1), rtol=1e-5
+    )

@@ -68,6 +68,7 @@ def test_cosine(alpha):
     def ref(s):
         cur = min(s, 25)
         return 0.1 * ((1 - alpha) * 0.5 * (1 + math.cos(math.pi * cur / 25)) + alpha)
+
     check(opt.CosineScheduler(0.1, 25, alpha=alpha), ref)
 
 
@@ -83,6 +84,7 @@ def test_polynomial(cycle, power):
         else:
             cur, d = min(float(s), decay), decay
         return (base - end) * (1 - cur / d) ** power + end
+
     check(opt.PolynomialScheduler(base, decay, end, power, cycle), ref)
 
 
@@ -101,6 +103,7 @@ def test_linear_cosine():
         linear = (decay - cur) / decay
         cosine = 0.5 * (1 + math.cos(2 * math.pi * periods * cur / decay))
         return base * ((alpha + linear) * cosine + beta)
+
     check(opt.LinearCosineScheduler(base, decay, periods, alpha, beta), ref)
 
 
@@ -109,6 +112,7 @@ def test_exponential_inverse_time_natural_exp(staircase):
     def p(s):
         r = s / 6
         return math.floor(r) if staircase else r
+
     check(opt.ExponentialScheduler(0.1, 6, 0.7, staircase), lambda s: 0.1 * 0.7 ** p(s))
     check(opt.InverseTimeScheduler(0.1, 6, 0.7, staircase), lambda s: 0.1 / (1 + 0.7 * p(s)))
     check(opt.NaturalExpScheduler(0.1, 6, 0.7, staircase), lambda s: 0.1 * math.exp(-0.7 * p(s)))
@@ -121,6 +125,7 @@ def test_constant_warmup_replaces_decay_without_shifting_it():
         if s < 5:
             return 0.1 * 0.1
         return 0.1 * 0.5 * (1 + math.cos(math.pi * min(s, 20) / 20))
+
     check(sched, ref)
 
 
@@ -131,12 +136,12 @@ def test_linear_warmup_matches_kernel_formula():
         if s < 10:
             return 0.01 * (0.1 + (1 - 0.1) * s / 10)
         return 0.01
+
     check(sched, ref)
 
 
 def test_warmup_of_piecewise_constant_scales_first_value():
-    sched = opt.PiecewiseConstantScheduler([2, 8], [1.0, 0.5, 0.25],
-                                           warmup=warmup.constant(4, 0.5))
+    sched = opt.PiecewiseConstantScheduler([2, 8], [1.0, 0.5, 0.25], warmup=warmup.constant(4, 0.5))
     check(sched, lambda s: 0.5 if s < 4 else ref_piecewise(s, [2, 8], [1.0, 0.5, 0.25]))
 
 
@@ -177,7 +182,9 @@ def test_custom_scheduler_calls_function_and_rejects_names():
 
 def test_repr_and_confs_are_readable():
     sched = opt.CosineScheduler(0.1, 10, alpha=0.1, warmup=warmup.linear(2, 0.0))
-    assert repr(sched) == ("CosineScheduler(base_lr=0.1, steps=10, alpha=0.1, "
-                           "warmup=warmup.linear(steps=2, start_multiplier=0.0))")
+    assert repr(sched) == (
+        "CosineScheduler(base_lr=0.1, steps=10, alpha=0.1, "
+        "warmup=warmup.linear(steps=2, start_multiplier=0.0))"
+    )
     assert sched.learning_rate_decay_conf == {"cosine_conf": {"decay_batches": 10, "alpha": 0.1}}
     assert sched.warmup_conf == {"linear_conf": {"warmup_batches": 2, "start_multiplier": 0.0}}

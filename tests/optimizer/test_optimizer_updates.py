@@ -25,10 +25,14 @@ def schedule():
 
 def make_problem(seed=0):
     rng = np.random.default_rng(seed)
-    params = {"dense-weight": rng.normal(size=(4, 3)).astype(np.float32),
-              "dense-bias": rng.normal(size=(4,)).astype(np.float32)}
-    grads = [{k: rng.normal(size=v.shape).astype(np.float32) for k, v in params.items()}
-             for _ in range(NSTEPS)]
+    params = {
+        "dense-weight": rng.normal(size=(4, 3)).astype(np.float32),
+        "dense-bias": rng.normal(size=(4,)).astype(np.float32),
+    }
+    grads = [
+        {k: rng.normal(size=v.shape).astype(np.float32) for k, v in params.items()}
+        for _ in range(NSTEPS)
+    ]
     return params, grads
 
 
@@ -37,8 +41,9 @@ def run(optimizer, params, grads):
     p = {k: jnp.asarray(v) for k, v in params.items()}
     update = jax.jit(optimizer.update)
     for step, g in enumerate(grads):
-        p, slots = update({k: jnp.asarray(v) for k, v in g.items()}, p, slots,
-                          jnp.asarray(step, jnp.int64))
+        p, slots = update(
+            {k: jnp.asarray(v) for k, v in g.items()}, p, slots, jnp.asarray(step, jnp.int64)
+        )
     return {k: np.asarray(v) for k, v in p.items()}, {k: np.asarray(v) for k, v in slots.items()}
 
 
@@ -75,6 +80,7 @@ def test_sgd_default_momentum_is_0_9_with_momentum_slot():
     def rule(w, g, v, lr, t, k):
         v = 0.9 * v - lr * g
         return w + v, v
+
     want, vel = ref_run(params, grads, rule, np.zeros_like)
     assert_close(got, want)
     assert_close(slots, {f"{k}-momentum": v for k, v in vel.items()})
@@ -91,6 +97,7 @@ def test_sgd_weight_decay_is_decoupled(momentum):
             return w - lr * (g + 0.1 * w), v
         v = momentum * v - lr * g
         return w + v - lr * 0.1 * w, v
+
     want, _ = ref_run(params, grads, rule, np.zeros_like)
     assert_close(got, want)
 
@@ -103,6 +110,7 @@ def adam_rule(b1, b2, eps, bias, wd_of):
         if bias:
             lr = lr * np.sqrt(1 - b2 ** (t + 1)) / (1 - b1 ** (t + 1))
         return w - lr * (m / (np.sqrt(v) + eps) + wd_of(k) * w), (m, v)
+
     return rule
 
 
@@ -115,18 +123,23 @@ def test_adam_default_has_no_bias_correction():
     adam = opt.Adam(schedule())
     assert adam.do_bias_correction is False
     got, slots = run(adam, params, grads)
-    want, state = ref_run(params, grads, adam_rule(0.9, 0.999, 1e-8, False, lambda k: 0.0),
-                          zeros_pair)
+    want, state = ref_run(
+        params, grads, adam_rule(0.9, 0.999, 1e-8, False, lambda k: 0.0), zeros_pair
+    )
     assert_close(got, want)
-    assert_close(slots, {**{f"{k}-m": s[0] for k, s in state.items()},
-                         **{f"{k}-v": s[1] for k, s in state.items()}})
+    assert_close(
+        slots,
+        {
+            **{f"{k}-m": s[0] for k, s in state.items()},
+            **{f"{k}-v": s[1] for k, s in state.items()},
+        },
+    )
 
 
 def test_adam_bias_correction_uses_step_plus_one():
     params, grads = make_problem(4)
     got, _ = run(opt.Adam(schedule(), 0.8, 0.99, 1e-6, do_bias_correction=True), params, grads)
-    want, _ = ref_run(params, grads, adam_rule(0.8, 0.99, 1e-6, True, lambda k: 0.0),
-                      zeros_pair)
+    want, _ = ref_run(params, grads, adam_rule(0.8, 0.99, 1e-6, True, lambda k: 0.0), zeros_pair)
     assert_close(got, want)
 
 
@@ -134,9 +147,12 @@ def test_adamw_excludes_and_includes_patterns():
     params, grads = make_problem(5)
     excl = opt.AdamW(schedule(), weight_decay=0.05, weight_decay_excludes=["bias"])
     got, _ = run(excl, params, grads)
-    want, _ = ref_run(params, grads, adam_rule(0.9, 0.999, 1e-8, False,
-                                               lambda k: 0.0 if "bias" in k else 0.05),
-                      zeros_pair)
+    want, _ = ref_run(
+        params,
+        grads,
+        adam_rule(0.9, 0.999, 1e-8, False, lambda k: 0.0 if "bias" in k else 0.05),
+        zeros_pair,
+    )
     assert_close(got, want)
     incl = opt.AdamW(schedule(), weight_decay=0.05, weight_decay_includes="weight$")
     assert incl.weight_decay_rate("dense-weight") == 0.05
@@ -158,6 +174,7 @@ def test_rmsprop(centered):
             mg = 0.9 * mg + 0.1 * g
             denom = ms - mg * mg
         return w - lr * g / np.sqrt(denom + 1e-6), (ms, mg)
+
     want, state = ref_run(params, grads, rule, zeros_pair)
     assert_close(got, want)
     names = {"dense-weight-mean_square", "dense-bias-mean_square"}
@@ -182,8 +199,10 @@ def test_lamb_trust_ratio_and_beta_powers():
         wn, un = np.linalg.norm(w), np.linalg.norm(u)
         r = wn / un if wn > 0 and un > 0 else 1.0
         return w - lr * r * (u + 0.01 * w), (m, v, b1t, b2t)
-    want, state = ref_run(params, grads, rule,
-                          lambda w: (np.zeros_like(w), np.zeros_like(w), b1, b2))
+
+    want, state = ref_run(
+        params, grads, rule, lambda w: (np.zeros_like(w), np.zeros_like(w), b1, b2)
+    )
     assert_close(got, want)
     np.testing.assert_allclose(slots["dense-bias-beta1_t"], [b1 ** (NSTEPS + 1)], rtol=1e-6)
     assert slots["dense-weight-beta2_t"].shape == (1,)
@@ -191,8 +210,9 @@ def test_lamb_trust_ratio_and_beta_powers():
 
 def test_lars_local_learning_rate():
     params, grads = make_problem(8)
-    lars = opt.LARS(schedule(), momentum_beta=0.9, epsilon=1e-9, lars_coefficient=0.01,
-                    weight_decay=0.001)
+    lars = opt.LARS(
+        schedule(), momentum_beta=0.9, epsilon=1e-9, lars_coefficient=0.01, weight_decay=0.001
+    )
     got, _ = run(lars, params, grads)
 
     def rule(w, g, mom, lr, t, k):
@@ -201,6 +221,7 @@ def test_lars_local_learning_rate():
         local = lr * (0.01 * wn / (1e-9 + gn + 0.001 * wn) if wn > 0 and gn > 0 else 1.0)
         mom = 0.9 * mom - local * g
         return w + mom - local * 0.001 * w, mom
+
     want, _ = ref_run(params, grads, rule, np.zeros_like)
     assert_close(got, want)
 
@@ -259,8 +280,9 @@ def test_constructor_validation():
     with pytest.raises(TypeError, match="lr_scheduler must be"):
         opt.SGD(0.1)
     with pytest.raises(ValueError, match="at most one of weight_decay_includes"):
-        opt.AdamW(schedule(), weight_decay=0.1, weight_decay_includes=["a"],
-                  weight_decay_excludes=["b"])
+        opt.AdamW(
+            schedule(), weight_decay=0.1, weight_decay_includes=["a"], weight_decay_excludes=["b"]
+        )
     with pytest.raises(ValueError, match="beta1 must be in"):
         opt.Adam(schedule(), beta1=1.0)
     with pytest.raises(TypeError, match="grad_clipping must be"):
@@ -285,6 +307,8 @@ def test_init_accepts_shape_structs_and_names_slots_like_oneflow():
 def test_repr_is_readable():
     clip = opt.grad_clipping.by_global_norm(1)
     text = repr(opt.SGD(schedule(), momentum=0.0, grad_clipping=clip))
-    assert text == ("SGD(lr_scheduler=PiecewiseConstantScheduler(boundaries=[1, 3], "
-                    "values=[0.1, 0.05, 0.02]), momentum=0.0, "
-                    "grad_clipping=grad_clipping.by_global_norm(clip_norm=1.0))")
+    assert text == (
+        "SGD(lr_scheduler=PiecewiseConstantScheduler(boundaries=[1, 3], "
+        "values=[0.1, 0.05, 0.02]), momentum=0.0, "
+        "grad_clipping=grad_clipping.by_global_norm(clip_norm=1.0))"
+    )

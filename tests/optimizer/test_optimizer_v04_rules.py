@@ -36,8 +36,12 @@ def test_lazy_adam_is_adam_with_bias_correction():
     params, grads = make_problem(12)
     lazy = opt.LazyAdam(schedule(), 0.8, 0.99, 1e-6)
     got, slots = run(lazy, params, grads)
-    want, _ = ref_run(params, grads, adam_rule(0.8, 0.99, 1e-6, True, lambda k: 0.0),
-                      lambda w: (np.zeros_like(w), np.zeros_like(w)))
+    want, _ = ref_run(
+        params,
+        grads,
+        adam_rule(0.8, 0.99, 1e-6, True, lambda k: 0.0),
+        lambda w: (np.zeros_like(w), np.zeros_like(w)),
+    )
     assert_close(got, want)
     assert set(slots) == {"dense-weight-m", "dense-weight-v", "dense-bias-m", "dense-bias-v"}
     assert flow.optimizer.LazyAdam is opt.LazyAdam
@@ -45,8 +49,11 @@ def test_lazy_adam_is_adam_with_bias_correction():
 
 def test_loss_scale_policy_validation():
     with pytest.raises(ValueError, match="not both"):
-        opt.SGD(schedule(), loss_scale_factor=2.0,
-                loss_scale_policy=opt.loss_scale.static_loss_scale(2.0))
+        opt.SGD(
+            schedule(),
+            loss_scale_factor=2.0,
+            loss_scale_policy=opt.loss_scale.static_loss_scale(2.0),
+        )
     with pytest.raises(TypeError, match="loss_scale_policy must be"):
         opt.Adam(schedule(), loss_scale_policy=2.0)
     with pytest.raises(ValueError, match="multiplier must be > 1"):
@@ -59,8 +66,11 @@ def scaled_job(policy, name="scaled"):
     def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
         w = flow.get_variable("w", shape=(3,), initializer=constant_initializer(1.0))
         loss = x * w
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9,
-                           loss_scale_policy=policy).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+            momentum=0.9,
+            loss_scale_policy=policy,
+        ).minimize(loss)
         return loss
 
     job.__name__ = job.__qualname__ = name
@@ -101,8 +111,9 @@ def numpy_dynamic(xs, initial, period, multiplier):
 
 
 def test_dynamic_loss_scale_skips_overflowing_steps_and_adapts_the_scale():
-    policy = opt.loss_scale.dynamic_loss_scale(initial_loss_scale=2.0 ** 30, increment_period=2,
-                                               multiplier=1024.0)
+    policy = opt.loss_scale.dynamic_loss_scale(
+        initial_loss_scale=2.0**30, increment_period=2, multiplier=1024.0
+    )
     job = scaled_job(policy, name="dyn")
     big = np.array([1e33, 1.0, -1e33], np.float32)  # * 2^30 overflows, * 2^20 too, * 2^10 not
     small = np.array([1.0, -2.0, 3.0], np.float32)
@@ -112,8 +123,8 @@ def test_dynamic_loss_scale_skips_overflowing_steps_and_adapts_the_scale():
     for x in xs:
         job(x)
         got_scales.append(float(flow.get_all_variables()[state_scale].numpy()[0]))
-    w, v, scales = numpy_dynamic(xs, 2.0 ** 30, 2, 1024.0)
-    assert scales[:3] == [2.0 ** 20, 2.0 ** 10, 2.0 ** 10]  # two skips, then one good step
+    w, v, scales = numpy_dynamic(xs, 2.0**30, 2, 1024.0)
+    assert scales[:3] == [2.0**20, 2.0**10, 2.0**10]  # two skips, then one good step
     assert got_scales == pytest.approx(scales)
     variables = flow.get_all_variables()
     np.testing.assert_allclose(variables["w"].numpy(), w, rtol=1e-5)
@@ -128,8 +139,7 @@ def embedding_job(optimizer, indexed_slices=True):
 
     @flow.global_function(type="train", function_config=config)
     def job(ids: tp.Numpy.Placeholder((4,), dtype=flow.int32)) -> tp.Numpy:
-        table = flow.get_variable("embeddings", shape=(6, 2),
-                                  initializer=constant_initializer(1.0))
+        table = flow.get_variable("embeddings", shape=(6, 2), initializer=constant_initializer(1.0))
         loss = flow.math.reduce_sum(flow.gather(table * 2.0, ids) * WEIGHTS)
         optimizer.minimize(loss)
         return loss
@@ -138,8 +148,11 @@ def embedding_job(optimizer, indexed_slices=True):
 
 
 WEIGHTS = np.arange(8, dtype=np.float32).reshape(4, 2) - 3.0
-IDS = [np.array([0, 2, 2, 5], np.int32), np.array([1, 1, 3, 0], np.int32),
-       np.array([4, 4, 4, 4], np.int32)]
+IDS = [
+    np.array([0, 2, 2, 5], np.int32),
+    np.array([1, 1, 3, 0], np.int32),
+    np.array([4, 4, 4, 4], np.int32),
+]
 
 
 def row_grads(ids):
@@ -169,8 +182,9 @@ def test_indexed_slices_adam_updates_only_gathered_rows(indexed_slices):
 
 def test_indexed_slices_sgd_weight_decay_and_momentum_stay_on_gathered_rows():
     lr, beta, wd = 0.1, 0.9, 0.01
-    job = embedding_job(opt.SGD(opt.PiecewiseConstantScheduler([], [lr]), momentum=beta,
-                                weight_decay=wd))
+    job = embedding_job(
+        opt.SGD(opt.PiecewiseConstantScheduler([], [lr]), momentum=beta, weight_decay=wd)
+    )
     w, mom = np.ones((6, 2)), np.zeros((6, 2))
     for ids in IDS:
         job(ids)

@@ -34,11 +34,17 @@ def run_program(tmp_path: Path) -> Callable[..., str]:
     def run(name: str, *args: object, timeout: float = 300) -> str:
         env = dict(os.environ, JAX_PLATFORMS="cpu")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-        done = subprocess.run([sys.executable, "-m", "flowjob", "run", str(PROGRAMS / name),
-                               *map(str, args)], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=timeout)
-        assert done.returncode == 0, (f"{name} exited {done.returncode}:\n"
-                                      f"{done.stdout[-3000:]}\n{done.stderr[-5000:]}")
+        done = subprocess.run(
+            [sys.executable, "-m", "flowjob", "run", str(PROGRAMS / name), *map(str, args)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, (
+            f"{name} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+        )
         return done.stdout
 
     return run

@@ -23,8 +23,11 @@ def references(cell: str) -> list[tuple[str, str | None]]:
 
 
 def table_rows() -> list[list[str]]:
-    return [line.split(" | ") for line in README.read_text().splitlines()
-            if line.startswith("| ") and "tests/" in line]
+    return [
+        line.split(" | ")
+        for line in README.read_text().splitlines()
+        if line.startswith("| ") and "tests/" in line
+    ]
 
 
 def test_every_named_test_exists():
@@ -35,8 +38,9 @@ def test_every_named_test_exists():
             assert target.exists(), f"{path} (row {cells[0]})"
             if name:
                 name = name.split("[")[0]
-                assert re.search(rf"^def {re.escape(name)}\(", target.read_text(), re.M), \
+                assert re.search(rf"^def {re.escape(name)}\(", target.read_text(), re.M), (
                     f"{path}::{name} (row {cells[0]})"
+                )
             checked += 1
     assert checked > 150
 

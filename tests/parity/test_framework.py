@@ -15,13 +15,15 @@ LR = 0.01
 
 
 def var(name, shape=(2, 3), init=None):
-    return flow.get_variable(name, shape=shape, dtype=flow.float32,
-                             initializer=init or flow.random_uniform_initializer())
+    return flow.get_variable(
+        name, shape=shape, dtype=flow.float32, initializer=init or flow.random_uniform_initializer()
+    )
 
 
 def sgd(loss):
-    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]),
-                       momentum=0).minimize(loss)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0).minimize(
+        loss
+    )
 
 
 def test_namespaced_and_shared_variables_are_one_variable():
@@ -107,8 +109,9 @@ def test_function_config_flags_and_nested_result_signatures():
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
 
     @flow.global_function(function_config=config)
-    def nested(a: tp.Numpy.Placeholder((2, 3))
-               ) -> tuple[tp.Numpy, dict[str, tuple[tp.Numpy, list[tp.Numpy]]]]:
+    def nested(
+        a: tp.Numpy.Placeholder((2, 3)),
+    ) -> tuple[tp.Numpy, dict[str, tuple[tp.Numpy, list[tp.Numpy]]]]:
         return a + 1, {"inner": (a * 2, [a - 1, flow.math.relu(a - 2)])}
 
     first, rest = nested(x)

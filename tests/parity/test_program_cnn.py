@@ -26,7 +26,7 @@ def write_digits(root: Path, digits: tuple[int, ...], per_class: int, offset: in
     images, labels = images.reshape(-1, 28, 28), labels.reshape(-1)
     for digit in digits:
         (root / str(digit)).mkdir(parents=True)
-        for i in np.flatnonzero(labels == digit)[offset:offset + per_class]:
+        for i in np.flatnonzero(labels == digit)[offset : offset + per_class]:
             gray = Image.fromarray(np.round(images[i] * 255).astype(np.uint8))
             gray.convert("RGB").save(root / str(digit) / f"{i}.jpg", quality=95)
     return root
@@ -34,27 +34,60 @@ def write_digits(root: Path, digits: tuple[int, ...], per_class: int, offset: in
 
 def ofrecord(tmp_path: Path, name: str, per_class: int, offset: int) -> Path:
     out = tmp_path / name
-    flowjob.data.write_image_folder(write_digits(tmp_path / f"{name}_jpg", (0, 1), per_class,
-                                                 offset), out, part_num=2,
-                                    part_name_suffix_length=5)
+    flowjob.data.write_image_folder(
+        write_digits(tmp_path / f"{name}_jpg", (0, 1), per_class, offset),
+        out,
+        part_num=2,
+        part_name_suffix_length=5,
+    )
     return out
 
 
-@pytest.mark.parametrize("optimizer,channel_last,lr_decay,reload",
-                         [("sgd", False, "cosine", True), ("adam", True, "step", False)])
-def test_cnn_trains_validates_evaluates_and_infers(run_program, tmp_path, optimizer,
-                                                   channel_last, lr_decay, reload):
+@pytest.mark.parametrize(
+    "optimizer,channel_last,lr_decay,reload",
+    [("sgd", False, "cosine", True), ("adam", True, "step", False)],
+)
+def test_cnn_trains_validates_evaluates_and_infers(
+    run_program, tmp_path, optimizer, channel_last, lr_decay, reload
+):
     """``reload``: also evaluate and infer from the saved checkpoint (once is enough: the
     two other runs cost a process start each)."""
     train, val = ofrecord(tmp_path, "train", 32, 0), ofrecord(tmp_path, "val", 8, 40)
-    common = ["--val_data_dir", val, "--val_data_part_num", 2, "--num_val_examples", 16,
-              "--channel_last", channel_last, "--optimizer", optimizer,
-              "--model_save_dir", tmp_path / "snap"]
+    common = [
+        "--val_data_dir",
+        val,
+        "--val_data_part_num",
+        2,
+        "--num_val_examples",
+        16,
+        "--channel_last",
+        channel_last,
+        "--optimizer",
+        optimizer,
+        "--model_save_dir",
+        tmp_path / "snap",
+    ]
     lr = 0.05 if optimizer == "sgd" else 0.003
-    out = run_program("cnn_ofrecord.py", "--mode", "train_val", "--train_data_dir", train,
-                      "--train_data_part_num", 2, "--num_examples", 64, "--num_epochs", 3,
-                      "--learning_rate", lr, "--lr_decay", lr_decay, "--warmup_epochs", 1,
-                      *common)
+    out = run_program(
+        "cnn_ofrecord.py",
+        "--mode",
+        "train_val",
+        "--train_data_dir",
+        train,
+        "--train_data_part_num",
+        2,
+        "--num_examples",
+        64,
+        "--num_epochs",
+        3,
+        "--learning_rate",
+        lr,
+        "--lr_decay",
+        lr_decay,
+        "--warmup_epochs",
+        1,
+        *common,
+    )
     losses = [float(m[2]) for m in TRAIN.findall(out)]
     assert len(losses) == 3 * 8, out[-2000:]
     assert np.isfinite(losses).all()
@@ -72,14 +105,22 @@ def test_cnn_trains_validates_evaluates_and_infers(run_program, tmp_path, optimi
     if not reload:
         return
     last = tmp_path / "snap" / "snapshot_epoch_2"
-    out = run_program("cnn_ofrecord.py", "--mode", "evaluate", "--model_load_dir", last,
-                      *common)
+    out = run_program("cnn_ofrecord.py", "--mode", "evaluate", "--model_load_dir", last, *common)
     (evaluation,) = VALIDATION.findall(out)
     assert evaluation[1] == validations[-1][1]  # the checkpoint holds the trained model
 
     digit = tmp_path / "val_jpg" / "1"
     image = sorted(digit.iterdir())[0]
-    out = run_program("cnn_ofrecord.py", "--mode", "inference", "--model_load_dir", last,
-                      "--image_path", image, "--channel_last", channel_last)
+    out = run_program(
+        "cnn_ofrecord.py",
+        "--mode",
+        "inference",
+        "--model_load_dir",
+        last,
+        "--image_path",
+        image,
+        "--channel_last",
+        channel_last,
+    )
     label, prob = re.search(r"^inference: (\d+) ([\d.]+)$", out, re.M).groups()
     assert label == "1" and float(prob) > 0.5, out

@@ -10,8 +10,11 @@ import re
 import numpy as np
 
 FLOAT = r"(-?\d+\.\d+|nan)"
-REPORT = re.compile(rf"^step (\d+) dloss {FLOAT} gloss {FLOAT} mean {FLOAT} {FLOAT} "
-                    rf"std {FLOAT} {FLOAT}$", re.M)
+REPORT = re.compile(
+    rf"^step (\d+) dloss {FLOAT} gloss {FLOAT} mean {FLOAT} {FLOAT} "
+    rf"std {FLOAT} {FLOAT}$",
+    re.M,
+)
 
 
 def test_alternating_trainable_jobs_move_the_generator_toward_the_data(run_program):

@@ -23,19 +23,40 @@ def test_wide_and_deep_loss_falls_and_auc_beats_chance(run_program, tmp_path, da
     logit = 2.0 * dense[:, 0] + np.where(wide[:, 0] < vocab // 2, 1.5, -1.5)
     labels = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int32)[:, None]
     for split, rows in (("train", slice(0, 640)), ("val", slice(640, n))):
-        fields = {"labels": labels[rows], "dense_fields": dense[rows],
-                  "wide_sparse_fields": wide[rows], "deep_sparse_fields": deep[rows]}
+        fields = {
+            "labels": labels[rows],
+            "dense_fields": dense[rows],
+            "wide_sparse_fields": wide[rows],
+            "deep_sparse_fields": deep[rows],
+        }
         if dataset_format == "ofrecord":
             write_ofrecord(tmp_path / split, fields, part_num=2, part_name_suffix_length=5)
         else:
             (tmp_path / split).mkdir()
             for part in range(2):
-                write_onerec(tmp_path / split / f"part-{part}.onerec",
-                             {k: v[part::2] for k, v in fields.items()})
-    out = run_program("wide_and_deep.py", "--dataset_format", dataset_format,
-                      "--train_data_dir", tmp_path / "train", "--train_data_part_num", 2,
-                      "--eval_data_dir", tmp_path / "val", "--eval_data_part_num", 2,
-                      "--max_iter", 80, "--loss_print_every_n_iter", 10, "--eval_batchs", 4)
+                write_onerec(
+                    tmp_path / split / f"part-{part}.onerec",
+                    {k: v[part::2] for k, v in fields.items()},
+                )
+    out = run_program(
+        "wide_and_deep.py",
+        "--dataset_format",
+        dataset_format,
+        "--train_data_dir",
+        tmp_path / "train",
+        "--train_data_part_num",
+        2,
+        "--eval_data_dir",
+        tmp_path / "val",
+        "--eval_data_part_num",
+        2,
+        "--max_iter",
+        80,
+        "--loss_print_every_n_iter",
+        10,
+        "--eval_batchs",
+        4,
+    )
     losses = [float(v) for v in re.findall(r"^iter \d+ loss ([\d.]+)$", out, re.M)]
     assert len(losses) == 8, out[-2000:]
     assert losses[0] > 0.55  # about ln 2 = 0.69 at the start

@@ -72,10 +72,18 @@ def train_until_killed(root: str, logdir: str, progress: str) -> None:
         flow.summary.create_summary_writer(logdir)
 
     @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((16, 8)), y: tp.Numpy.Placeholder((16, 1)),
-              step: tp.Numpy.Placeholder((1,), dtype=flow.int64)) -> tp.Callback[tp.Numpy]:
-        hidden = flow.layers.dense(x, 16, activation=flow.math.relu, name="hidden",
-                                   kernel_initializer=flow.random_normal_initializer(0, 0.1))
+    def train(
+        x: tp.Numpy.Placeholder((16, 8)),
+        y: tp.Numpy.Placeholder((16, 1)),
+        step: tp.Numpy.Placeholder((1,), dtype=flow.int64),
+    ) -> tp.Callback[tp.Numpy]:
+        hidden = flow.layers.dense(
+            x,
+            16,
+            activation=flow.math.relu,
+            name="hidden",
+            kernel_initializer=flow.random_normal_initializer(0, 0.1),
+        )
         out = flow.layers.dense(hidden, 1, name="out")
         loss = flow.math.reduce_mean(flow.math.square(out - y))
         flow.watch(hidden, lambda h: time.sleep(0.002))
@@ -137,8 +145,11 @@ def fsize_limited(logdir: str, ckpt_dir: str, limit: str, out: str) -> None:
     except OSError as exc:
         result["save_error"] = [type(exc).__name__, exc.errno, str(exc)]
     try:
-        ckpt.save(os.path.join(ckpt_dir, "big.safetensors"), {"w": np.zeros(2 * n, np.uint8)},
-                  format="safetensors")
+        ckpt.save(
+            os.path.join(ckpt_dir, "big.safetensors"),
+            {"w": np.zeros(2 * n, np.uint8)},
+            format="safetensors",
+        )
     except OSError as exc:
         result["save_st_error"] = [type(exc).__name__, exc.errno, str(exc)]
     with open(out, "w") as f:
@@ -154,8 +165,9 @@ def rss_under_load(calls: str, out: str) -> None:
     watched = [0]
 
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((1024,)), i: tp.Numpy.Placeholder((1,), dtype=flow.int64)
-            ) -> tp.Callback[tp.Numpy]:
+    def job(
+        x: tp.Numpy.Placeholder((1024,)), i: tp.Numpy.Placeholder((1,), dtype=flow.int64)
+    ) -> tp.Callback[tp.Numpy]:
         y = flow.math.relu(x) * 2
         flow.watch(y, lambda v: watched.__setitem__(0, watched[0] + 1))
         return i + 0
@@ -177,8 +189,15 @@ def rss_under_load(calls: str, out: str) -> None:
     flow.sync_default_session()
     in_order = seen == list(range(int(calls)))
     with open(out, "w") as f:
-        json.dump({"samples": samples, "in_order": in_order, "delivered": len(seen),
-                   "watched": watched[0]}, f)
+        json.dump(
+            {
+                "samples": samples,
+                "in_order": in_order,
+                "delivered": len(seen),
+                "watched": watched[0],
+            },
+            f,
+        )
 
 
 if __name__ == "__main__":

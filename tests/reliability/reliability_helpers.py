@@ -14,8 +14,12 @@ CHILD = HERE / "_child.py"
 
 def child_env(**extra: str) -> dict[str, str]:
     """Environment of a child process that imports this checkout's flowjob on the CPU."""
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               JAX_PLATFORMS="cpu", PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        JAX_PLATFORMS="cpu",
+        PYTHONUNBUFFERED="1",
+    )
     env.update(extra)
     return env
 
@@ -24,8 +28,12 @@ def start_child(scenario: str, *args: object, **popen) -> subprocess.Popen:
     """Starts ``_child.py SCENARIO ARGS...`` with stdout/stderr piped (text mode)."""
     popen.setdefault("stdout", subprocess.PIPE)
     popen.setdefault("stderr", subprocess.PIPE)
-    return subprocess.Popen([sys.executable, str(CHILD), scenario, *map(str, args)],
-                            env=popen.pop("env", child_env()), text=True, **popen)
+    return subprocess.Popen(
+        [sys.executable, str(CHILD), scenario, *map(str, args)],
+        env=popen.pop("env", child_env()),
+        text=True,
+        **popen,
+    )
 
 
 def run_child(scenario: str, *args: object, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -43,9 +51,14 @@ def run_child(scenario: str, *args: object, timeout: float = 120) -> subprocess.
 
 def run_doctor(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
     """``python -m flowjob doctor ARGS...`` in a fresh process (the real command line)."""
-    return subprocess.run([sys.executable, "-m", "flowjob", "doctor", *map(str, args)],
-                          env=child_env(), capture_output=True, text=True, timeout=timeout,
-                          cwd=str(REPO))
+    return subprocess.run(
+        [sys.executable, "-m", "flowjob", "doctor", *map(str, args)],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(REPO),
+    )
 
 
 def event_files(logdir: os.PathLike | str) -> list[Path]:
@@ -65,10 +78,19 @@ def tb_accumulator(run_dir: os.PathLike | str):
     from tensorboard.backend.event_processing import event_accumulator
 
     acc = event_accumulator.EventAccumulator(
-        str(run_dir), size_guidance={k: 0 for k in (
-            event_accumulator.SCALARS, event_accumulator.IMAGES, event_accumulator.HISTOGRAMS,
-            event_accumulator.TENSORS, event_accumulator.COMPRESSED_HISTOGRAMS,
-            event_accumulator.AUDIO)})
+        str(run_dir),
+        size_guidance={
+            k: 0
+            for k in (
+                event_accumulator.SCALARS,
+                event_accumulator.IMAGES,
+                event_accumulator.HISTOGRAMS,
+                event_accumulator.TENSORS,
+                event_accumulator.COMPRESSED_HISTOGRAMS,
+                event_accumulator.AUDIO,
+            )
+        },
+    )
     acc.Reload()
     return acc
 

@@ -102,10 +102,12 @@ def test_a_watch_handler_whose_repr_raises_keeps_its_real_error(fresh_session):
 @pytest.mark.parametrize("how", ["callback", "async_get"])
 def test_a_result_callback_with_the_wrong_parameters_fails_when_registered(fresh_session, how):
     if how == "callback":
+
         @flow.global_function()
         def Scores(x: tp.Numpy.Placeholder((2,))) -> tp.Callback[tp.Numpy]:
             return x
     else:
+
         @flow.global_function()
         def Scores(x: tp.Numpy.Placeholder((2,))):
             return x
@@ -167,8 +169,13 @@ def _wait_for(stream, needle: str, deadline: float) -> list[str]:
 def test_ctrl_c_says_what_it_waits_for_and_a_second_one_abandons(tmp_path):
     script = tmp_path / "slow.py"
     script.write_text(textwrap.dedent(_SLOW))
-    proc = subprocess.Popen([sys.executable, str(script)], env=child_env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        env=child_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 90
         _wait_for(proc.stdout, "launched", deadline)

@@ -24,8 +24,9 @@ def _doctor(capsys, *args) -> tuple[int, str]:
 
 
 def _problems(out: str) -> list[str]:
-    return [line.strip() for line in out.splitlines()
-            if line.strip().startswith(("DAMAGED", "WARNING"))]
+    return [
+        line.strip() for line in out.splitlines() if line.strip().startswith(("DAMAGED", "WARNING"))
+    ]
 
 
 @pytest.fixture
@@ -50,8 +51,12 @@ def test_environment_report_through_the_real_command(tmp_path):
     result = run_doctor()
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    expected = {"python": platform.python_version(), "flowjob": flow.__version__,
-                "jax": jax.__version__, "numpy": np.__version__}
+    expected = {
+        "python": platform.python_version(),
+        "flowjob": flow.__version__,
+        "jax": jax.__version__,
+        "numpy": np.__version__,
+    }
     for dist in ("jaxlib", "tensorboard", "protobuf"):
         expected[dist] = importlib.metadata.version(dist)
     for name, version in expected.items():
@@ -71,9 +76,17 @@ def test_devices_and_cache_dir_match_jax(capsys):
 
 
 def test_healthy_logs_and_checkpoints(capsys, healthy):
-    rc, out = _doctor(capsys, "--logdir", healthy / "logs", "--checkpoint", healthy / "ckpt",
-                      "--checkpoint", healthy / "model.safetensors",
-                      "--checkpoint", healthy / "snapshots")
+    rc, out = _doctor(
+        capsys,
+        "--logdir",
+        healthy / "logs",
+        "--checkpoint",
+        healthy / "ckpt",
+        "--checkpoint",
+        healthy / "model.safetensors",
+        "--checkpoint",
+        healthy / "snapshots",
+    )
     assert rc == 0, out
     assert _problems(out) == []
     for f in event_files(healthy / "logs"):
@@ -92,9 +105,19 @@ def test_every_damage_is_one_line_naming_its_file(capsys, healthy):
     os.remove(healthy / "snapshots" / "snapshot_1" / "snapshot_done")
     st = healthy / "model.safetensors"
     os.truncate(st, os.path.getsize(st) - 3)
-    rc, out = _doctor(capsys, "--logdir", healthy / "logs", "--checkpoint", healthy / "ckpt",
-                      "--checkpoint", st, "--checkpoint", healthy / "snapshots",
-                      "--checkpoint", healthy / "missing")
+    rc, out = _doctor(
+        capsys,
+        "--logdir",
+        healthy / "logs",
+        "--checkpoint",
+        healthy / "ckpt",
+        "--checkpoint",
+        st,
+        "--checkpoint",
+        healthy / "snapshots",
+        "--checkpoint",
+        healthy / "missing",
+    )
     assert rc == 1
     problems = _problems(out)
     assert len(problems) == 5 and all(p.startswith("DAMAGED ") for p in problems), out
@@ -104,8 +127,10 @@ def test_every_damage_is_one_line_naming_its_file(capsys, healthy):
     assert problems[1].startswith(f"DAMAGED {healthy / 'ckpt' / 'w'}: ")
     assert "holds 10 bytes but shape (3, 4) of float32 needs 48 bytes" in problems[1]
     assert problems[2].startswith(f"DAMAGED {st}: ") and "not a valid safetensors" in problems[2]
-    assert problems[3] == (f"DAMAGED {healthy / 'snapshots' / 'snapshot_1'}: no 'snapshot_done' "
-                           "file: the save did not complete")
+    assert problems[3] == (
+        f"DAMAGED {healthy / 'snapshots' / 'snapshot_1'}: no 'snapshot_done' "
+        "file: the save did not complete"
+    )
     assert problems[4] == f"DAMAGED {healthy / 'missing'}: checkpoint does not exist"
     assert "result: 5 damaged, 0 warning(s) -> PROBLEMS FOUND" in out
 
@@ -126,8 +151,15 @@ def test_leftovers_legacy_snapshots_and_empty_logdirs_are_warnings(capsys, healt
     (healthy / "snapshots" / ".snapshot_2.0a1b2c.tmp" / "w").mkdir(parents=True)
     os.remove(healthy / "ckpt" / "b" / "meta")
     (healthy / "empty").mkdir()
-    rc, out = _doctor(capsys, "--checkpoint", healthy / "snapshots", "--checkpoint",
-                      healthy / "ckpt", "--logdir", healthy / "empty")
+    rc, out = _doctor(
+        capsys,
+        "--checkpoint",
+        healthy / "snapshots",
+        "--checkpoint",
+        healthy / "ckpt",
+        "--logdir",
+        healthy / "empty",
+    )
     assert rc == 0, out
     problems = _problems(out)
     assert problems == [  # logdirs are reported first

@@ -24,8 +24,11 @@ import flowjob.checkpoint as ckpt
 from flowjob.cli import doctor
 from flowjob.summary import RecordCorruptError, SummaryWriter, read_records
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def _report(path, kind: str) -> doctor.Report:
@@ -66,12 +69,14 @@ def test_any_bit_flip_in_an_event_file_is_detected(event_file, bit):
     flipped[bit // 8] ^= 1 << (bit % 8)
     with tempfile.TemporaryDirectory() as d:
         path = _write(d, bytes(flipped))
-        with open(path, "rb") as f, pytest.raises(RecordCorruptError,
-                                                  match=r"record at offset \d+"):
+        with (
+            open(path, "rb") as f,
+            pytest.raises(RecordCorruptError, match=r"record at offset \d+"),
+        ):
             list(read_records(f, strict=True))
         # TensorBoard reads the intact records before the damaged one, then stops.
         read = [e.SerializeToString() for e in tb_events(path)]
-        assert read == events[:len(read)] and len(read) < len(events)
+        assert read == events[: len(read)] and len(read) < len(events)
         report = _report(path, "events")
         assert report.damaged == 1 and report.lines[0].startswith(f"DAMAGED {path}: record at")
 
@@ -87,12 +92,14 @@ def test_an_event_file_cut_anywhere_reads_as_a_prefix(event_file, cut):
             ours = list(read_records(f, strict=True))
             stopped_at = f.tell()
         read = [e.SerializeToString() for e in tb_events(path)]
-        assert read == events[:len(read)] and len(ours) == len(read)
+        assert read == events[: len(read)] and len(ours) == len(read)
         report = _report(path, "events")
         assert report.damaged == 0
         if stopped_at < cut:
-            assert report.warnings == 1 and f"torn tail: the last {cut - stopped_at} byte" in \
-                report.lines[0]
+            assert (
+                report.warnings == 1
+                and f"torn tail: the last {cut - stopped_at} byte" in report.lines[0]
+            )
         elif cut == 0:
             assert "empty event file" in report.lines[0]
         else:
@@ -100,9 +107,11 @@ def test_an_event_file_cut_anywhere_reads_as_a_prefix(event_file, cut):
 
 
 # --- checkpoints ------------------------------------------------------------------------------
-VALUES = {"dense-weight": np.arange(12, dtype=np.float32).reshape(3, 4),
-          "dense-bias": np.array([1.5, -2.0, 3.25], np.float64),
-          "step": np.array([7], np.int64)}
+VALUES = {
+    "dense-weight": np.arange(12, dtype=np.float32).reshape(3, 4),
+    "dense-bias": np.array([1.5, -2.0, 3.25], np.float64),
+    "step": np.array([7], np.int64),
+}
 
 
 @pytest.fixture(scope="module")

@@ -85,8 +85,11 @@ def _assert_prefix_readable(path, at_least: int) -> None:
 def test_logging_onto_a_full_disk(tmp_path, monkeypatch):
     budget = [20_000]
     real = _event_writer._create_file
-    monkeypatch.setattr(_event_writer, "_create_file",
-                        lambda d, s: (lambda f, p: (_FullDisk(f, budget), p))(*real(d, s)))
+    monkeypatch.setattr(
+        _event_writer,
+        "_create_file",
+        lambda d, s: (lambda f, p: (_FullDisk(f, budget), p))(*real(d, s)),
+    )
     w = SummaryWriter(tmp_path, flush_secs=60)
     err, flushed = _log_until_error(w)
     assert isinstance(err, EventWriteError) and err.errno == errno.ENOSPC
@@ -156,8 +159,12 @@ def tiny_disk(tmp_path):
     mount = tmp_path / "disk"
     mount.mkdir()
     try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                       check=True, capture_output=True, timeout=30)
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         pytest.skip(f"cannot mount a tmpfs here ({exc})")
     try:

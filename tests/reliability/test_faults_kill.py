@@ -80,12 +80,13 @@ def test_sigkill_during_repeated_saves(tmp_path, fmt):
     # Reported saves are all there; at most one more (finished, not yet reported) may be.
     assert reported <= set(visible) and len(visible) <= len(reported) + 1
     for name in visible:
-        k = int(name[len("ckpt_"):len("ckpt_") + 4])
+        k = int(name[len("ckpt_") : len("ckpt_") + 4])
         loaded = ckpt.get(root / name)
         assert sorted(loaded) == [f"layer{j}-weight" for j in range(6)]
         for j in range(6):
-            np.testing.assert_array_equal(loaded[f"layer{j}-weight"].numpy(),
-                                          np.full((128, 256), 1000.0 * k + j, np.float32))
+            np.testing.assert_array_equal(
+                loaded[f"layer{j}-weight"].numpy(), np.full((128, 256), 1000.0 * k + j, np.float32)
+            )
         if fmt == "oneflow":
             assert (root / name / "snapshot_done").is_file()
     leftovers = [n for n in os.listdir(root) if n.startswith(".")]
@@ -93,7 +94,8 @@ def test_sigkill_during_repeated_saves(tmp_path, fmt):
     out = _doctor_finds_no_damage("--checkpoint", root)
     assert out.count("OK      ") == len(visible)
     assert out.count("temporary directory left by an interrupted save") == sum(
-        (root / n).is_dir() for n in leftovers)
+        (root / n).is_dir() for n in leftovers
+    )
 
 
 @pytest.mark.slow
@@ -143,7 +145,8 @@ def test_sigkill_during_training_with_pending_callbacks_then_restore(tmp_path):
     trained = int(restored["saved/System-Train-TrainStep-train"][0])
     assert trained == saves.get(latest, max(saves.values()) + 10)
     assert {"hidden-weight", "hidden-bias", "out-weight", "out-bias"} <= {
-        k.split("/", 1)[1] for k in restored.files if k.startswith("saved/")}
+        k.split("/", 1)[1] for k in restored.files if k.startswith("saved/")
+    }
     # The summary log of the killed run is a clean prefix of the steps (how long a prefix
     # depends on the flush timing, which test_sigkill_during_logging_... checks).
     (events,) = event_files(logdir)

@@ -39,8 +39,11 @@ class _Disk:
 
     def install(self, monkeypatch) -> None:
         real = _event_writer._create_file
-        monkeypatch.setattr(_event_writer, "_create_file",
-                            lambda d, s: (lambda f, p: (_Limited(f, self), p))(*real(d, s)))
+        monkeypatch.setattr(
+            _event_writer,
+            "_create_file",
+            lambda d, s: (lambda f, p: (_Limited(f, self), p))(*real(d, s)),
+        )
 
 
 class _Limited:
@@ -72,7 +75,7 @@ def _check_file(path, before_failure: int) -> list[int]:
     assert all(v == float(s) for s, v in points)
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
     head = [s for s in steps if s < RESUMED]
-    assert head[:before_failure + 1] == list(range(before_failure + 1))
+    assert head[: before_failure + 1] == list(range(before_failure + 1))
     assert [s for s in steps if s >= RESUMED] == list(range(RESUMED, RESUMED + 500))
     return steps
 
@@ -123,8 +126,7 @@ def test_histograms_raise_too(tmp_path, monkeypatch):
         w.close()
 
 
-def test_in_job_summaries_raise_from_the_next_sync_and_resume(fresh_session, tmp_path,
-                                                              monkeypatch):
+def test_in_job_summaries_raise_from_the_next_sync_and_resume(fresh_session, tmp_path, monkeypatch):
     disk = _Disk(free=20_000)
     disk.install(monkeypatch)
     logdir = str(tmp_path / "logs")
@@ -134,8 +136,9 @@ def test_in_job_summaries_raise_from_the_next_sync_and_resume(fresh_session, tmp
         flow.summary.create_summary_writer(logdir)
 
     @flow.global_function()
-    def Log(value: tp.Numpy.Placeholder((1,)),
-            step: tp.Numpy.Placeholder((1,), dtype=flow.int64)) -> None:
+    def Log(
+        value: tp.Numpy.Placeholder((1,)), step: tp.Numpy.Placeholder((1,), dtype=flow.int64)
+    ) -> None:
         flow.summary.scalar(value, step, "x")
 
     def log(i: int) -> None:
@@ -180,8 +183,12 @@ def tiny_disk(tmp_path):
     mount = tmp_path / "disk"
     mount.mkdir()
     try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                       check=True, capture_output=True, timeout=30)
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         pytest.skip(f"cannot mount a tmpfs here ({exc})")
     try:

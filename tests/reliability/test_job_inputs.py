@@ -23,14 +23,33 @@ import flowjob.typing as tp
 SHAPE = (3, 4)
 MAX_DYNAMIC = (6, 4)
 TARGETS = ("float32", "float64", "float16", "bfloat16", "int8", "int32", "int64", "uint8")
-SOURCES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float16", "float32", "float64", "bfloat16", "complex64", "object", "str",
-           "datetime64[s]")
+SOURCES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "bfloat16",
+    "complex64",
+    "object",
+    "str",
+    "datetime64[s]",
+)
 LAYOUTS = ("c", "fortran", "strided", "readonly", "byteswapped", "broadcast")
 # Same-kind casts overflow like NumPy's (float64 1e300 -> float32 inf) and warn like it.
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _np_dtype(name: str) -> np.dtype:
@@ -93,9 +112,11 @@ def jobs():
         return x * 2 + 1
 
     @flow.global_function()
-    def Pair(pair: typing.Tuple[tp.Numpy.Placeholder((2,)),
-                                tp.Numpy.Placeholder((3,), dtype=flow.int32)]
-             ) -> typing.Tuple[tp.Numpy, tp.Numpy]:
+    def Pair(
+        pair: typing.Tuple[
+            tp.Numpy.Placeholder((2,)), tp.Numpy.Placeholder((3,), dtype=flow.int32)
+        ],
+    ) -> typing.Tuple[tp.Numpy, tp.Numpy]:
         a, b = pair
         return a * 2 + 1, b * 2 + 1
 
@@ -109,14 +130,18 @@ def _values(src: str, target: str, shape: tuple[int, ...]):
     out-of-range values are the subject of ``test_out_of_range_integers_are_rejected``)."""
     if src in ("object", "str", "datetime64[s]", "complex64"):
         base = hnp.arrays(np.float32, shape, elements=st.floats(-100, 100, width=32))
-        convert = {"object": lambda a: a.astype(object), "str": lambda a: a.astype(str),
-                   "datetime64[s]": lambda a: a.astype(np.int64).astype("datetime64[s]"),
-                   "complex64": lambda a: (a + 1j).astype(np.complex64)}[src]
+        convert = {
+            "object": lambda a: a.astype(object),
+            "str": lambda a: a.astype(str),
+            "datetime64[s]": lambda a: a.astype(np.int64).astype("datetime64[s]"),
+            "complex64": lambda a: (a + 1j).astype(np.complex64),
+        }[src]
         return base.map(lambda a: np.asarray(convert(a)))
     dt = _np_dtype(src)
     if src == "bfloat16":
         return hnp.arrays(np.float32, shape, elements=st.floats(width=32)).map(
-            lambda a: np.asarray(a.astype(dt)))
+            lambda a: np.asarray(a.astype(dt))
+        )
     if dt.kind in "iu":
         lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
         t = _np_dtype(target)
@@ -162,10 +187,15 @@ def _assert_same(actual: np.ndarray, expected: np.ndarray) -> None:
 
 
 @SETTINGS
-@given(data=st.data(), target=st.sampled_from(TARGETS), src=st.sampled_from(SOURCES),
-       layout=st.sampled_from(LAYOUTS),
-       shape=st.one_of(st.just(SHAPE), hnp.array_shapes(min_dims=0, max_dims=3, min_side=0,
-                                                        max_side=5)))
+@given(
+    data=st.data(),
+    target=st.sampled_from(TARGETS),
+    src=st.sampled_from(SOURCES),
+    layout=st.sampled_from(LAYOUTS),
+    shape=st.one_of(
+        st.just(SHAPE), hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5)
+    ),
+)
 def test_fixed_placeholder_result_or_clear_error(jobs, data, target, src, layout, shape):
     made, watched = jobs
     job, want = made[target], _np_dtype(target)
@@ -191,16 +221,24 @@ def test_fixed_placeholder_result_or_clear_error(jobs, data, target, src, layout
 
 
 @SETTINGS
-@given(data=st.data(), n=st.integers(0, 3),
-       shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=8),
-       container=st.sampled_from(["list", "tuple", "ndarray", "generator", "dict"]))
+@given(
+    data=st.data(),
+    n=st.integers(0, 3),
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=8),
+    container=st.sampled_from(["list", "tuple", "ndarray", "generator", "dict"]),
+)
 def test_dynamic_placeholder_result_or_clear_error(jobs, data, n, shape, container):
     job = jobs[0]["dynamic"]
-    arrays = [data.draw(hnp.arrays(np.float32, shape, elements=st.floats(width=32)))
-              for _ in range(n)]
-    value = {"list": arrays, "tuple": tuple(arrays), "ndarray": arrays[0] if arrays else
-             np.zeros(0, np.float32), "generator": (a for a in arrays),
-             "dict": dict(enumerate(arrays))}[container]
+    arrays = [
+        data.draw(hnp.arrays(np.float32, shape, elements=st.floats(width=32))) for _ in range(n)
+    ]
+    value = {
+        "list": arrays,
+        "tuple": tuple(arrays),
+        "ndarray": arrays[0] if arrays else np.zeros(0, np.float32),
+        "generator": (a for a in arrays),
+        "dict": dict(enumerate(arrays)),
+    }[container]
     fits = len(shape) == len(MAX_DYNAMIC) and all(a <= m for a, m in zip(shape, MAX_DYNAMIC))
     if container not in ("list", "tuple") or n != 1 or not fits:
         with pytest.raises(flow.JobArgumentError, match=r"job 'Dynamic', argument 'x'") as info:
@@ -218,9 +256,18 @@ def test_dynamic_placeholder_result_or_clear_error(jobs, data, n, shape, contain
 
 
 WRONG_CONTAINERS = [
-    [[0.0] * 4] * 3, tuple([0.0] * 4 for _ in range(3)), 1.5, 3, None, "x", b"abc",
-    {"x": np.zeros(SHAPE, np.float32)}, np.float32(1.0), memoryview(np.zeros(SHAPE, np.float32)),
-    jnp.zeros(SHAPE, jnp.float32), [np.zeros(SHAPE, np.float32)],
+    [[0.0] * 4] * 3,
+    tuple([0.0] * 4 for _ in range(3)),
+    1.5,
+    3,
+    None,
+    "x",
+    b"abc",
+    {"x": np.zeros(SHAPE, np.float32)},
+    np.float32(1.0),
+    memoryview(np.zeros(SHAPE, np.float32)),
+    jnp.zeros(SHAPE, jnp.float32),
+    [np.zeros(SHAPE, np.float32)],
 ]
 
 
@@ -236,8 +283,10 @@ def test_wrong_container_is_a_clear_error(jobs, value):
 
 @pytest.mark.parametrize("args", [(), (np.zeros(SHAPE, np.float32),) * 2])
 def test_wrong_argument_count_names_job_and_parameters(jobs, args):
-    with pytest.raises(flow.JobArgumentError,
-                       match=rf"job 'Affine_float32' takes 1 argument\(s\) \(x\), got {len(args)}"):
+    with pytest.raises(
+        flow.JobArgumentError,
+        match=rf"job 'Affine_float32' takes 1 argument\(s\) \(x\), got {len(args)}",
+    ):
         jobs[0]["float32"](*args)
 
 
@@ -246,20 +295,31 @@ def test_keyword_arguments_are_refused_with_the_job_name(jobs):
         jobs[0]["float32"](x=np.zeros(SHAPE, np.float32))
 
 
-@pytest.mark.parametrize("value", [
-    np.zeros(2, np.float32), [np.zeros(2, np.float32)], {"a": 1},
-    (np.zeros(2, np.float32),), (np.zeros(2, np.float32), np.zeros(3, np.int32), None)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.zeros(2, np.float32),
+        [np.zeros(2, np.float32)],
+        {"a": 1},
+        (np.zeros(2, np.float32),),
+        (np.zeros(2, np.float32), np.zeros(3, np.int32), None),
+    ],
+)
 def test_tuple_parameter_wrong_container(jobs, value):
-    with pytest.raises(flow.JobArgumentError,
-                       match=r"job 'Pair', argument 'pair': expected a tuple of 2 arrays, got "
-                             + type(value).__name__):
+    with pytest.raises(
+        flow.JobArgumentError,
+        match=r"job 'Pair', argument 'pair': expected a tuple of 2 arrays, got "
+        + type(value).__name__,
+    ):
         jobs[0]["pair"](value)
 
 
 def test_tuple_parameter_wrong_element_names_its_index(jobs):
-    with pytest.raises(flow.JobArgumentError,
-                       match=r"job 'Pair', argument 'pair'\[1\]: expected dtype int32, got "
-                             "float32"):
+    with pytest.raises(
+        flow.JobArgumentError,
+        match=r"job 'Pair', argument 'pair'\[1\]: expected dtype int32, got "
+        "float32",
+    ):
         jobs[0]["pair"]((np.zeros(2, np.float32), np.zeros(3, np.float32)))
     a, b = jobs[0]["pair"]([np.array([1, 2], np.float32), np.array([3, 4, 5], np.int32)])
     np.testing.assert_array_equal(a, [3, 5])
@@ -267,8 +327,14 @@ def test_tuple_parameter_wrong_element_names_its_index(jobs):
 
 
 def test_nan_inf_and_huge_values_follow_numpy(jobs):
-    f32 = np.array([[np.nan, np.inf, -np.inf, 3.4e38], [-3.4e38, 1e-45, -0.0, 0.0],
-                    [np.finfo(np.float32).max, np.finfo(np.float32).tiny, 1.0, -1.0]], np.float32)
+    f32 = np.array(
+        [
+            [np.nan, np.inf, -np.inf, 3.4e38],
+            [-3.4e38, 1e-45, -0.0, 0.0],
+            [np.finfo(np.float32).max, np.finfo(np.float32).tiny, 1.0, -1.0],
+        ],
+        np.float32,
+    )
     _assert_same(jobs[0]["float32"](f32), _expected(f32, np.dtype(np.float32))[1])
     f64 = np.array([[1e308, -1e308, 1e-320, np.nan]] * 3)  # beyond float32: inf and 0, as NumPy
     _assert_same(jobs[0]["float32"](f64), _expected(f64, np.dtype(np.float32))[1])
@@ -276,12 +342,15 @@ def test_nan_inf_and_huge_values_follow_numpy(jobs):
     _assert_same(jobs[0]["int64"](i64), _expected(i64, np.dtype(np.int64))[1])  # wraps, as XLA
 
 
-@pytest.mark.parametrize("target,value", [
-    ("int32", np.full(SHAPE, 2**40, np.int64)),
-    ("int32", np.full(SHAPE, 2**31, np.uint32)),
-    ("int8", np.full(SHAPE, 300, np.int32)),
-    ("uint8", np.full(SHAPE, 256, np.uint16)),
-])
+@pytest.mark.parametrize(
+    "target,value",
+    [
+        ("int32", np.full(SHAPE, 2**40, np.int64)),
+        ("int32", np.full(SHAPE, 2**31, np.uint32)),
+        ("int8", np.full(SHAPE, 300, np.int32)),
+        ("uint8", np.full(SHAPE, 256, np.uint16)),
+    ],
+)
 def test_out_of_range_integers_are_rejected(jobs, target, value):
     with pytest.raises(flow.JobArgumentError, match=rf"job 'Affine_{target}', argument 'x'"):
         jobs[0][target](value)

@@ -32,8 +32,9 @@ def jobs(fresh_session):
     events: list[tuple] = []
 
     @flow.global_function()
-    def Square(x: tp.Numpy.Placeholder((4,)), tag: tp.Numpy.Placeholder((1,), dtype=flow.int64)
-               ) -> tp.Callback[tp.Numpy]:
+    def Square(
+        x: tp.Numpy.Placeholder((4,)), tag: tp.Numpy.Placeholder((1,), dtype=flow.int64)
+    ) -> tp.Callback[tp.Numpy]:
         flow.watch(tag, lambda t: events.append(("watch", int(t[0]))))
         return flow.math.square(x) + flow.cast(tag, flow.float32) * 0
 
@@ -97,10 +98,13 @@ def test_callbacks_may_launch_jobs_without_blocking(jobs):
             got.append((depth, float(r[0])))
             if depth < 3:  # a non-blocking call from inside a callback, three levels deep
                 square(np.full(4, depth + 2, np.float32), np.array([depth], np.int64))(
-                    level(depth + 1))
+                    level(depth + 1)
+                )
             else:
                 unannotated(np.ones(4, np.float32)).async_get(
-                    lambda r: got.append(("unannotated", float(r.numpy()[0]))))
+                    lambda r: got.append(("unannotated", float(r.numpy()[0])))
+                )
+
         return callback
 
     for _ in range(5):
@@ -122,8 +126,7 @@ def test_callbacks_launching_jobs_with_concurrency_width_one(fresh_session):
 
     got = []
     for i in range(20):
-        Narrow(np.full(2, i, np.float32))(
-            lambda r: Narrow(r)(lambda rr: got.append(float(rr[0]))))
+        Narrow(np.full(2, i, np.float32))(lambda r: Narrow(r)(lambda rr: got.append(float(rr[0]))))
     flow.sync_default_session()
     assert sorted(got) == [4.0 * i for i in range(20)]
 
@@ -140,8 +143,10 @@ def _blocking_actions(jobs, tmp_path):
     }
 
 
-@pytest.mark.parametrize("action", ["annotated job", "get()", "sync_default_session",
-                                    "checkpoint.save", "get_all_variables"])
+@pytest.mark.parametrize(
+    "action",
+    ["annotated job", "get()", "sync_default_session", "checkpoint.save", "get_all_variables"],
+)
 @pytest.mark.parametrize("where", ["callback", "watch"])
 def test_blocking_inside_a_callback_is_a_clear_error(jobs, tmp_path, action, where):
     square, blocking, _, _ = jobs
@@ -150,6 +155,7 @@ def test_blocking_inside_a_callback_is_a_clear_error(jobs, tmp_path, action, whe
     if where == "callback":
         square(x, np.array([1], np.int64))(lambda r: do())
     else:
+
         @flow.global_function()
         def Watched(v: tp.Numpy.Placeholder((4,))) -> None:
             flow.watch(v, lambda _: do())

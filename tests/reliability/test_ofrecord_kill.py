@@ -26,8 +26,9 @@ PARTS = 4
 
 
 def _ids(folder: Path) -> list[int]:
-    parts = sorted((p for p in folder.iterdir() if p.name.startswith("part-")),
-                   key=lambda p: int(p.name[5:]))
+    parts = sorted(
+        (p for p in folder.iterdir() if p.name.startswith("part-")), key=lambda p: int(p.name[5:])
+    )
     return [r.feature["id"].int64_list.value[0] for p in parts for r in read_records(p)]
 
 
@@ -37,14 +38,30 @@ def _inspect(folder: Path) -> int:
 
 
 def _write(npz: Path, out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "flowjob", "ofrecord", "npz", str(npz),
-                             str(out), "--part-num", str(PARTS), *extra], env=child_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flowjob",
+            "ofrecord",
+            "npz",
+            str(npz),
+            str(out),
+            "--part-num",
+            str(PARTS),
+            *extra,
+        ],
+        env=child_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for_files(proc: subprocess.Popen, out: Path) -> float:
     """Waits until the writer has started on its files (anything new appears next to or in
     ``out``); returns the time then."""
+
     def entries() -> set[str]:
         return set(os.listdir(out.parent)) | (set(os.listdir(out)) if out.is_dir() else set())
 
@@ -123,6 +140,7 @@ def test_sigkill_while_replacing_leaves_the_old_set_or_the_new_one(tmp_path):
         first.stderr.close()
         _kill_while_writing(_write(new, out, "--overwrite"), out, rng.uniform(0.0, 1.3 * window))
         ids = _ids(out)
-        assert ids in (list(range(1_000, 1_000 + N // 2)), list(range(N))), \
+        assert ids in (list(range(1_000, 1_000 + N // 2)), list(range(N))), (
             f"trial {trial}: {len(ids)} records, a mix or a short set"
+        )
         assert _inspect(out) == 0

@@ -34,8 +34,9 @@ def _train_job(name: str = "Fit", lr: float = 0.1):
     def fit(x: tp.Numpy.Placeholder((4, 3)), y: tp.Numpy.Placeholder((4, 1))) -> tp.Numpy:
         w = flow.get_variable("w", shape=(3, 1), initializer=flow.zeros_initializer())
         loss = flow.math.reduce_mean(flow.math.square(flow.matmul(x, w) - y))
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [lr]),
-                           momentum=0).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [lr]), momentum=0
+        ).minimize(loss)
         return loss
 
     fit.__name__ = fit.__qualname__ = name
@@ -58,6 +59,7 @@ def _live_w() -> np.ndarray:
 def _pending_handler_error(kind: str, tmp_path):
     """Makes one call that leaves an error of ``kind`` pending; returns the expected text."""
     if kind == "watch handler":
+
         def broken_handler(v):
             raise ZeroDivisionError("handler bug")
 
@@ -68,6 +70,7 @@ def _pending_handler_error(kind: str, tmp_path):
         Watched(np.zeros(2, np.float32))
         return "broken_handler"
     if kind == "callback":
+
         @flow.global_function()
         def WithCallback(x: tp.Numpy.Placeholder((2,))) -> tp.Callback[tp.Numpy]:
             return x
@@ -95,7 +98,7 @@ def test_checkpoint_save_writes_while_an_error_is_pending(fresh_session, tmp_pat
     fit(_X, _Y)
     expected = _live_w()
     names = _pending_handler_error(kind, tmp_path)
-    flow.checkpoint.save(tmp_path / "new_api")                       # neither raises ...
+    flow.checkpoint.save(tmp_path / "new_api")  # neither raises ...
     flow.train.CheckPoint().save(str(tmp_path / "legacy_api"))
     manager = flow.train.SimpleCheckPointManager(tmp_path / "managed")
     managed = manager.save()
@@ -104,13 +107,12 @@ def test_checkpoint_save_writes_while_an_error_is_pending(fresh_session, tmp_pat
         np.testing.assert_array_equal(_saved_w(path), expected)
     flow.load_variables({"w": np.full((3, 1), 7, np.float32)})  # loading does not raise either
     np.testing.assert_array_equal(_live_w(), np.full((3, 1), 7, np.float32))
-    with pytest.raises(CallbackError, match=names):                  # still reported, once
+    with pytest.raises(CallbackError, match=names):  # still reported, once
         flow.sync_default_session()
     flow.sync_default_session()
 
 
-def test_a_pending_error_is_raised_by_the_next_blocking_call_after_a_save(fresh_session,
-                                                                          tmp_path):
+def test_a_pending_error_is_raised_by_the_next_blocking_call_after_a_save(fresh_session, tmp_path):
     fit = _train_job()
     names = _pending_handler_error("callback", tmp_path)
     flow.checkpoint.save(tmp_path / "ckpt")
@@ -235,12 +237,15 @@ def test_a_blocking_call_inside_a_callback_raises_callback_error(fresh_session):
 def _run_script(tmp_path, body: str) -> subprocess.CompletedProcess:
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent(body))
-    return subprocess.run([sys.executable, str(script)], env=child_env(), capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(script)], env=child_env(), capture_output=True, text=True, timeout=120
+    )
 
 
 def test_a_callback_raising_at_exit_gives_a_nonzero_exit_status(tmp_path):
-    proc = _run_script(tmp_path, """
+    proc = _run_script(
+        tmp_path,
+        """
         import logging, sys
         import numpy as np
         import flowjob as flow
@@ -258,7 +263,8 @@ def test_a_callback_raising_at_exit_gives_a_nonzero_exit_status(tmp_path):
         Job(np.zeros(2, np.float32))(late_failing_callback)
         logging.info("script body done")
         print("body done")
-        """)
+        """,
+    )
     assert proc.returncode == 1, (proc.returncode, proc.stderr)
     assert "late_failing_callback" in proc.stderr and "lost at exit" in proc.stderr
     assert "body done" in proc.stdout  # output is not lost on the way out
@@ -268,7 +274,9 @@ def test_a_callback_raising_at_exit_gives_a_nonzero_exit_status(tmp_path):
 def test_an_event_file_that_cannot_be_written_at_exit_gives_a_nonzero_exit_status(tmp_path):
     """A real file-size limit (EFBIG): the records are only written when the writer is closed
     at exit, and that write fails."""
-    proc = _run_script(tmp_path, f"""
+    proc = _run_script(
+        tmp_path,
+        f"""
         import resource, signal
         import flowjob as flow
 
@@ -278,14 +286,17 @@ def test_an_event_file_that_cannot_be_written_at_exit_gives_a_nonzero_exit_statu
         for i in range(1000):  # ~45 kB: more than the limit, less than the write buffer
             w.scalar("x", float(i), i)
         print("body done")
-        """)
+        """,
+    )
     assert proc.returncode == 1, (proc.returncode, proc.stderr)
     assert "EventWriteError" in proc.stderr or "File too large" in proc.stderr, proc.stderr
     assert "body done" in proc.stdout
 
 
 def test_a_clean_exit_keeps_status_zero(tmp_path):
-    proc = _run_script(tmp_path, """
+    proc = _run_script(
+        tmp_path,
+        """
         import numpy as np
         import flowjob as flow
         import flowjob.typing as tp
@@ -295,7 +306,8 @@ def test_a_clean_exit_keeps_status_zero(tmp_path):
             return x
 
         Job(np.zeros(2, np.float32))(lambda r: None)
-        """)
+        """,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -305,6 +317,7 @@ def test_a_summary_logdir_that_is_a_file_is_a_clear_error(fresh_session, tmp_pat
     with pytest.raises(NotADirectoryError, match=r"run1.*must be a directory"):
         flow.summary.SummaryWriter(path)
     with pytest.raises(flow.OpError, match=r"run1.*must be a directory"):
+
         @flow.global_function()
         def MakeWriter(x: tp.Numpy.Placeholder((1,))) -> None:
             flow.summary.create_summary_writer(str(path))

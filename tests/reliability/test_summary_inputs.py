@@ -26,8 +26,11 @@ from tensorboard.util import tensor_util
 import flowjob.summary as fs
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN monitor, float32 casts
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 INT64 = (-(2**63), 2**63 - 1)
 # Any code points but surrogates (unicode, '/', NUL); "~anomaly/" is the NaN monitor's namespace.
 tags = st.text(min_size=1, max_size=160).filter(lambda t: not t.startswith("~anomaly/"))
@@ -58,7 +61,8 @@ def test_scalars_with_any_tag_value_and_step_round_trip(points):
             expected.setdefault(tag, []).append((step, float(np.float32(value))))
     nonfinite = sum(not math.isfinite(v) for pts in expected.values() for _, v in pts)
     assert sorted(acc.Tags()["scalars"]) == sorted(
-        [*expected, *(["~anomaly/nonfinite_count"] if nonfinite else [])])
+        [*expected, *(["~anomaly/nonfinite_count"] if nonfinite else [])]
+    )
     if nonfinite:
         assert acc.Scalars("~anomaly/nonfinite_count")[-1].value == nonfinite
     for tag, want in expected.items():
@@ -70,8 +74,12 @@ def test_scalars_with_any_tag_value_and_step_round_trip(points):
 @pytest.mark.parametrize("tag", ["", None, 3, b"loss", ("a",)])
 @pytest.mark.parametrize("kind", ["scalar", "histogram", "image", "text"])
 def test_bad_tags_are_refused_before_anything_is_written(tmp_path, kind, tag):
-    args = {"scalar": 1.0, "histogram": np.arange(3), "image": np.zeros((2, 2), np.uint8),
-            "text": "hi"}[kind]
+    args = {
+        "scalar": 1.0,
+        "histogram": np.arange(3),
+        "image": np.zeros((2, 2), np.uint8),
+        "text": "hi",
+    }[kind]
     with fs.SummaryWriter(tmp_path) as w:
         with pytest.raises(TypeError, match=rf"SummaryWriter\.{kind}: tag must be a non-empty str"):
             getattr(w, kind)(tag, args, 0)
@@ -121,8 +129,9 @@ def test_images_round_trip_or_clear_error(images):
     a = images
     batch = a[None, :, :, None] if a.ndim == 2 else a[None] if a.ndim == 3 else a
     ok_shape = batch.shape[-1] in (1, 3, 4) and min(batch.shape[:3]) > 0
-    ok_values = a.dtype == np.uint8 or (a.dtype.kind == "f" and a.size and np.isfinite(a).all()
-                                        and a.min() >= 0 and a.max() <= 1)
+    ok_values = a.dtype == np.uint8 or (
+        a.dtype.kind == "f" and a.size and np.isfinite(a).all() and a.min() >= 0 and a.max() <= 1
+    )
     if not (ok_shape and ok_values):
         with tempfile.TemporaryDirectory() as run, fs.SummaryWriter(run) as w:
             with pytest.raises((ValueError, TypeError), match=r"SummaryWriter\.image: ") as info:
@@ -167,14 +176,24 @@ def _check_buckets(buckets: np.ndarray, values: np.ndarray, k: int) -> None:
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
-_EXTREMES = {16: [2.0**-24, -65504.0, 65504.0], 32: [2.0**-149, -_F32_MAX, _F32_MAX],
-             64: [5e-324, -1.7e308, 1.7e308]}  # smallest subnormal, near max: spans overflow
-float_arrays = st.sampled_from([16, 32, 64]).flatmap(lambda bits: hnp.arrays(
-    np.dtype(f"float{bits}"), hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=20),
-    elements=st.floats(allow_nan=False, allow_infinity=False, width=bits)
-    | st.sampled_from([np.nan, np.inf, -np.inf]) | st.sampled_from(_EXTREMES[bits])))
-int_arrays = hnp.arrays(st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.bool_]),
-                        hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=20))
+_EXTREMES = {
+    16: [2.0**-24, -65504.0, 65504.0],
+    32: [2.0**-149, -_F32_MAX, _F32_MAX],
+    64: [5e-324, -1.7e308, 1.7e308],
+}  # smallest subnormal, near max: spans overflow
+float_arrays = st.sampled_from([16, 32, 64]).flatmap(
+    lambda bits: hnp.arrays(
+        np.dtype(f"float{bits}"),
+        hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=20),
+        elements=st.floats(allow_nan=False, allow_infinity=False, width=bits)
+        | st.sampled_from([np.nan, np.inf, -np.inf])
+        | st.sampled_from(_EXTREMES[bits]),
+    )
+)
+int_arrays = hnp.arrays(
+    st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.bool_]),
+    hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=20),
+)
 
 
 @SETTINGS
@@ -196,16 +215,20 @@ def test_huge_histogram_round_trips(tmp_path):
     _check_buckets(tensor_util.make_ndarray(event.tensor_proto), values, 30)
 
 
-@pytest.mark.parametrize("values", [np.array(["a"]), np.array([1 + 2j]), [object()],
-                                    np.array([None])], ids=["str", "complex", "object", "none"])
+@pytest.mark.parametrize(
+    "values",
+    [np.array(["a"]), np.array([1 + 2j]), [object()], np.array([None])],
+    ids=["str", "complex", "object", "none"],
+)
 def test_non_real_histogram_values_are_type_errors(tmp_path, values):
     with fs.SummaryWriter(tmp_path) as w:
         with pytest.raises(TypeError, match=r"SummaryWriter\.histogram: "):
             w.histogram("h", values, 0)
 
 
-@pytest.mark.parametrize("values", [[-1e308, 0.0, 1e308], [0.0, 5e-324]],
-                         ids=["range-overflows", "subnormal-range"])
+@pytest.mark.parametrize(
+    "values", [[-1e308, 0.0, 1e308], [0.0, 5e-324]], ids=["range-overflows", "subnormal-range"]
+)
 def test_histogram_of_extreme_but_finite_values(tmp_path, values):
     values = np.array(values)
     acc = _write_and_read(lambda w: w.histogram("h", values, 0, bins=4))
@@ -214,9 +237,15 @@ def test_histogram_of_extreme_but_finite_values(tmp_path, values):
 
 # --- hparams ---------------------------------------------------------------------------------
 hparam_values = st.one_of(
-    st.booleans(), st.integers(-(2**53), 2**53), st.floats(), st.text(max_size=20),
-    st.integers(-(2**31), 2**31 - 1).map(np.int64), st.floats(width=32).map(np.float32),
-    st.booleans().map(np.bool_), st.floats(allow_nan=False).map(np.array))
+    st.booleans(),
+    st.integers(-(2**53), 2**53),
+    st.floats(),
+    st.text(max_size=20),
+    st.integers(-(2**31), 2**31 - 1).map(np.int64),
+    st.floats(width=32).map(np.float32),
+    st.booleans().map(np.bool_),
+    st.floats(allow_nan=False).map(np.array),
+)
 names = st.text(min_size=1, max_size=20).filter(lambda s: s not in ("loss",))
 
 
@@ -230,13 +259,16 @@ def _expected_proto_value(v):
 
 
 @SETTINGS
-@given(hp=st.dictionaries(names, hparam_values, min_size=1, max_size=6),
-       loss=st.floats(allow_nan=False, allow_infinity=False, width=32))
+@given(
+    hp=st.dictionaries(names, hparam_values, min_size=1, max_size=6),
+    loss=st.floats(allow_nan=False, allow_infinity=False, width=32),
+)
 def test_hparams_of_every_value_type_round_trip(hp, loss):
     acc = _write_and_read(lambda w: w.hparams(hp, {"loss": loss}))
     content = acc.PluginTagToContent(hp_metadata.PLUGIN_NAME)
     start = plugin_data_pb2.HParamsPluginData.FromString(
-        content[hp_metadata.SESSION_START_INFO_TAG]).session_start_info
+        content[hp_metadata.SESSION_START_INFO_TAG]
+    ).session_start_info
     assert sorted(start.hparams) == sorted(hp)
     for name, value in hp.items():
         which, want = _expected_proto_value(value)
@@ -247,25 +279,30 @@ def test_hparams_of_every_value_type_round_trip(hp, loss):
         else:
             assert getattr(got, which) == want
     experiment = plugin_data_pb2.HParamsPluginData.FromString(
-        content[hp_metadata.EXPERIMENT_TAG]).experiment
+        content[hp_metadata.EXPERIMENT_TAG]
+    ).experiment
     assert sorted(i.name for i in experiment.hparam_infos) == sorted(hp)
     assert [(m.name.tag, m.display_name) for m in experiment.metric_infos] == [
-        ("~hparams/loss", "loss")]
+        ("~hparams/loss", "loss")
+    ]
     assert [e.value for e in acc.Scalars("~hparams/loss")] == [pytest.approx(loss)]
 
 
-@pytest.mark.parametrize("hp, err, match", [
-    ({"a": None}, TypeError, "hparam 'a' must be a bool, int, float or str, got NoneType"),
-    ({"a": [1, 2]}, TypeError, "hparam 'a' must be a bool, int, float or str, got list"),
-    ({"a": 1 + 2j}, TypeError, "hparam 'a' must be a bool, int, float or str, got complex"),
-    ({"a": b"x"}, TypeError, "hparam 'a' must be a bool, int, float or str, got bytes"),
-    ({"a": np.zeros(2)}, TypeError, "hparam 'a' must be a bool, int, float or str"),
-    ({3: 1.0}, TypeError, "keys must be HParam, Metric or a non-empty str, got 3"),
-    ({"": 1.0}, TypeError, "keys must be HParam, Metric or a non-empty str"),
-    ({fs.HParam("a"): 1, "a": 2}, ValueError, "the key 'a' is already present"),
-    ({fs.Metric("m"): "high"}, TypeError, "metric 'm' must be an int or float"),
-    ([("a", 1)], TypeError, "expected a dict, got list"),
-])
+@pytest.mark.parametrize(
+    "hp, err, match",
+    [
+        ({"a": None}, TypeError, "hparam 'a' must be a bool, int, float or str, got NoneType"),
+        ({"a": [1, 2]}, TypeError, "hparam 'a' must be a bool, int, float or str, got list"),
+        ({"a": 1 + 2j}, TypeError, "hparam 'a' must be a bool, int, float or str, got complex"),
+        ({"a": b"x"}, TypeError, "hparam 'a' must be a bool, int, float or str, got bytes"),
+        ({"a": np.zeros(2)}, TypeError, "hparam 'a' must be a bool, int, float or str"),
+        ({3: 1.0}, TypeError, "keys must be HParam, Metric or a non-empty str, got 3"),
+        ({"": 1.0}, TypeError, "keys must be HParam, Metric or a non-empty str"),
+        ({fs.HParam("a"): 1, "a": 2}, ValueError, "the key 'a' is already present"),
+        ({fs.Metric("m"): "high"}, TypeError, "metric 'm' must be an int or float"),
+        ([("a", 1)], TypeError, "expected a dict, got list"),
+    ],
+)
 def test_bad_hparams_are_clear_errors(tmp_path, hp, err, match):
     with fs.SummaryWriter(tmp_path) as w:
         with pytest.raises(err, match=match):
@@ -274,32 +311,47 @@ def test_bad_hparams_are_clear_errors(tmp_path, hp, err, match):
         tb_accumulator(tmp_path).PluginTagToContent(hp_metadata.PLUGIN_NAME)
 
 
-@pytest.mark.parametrize("domain, value", [
-    (fs.RealRange(0.0, 1.0), 0.5), (fs.IntegerRange(1, 9), 4), (fs.ValueSet([1, 2, 3]), 2),
-    (fs.ValueSet([0.5, 1.5]), 1.5), (fs.ValueSet([False, True]), False),
-    (fs.ValueSet(["adam", "sgd"]), "sgd")])
+@pytest.mark.parametrize(
+    "domain, value",
+    [
+        (fs.RealRange(0.0, 1.0), 0.5),
+        (fs.IntegerRange(1, 9), 4),
+        (fs.ValueSet([1, 2, 3]), 2),
+        (fs.ValueSet([0.5, 1.5]), 1.5),
+        (fs.ValueSet([False, True]), False),
+        (fs.ValueSet(["adam", "sgd"]), "sgd"),
+    ],
+)
 def test_every_domain_kind_round_trips(tmp_path, domain, value):
     acc = _write_and_read(lambda w: w.hparams({fs.HParam("p", domain): value}))
     content = acc.PluginTagToContent(hp_metadata.PLUGIN_NAME)
     (info,) = plugin_data_pb2.HParamsPluginData.FromString(
-        content[hp_metadata.EXPERIMENT_TAG]).experiment.hparam_infos
+        content[hp_metadata.EXPERIMENT_TAG]
+    ).experiment.hparam_infos
     if isinstance(domain, fs.ValueSet):
         got = [getattr(v, v.WhichOneof("kind")) for v in info.domain_discrete.values]
         assert got == [float(x) if not isinstance(x, (bool, str)) else x for x in domain.values]
     else:
         assert (info.domain_interval.min_value, info.domain_interval.max_value) == (
-            domain.min_value, domain.max_value)
+            domain.min_value,
+            domain.max_value,
+        )
     start = plugin_data_pb2.HParamsPluginData.FromString(
-        content[hp_metadata.SESSION_START_INFO_TAG]).session_start_info
+        content[hp_metadata.SESSION_START_INFO_TAG]
+    ).session_start_info
     which, want = _expected_proto_value(value)
     assert getattr(start.hparams["p"], which) == want
 
 
 # --- text ------------------------------------------------------------------------------------
 @SETTINGS
-@given(text=st.one_of(st.text(), st.lists(st.text(), min_size=1, max_size=5),
-                      st.lists(st.lists(st.text(), min_size=2, max_size=2), min_size=1,
-                               max_size=4)))
+@given(
+    text=st.one_of(
+        st.text(),
+        st.lists(st.text(), min_size=1, max_size=5),
+        st.lists(st.lists(st.text(), min_size=2, max_size=2), min_size=1, max_size=4),
+    )
+)
 def test_text_of_any_unicode_round_trips(text):
     acc = _write_and_read(lambda w: w.text("notes/ü", text, 2))
     (event,) = acc.Tensors("notes/ü")

@@ -25,12 +25,17 @@ def test_histogram_bin_counts_over_the_limit_fail_before_allocating(tmp_path, bi
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-    assert str(err.value) == (f"SummaryWriter.histogram: bins={bins:,} is over the limit of "
-                              f"{LIMIT:,} buckets (each is 24 bytes in every event); use fewer "
-                              "buckets")
+    assert str(err.value) == (
+        f"SummaryWriter.histogram: bins={bins:,} is over the limit of "
+        f"{LIMIT:,} buckets (each is 24 bytes in every event); use fewer "
+        "buckets"
+    )
     assert peak < 1 << 20  # a [bins, 3] float64 array was never made
-    with pytest.raises(ValueError, match=rf"SummaryWriter: histogram_bins={bins:,} is over the "
-                                         rf"limit of {LIMIT:,}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"SummaryWriter: histogram_bins={bins:,} is over the "
+        rf"limit of {LIMIT:,}",
+    ):
         fs.SummaryWriter(tmp_path / "other", histogram_bins=bins)
     assert not (tmp_path / "other").exists()
 
@@ -47,11 +52,16 @@ def test_the_largest_bin_count_is_written_and_read_by_tensorboard(tmp_path):
     np.testing.assert_allclose(buckets[:, 0], edges[:-1])
 
 
-@pytest.mark.parametrize("bad,kinds", [
-    ({(1, 2, 0, 0): np.nan}, "1 NaN"),
-    ({(0, 1, 1, 0): np.inf, (1, 0, 2, 0): -np.inf, (1, 2, 2, 0): np.nan},
-     "1 NaN, 1 +Inf, 1 -Inf"),
-])
+@pytest.mark.parametrize(
+    "bad,kinds",
+    [
+        ({(1, 2, 0, 0): np.nan}, "1 NaN"),
+        (
+            {(0, 1, 1, 0): np.inf, (1, 0, 2, 0): -np.inf, (1, 2, 2, 0): np.nan},
+            "1 NaN, 1 +Inf, 1 -Inf",
+        ),
+    ],
+)
 def test_non_finite_image_values_are_counted_and_placed(tmp_path, bad, kinds):
     images = np.full((2, 3, 3, 1), 0.25, np.float32)
     images[0, 0, 0, 0] = 0.75
@@ -62,5 +72,7 @@ def test_non_finite_image_values_are_counted_and_placed(tmp_path, bad, kinds):
         with pytest.raises(ValueError) as err:
             writer.image("img", images, step=0)
     message = str(err.value)
-    assert (f"got range [0.25, 0.75] and {len(bad)} non-finite of 18 values ({kinds}; the "
-            f"first at index {first} of the (N, H, W, C) batch)") in message, message
+    assert (
+        f"got range [0.25, 0.75] and {len(bad)} non-finite of 18 values ({kinds}; the "
+        f"first at index {first} of the (N, H, W, C) batch)"
+    ) in message, message

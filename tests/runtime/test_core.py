@@ -88,8 +88,9 @@ def test_return_numpy_list_numpy_and_containers():
     lst = _run(typing.List[tp.Numpy], lambda x: [relu(x), x])(ONE)
     assert isinstance(lst, list)
     np.testing.assert_array_equal(lst[1], ONE)
-    d = _run(typing.Dict[str, typing.Tuple[tp.Numpy, tp.ListNumpy]],
-             lambda x: {"k": (relu(x), x)})(ONE)
+    d = _run(typing.Dict[str, typing.Tuple[tp.Numpy, tp.ListNumpy]], lambda x: {"k": (relu(x), x)})(
+        ONE
+    )
     np.testing.assert_array_equal(d["k"][0], POS)
     np.testing.assert_array_equal(d["k"][1][0], ONE)
 
@@ -104,8 +105,7 @@ def test_return_none_and_bundle():
 
 def test_return_callback_delivers_converted_value():
     got = []
-    register = _run(tp.Callback[typing.Tuple[tp.Numpy, tp.Numpy]],
-                    lambda x: (relu(x), x))(ONE)
+    register = _run(tp.Callback[typing.Tuple[tp.Numpy, tp.Numpy]], lambda x: (relu(x), x))(ONE)
     register(lambda pair: got.append(pair))
     flow.sync_default_session()
     assert len(got) == 1
@@ -130,18 +130,24 @@ def test_return_annotation_mismatch_fails_at_trace():
 
 def test_wrong_argument_count_shape_and_dtype_name_job_and_argument():
     @flow.global_function()
-    def Named(images: tp.Numpy.Placeholder((2, 3)), labels: tp.Numpy.Placeholder(
-            (2,), dtype=flow.int32)) -> tp.Numpy:
+    def Named(
+        images: tp.Numpy.Placeholder((2, 3)), labels: tp.Numpy.Placeholder((2,), dtype=flow.int32)
+    ) -> tp.Numpy:
         return relu(images)
 
     good = np.zeros((2, 3), np.float32)
     with pytest.raises(flow.JobArgumentError, match=r"'Named' takes 2 argument\(s\).*got 1"):
         Named(good)
-    with pytest.raises(flow.JobArgumentError,
-                       match=r"'Named', argument 'images': expected shape \(2, 3\), got \(3, 2\)"):
+    with pytest.raises(
+        flow.JobArgumentError,
+        match=r"'Named', argument 'images': expected shape \(2, 3\), got \(3, 2\)",
+    ):
         Named(np.zeros((3, 2), np.float32), np.zeros(2, np.int32))
-    with pytest.raises(flow.JobArgumentError, match=r"argument 'labels': expected dtype int32, "
-                                                    r"got float32"):
+    with pytest.raises(
+        flow.JobArgumentError,
+        match=r"argument 'labels': expected dtype int32, "
+        r"got float32",
+    ):
         Named(good, np.zeros(2, np.float32))
     # same-kind casts are applied silently
     out = Named(np.ones((2, 3), np.float64), np.zeros(2, np.int64))
@@ -213,6 +219,7 @@ def test_positional_config_form_warns_once_and_keeps_job_type(capsys):
     config.default_data_type(flow.float)
 
     with pytest.warns(FutureWarning):
+
         @flow.global_function(config)
         def Old(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
             return relu(x)
@@ -223,12 +230,14 @@ def test_positional_config_form_warns_once_and_keeps_job_type(capsys):
 
 def test_bad_parameter_annotations():
     with pytest.raises(flow.JobDefinitionError, match="should be annotated"):
+
         @flow.global_function()
         def Mixed(x: tp.Numpy.Placeholder((2,)), y=None):
             return x
 
         Mixed(np.zeros(2, np.float32), None)
     with pytest.raises(flow.JobDefinitionError, match=r"\*args"):
+
         @flow.global_function()
         def Star(*xs):
             return None

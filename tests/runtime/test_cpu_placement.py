@@ -39,13 +39,20 @@ def test_cpu_placement_beyond_configured_devices_runs(tmp_path):
     script.write_text(PROGRAM)
     env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
     env.pop("XLA_FLAGS", None)  # one CPU device, as on a one-GPU machine
-    done = subprocess.run([sys.executable, "-m", "flowjob", "run", str(script)], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     x = np.arange(12, dtype=np.float64).reshape(4, 3)
-    np.testing.assert_allclose([float(v) for v in lines["loss"].split()], (x * 0.5).mean(1),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        [float(v) for v in lines["loss"].split()], (x * 0.5).mean(1), rtol=1e-6
+    )
     # d(sum of the 4 losses)/dw / 4 = column means of x / 3
     want_w = 0.5 - 0.1 * x.mean(0) / 3
     np.testing.assert_allclose([float(v) for v in lines["w"].split()], want_w, rtol=1e-6)

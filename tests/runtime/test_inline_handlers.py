@@ -116,8 +116,7 @@ def test_jobs_launched_by_an_inline_handler_complete_after_its_remaining_handler
 
     Outer(np.ones(1, np.float32))
     flow.sync_default_session()
-    assert log == [("first", "caller"), ("second", "caller"),
-                   ("inner-cb", "flowjob-completion")]
+    assert log == [("first", "caller"), ("second", "caller"), ("inner-cb", "flowjob-completion")]
 
 
 def test_exception_from_an_inline_handler_is_raised_once_by_its_call_chained():

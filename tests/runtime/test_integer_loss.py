@@ -22,8 +22,9 @@ def test_tril_of_an_integer_blob_trains_with_integer_gradients(capsys):
 
     @flow.global_function(type="train")
     def Tril(x: tp.Numpy.Placeholder((3, 4, 5), dtype=flow.int32)) -> tp.Numpy:
-        v = flow.get_variable("xv", shape=(1,), dtype=flow.float,
-                              initializer=flow.zeros_initializer())
+        v = flow.get_variable(
+            "xv", shape=(1,), dtype=flow.float, initializer=flow.zeros_initializer()
+        )
         x = x + flow.cast(v, dtype=flow.int32)
         out = flow.math.tril(x, -1)
         sgd(0.5).minimize(out)
@@ -52,10 +53,13 @@ def test_masked_fill_broadcast_gradient_and_exact_integer_forward():
     seen: dict[str, np.ndarray] = {}
 
     @flow.global_function(type="train")
-    def Fill(x: tp.Numpy.Placeholder((4, 1), dtype=flow.int64),
-             mask: tp.Numpy.Placeholder((2, 4, 3), dtype=flow.int8)) -> tp.Numpy:
-        v = flow.get_variable("v", shape=(1,), dtype=flow.float,
-                              initializer=flow.zeros_initializer())
+    def Fill(
+        x: tp.Numpy.Placeholder((4, 1), dtype=flow.int64),
+        mask: tp.Numpy.Placeholder((2, 4, 3), dtype=flow.int8),
+    ) -> tp.Numpy:
+        v = flow.get_variable(
+            "v", shape=(1,), dtype=flow.float, initializer=flow.zeros_initializer()
+        )
         x = x + flow.cast(v, dtype=flow.int64)
         flow.watch_diff(x, lambda d: seen.__setitem__("x", d))
         out = flow.masked_fill(x, mask, 7) / 3  # integer division truncates

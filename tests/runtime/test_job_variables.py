@@ -15,16 +15,19 @@ pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
 def sgd(loss):
-    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]),
-                       momentum=0).minimize(loss)
+    flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0).minimize(
+        loss
+    )
 
 
 def two_layers(x, g_trainable, d_trainable):
     """loss = sum(x * g * d) with g and d each (3,) and initialised to 1 and 2."""
-    g = flow.get_variable("g", shape=(3,), initializer=constant_initializer(1.0),
-                          trainable=g_trainable)
-    d = flow.get_variable("d", shape=(3,), initializer=constant_initializer(2.0),
-                          trainable=d_trainable)
+    g = flow.get_variable(
+        "g", shape=(3,), initializer=constant_initializer(1.0), trainable=g_trainable
+    )
+    d = flow.get_variable(
+        "d", shape=(3,), initializer=constant_initializer(2.0), trainable=d_trainable
+    )
     return flow.math.reduce_sum(x * g * d)
 
 
@@ -56,10 +59,12 @@ def test_trainable_is_per_job_as_in_a_gan():
 def test_first_request_in_a_job_decides_its_flag():
     @flow.global_function(type="train")
     def train(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
-        frozen = flow.get_variable("w", shape=(3,), initializer=constant_initializer(1.0),
-                                   trainable=False)
-        again = flow.get_variable("w", shape=(3,), initializer=constant_initializer(1.0),
-                                  trainable=True)
+        frozen = flow.get_variable(
+            "w", shape=(3,), initializer=constant_initializer(1.0), trainable=False
+        )
+        again = flow.get_variable(
+            "w", shape=(3,), initializer=constant_initializer(1.0), trainable=True
+        )
         loss = flow.math.reduce_sum(x * frozen * again)
         sgd(loss)
         return loss

@@ -54,8 +54,7 @@ def test_gradients_and_variables_are_shared_with_the_variant():
     flow.sync_default_session()
     assert seen["dy"].shape == (2, 3)
     # d(sum(x * w))/dw = x.sum(0), scaled by 1/N of the (1,)-shaped loss: one SGD step.
-    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), 1 - 0.1 * x.sum(0),
-                               rtol=1e-6)
+    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), 1 - 0.1 * x.sum(0), rtol=1e-6)
 
 
 def test_top_k_larger_than_the_real_axis_gives_all_of_it():
@@ -74,11 +73,11 @@ def test_in_top_k_says_0_for_a_row_with_a_non_finite_prediction():
     flow.clear_default_session()
 
     @flow.global_function()
-    def Job(t: tp.Numpy.Placeholder((3,), dtype=flow.int32),
-            p: tp.Numpy.Placeholder((3, 4))) -> tp.Numpy:
+    def Job(
+        t: tp.Numpy.Placeholder((3,), dtype=flow.int32), p: tp.Numpy.Placeholder((3, 4))
+    ) -> tp.Numpy:
         return flow.math.in_top_k(t, p, 2)
 
-    preds = np.array([[0.9, 0.1, 0.2, 0.3], [0.9, np.inf, 0.2, 0.3], [np.nan, 1, 0, 0]],
-                     np.float32)
+    preds = np.array([[0.9, 0.1, 0.2, 0.3], [0.9, np.inf, 0.2, 0.3], [np.nan, 1, 0, 0]], np.float32)
     # As OneFlow's kernel and tf.math.in_top_k: any inf/nan in a row makes it 0.
     np.testing.assert_array_equal(Job(np.array([0, 0, 1], np.int32), preds), [1, 0, 0])

@@ -17,15 +17,24 @@ def _child(code: str) -> dict:
     env.pop("JAX_ENABLE_X64", None)
     env.pop("FLOWJOB_CACHE_DIR", None)
     env["JAX_PLATFORMS"] = "cpu"  # the scenario of the issue: a CPU-only machine
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-_SETTINGS = ("jax_enable_x64", "jax_compilation_cache_dir", "jax_num_cpu_devices",
-             "jax_persistent_cache_min_compile_time_secs",
-             "jax_persistent_cache_min_entry_size_bytes")
+_SETTINGS = (
+    "jax_enable_x64",
+    "jax_compilation_cache_dir",
+    "jax_num_cpu_devices",
+    "jax_persistent_cache_min_compile_time_secs",
+    "jax_persistent_cache_min_entry_size_bytes",
+)
 
 
 def test_import_starts_no_backend_and_changes_no_jax_setting():
@@ -77,7 +86,7 @@ def test_gpu_device_num_after_import_gives_the_job_that_many_cpu_devices():
                           "pieces": [p.tolist() for p in pieces]}))
     """)
     assert out["devices"] == 2
-    expected = (np.arange(12, dtype=np.float32).reshape(4, 3) * 2)
+    expected = np.arange(12, dtype=np.float32).reshape(4, 3) * 2
     assert len(out["pieces"]) == 2
     np.testing.assert_array_equal(np.concatenate(out["pieces"]), expected)
 
@@ -100,4 +109,3 @@ def test_device_count_after_the_first_job_names_the_fix():
     """)
     assert "cpu_device_num(4)" in out["error"] and "1 device(s)" in out["error"]
     assert "before the first job" in out["error"]
-

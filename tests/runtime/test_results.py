@@ -147,8 +147,7 @@ def test_callback_may_launch_jobs_but_not_block():
         return double(x)
 
     inner = []
-    typed(np.ones(3, np.float32))(
-        lambda r: typed(r)(lambda rr: inner.append(rr.tolist())))
+    typed(np.ones(3, np.float32))(lambda r: typed(r)(lambda rr: inner.append(rr.tolist())))
     typed(np.ones(3, np.float32))(lambda r: Block(r))
     with pytest.raises(flow.CallbackError, match="would wait for itself"):
         flow.sync_default_session()
@@ -184,8 +183,9 @@ def test_concurrency_width_bounds_in_flight_calls():
 
 def test_dict_results_async_like_seed_003():
     @flow.global_function()
-    def Eval(images=flow.FixedTensorDef((2, 3)), labels=flow.FixedTensorDef((2,),
-                                                                           dtype=flow.int32)):
+    def Eval(
+        images=flow.FixedTensorDef((2, 3)), labels=flow.FixedTensorDef((2,), dtype=flow.int32)
+    ):
         return {"labels": labels, "logits": double(images)}
 
     got = []
@@ -224,7 +224,8 @@ def test_pending_callbacks_and_handlers_run_at_interpreter_exit(tmp_path):
     import textwrap
 
     script = tmp_path / "exit_job.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import numpy as np
         import flowjob as flow
         import flowjob.typing as tp
@@ -239,9 +240,9 @@ def test_pending_callbacks_and_handlers_run_at_interpreter_exit(tmp_path):
 
         for i in range(50):
             Job(np.full(2, i, np.float32))(lambda v: print("cb", int(v[0]), flush=True))
-    """))
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=120)
+    """)
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.split("\n")
     delivered = [line for line in lines if line.startswith(("watch", "cb"))]
@@ -271,7 +272,7 @@ def test_async_calls_own_their_inputs_while_in_flight_and_reuse_copies_safely():
     # would use the caller's memory in place if flowjob passed it through.
     raw = np.empty(256 * 64 * 4 + 64, np.uint8)
     start = -raw.ctypes.data % 64
-    buf = raw[start:start + 256 * 64 * 4].view(np.float32).reshape(256, 64)
+    buf = raw[start : start + 256 * 64 * 4].view(np.float32).reshape(256, 64)
     for i in range(40):
         buf[...] = i
         Slow(buf)(lambda out, i=i: got.append((i, float(out.min()), float(out.max()))))
@@ -298,8 +299,9 @@ def test_jobs_returning_empty_structures_complete():
         return ()
 
     got: list = []
-    worker = threading.Thread(target=lambda: got.append(Empty(np.ones(2, np.float32)).get()),
-                              daemon=True)
+    worker = threading.Thread(
+        target=lambda: got.append(Empty(np.ones(2, np.float32)).get()), daemon=True
+    )
     worker.start()
     worker.join(timeout=60)
     assert got == [()]

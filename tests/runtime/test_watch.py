@@ -38,15 +38,26 @@ def sparse_xent(labels, logits):
 
 def conv_relu(x, filters, name):
     w = flow.get_variable(f"{name}-weight", (filters, x.shape[1], 3, 3), initializer=Normal())
-    return op("conv", lambda a, w: jax.nn.relu(jax.lax.conv_general_dilated(
-        a, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW"))), x, w)
+    return op(
+        "conv",
+        lambda a, w: jax.nn.relu(
+            jax.lax.conv_general_dilated(
+                a, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+            )
+        ),
+        x,
+        w,
+    )
 
 
 def reference_loss(params, images, labels, conv: bool):
     x = images
     if conv:
-        x = jax.nn.relu(jax.lax.conv_general_dilated(
-            x, params["conv-weight"], (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")))
+        x = jax.nn.relu(
+            jax.lax.conv_general_dilated(
+                x, params["conv-weight"], (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+            )
+        )
     x = x.reshape(x.shape[0], -1)
     hidden = jax.nn.relu(x @ params["hidden-weight"].T + params["hidden-bias"])
     logits = hidden @ params["output-weight"].T + params["output-bias"]
@@ -61,8 +72,10 @@ def _train_job(conv: bool, seen: dict, batch: int = 8):
     shape = (batch, 2, 6, 6) if conv else (batch, 20)
 
     @flow.global_function(type="train")
-    def train(images: tp.Numpy.Placeholder(shape),
-              labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)) -> tp.Numpy:
+    def train(
+        images: tp.Numpy.Placeholder(shape),
+        labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32),
+    ) -> tp.Numpy:
         x = conv_relu(images, 3, "conv") if conv else images
         x = op("reshape", lambda a: a.reshape(a.shape[0], -1), x)
         hidden = op("relu", jax.nn.relu, dense(x, 16, "hidden"))
@@ -71,8 +84,9 @@ def _train_job(conv: bool, seen: dict, batch: int = 8):
         flow.watch(hidden, lambda v: seen.setdefault("hidden", []).append(v))
         flow.watch_diff(logits, lambda g: seen.setdefault("dlogits", []).append(g))
         flow.watch_diff(hidden, lambda g: seen.setdefault("dhidden", []).append(g))
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
-                           momentum=0).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0
+        ).minimize(loss)
         return loss
 
     return train, shape
@@ -94,10 +108,12 @@ def test_watch_and_watch_diff_match_jax_grad_and_sgd_matches_reference(conv):
     per_example, hidden, logits = reference_loss(params, images, labels, conv)
     np.testing.assert_allclose(loss, per_example, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(seen["hidden"][0], hidden, rtol=1e-5, atol=1e-6)
+
     # watch_diff: d(sum of losses)/d(blob), not divided by the batch (spec 4.3)
-    summed = lambda h: jnp.sum(-jnp.take_along_axis(  # noqa: E731
-        jax.nn.log_softmax(h @ params["output-weight"].T + params["output-bias"]),
-        labels[:, None], 1))
+    def summed(h):
+        logp = jax.nn.log_softmax(h @ params["output-weight"].T + params["output-bias"])
+        return jnp.sum(-jnp.take_along_axis(logp, labels[:, None], 1))
+
     np.testing.assert_allclose(seen["dhidden"][0], jax.grad(summed)(hidden), rtol=1e-4, atol=1e-6)
     expected_dlogits = jax.nn.softmax(logits) - jax.nn.one_hot(labels, 5)
     np.testing.assert_allclose(seen["dlogits"][0], expected_dlogits, rtol=1e-4, atol=1e-6)

@@ -60,11 +60,16 @@ class TensorBoardServer:
         self._log = open(self.logdir.parent / f"tensorboard-{self.port}.log", "wb")  # noqa: SIM115
         cmd = [
             str(TENSORBOARD),
-            "--logdir", str(self.logdir),
-            "--host", "127.0.0.1",
-            "--port", str(self.port),
-            "--reload_interval", "1",
-            "--samples_per_plugin", SAMPLES_PER_PLUGIN,
+            "--logdir",
+            str(self.logdir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--reload_interval",
+            "1",
+            "--samples_per_plugin",
+            SAMPLES_PER_PLUGIN,
             f"--load_fast={'true' if load_fast else 'false'}",
             *extra_args,
         ]
@@ -76,8 +81,9 @@ class TensorBoardServer:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"tensorboard exited early (rc={self.proc.returncode}):\n"
-                                   + self.server_log())
+                raise RuntimeError(
+                    f"tensorboard exited early (rc={self.proc.returncode}):\n" + self.server_log()
+                )
             try:
                 self.get_json("/data/runs", timeout=2)
                 return
@@ -100,8 +106,11 @@ class TensorBoardServer:
 
     def post_json(self, path: str, body: Any, timeout: float = 30) -> Any:
         req = urllib.request.Request(
-            self.url + path, data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"}, method="POST")
+            self.url + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read())
 
@@ -111,8 +120,9 @@ class TensorBoardServer:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read())
 
-    def wait_for(self, fetch: Callable[[], Any], ok: Callable[[Any], bool] = bool,
-                 timeout: float = 30.0) -> Any:
+    def wait_for(
+        self, fetch: Callable[[], Any], ok: Callable[[Any], bool] = bool, timeout: float = 30.0
+    ) -> Any:
         """Polls ``fetch()`` until ``ok(result)``; HTTP errors count as "not yet"."""
         deadline = time.monotonic() + timeout
         last: Any = None
@@ -126,8 +136,9 @@ class TensorBoardServer:
             except (urllib.error.URLError, OSError, ValueError, KeyError) as e:
                 err = e
             time.sleep(0.3)
-        raise AssertionError(f"condition not met within {timeout}s; last={last!r} err={err!r}\n"
-                             + self.server_log())
+        raise AssertionError(
+            f"condition not met within {timeout}s; last={last!r} err={err!r}\n" + self.server_log()
+        )
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -149,8 +160,9 @@ def load_fast(request) -> bool:
 def _factory() -> Iterator[Callable[..., TensorBoardServer]]:
     servers: list[TensorBoardServer] = []
 
-    def start(logdir: os.PathLike | str, load_fast: bool = False,
-              extra_args: tuple[str, ...] = ()) -> TensorBoardServer:
+    def start(
+        logdir: os.PathLike | str, load_fast: bool = False, extra_args: tuple[str, ...] = ()
+    ) -> TensorBoardServer:
         srv = TensorBoardServer(Path(logdir), load_fast, tuple(extra_args))
         servers.append(srv)
         return srv

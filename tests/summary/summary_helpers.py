@@ -15,5 +15,7 @@ def rendered_table(markdown: str) -> tuple[list[str], list[list[str]]]:
     assert page.count("<table>") == 1 and "<thead>" in page, page
     head, body = page.split("</thead>")
     rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
-    return ([html.unescape(c) for c in re.findall(r"<th>(.*?)</th>", head)],
-            [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", r)] for r in rows])
+    return (
+        [html.unescape(c) for c in re.findall(r"<th>(.*?)</th>", head)],
+        [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", r)] for r in rows],
+    )

@@ -91,8 +91,7 @@ def test_nonfinite_rows_are_flagged_and_excluded_from_the_statistics():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), shift=st.floats(-1e3, 1e3),
-       scale=st.floats(1e-2, 1e2))
+@given(seed=st.integers(0, 2**31 - 1), shift=st.floats(-1e3, 1e3), scale=st.floats(1e-2, 1e2))
 def test_scores_invariant_to_shift_and_scale(seed, shift, scale):
     x = np.random.default_rng(seed).normal(size=(40, 5))
     a = robust_outlier_scores(x).scores

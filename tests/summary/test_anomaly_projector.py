@@ -49,11 +49,13 @@ def read_metadata(logdir, name):
 
 
 def accumulators(directory):
-    legacy = event_accumulator.EventAccumulator(str(directory), size_guidance={
-        event_accumulator.SCALARS: 0, event_accumulator.TENSORS: 0})
+    legacy = event_accumulator.EventAccumulator(
+        str(directory), size_guidance={event_accumulator.SCALARS: 0, event_accumulator.TENSORS: 0}
+    )
     legacy.Reload()
-    tensors = plugin_event_accumulator.EventAccumulator(str(directory), size_guidance={
-        plugin_event_accumulator.TENSORS: 0})
+    tensors = plugin_event_accumulator.EventAccumulator(
+        str(directory), size_guidance={plugin_event_accumulator.TENSORS: 0}
+    )
     tensors.Reload()
     return legacy, tensors
 
@@ -64,8 +66,9 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
     labels = np.array([f"c{i % 4}" for i in range(len(x))])
     p = Projector(tmp_path)
     p.create_exception_projector()
-    res = p.exception_projector(value=value, tag="exc", step=7, sample_name="digit",
-                                sample_type="image", x=x, label=labels)
+    res = p.exception_projector(
+        value=value, tag="exc", step=7, sample_name="digit", sample_type="image", x=x, label=labels
+    )
     p.close()
     ref = reference_scores(value)
     np.testing.assert_allclose(res.scores, ref, rtol=1e-9)
@@ -84,8 +87,7 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
     legacy, tensors = accumulators(tmp_path)
     assert [(e.step, e.value) for e in legacy.Scalars("~anomaly/exc/outliers")] == [(7, 3.0)]
     assert [e.value for e in legacy.Scalars("~anomaly/exc/nonfinite")] == [0.0]
-    assert legacy.Scalars("~anomaly/exc/max_score")[0].value == pytest.approx(
-        ref.max(), rel=1e-6)
+    assert legacy.Scalars("~anomaly/exc/max_score")[0].value == pytest.approx(ref.max(), rel=1e-6)
 
     (report,) = tensors.Tensors("~anomaly/exc/report")
     assert report.step == 7
@@ -104,7 +106,7 @@ def test_exception_projector_metadata_and_summaries(tmp_path):
     assert (int(width), int(height)) == (16, 16) and grid.shape == (16, 16)  # 2 x 2 cells
     for k, i in enumerate(order):  # flagged samples, highest score first, row-major
         r, c = divmod(k, 2)
-        np.testing.assert_array_equal(grid[r * 8:(r + 1) * 8, c * 8:(c + 1) * 8], x[i])
+        np.testing.assert_array_equal(grid[r * 8 : (r + 1) * 8, c * 8 : (c + 1) * 8], x[i])
 
 
 def test_no_outliers_and_nonfinite_rows(tmp_path):
@@ -148,15 +150,15 @@ def test_user_writer_is_used_and_left_open(tmp_path):
     assert [e.value for e in legacy.Scalars("~anomaly/exception_projector/outliers")] == [1.0]
     assert [e.value for e in legacy.Scalars("loss")] == [1.5]
     assert not (tmp_path / "projector").exists() or not [
-        f for f in os.listdir(tmp_path / "projector") if "tfevents" in f]
+        f for f in os.listdir(tmp_path / "projector") if "tfevents" in f
+    ]
 
 
 def test_projectors_share_one_event_file(tmp_path):
     a, b = Projector(tmp_path), Projector(tmp_path)
     for p in (a, b):
         p.create_exception_projector()
-        p.exception_projector(value=np.arange(10.0).reshape(5, 2) ** 2, step=0,
-                              tag=f"t{id(p)}")
+        p.exception_projector(value=np.arange(10.0).reshape(5, 2) ** 2, step=0, tag=f"t{id(p)}")
     a.close()
     b.close()
     # In the run itself (TensorBoard shows it once), not in a "projector" run beside it.
@@ -175,18 +177,34 @@ def test_seed_004_program(tmp_path):
     x = (rng.random((10, 10, 10)) * 255).astype(np.uint8)
     for _ in range(2):
         with pytest.warns(UserWarning, match="x holds 10 samples but value has 100 rows"):
-            res = projector.exception_projector(value=value, tag="exception_projector", step=1,
-                                                sample_name="sample", sample_type="image", x=x)
-        with pytest.warns(UserWarning, match="label has shape"), \
-                pytest.warns(UserWarning, match="x holds 10 samples"):
-            projector.embedding_projector(value=value, label=label, tag="embedding_projector",
-                                          step=1, sample_name="sample", sample_type="image", x=x)
+            res = projector.exception_projector(
+                value=value,
+                tag="exception_projector",
+                step=1,
+                sample_name="sample",
+                sample_type="image",
+                x=x,
+            )
+        with (
+            pytest.warns(UserWarning, match="label has shape"),
+            pytest.warns(UserWarning, match="x holds 10 samples"),
+        ):
+            projector.embedding_projector(
+                value=value,
+                label=label,
+                tag="embedding_projector",
+                step=1,
+                sample_name="sample",
+                sample_type="image",
+                x=x,
+            )
     projector.close()
     np.testing.assert_allclose(res.scores, reference_scores(value.reshape(100, -1)), rtol=1e-6)
-    config = text_format.Parse((tmp_path / "projector_config.pbtxt").read_text(),
-                               ProjectorConfig())
+    config = text_format.Parse((tmp_path / "projector_config.pbtxt").read_text(), ProjectorConfig())
     assert sorted(e.tensor_name for e in config.embeddings) == [
-        "embedding_projector:00001", "exception_projector:00001"]
+        "embedding_projector:00001",
+        "exception_projector:00001",
+    ]
     legacy, tensors = accumulators(tmp_path)
     outl = legacy.Scalars("~anomaly/exception_projector/outliers")
     assert [(e.step, e.value) for e in outl] == [(1, float(res.is_outlier.sum()))] * 2

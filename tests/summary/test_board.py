@@ -30,8 +30,14 @@ def free_port() -> int:
 
 def start_board(*args: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, "-m", "flowjob.cli.board", *args], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "flowjob.cli.board", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def get_json(url: str):
@@ -89,8 +95,9 @@ def test_busy_port_moves_to_the_next_free_one_before_printing(tmp_path):
             line = wait_line(proc, "TensorBoard for")
             port = int(line.split("http://127.0.0.1:", 1)[1].split("/", 1)[0])
             assert port > busy
-            assert get_json(f"http://127.0.0.1:{port}/data/environment")["data_location"] == \
-                str(tmp_path)
+            assert get_json(f"http://127.0.0.1:{port}/data/environment")["data_location"] == str(
+                tmp_path
+            )
         finally:
             proc.send_signal(signal.SIGTERM)
             out, err = proc.communicate(timeout=30)

@@ -78,12 +78,24 @@ def test_record_round_trip_with_nonfinite_labels_and_predictions(tmp_path):
     with pytest.warns(UserWarning, match="hold NaN or Inf"):
         with Projector(tmp_path / "run") as p:
             p.create_exception_projector()
-            result = p.exception_projector(value=rows, tag="odd/ones", step=3, x=images,
-                                           sample_name="s", sample_type="image",
-                                           label=labels, prediction=predictions)
+            result = p.exception_projector(
+                value=rows,
+                tag="odd/ones",
+                step=3,
+                x=images,
+                sample_name="s",
+                sample_type="image",
+                label=labels,
+                prediction=predictions,
+            )
     (rec,) = read_anomaly_records(str(tmp_path / "run"))
     assert (rec.tag, rec.step, rec.threshold, rec.num_samples, rec.num_nonfinite) == (
-        "odd/ones", 3, 3.5, 20, 1)
+        "odd/ones",
+        3,
+        3.5,
+        20,
+        1,
+    )
     assert [s.index for s in rec.flagged] == result.outliers.tolist() == [19, 18]
     assert math.isinf(rec.flagged[0].score)
     assert rec.flagged[1].score == pytest.approx(result.scores[18])
@@ -112,5 +124,6 @@ def test_reader_rejects_other_formats_and_files_outside_the_run(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "projector_config.pbtxt").write_text(
-        'embeddings { tensor_name: "t:00001" tensor_path: "../outside/tensors.tsv" }\n')
+        'embeddings { tensor_name: "t:00001" tensor_path: "../outside/tensors.tsv" }\n'
+    )
     assert read_anomaly_records(str(run)) == []

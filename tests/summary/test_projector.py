@@ -68,8 +68,9 @@ def test_embedding_tensor_metadata_and_sprite(proj, tmp_path):
     value = rng.normal(size=(10, 2, 3)).astype(np.float32)
     label = np.arange(10, dtype=np.int64) * 7
     x = rng.integers(0, 256, size=(10, 6, 6), dtype=np.uint8)
-    proj.embedding_projector(value=value, label=label, tag="emb", step=3,
-                             sample_name="sample", sample_type="image", x=x)
+    proj.embedding_projector(
+        value=value, label=label, tag="emb", step=3, sample_name="sample", sample_type="image", x=x
+    )
     path, info = embedding(tmp_path, "emb:00003")
     assert list(info.tensor_shape) == [10, 6]
     assert info.tensor_path.endswith("tensors.bin")
@@ -86,7 +87,7 @@ def test_embedding_tensor_metadata_and_sprite(proj, tmp_path):
     assert list(info.sprite.single_image_dim) == [6, 6]
     for i in range(10):
         r, c = divmod(i, 4)
-        np.testing.assert_array_equal(img[r * 6:(r + 1) * 6, c * 6:(c + 1) * 6], x[i])
+        np.testing.assert_array_equal(img[r * 6 : (r + 1) * 6, c * 6 : (c + 1) * 6], x[i])
     assert not img[12:18, 12:].any() and not img[18:].any()  # padding only at the end
 
 
@@ -127,8 +128,15 @@ def test_seed_quirk_value_rows_and_samples_mismatch(proj, tmp_path):
     x = (rng.random((10, 10, 10)) * 255).astype(np.uint8)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        proj.embedding_projector(value=value, label=label, tag="embedding_projector", step=1,
-                                 sample_name="sample", sample_type="image", x=x)
+        proj.embedding_projector(
+            value=value,
+            label=label,
+            tag="embedding_projector",
+            step=1,
+            sample_name="sample",
+            sample_type="image",
+            x=x,
+        )
     messages = [str(w.message) for w in caught]
     assert any("label has shape (10,) but value has 100 samples" in m for m in messages)
     assert any("x holds 10 samples but value has 100 rows" in m for m in messages)
@@ -143,8 +151,14 @@ def test_sprite_respects_8192_px_by_downscaling(proj, tmp_path):
     # Four 1 x 4097 thumbnails: 2 per row of 4097 px would make an 8194 px sprite.
     x = np.zeros((4, 1, 4097), np.uint8)
     x[:, 0, :] = np.array([50, 100, 150, 200], np.uint8)[:, None]
-    proj.embedding_projector(value=np.arange(8, dtype=np.float32).reshape(4, 2) + 0.5,
-                             tag="big", step=0, sample_name="s", sample_type="image", x=x)
+    proj.embedding_projector(
+        value=np.arange(8, dtype=np.float32).reshape(4, 2) + 0.5,
+        tag="big",
+        step=0,
+        sample_name="s",
+        sample_type="image",
+        x=x,
+    )
     path, info = embedding(tmp_path, "big:00000")
     img = sprite(path, info)
     cell = MAX_SPRITE_PX // 2
@@ -152,14 +166,20 @@ def test_sprite_respects_8192_px_by_downscaling(proj, tmp_path):
     assert list(info.sprite.single_image_dim) == [cell, cell]
     for i, v in enumerate([50, 100, 150, 200]):
         r, c = divmod(i, 2)
-        thumb = img[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
+        thumb = img[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell]
         assert (thumb == v).any() and set(np.unique(thumb)) <= {0, v}
 
 
 def test_rgb_and_float_samples(proj, tmp_path):
     x = np.random.default_rng(2).random((3, 4, 5, 3))  # floats in [0, 1], non-square
-    proj.embedding_projector(value=np.ones((3, 2)) * [[1], [2], [3]], tag="rgb", step=2,
-                             sample_name="s", sample_type="IMAGE", x=x)
+    proj.embedding_projector(
+        value=np.ones((3, 2)) * [[1], [2], [3]],
+        tag="rgb",
+        step=2,
+        sample_name="s",
+        sample_type="IMAGE",
+        x=x,
+    )
     path, info = embedding(tmp_path, "rgb:00002")
     img = sprite(path, info)
     assert img.shape == (10, 10, 3)  # 2 per row, thumbnails padded to 5 x 5
@@ -170,8 +190,9 @@ def test_rgb_and_float_samples(proj, tmp_path):
 
 def test_text_samples_become_a_metadata_column(proj, tmp_path):
     words = np.array(["cat", "dog\twith tab", "eel"])
-    proj.embedding_projector(value=np.eye(3) * 2, tag="w", step=0, sample_name="word",
-                             sample_type="text", x=words)
+    proj.embedding_projector(
+        value=np.eye(3) * 2, tag="w", step=0, sample_name="word", sample_type="text", x=words
+    )
     path, info = embedding(tmp_path, "w:00000")
     assert metadata_lines(path, info) == ["index\tword", "0\tcat", "1\tdog with tab", "2\teel"]
 
@@ -228,8 +249,9 @@ def test_errors(tmp_path):
     with pytest.raises(OSError, match=r"only one embedding projector! \(create_exception"):
         p.create_exception_projector()
     with pytest.raises(NotImplementedError, match="sample_type must be 'image', 'audio' or"):
-        p.embedding_projector(value=np.ones((2, 2)), step=0, sample_name="s",
-                              sample_type="video", x=np.ones((2, 2)))
+        p.embedding_projector(
+            value=np.ones((2, 2)), step=0, sample_name="s", sample_type="video", x=np.ones((2, 2))
+        )
     with pytest.raises(TypeError, match="step must be an int"):
         p.embedding_projector(value=np.ones((2, 2)))
     with pytest.raises(ValueError, match="value is required"):
@@ -239,12 +261,16 @@ def test_errors(tmp_path):
     with pytest.raises(TypeError, match="real numeric array"):
         p.embedding_projector(value=np.array([["a"]]), step=0)
     with pytest.raises(ValueError, match="x .* is required"):
-        p.embedding_projector(value=np.ones((2, 2)), step=0, sample_name="s",
-                              sample_type="image")
+        p.embedding_projector(value=np.ones((2, 2)), step=0, sample_name="s", sample_type="image")
     with pytest.raises(TypeError, match="tag must be a non-empty str"):
         p.embedding_projector(value=np.ones((2, 2)), step=0, tag="")
     with pytest.warns(UserWarning, match="x is ignored"):
         p.embedding_projector(value=np.ones((2, 2)), step=0, x=np.ones((2, 3, 3)))
     with pytest.warns(UserWarning, match="no sprite written"):
-        p.embedding_projector(value=np.ones((2, 2)), step=0, sample_name="s",
-                              sample_type="image", x=np.ones((2, 3, 3, 7)))
+        p.embedding_projector(
+            value=np.ones((2, 2)),
+            step=0,
+            sample_name="s",
+            sample_type="image",
+            x=np.ones((2, 3, 3, 7)),
+        )

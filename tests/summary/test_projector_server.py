@@ -33,15 +33,28 @@ def logdir(tmp_path_factory):
         emb.create_embedding_projector()
         value = rng.normal(size=(20, 4)).astype(np.float32)
         thumbs = rng.integers(0, 256, size=(20, 8, 8), dtype=np.uint8)
-        emb.embedding_projector(value=value, label=np.arange(20) % 3, tag="emb", step=1,
-                                sample_name="s", sample_type="image", x=thumbs)
+        emb.embedding_projector(
+            value=value,
+            label=np.arange(20) % 3,
+            tag="emb",
+            step=1,
+            sample_name="s",
+            sample_type="image",
+            x=thumbs,
+        )
 
         exc = Projector(d)
         exc.create_exception_projector()
         x = rng.integers(60, 90, size=(30, 6, 6), dtype=np.uint8)
         x[[4, 11]] = 250
-        scores = exc.exception_projector(value=x.reshape(30, -1).astype(np.float32), tag="exc",
-                                         step=3, sample_name="s", sample_type="image", x=x)
+        scores = exc.exception_projector(
+            value=x.reshape(30, -1).astype(np.float32),
+            tag="exc",
+            step=3,
+            sample_name="s",
+            sample_type="image",
+            x=x,
+        )
         exc.close()
         user.scalar("loss", 0.25, 2)
     return d, value, thumbs, x, scores
@@ -65,15 +78,18 @@ def test_projector_and_anomaly_over_http(logdir, tb_server, load_fast):
 
     got = srv.get(f"{base}/tensor?run=.&name={q('emb:00001')}")
     assert got == value.astype("<f4").tobytes()  # 20 x 4 x 4 bytes
-    assert srv.get(f"{base}/tensor?run=.&name={q('exc:00003')}") == \
-        x.reshape(30, -1).astype("<f4").tobytes()
+    assert (
+        srv.get(f"{base}/tensor?run=.&name={q('exc:00003')}")
+        == x.reshape(30, -1).astype("<f4").tobytes()
+    )
 
     meta = srv.get(f"{base}/metadata?run=.&name={q('emb:00001')}").decode().splitlines()
     assert meta == ["index\tlabel"] + [f"{i}\t{i % 3}" for i in range(20)]
     exc_meta = srv.get(f"{base}/metadata?run=.&name={q('exc:00003')}").decode().splitlines()
     assert exc_meta[0] == "index\tanomaly_score\tis_outlier"
-    assert [r.split("\t")[2] for r in exc_meta[1:]] == \
-        ["true" if i in (4, 11) else "false" for i in range(30)]
+    assert [r.split("\t")[2] for r in exc_meta[1:]] == [
+        "true" if i in (4, 11) else "false" for i in range(30)
+    ]
 
     png = srv.get(f"{base}/sprite_image?run=.&name={q('emb:00001')}")
     sprite = np.asarray(Image.open(io.BytesIO(png)))
@@ -82,14 +98,18 @@ def test_projector_and_anomaly_over_http(logdir, tb_server, load_fast):
 
     # Anomaly summaries go into the user's open writer: one run ".", intact.
     assert srv.get_json("/data/runs") == ["."]
-    loss = srv.wait_for(lambda: srv.get_json("/data/plugin/scalars/scalars?run=.&tag=loss"),
-                        ok=lambda r: len(r) >= 2)
+    loss = srv.wait_for(
+        lambda: srv.get_json("/data/plugin/scalars/scalars?run=.&tag=loss"),
+        ok=lambda r: len(r) >= 2,
+    )
     assert [(s, v) for _, s, v in loss] == [(1, 0.5), (2, 0.25)]
-    outl = srv.wait_for(lambda: srv.get_json(
-        f"/data/plugin/scalars/scalars?run=.&tag={q('~anomaly/exc/outliers')}"))
+    outl = srv.wait_for(
+        lambda: srv.get_json(f"/data/plugin/scalars/scalars?run=.&tag={q('~anomaly/exc/outliers')}")
+    )
     assert [(s, v) for _, s, v in outl] == [(3, 2.0)]
-    (report,) = srv.wait_for(lambda: srv.get_json(
-        f"/data/plugin/text/text?run=.&tag={q('~anomaly/exc/report')}"))
+    (report,) = srv.wait_for(
+        lambda: srv.get_json(f"/data/plugin/text/text?run=.&tag={q('~anomaly/exc/report')}")
+    )
     assert report["step"] == 3 and "<table>" in report["text"]
     header = re.findall(r"<th>(.*?)</th>", report["text"], flags=re.S)
     cells = re.findall(r"<td>(.*?)</td>", report["text"], flags=re.S)
@@ -97,8 +117,9 @@ def test_projector_and_anomaly_over_http(logdir, tb_server, load_fast):
     assert header == ["rank", "sample", "score", "threshold"]  # a real header row
     assert sorted(cells[1::4]) == ["11", "4"] and cells[3::4] == ["3.5", "3.5"]
 
-    (img,) = srv.wait_for(lambda: srv.get_json(
-        f"/data/plugin/images/images?run=.&tag={q('~anomaly/exc/samples')}"))
+    (img,) = srv.wait_for(
+        lambda: srv.get_json(f"/data/plugin/images/images?run=.&tag={q('~anomaly/exc/samples')}")
+    )
     blob = srv.get(f"/data/plugin/images/individualImage?{img['query']}")
     grid = np.asarray(Image.open(io.BytesIO(blob)))
     assert grid.shape == (6, 12)  # two flagged 6 x 6 samples side by side

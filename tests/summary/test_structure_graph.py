@@ -36,8 +36,11 @@ class Blob:
 
     @property
     def lbn(self):
-        return f"{self.op.name}/out" if len(self.op.outputs) <= 1 else \
-            f"{self.op.name}/out_{self.index}"
+        return (
+            f"{self.op.name}/out"
+            if len(self.op.outputs) <= 1
+            else f"{self.op.name}/out_{self.index}"
+        )
 
 
 @dataclass(eq=False)
@@ -69,12 +72,30 @@ class Job:
 def fake_jobs():
     train = Job("TrainNet", "train")
     (x,) = train.op("images", "input", [], [(8, 784)], kind="input")
-    (w,) = train.op("weight", "variable", [], [(784, 10)], namespace=("dense1",),
-                    kind="variable", trainable=True)
-    (h,) = train.op("matmul", "matmul", [x, w], [(8, 10)], namespace=("dense1",),
-                    transpose_b=False, alpha=1.0)
-    top, idx = train.op("topk", "top_k", [h], [(8, 2), (8, 2)], namespace=("head", "sel"),
-                        k=2, sorted=True, axes=[0, 1], note="hi", init=object())
+    (w,) = train.op(
+        "weight",
+        "variable",
+        [],
+        [(784, 10)],
+        namespace=("dense1",),
+        kind="variable",
+        trainable=True,
+    )
+    (h,) = train.op(
+        "matmul", "matmul", [x, w], [(8, 10)], namespace=("dense1",), transpose_b=False, alpha=1.0
+    )
+    top, idx = train.op(
+        "topk",
+        "top_k",
+        [h],
+        [(8, 2), (8, 2)],
+        namespace=("head", "sel"),
+        k=2,
+        sorted=True,
+        axes=[0, 1],
+        note="hi",
+        init=object(),
+    )
     (loss,) = train.op("loss", "reduce_mean", [top, idx], [()], namespace=("head",))
     # Like flowjob's variables: "<ns>-<name>" but recorded without a namespace.
     (bias,) = train.op("head-bias", "variable", [], [()], kind="variable")
@@ -92,8 +113,15 @@ def test_structure_graph_json_schema():
         assert model["class_name"] == "Model" and model["backend"] == "oneflow"
         assert model["config"]["input_layers"] == [] and model["config"]["output_layers"] == []
     layers = {lay["name"]: lay for lay in doc[0]["config"]["layers"]}
-    assert list(layers) == ["images", "dense1-weight", "dense1-matmul", "head-sel-topk",
-                            "head-loss", "head-bias", "my-op"]
+    assert list(layers) == [
+        "images",
+        "dense1-weight",
+        "dense1-matmul",
+        "head-sel-topk",
+        "head-loss",
+        "head-bias",
+        "my-op",
+    ]
     assert layers["images"]["class_name"] == "system_op"
     assert layers["dense1-weight"]["class_name"] == "variable"
     assert layers["dense1-weight"]["config"]["variable_conf"]["shape"] == [784, 10]
@@ -114,9 +142,16 @@ def test_graph_def_nodes_edges_and_attrs():
     gd = graph_def(fake_jobs())
     nodes = {n.name: n for n in gd.node}
     assert set(nodes) == {
-        "TrainNet/images", "TrainNet/dense1/weight", "TrainNet/dense1/matmul",
-        "TrainNet/head/sel/topk", "TrainNet/head/loss", "TrainNet/head/bias", "TrainNet/my-op",
-        "EvalNet/images", "EvalNet/relu"}
+        "TrainNet/images",
+        "TrainNet/dense1/weight",
+        "TrainNet/dense1/matmul",
+        "TrainNet/head/sel/topk",
+        "TrainNet/head/loss",
+        "TrainNet/head/bias",
+        "TrainNet/my-op",
+        "EvalNet/images",
+        "EvalNet/relu",
+    }
     assert list(nodes["TrainNet/my-op"].input) == ["TrainNet/head/loss", "TrainNet/head/bias"]
     mm = nodes["TrainNet/dense1/matmul"]
     assert mm.op == "matmul" and mm.device == "/device:CPU:0"
@@ -173,14 +208,24 @@ def test_real_job_graph_through_flowjob_graph(tmp_path):
 
     job = fg.JobGraph("RealJob", "predict", None)
     with fg.tracing(job, None):
-        (x,) = job.add_op(name="x", op_type="input", kind="input", lowering=None, inputs=[],
-                          attrs={}, outputs=[((4, 3), _dtypes.float32, False)]).outputs
+        (x,) = job.add_op(
+            name="x",
+            op_type="input",
+            kind="input",
+            lowering=None,
+            inputs=[],
+            attrs={},
+            outputs=[((4, 3), _dtypes.float32, False)],
+        ).outputs
         with fg.namespace("block"), fg.namespace("inner"):
             y = fg.apply_op("scale", lambda a, factor: a * factor, [x], attrs={"factor": 2.0})
         z = fg.apply_op("relu", lambda a: jnp.maximum(a, 0), [y])
     nodes = {n.name: n for n in graph_def([job]).node}
-    assert set(nodes) == {"RealJob/x", f"RealJob/block/inner/{y.op.name.split('-')[-1]}",
-                          f"RealJob/{z.op.name}"}
+    assert set(nodes) == {
+        "RealJob/x",
+        f"RealJob/block/inner/{y.op.name.split('-')[-1]}",
+        f"RealJob/{z.op.name}",
+    }
     inner = nodes[f"RealJob/block/inner/{y.op.name.split('-')[-1]}"]
     assert list(inner.input) == ["RealJob/x"] and inner.attr["factor"].f == 2.0
     assert list(nodes[f"RealJob/{z.op.name}"].input) == [inner.name]
@@ -219,8 +264,10 @@ def test_structure_graph_of_real_global_functions(tmp_path, fresh_session):
     (matmul,) = [n for n in gd.node if n.op == "matmul"]
     assert matmul.name.startswith("ScoreJob/block/")
     assert sorted(matmul.input) == ["ScoreJob/block/w", "ScoreJob/x"]
-    assert [d.size for d in nodes["ScoreJob/block/w"].attr["_output_shapes"]
-            .list.shape[0].dim] == [3, 2]
+    assert [d.size for d in nodes["ScoreJob/block/w"].attr["_output_shapes"].list.shape[0].dim] == [
+        3,
+        2,
+    ]
     assert any(name.startswith("OtherJob/") for name in nodes)
 
 
@@ -232,10 +279,10 @@ def test_graphs_tab_of_a_real_tensorboard(tmp_path, tb_server):
         assert not writer.closed
         writer.scalar("loss", 0.25, 2)
     assert [p.name for p in tmp_path.rglob("events.out.tfevents.*")] == [
-        os.path.basename(writer.path)]
+        os.path.basename(writer.path)
+    ]
     srv = tb_server(tmp_path)
-    info = srv.wait_for(lambda: srv.get_json("/data/plugin/graphs/info"),
-                        ok=lambda r: "." in r)
+    info = srv.wait_for(lambda: srv.get_json("/data/plugin/graphs/info"), ok=lambda r: "." in r)
     assert srv.get_json("/data/runs") == ["."]
     assert info["."]["run_graph"] is True
     loss = srv.get_json("/data/plugin/scalars/scalars?run=.&tag=loss")

@@ -26,8 +26,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def scalar_event(step: int, value: float, tag: str = "x") -> event_pb2.Event:
-    return event_pb2.Event(wall_time=time.time(), step=step, summary=summary_pb2.Summary(
-        value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)]))
+    return event_pb2.Event(
+        wall_time=time.time(),
+        step=step,
+        summary=summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)]),
+    )
 
 
 def load(path) -> list[event_pb2.Event]:
@@ -36,8 +39,15 @@ def load(path) -> list[event_pb2.Event]:
 
 def run_py(code: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout, **kw)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kw,
+    )
 
 
 def test_file_name_and_version_event_first(tmp_path):
@@ -116,9 +126,15 @@ def test_close_is_idempotent_and_add_after_close_fails(tmp_path):
         w.add_event(scalar_event(0, 0.0))
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"flush_secs": 0}, "flush_secs"), ({"flush_secs": "2"}, "flush_secs"),
-    ({"max_queue": 0}, "max_queue"), ({"filename_suffix": "a/b"}, "filename_suffix")])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"flush_secs": 0}, "flush_secs"),
+        ({"flush_secs": "2"}, "flush_secs"),
+        ({"max_queue": 0}, "max_queue"),
+        ({"filename_suffix": "a/b"}, "filename_suffix"),
+    ],
+)
 def test_bad_arguments(tmp_path, kw, match):
     with pytest.raises(ValueError, match=match):
         EventFileWriter(tmp_path, **kw)
@@ -211,8 +227,14 @@ def _start_logging_child(tmp_path, prelude: str = "", flush_secs: float = 3600):
             time.sleep(0.0005)
     """
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline().strip() == "READY", proc.stderr.read()
     return proc
 

@@ -22,9 +22,11 @@ def tb_reference(values, bins):
 @pytest.mark.parametrize("dist", ["normal", "uniform_int", "skewed"])
 def test_matches_tensorboards_histogram_pb(bins, dist):
     rng = np.random.default_rng(bins)
-    values = {"normal": rng.normal(size=2000).astype(np.float32),
-              "uniform_int": rng.integers(-50, 50, size=(40, 25)),
-              "skewed": rng.exponential(size=1500) ** 3}[dist]
+    values = {
+        "normal": rng.normal(size=2000).astype(np.float32),
+        "uniform_int": rng.integers(-50, 50, size=(40, 25)),
+        "skewed": rng.exponential(size=1500) ** 3,
+    }[dist]
     got, nonfinite = histogram_buckets(values, bins)
     ref = tb_reference(np.asarray(values, np.float64).reshape(-1), bins)
     assert nonfinite.total == 0
@@ -38,9 +40,11 @@ def test_large_inputs_split_over_threads_match_histogram_pb(dist):
     # 1.5M values: binned in pieces on several threads; many integers sit exactly on edges,
     # where only the exact float64 rule (not a reciprocal multiply) agrees with histogram_pb.
     rng = np.random.default_rng(7)
-    values = {"normal": rng.normal(size=1_500_000).astype(np.float32),
-              "integers_on_edges": rng.integers(0, 67, size=1_500_000),  # 0..66: two edges
-              "max_repeated": np.concatenate([rng.random(700_000), np.ones(800_000)])}[dist]
+    values = {
+        "normal": rng.normal(size=1_500_000).astype(np.float32),
+        "integers_on_edges": rng.integers(0, 67, size=1_500_000),  # 0..66: two edges
+        "max_repeated": np.concatenate([rng.random(700_000), np.ones(800_000)]),
+    }[dist]
     got, _ = histogram_buckets(values, 30)
     ref = tb_reference(values, 30)
     np.testing.assert_array_equal(got[:, 2], ref[:, 2])
@@ -49,7 +53,7 @@ def test_large_inputs_split_over_threads_match_histogram_pb(dist):
 
 def test_float32_inputs_are_binned_in_float64():
     # -0.5 - (-2**24) is 16777215.5 in float64 (first bucket) but rounds to 2**24 in float32.
-    values = np.array([-2.0**24, -0.5, 2.0**24], np.float32)
+    values = np.array([-(2.0**24), -0.5, 2.0**24], np.float32)
     got, _ = histogram_buckets(values, 2)
     np.testing.assert_array_equal(got[:, 2], [2, 1])
     np.testing.assert_array_equal(got, tb_reference(values, 2))
@@ -88,10 +92,14 @@ def test_constant_input_follows_tensorboard_convention():
     np.testing.assert_array_equal(got, tb_reference(np.full(17, 2.5), 5))
 
 
-@pytest.mark.parametrize("bad, err, match", [
-    (np.array(["a", "b"]), TypeError, "numeric"),
-    (np.array([1 + 2j]), TypeError, "complex"),
-    ([object()], TypeError, "numeric")])
+@pytest.mark.parametrize(
+    "bad, err, match",
+    [
+        (np.array(["a", "b"]), TypeError, "numeric"),
+        (np.array([1 + 2j]), TypeError, "complex"),
+        ([object()], TypeError, "numeric"),
+    ],
+)
 def test_bad_histogram_input(bad, err, match):
     with pytest.raises(err, match=match):
         histogram_buckets(bad)
@@ -103,9 +111,16 @@ def test_bad_bins():
 
 
 # --- images ------------------------------------------------------------------------------
-@pytest.mark.parametrize("shape, expect", [
-    ((5, 6), (1, 5, 6, 1)), ((5, 6, 1), (1, 5, 6, 1)), ((5, 6, 3), (1, 5, 6, 3)),
-    ((5, 6, 4), (1, 5, 6, 4)), ((2, 5, 6, 3), (2, 5, 6, 3))])
+@pytest.mark.parametrize(
+    "shape, expect",
+    [
+        ((5, 6), (1, 5, 6, 1)),
+        ((5, 6, 1), (1, 5, 6, 1)),
+        ((5, 6, 3), (1, 5, 6, 3)),
+        ((5, 6, 4), (1, 5, 6, 4)),
+        ((2, 5, 6, 3), (2, 5, 6, 3)),
+    ],
+)
 def test_image_shapes_are_normalised(shape, expect):
     a = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
     batch = as_image_batch(a)
@@ -119,13 +134,17 @@ def test_float_images_in_unit_range_are_scaled():
     np.testing.assert_array_equal(as_image_batch(a).reshape(-1), [0, 128, 255])
 
 
-@pytest.mark.parametrize("a, err, match", [
-    (np.zeros((4, 5, 6), np.uint8), ValueError, "C in"),
-    (np.zeros((1, 4, 5, 2), np.uint8), ValueError, "channels must be 1"),
-    (np.zeros((1, 2, 4, 5, 3), np.uint8), ValueError, "shape"),
-    (np.zeros((0, 4, 5, 3), np.uint8), ValueError, "empty"),
-    (np.full((4, 4), 2.0), ValueError, r"\[0, 1\]"),
-    (np.zeros((4, 4), np.int32), TypeError, "uint8")])
+@pytest.mark.parametrize(
+    "a, err, match",
+    [
+        (np.zeros((4, 5, 6), np.uint8), ValueError, "C in"),
+        (np.zeros((1, 4, 5, 2), np.uint8), ValueError, "channels must be 1"),
+        (np.zeros((1, 2, 4, 5, 3), np.uint8), ValueError, "shape"),
+        (np.zeros((0, 4, 5, 3), np.uint8), ValueError, "empty"),
+        (np.full((4, 4), 2.0), ValueError, r"\[0, 1\]"),
+        (np.zeros((4, 4), np.int32), TypeError, "uint8"),
+    ],
+)
 def test_bad_images_give_clear_errors(a, err, match):
     with pytest.raises(err, match=match):
         as_image_batch(a, "SummaryWriter.image")
@@ -148,13 +167,18 @@ def test_image_value_is_one_tag_with_n_samples():
     assert strings[:2] == [b"5", b"4"] and len(strings) == 5
     assert value.metadata.plugin_data.plugin_name == "images"
     for i in range(3):
-        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2 + i]))),
-                                      batch[i])
+        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2 + i]))), batch[i])
 
 
-@pytest.mark.parametrize("values", [[-1e308, 0.0, 1e308], [0.0, 5e-324, 5e-324],
-                                    [-1.7976931348623157e308, 1.7976931348623157e308]],
-                         ids=["range-overflows", "subnormal-range", "full-range"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [-1e308, 0.0, 1e308],
+        [0.0, 5e-324, 5e-324],
+        [-1.7976931348623157e308, 1.7976931348623157e308],
+    ],
+    ids=["range-overflows", "subnormal-range", "full-range"],
+)
 def test_extreme_but_finite_values(values):
     values = np.array(values)
     got, nonfinite = histogram_buckets(values, 4)
@@ -186,11 +210,12 @@ def test_large_histogram_at_interpreter_exit_is_counted_without_the_thread_pool(
     import subprocess
     import sys
 
-    code = ("import atexit, numpy as np\n"
-            "from flowjob.summary._histogram import histogram_buckets\n"
-            "atexit.register(lambda: print('counts', histogram_buckets("
-            "np.arange(1 << 20, dtype=np.float32), 4)[0][:, 2].tolist()))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        "import atexit, numpy as np\n"
+        "from flowjob.summary._histogram import histogram_buckets\n"
+        "atexit.register(lambda: print('counts', histogram_buckets("
+        "np.arange(1 << 20, dtype=np.float32), 4)[0][:, 2].tolist()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "counts [262144.0, 262144.0, 262144.0, 262144.0]" in out.stdout, out.stderr

@@ -55,9 +55,15 @@ def test_text_survives_the_text_format_round_trip_used_by_pb_jobs():
     assert text_format.Parse(str(s), summary_pb2.Summary()) == s
 
 
-@pytest.mark.parametrize("bad, err, match", [
-    ([], ValueError, "empty"), ([1, 2], TypeError, "must be str"), (3, TypeError, "expected a str"),
-    ([["a"], ["b", "c"]], ValueError, "equal length")])
+@pytest.mark.parametrize(
+    "bad, err, match",
+    [
+        ([], ValueError, "empty"),
+        ([1, 2], TypeError, "must be str"),
+        (3, TypeError, "expected a str"),
+        ([["a"], ["b", "c"]], ValueError, "equal length"),
+    ],
+)
 def test_text_bad_input(bad, err, match):
     with pytest.raises(err, match=match):
         fs.text(bad)
@@ -69,20 +75,23 @@ def test_text_bad_tag():
 
 
 # --- hparams domain objects -----------------------------------------------------------------
-@pytest.mark.parametrize("make, err, match", [
-    (lambda: fs.IntegerRange(1.5, 3), TypeError, "min_value must be an int"),
-    (lambda: fs.IntegerRange(True, 3), TypeError, "int"),
-    (lambda: fs.IntegerRange(5, 3), ValueError, "min_value"),
-    (lambda: fs.RealRange("a", 1.0), TypeError, "float"),
-    (lambda: fs.RealRange(2.0, 1.0), ValueError, "min_value"),
-    (lambda: fs.ValueSet([]), ValueError, "empty"),
-    (lambda: fs.ValueSet([1, "a"]), TypeError, "every value must be int"),
-    (lambda: fs.ValueSet([1, True]), TypeError, "every value"),
-    (lambda: fs.ValueSet([[1]]), ValueError, "dtype"),
-    (lambda: fs.HParam("x", (0, 1)), ValueError, "IntegerRange, RealRange, ValueSet"),
-    (lambda: fs.HParam("", None), TypeError, "name"),
-    (lambda: fs.Metric("m", str), ValueError, "int or float"),
-])
+@pytest.mark.parametrize(
+    "make, err, match",
+    [
+        (lambda: fs.IntegerRange(1.5, 3), TypeError, "min_value must be an int"),
+        (lambda: fs.IntegerRange(True, 3), TypeError, "int"),
+        (lambda: fs.IntegerRange(5, 3), ValueError, "min_value"),
+        (lambda: fs.RealRange("a", 1.0), TypeError, "float"),
+        (lambda: fs.RealRange(2.0, 1.0), ValueError, "min_value"),
+        (lambda: fs.ValueSet([]), ValueError, "empty"),
+        (lambda: fs.ValueSet([1, "a"]), TypeError, "every value must be int"),
+        (lambda: fs.ValueSet([1, True]), TypeError, "every value"),
+        (lambda: fs.ValueSet([[1]]), ValueError, "dtype"),
+        (lambda: fs.HParam("x", (0, 1)), ValueError, "IntegerRange, RealRange, ValueSet"),
+        (lambda: fs.HParam("", None), TypeError, "name"),
+        (lambda: fs.Metric("m", str), ValueError, "int or float"),
+    ],
+)
 def test_domain_validation(make, err, match):
     with pytest.raises(err, match=match):
         make()
@@ -103,19 +112,28 @@ def test_seed_hparams_summary_contents():
         summary = fs.hparams(seed_dict(), start_time_secs=123.0)
     assert any("'accuracy'" in str(w.message) and "outside" in str(w.message) for w in caught)
     values = by_tag(summary)
-    assert set(values) == {metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG,
-                           metadata.SESSION_END_INFO_TAG, "~hparams/loss"}
+    assert set(values) == {
+        metadata.EXPERIMENT_TAG,
+        metadata.SESSION_START_INFO_TAG,
+        metadata.SESSION_END_INFO_TAG,
+        "~hparams/loss",
+    }
     for tag in (metadata.EXPERIMENT_TAG, metadata.SESSION_START_INFO_TAG):
         assert values[tag].metadata.plugin_data.plugin_name == "hparams"
 
     exp = metadata.parse_experiment_plugin_data(
-        values[metadata.EXPERIMENT_TAG].metadata.plugin_data.content)
+        values[metadata.EXPERIMENT_TAG].metadata.plugin_data.content
+    )
     infos = {h.name: h for h in exp.hparam_infos}
     assert infos["learning_rate"].type == api_pb2.DATA_TYPE_FLOAT64
-    assert (infos["learning_rate"].domain_interval.min_value,
-            infos["learning_rate"].domain_interval.max_value) == (0.01, 0.1)
-    assert (infos["dense_layers"].domain_interval.min_value,
-            infos["dense_layers"].domain_interval.max_value) == (2, 7)
+    assert (
+        infos["learning_rate"].domain_interval.min_value,
+        infos["learning_rate"].domain_interval.max_value,
+    ) == (0.01, 0.1)
+    assert (
+        infos["dense_layers"].domain_interval.min_value,
+        infos["dense_layers"].domain_interval.max_value,
+    ) == (2, 7)
     assert infos["optimizer"].type == api_pb2.DATA_TYPE_STRING
     assert [v.string_value for v in infos["optimizer"].domain_discrete.values] == ["adam", "sgd"]
     assert infos["magic"].type == api_pb2.DATA_TYPE_BOOL
@@ -126,7 +144,8 @@ def test_seed_hparams_summary_contents():
     assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [("~hparams/loss", "loss")]
 
     start = metadata.parse_session_start_info_plugin_data(
-        values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content)
+        values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content
+    )
     assert start.start_time_secs == 123.0
     assert start.hparams["magic"].WhichOneof("kind") == "bool_value"  # bool stays bool
     assert start.hparams["magic"].bool_value is True
@@ -137,7 +156,8 @@ def test_seed_hparams_summary_contents():
 
     assert values["~hparams/loss"].simple_value == pytest.approx(0.02)
     end = metadata.parse_session_end_info_plugin_data(
-        values[metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content)
+        values[metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content
+    )
     assert end.status == api_pb2.STATUS_SUCCESS
 
 
@@ -150,37 +170,48 @@ def test_seed_hparams_text_fits_the_seeds_pb_placeholder():
 
 
 def test_hparams_options():
-    s = fs.hparams({"lr": np.float32(0.5), "name": "a"}, trial_id="t1", experiment=False,
-                   status=None)
+    s = fs.hparams(
+        {"lr": np.float32(0.5), "name": "a"}, trial_id="t1", experiment=False, status=None
+    )
     values = by_tag(s)
     assert set(values) == {metadata.SESSION_START_INFO_TAG}
     start = metadata.parse_session_start_info_plugin_data(
-        values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content)
+        values[metadata.SESSION_START_INFO_TAG].metadata.plugin_data.content
+    )
     assert start.group_name == "t1" and start.hparams["lr"].number_value == 0.5
     for status in ("running", fs.TrialStatus.RUNNING):  # the enum or its value
         end = by_tag(fs.hparams({"lr": 0.1}, status=status))[metadata.SESSION_END_INFO_TAG]
-        assert metadata.parse_session_end_info_plugin_data(
-            end.metadata.plugin_data.content).status == api_pb2.STATUS_RUNNING
+        assert (
+            metadata.parse_session_end_info_plugin_data(end.metadata.plugin_data.content).status
+            == api_pb2.STATUS_RUNNING
+        )
     with pytest.raises(ValueError, match=r"status must be one of \['unknown', 'success'"):
         fs.hparams({"lr": 0.1}, status="done")
 
 
-@pytest.mark.parametrize("d, err, match", [
-    ({"a": 1, fs.HParam("a"): 2}, ValueError, "already present"),
-    ({"a": [1]}, TypeError, "hparam 'a' must be a bool, int, float or str"),
-    ({fs.Metric("m"): "high"}, TypeError, "metric 'm' must be an int or float"),
-    ({3: 1}, TypeError, "keys must be"),
-    ([("a", 1)], TypeError, "expected a dict")])
+@pytest.mark.parametrize(
+    "d, err, match",
+    [
+        ({"a": 1, fs.HParam("a"): 2}, ValueError, "already present"),
+        ({"a": [1]}, TypeError, "hparam 'a' must be a bool, int, float or str"),
+        ({fs.Metric("m"): "high"}, TypeError, "metric 'm' must be an int or float"),
+        ({3: 1}, TypeError, "keys must be"),
+        ([("a", 1)], TypeError, "expected a dict"),
+    ],
+)
 def test_hparams_bad_input(d, err, match):
     with pytest.raises(err, match=match):
         fs.hparams(d)
 
 
 def test_hparams_config_is_experiment_only():
-    s = fs.hparams_config([fs.HParam("lr", fs.RealRange(0.0, 1.0)), "bs"],
-                          [fs.Metric("loss"), "acc"])
+    s = fs.hparams_config(
+        [fs.HParam("lr", fs.RealRange(0.0, 1.0)), "bs"], [fs.Metric("loss"), "acc"]
+    )
     (value,) = s.value
     exp = metadata.parse_experiment_plugin_data(value.metadata.plugin_data.content)
     assert [h.name for h in exp.hparam_infos] == ["lr", "bs"]
     assert [(m.name.tag, m.display_name) for m in exp.metric_infos] == [
-        ("~hparams/loss", "loss"), ("~hparams/acc", "acc")]
+        ("~hparams/loss", "loss"),
+        ("~hparams/acc", "acc"),
+    ]

@@ -16,8 +16,14 @@ import flowjob as flow
 import flowjob.summary  # noqa: F401 - makes flow.summary available
 from flowjob.summary import _ops
 
-ALL = {ea.COMPRESSED_HISTOGRAMS: 0, ea.IMAGES: 0, ea.AUDIO: 0, ea.SCALARS: 0,
-       ea.HISTOGRAMS: 0, ea.TENSORS: 0}
+ALL = {
+    ea.COMPRESSED_HISTOGRAMS: 0,
+    ea.IMAGES: 0,
+    ea.AUDIO: 0,
+    ea.SCALARS: 0,
+    ea.HISTOGRAMS: 0,
+    ea.TENSORS: 0,
+}
 
 
 def tag_bytes(s: str) -> np.ndarray:
@@ -53,13 +59,19 @@ def define_seed_jobs(logdir: str):
         flow.summary.create_summary_writer(logdir)
 
     @flow.global_function(function_config=func_config)
-    def ScalarJob(value: LN((1,), dtype=flow.float), step: LN((1,), dtype=flow.int64),
-                  tag: LN((1000,), dtype=flow.int8)):
+    def ScalarJob(
+        value: LN((1,), dtype=flow.float),
+        step: LN((1,), dtype=flow.int64),
+        tag: LN((1000,), dtype=flow.int8),
+    ):
         flow.summary.scalar(value, step, tag)
 
     @flow.global_function(function_config=func_config)
-    def HistogramJob(value: LN((20, 20, 20), dtype=flow.float), step: LN((1,), dtype=flow.int64),
-                     tag: LN((9,), dtype=flow.int8)):
+    def HistogramJob(
+        value: LN((20, 20, 20), dtype=flow.float),
+        step: LN((1,), dtype=flow.int64),
+        tag: LN((9,), dtype=flow.int8),
+    ):
         flow.summary.histogram(value, step, tag)
 
     @flow.global_function(function_config=func_config)
@@ -67,8 +79,11 @@ def define_seed_jobs(logdir: str):
         flow.summary.pb(value, step=step)
 
     @flow.global_function(function_config=func_config)
-    def ImageJob(value: LN(shape=(4, 16, 16, 4), dtype=flow.uint8),
-                 step: LN((1,), dtype=flow.int64), tag: LN((10,), dtype=flow.int8)):
+    def ImageJob(
+        value: LN(shape=(4, 16, 16, 4), dtype=flow.uint8),
+        step: LN((1,), dtype=flow.int64),
+        tag: LN((10,), dtype=flow.int8),
+    ):
         flow.summary.image(value, step, tag)
 
     @flow.global_function(function_config=func_config)
@@ -80,7 +95,8 @@ def define_seed_jobs(logdir: str):
 
 def test_seed_004_jobs_write_what_tensorboard_reads(tmp_path):
     CreateWriter, ScalarJob, HistogramJob, PbJob, ImageJob, FlushJob = define_seed_jobs(
-        str(tmp_path))
+        str(tmp_path)
+    )
     CreateWriter()
     for idx in range(5):
         ScalarJob([np.array([idx * 1.5], np.float32)], [step_arr(idx)], [tag_bytes("scalar")])
@@ -117,15 +133,13 @@ def test_seed_004_jobs_write_what_tensorboard_reads(tmp_path):
         assert arr[:, 2].sum() == v.size and arr[0, 0] == v.min() and arr[-1, 1] == v.max()
     text = tensor_util.make_ndarray(acc.Tensors("text")[0].tensor_proto)
     assert [s.decode() for s in text] == net
-    assert acc.SummaryMetadata(metadata.SESSION_START_INFO_TAG).plugin_data.plugin_name \
-        == "hparams"
+    assert acc.SummaryMetadata(metadata.SESSION_START_INFO_TAG).plugin_data.plugin_name == "hparams"
     assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("~hparams/loss")] == [(1, 0.02)]
     (img,) = acc.Tensors("image")
     strings = tensor_util.make_ndarray(img.tensor_proto)
     assert img.step == 1 and len(strings) == 2 + 3
     for i in range(3):
-        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2 + i]))),
-                                      images[i])
+        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2 + i]))), images[i])
 
 
 def test_writing_before_create_is_a_clear_error(tmp_path):
@@ -137,9 +151,11 @@ def test_writing_before_create_is_a_clear_error(tmp_path):
 
 def test_str_tag_and_default_image_tag(tmp_path):
     @flow.global_function(function_config=mirrored_config())
-    def Job(v: flow.typing.Numpy.Placeholder((1,), dtype=flow.float),
-            img: flow.typing.Numpy.Placeholder((1, 2, 3, 1), dtype=flow.uint8),
-            step: flow.typing.Numpy.Placeholder((1,), dtype=flow.int64)):
+    def Job(
+        v: flow.typing.Numpy.Placeholder((1,), dtype=flow.float),
+        img: flow.typing.Numpy.Placeholder((1, 2, 3, 1), dtype=flow.uint8),
+        step: flow.typing.Numpy.Placeholder((1,), dtype=flow.int64),
+    ):
         flow.summary.create_summary_writer(str(tmp_path))
         flow.summary.scalar(v, step, "fixed/tag")
         flow.summary.image(img, step)
@@ -153,21 +169,28 @@ def test_str_tag_and_default_image_tag(tmp_path):
     assert [e.step for e in acc.Tensors("image")] == [9]
 
 
-@pytest.mark.parametrize("body, match", [
-    (lambda v, s, t: flow.summary.histogram(v, s, v),
-     r"flow\.summary\.histogram: tag must have dtype"),
-    (lambda v, s, t: flow.summary.scalar(t, s, t), r"flow\.summary\.scalar: value must have"),
-    (lambda v, s, t: flow.summary.scalar(s, v, t), r"flow\.summary\.scalar: step must have"),
-    (lambda v, s, t: flow.summary.scalar(v, None, t), r"step is required"),
-    (lambda v, s, t: flow.summary.image(v, s, t), r"flow\.summary\.image: value must have"),
-    (lambda v, s, t: flow.summary.pb(v, s), r"flow\.summary\.pb: value must have dtype int8"),
-    (lambda v, s, t: flow.summary.scalar(1.0, s, t), r"value must be a blob"),
-])
+@pytest.mark.parametrize(
+    "body, match",
+    [
+        (
+            lambda v, s, t: flow.summary.histogram(v, s, v),
+            r"flow\.summary\.histogram: tag must have dtype",
+        ),
+        (lambda v, s, t: flow.summary.scalar(t, s, t), r"flow\.summary\.scalar: value must have"),
+        (lambda v, s, t: flow.summary.scalar(s, v, t), r"flow\.summary\.scalar: step must have"),
+        (lambda v, s, t: flow.summary.scalar(v, None, t), r"step is required"),
+        (lambda v, s, t: flow.summary.image(v, s, t), r"flow\.summary\.image: value must have"),
+        (lambda v, s, t: flow.summary.pb(v, s), r"flow\.summary\.pb: value must have dtype int8"),
+        (lambda v, s, t: flow.summary.scalar(1.0, s, t), r"value must be a blob"),
+    ],
+)
 def test_bad_op_inputs_fail_at_trace_time_naming_the_op(body, match):
     @flow.global_function(function_config=mirrored_config())
-    def Job(v: flow.typing.Numpy.Placeholder((3,), dtype=flow.float),
-            s: flow.typing.Numpy.Placeholder((1,), dtype=flow.int64),
-            t: flow.typing.Numpy.Placeholder((4,), dtype=flow.int8)):
+    def Job(
+        v: flow.typing.Numpy.Placeholder((3,), dtype=flow.float),
+        s: flow.typing.Numpy.Placeholder((1,), dtype=flow.int64),
+        t: flow.typing.Numpy.Placeholder((4,), dtype=flow.int8),
+    ):
         body(v, s, t)
 
     with pytest.raises(flow.OpError, match=match):
@@ -225,8 +248,14 @@ def test_jobs_still_in_flight_at_exit_are_written(tmp_path):
         # no sync, no flush: the program just ends
     """
     env = dict(os.environ, PYTHONPATH=str(repo))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     acc = ea.EventAccumulator(str(tmp_path), size_guidance=ALL)
     acc.Reload()

@@ -21,9 +21,11 @@ from flowjob.summary._records import (
 )
 
 GOLDEN_VERSION = bytes.fromhex(
-    "1800000000000000a37f4b2209000000000000f03f1a0d627261696e2e4576656e743a3286bf577a")
+    "1800000000000000a37f4b2209000000000000f03f1a0d627261696e2e4576656e743a3286bf577a"
+)
 GOLDEN_SCALAR = bytes.fromhex(
-    "1a00000000000000129bd82d09000000000000f03f10022a0d0a0b0a046c6f7373150000003f9714c071")
+    "1a00000000000000129bd82d09000000000000f03f10022a0d0a0b0a046c6f7373150000003f9714c071"
+)
 
 
 def test_crc_golden_values():
@@ -35,8 +37,13 @@ def test_crc_golden_values():
 def test_frame_golden_events():
     version = event_pb2.Event(wall_time=1.0, file_version="brain.Event:2")
     assert frame_record(version.SerializeToString()) == GOLDEN_VERSION
-    scalar = event_pb2.Event(wall_time=1.0, step=2, summary=summary_pb2.Summary(
-        value=[summary_pb2.Summary.Value(tag="loss", simple_value=0.5)]))
+    scalar = event_pb2.Event(
+        wall_time=1.0,
+        step=2,
+        summary=summary_pb2.Summary(
+            value=[summary_pb2.Summary.Value(tag="loss", simple_value=0.5)]
+        ),
+    )
     assert frame_record(scalar.SerializeToString()) == GOLDEN_SCALAR
 
 
@@ -75,8 +82,11 @@ def test_corrupt_complete_record_is_detected(where):
     payloads = [b"good", b"will be damaged", b"after"]
     data = bytearray(b"".join(frame_record(p) for p in payloads))
     start = len(frame_record(payloads[0]))
-    offset = {"length_crc": start + 9, "payload": start + 12 + 3,
-              "payload_crc": start + 12 + len(payloads[1]) + 1}[where]
+    offset = {
+        "length_crc": start + 9,
+        "payload": start + 12 + 3,
+        "payload_crc": start + 12 + len(payloads[1]) + 1,
+    }[where]
     data[offset] ^= 0x40
     with pytest.raises(RecordCorruptError, match="CRC mismatch"):
         list(read_records(io.BytesIO(bytes(data))))
@@ -85,13 +95,18 @@ def test_corrupt_complete_record_is_detected(where):
 
 
 @settings(max_examples=100, deadline=None)
-@given(tag=st.text(min_size=1, max_size=200),
-       value=st.floats(width=32, allow_nan=False),
-       step=st.integers(-(2**63), 2**63 - 1),
-       wall=st.floats(min_value=1.0, max_value=1e12))  # a real time.time(), never proto3's 0
+@given(
+    tag=st.text(min_size=1, max_size=200),
+    value=st.floats(width=32, allow_nan=False),
+    step=st.integers(-(2**63), 2**63 - 1),
+    wall=st.floats(min_value=1.0, max_value=1e12),
+)  # a real time.time(), never proto3's 0
 def test_scalar_wire_encoding_equals_protobuf(tag, value, step, wall):
     from flowjob.summary._scalar import scalar_event_bytes, scalar_tag_prefix
 
-    ref = event_pb2.Event(wall_time=wall, step=step, summary=summary_pb2.Summary(
-        value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])).SerializeToString()
+    ref = event_pb2.Event(
+        wall_time=wall,
+        step=step,
+        summary=summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)]),
+    ).SerializeToString()
     assert scalar_event_bytes(scalar_tag_prefix(tag.encode()), value, step, wall) == ref

@@ -29,10 +29,12 @@ TRIALS = {"trial-a": (0.01, 2, "adam", True, 0.5), "trial-b": (0.05, 4, "sgd", F
 
 
 def _trial_dict(lr, layers, opt, bn):
-    return {fs.HParam("lr", fs.RealRange(1e-3, 1e-1)): lr,
-            fs.HParam("layers", fs.IntegerRange(1, 8)): layers,
-            fs.HParam("optimizer", fs.ValueSet(["adam", "sgd"])): opt,
-            "use_bn": bn}
+    return {
+        fs.HParam("lr", fs.RealRange(1e-3, 1e-1)): lr,
+        fs.HParam("layers", fs.IntegerRange(1, 8)): layers,
+        fs.HParam("optimizer", fs.ValueSet(["adam", "sgd"])): opt,
+        "use_bn": bn,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +61,10 @@ def logdir(tmp_path_factory):
 @pytest.fixture(scope="module", params=[False, True], ids=["load_fast=false", "load_fast=true"])
 def server(request, logdir, tb_server_module):
     srv = tb_server_module(logdir, load_fast=request.param)
-    srv.wait_for(lambda: srv.get_json("/data/runs"),
-                 lambda runs: {"kinds", "trial-a", "trial-b"} <= set(runs))
+    srv.wait_for(
+        lambda: srv.get_json("/data/runs"),
+        lambda runs: {"kinds", "trial-a", "trial-b"} <= set(runs),
+    )
     return srv
 
 
@@ -69,8 +73,11 @@ def _q(**kw) -> str:
 
 
 def _as_float(x) -> float:
-    return {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}.get(x, x) \
-        if isinstance(x, str) else float(x)
+    return (
+        {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}.get(x, x)
+        if isinstance(x, str)
+        else float(x)
+    )
 
 
 def test_scalars_every_point_and_nonfinite_strings(server):
@@ -99,8 +106,9 @@ def test_histograms(server):
         expect, _ = histogram_buckets(data, 30)
         np.testing.assert_allclose(np.array(buckets, dtype=float), expect, rtol=1e-12)
     assert [r[1] for r in rows] == [0, 1]
-    dist = server.get_json("/data/plugin/distributions/distributions?"
-                           + _q(run="kinds", tag="weights"))
+    dist = server.get_json(
+        "/data/plugin/distributions/distributions?" + _q(run="kinds", tag="weights")
+    )
     assert len(dist) == 2 and len(dist[0][2]) == 9  # nine percentile bands
 
 
@@ -118,8 +126,9 @@ def test_images_bytes_equal_the_png(server, logdir):
     assert tags["kinds"]["pics"]["samples"] == 2
     pngs = _written_pngs(logdir)
     for i in range(2):
-        (entry,) = server.get_json("/data/plugin/images/images?"
-                                   + _q(run="kinds", tag="pics", sample=i))
+        (entry,) = server.get_json(
+            "/data/plugin/images/images?" + _q(run="kinds", tag="pics", sample=i)
+        )
         assert entry["step"] == 1
         blob = server.get("/data/plugin/images/individualImage?" + entry["query"])
         assert blob == pngs[i]
@@ -134,9 +143,10 @@ def test_text_markdown_vs_table(server):
 
 
 def test_hparams_experiment_domains_and_metrics(server):
-    exp = server.wait_for(lambda: server.post_json("/data/plugin/hparams/experiment",
-                                                   {"experimentName": ""}),
-                          lambda e: e.get("hparamInfos"))
+    exp = server.wait_for(
+        lambda: server.post_json("/data/plugin/hparams/experiment", {"experimentName": ""}),
+        lambda e: e.get("hparamInfos"),
+    )
     infos = {h["name"]: h for h in exp["hparamInfos"]}
     assert set(infos) == {"lr", "layers", "optimizer", "use_bn"}
     assert infos["lr"]["type"] == "DATA_TYPE_FLOAT64"
@@ -147,16 +157,22 @@ def test_hparams_experiment_domains_and_metrics(server):
     assert infos["use_bn"]["type"] == "DATA_TYPE_BOOL"
     assert sorted(infos["use_bn"]["domainDiscrete"]) == [False, True]
     assert [(m["name"]["tag"], m["displayName"]) for m in exp["metricInfos"]] == [
-        ("~hparams/loss", "loss")]
+        ("~hparams/loss", "loss")
+    ]
 
 
 def test_hparams_two_sibling_trials_are_two_rows(server):
-    body = {"experimentName": "", "startIndex": 0, "sliceSize": 100, "colParams": [],
-            "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE",
-                                "STATUS_RUNNING"]}
+    body = {
+        "experimentName": "",
+        "startIndex": 0,
+        "sliceSize": 100,
+        "colParams": [],
+        "allowedStatuses": ["STATUS_UNKNOWN", "STATUS_SUCCESS", "STATUS_FAILURE", "STATUS_RUNNING"],
+    }
     result = server.wait_for(
         lambda: server.post_json("/data/plugin/hparams/session_groups", body),
-        lambda r: r.get("totalSize") == 2)
+        lambda r: r.get("totalSize") == 2,
+    )
     rows = {g["sessions"][0]["name"]: g for g in result["sessionGroups"]}
     assert set(rows) == set(TRIALS)
     for run, (lr, layers, opt, bn, final_loss) in TRIALS.items():

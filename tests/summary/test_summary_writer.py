@@ -18,8 +18,14 @@ from tensorboard.util import tensor_util
 import flowjob.summary as fs
 from flowjob.summary import SummaryWriter
 
-ALL = {ea.COMPRESSED_HISTOGRAMS: 0, ea.IMAGES: 0, ea.AUDIO: 0, ea.SCALARS: 0,
-       ea.HISTOGRAMS: 0, ea.TENSORS: 0}
+ALL = {
+    ea.COMPRESSED_HISTOGRAMS: 0,
+    ea.IMAGES: 0,
+    ea.AUDIO: 0,
+    ea.SCALARS: 0,
+    ea.HISTOGRAMS: 0,
+    ea.TENSORS: 0,
+}
 
 
 def accumulate(logdir) -> ea.EventAccumulator:
@@ -84,6 +90,7 @@ def test_metadata_is_sent_with_the_first_value_of_a_tag_only(tmp_path):
 
 def _legacy_events(path):
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+
     return list(LegacyEventFileLoader(str(path)).Load())
 
 
@@ -102,11 +109,11 @@ def test_images_round_trip_as_samples_of_one_tag(tmp_path):
     assert strings[0] == b"6" and strings[1] == b"8" and len(strings) == 5
     expect = np.random.default_rng(2).integers(0, 256, (3, 8, 6, 3), dtype=np.uint8)
     for i in range(3):
-        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2 + i]))),
-                                      expect[i])
+        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(strings[2 + i]))), expect[i])
     (g,) = acc.Tensors("gray")
     np.testing.assert_array_equal(
-        np.asarray(Image.open(io.BytesIO(tensor_util.make_ndarray(g.tensor_proto)[2]))), gray)
+        np.asarray(Image.open(io.BytesIO(tensor_util.make_ndarray(g.tensor_proto)[2]))), gray
+    )
     assert acc.SummaryMetadata("gray").plugin_data.plugin_name == "images"
 
 
@@ -138,8 +145,7 @@ def test_pb_accepts_a_summary_or_its_text_format(tmp_path):
 
 def test_hparams_session_and_end_status(tmp_path):
     with SummaryWriter(tmp_path / "trial") as w:
-        w.hparams({fs.HParam("lr", fs.RealRange(0.0, 1.0)): 0.1, "bn": True},
-                  metrics={"loss": 0.5})
+        w.hparams({fs.HParam("lr", fs.RealRange(0.0, 1.0)): 0.1, "bn": True}, metrics={"loss": 0.5})
         w.scalar("loss", 0.25, 10)
         w.scalar(fs.metric_tag("loss"), 0.125, 10)
     with pytest.raises(RuntimeError), SummaryWriter(tmp_path / "failed") as w2:
@@ -151,11 +157,15 @@ def test_hparams_session_and_end_status(tmp_path):
             for v in e.summary.value:
                 contents.setdefault((run, v.tag), v)
     exp = metadata.parse_experiment_plugin_data(
-        contents["trial", metadata.EXPERIMENT_TAG].metadata.plugin_data.content)
+        contents["trial", metadata.EXPERIMENT_TAG].metadata.plugin_data.content
+    )
     assert [m.name.tag for m in exp.metric_infos] == ["~hparams/loss"]
-    ends = {run: metadata.parse_session_end_info_plugin_data(
-        contents[run, metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content).status
-        for run in ("trial", "failed")}
+    ends = {
+        run: metadata.parse_session_end_info_plugin_data(
+            contents[run, metadata.SESSION_END_INFO_TAG].metadata.plugin_data.content
+        ).status
+        for run in ("trial", "failed")
+    }
     assert ends == {"trial": api_pb2.STATUS_SUCCESS, "failed": api_pb2.STATUS_FAILURE}
     trial = accumulate(tmp_path / "trial")
     assert [e.value for e in trial.Scalars("loss")] == [0.25]  # the user's series only
@@ -192,9 +202,11 @@ def test_nonfinite_values_are_reported_once_as_summaries_and_a_warning(tmp_path)
     markdown = tensor_util.make_ndarray(reports[-1].tensor_proto).item().decode()
     header, rows = rendered_table(markdown)
     assert header == ["tag", "first step", "NaN", "+Inf", "-Inf"]
-    assert rows == [["loss", "3", "1", "0", "0"],
-                    ["weights", "5", "1", "0", "1"],
-                    ["acc", "6", "1", "0", "0"]]
+    assert rows == [
+        ["loss", "3", "1", "0", "0"],
+        ["weights", "5", "1", "0", "1"],
+        ["acc", "6", "1", "0", "0"],
+    ]
     assert w.nonfinite.total == 5 and list(w.nonfinite.first_seen) == ["loss", "weights", "acc"]
 
 
@@ -209,7 +221,10 @@ def test_nonfinite_summaries_never_step_back(tmp_path):
             w.scalar("val", float("nan"), 12)
     acc = accumulate(tmp_path)
     assert [(e.step, e.value) for e in acc.Scalars("~anomaly/nonfinite_count")] == [
-        (10, 1.0), (10, 2.0), (12, 3.0)]
+        (10, 1.0),
+        (10, 2.0),
+        (12, 3.0),
+    ]
     reports = acc.Tensors("~anomaly/report")
     assert [e.step for e in reports] == [10, 10]  # "val" joined at step 5: written at 10
     _, rows = rendered_table(tensor_util.make_ndarray(reports[-1].tensor_proto).item().decode())
@@ -223,18 +238,21 @@ def test_kind_of_a_tag_is_fixed(tmp_path):
             w.histogram("x", np.ones(3), 1)
 
 
-@pytest.mark.parametrize("call, err, match", [
-    (lambda w: w.scalar("t", "abc", 0), TypeError, "value must be a real number"),
-    (lambda w: w.scalar("t", np.ones(2), 0), TypeError, "1-element"),
-    (lambda w: w.scalar("", 1.0, 0), TypeError, "tag must be a non-empty str"),
-    (lambda w: w.scalar(["t"], 1.0, 0), TypeError, "tag"),
-    (lambda w: w.scalar("t", 1.0, 1.5), TypeError, "step must be an int"),
-    (lambda w: w.scalar("t", 1.0, None), TypeError, "step"),
-    (lambda w: w.image("i", np.zeros((2, 2, 2), np.uint8), 0), ValueError, "C in"),
-    (lambda w: w.text("s", 5, 0), TypeError, "SummaryWriter.text"),
-    (lambda w: w.hparams({"a": 1}, metrics=[1]), TypeError, "metrics must be a dict"),
-    (lambda w: w.graph_def("abc"), TypeError, "GraphDef"),
-])
+@pytest.mark.parametrize(
+    "call, err, match",
+    [
+        (lambda w: w.scalar("t", "abc", 0), TypeError, "value must be a real number"),
+        (lambda w: w.scalar("t", np.ones(2), 0), TypeError, "1-element"),
+        (lambda w: w.scalar("", 1.0, 0), TypeError, "tag must be a non-empty str"),
+        (lambda w: w.scalar(["t"], 1.0, 0), TypeError, "tag"),
+        (lambda w: w.scalar("t", 1.0, 1.5), TypeError, "step must be an int"),
+        (lambda w: w.scalar("t", 1.0, None), TypeError, "step"),
+        (lambda w: w.image("i", np.zeros((2, 2, 2), np.uint8), 0), ValueError, "C in"),
+        (lambda w: w.text("s", 5, 0), TypeError, "SummaryWriter.text"),
+        (lambda w: w.hparams({"a": 1}, metrics=[1]), TypeError, "metrics must be a dict"),
+        (lambda w: w.graph_def("abc"), TypeError, "GraphDef"),
+    ],
+)
 def test_bad_input_is_named(tmp_path, call, err, match):
     with SummaryWriter(tmp_path) as w:
         with pytest.raises(err, match=match):

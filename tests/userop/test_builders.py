@@ -31,47 +31,57 @@ def run_unary(op_type, arg_in, arg_out, x, attrs=None):
     @flow.global_function()
     def job(a: tp.Numpy.Placeholder(x.shape)) -> tp.Numpy:
         return build(op_type, "op", [(arg_in, [a])], [arg_out], attrs)[0]
+
     return job(x)
 
 
-UNARY = [("relu", "in", "out", lambda x: np.maximum(x, 0)),
-         ("sigmoid", "in", "out", lambda x: 1 / (1 + np.exp(-x))),
-         ("ccrelu", "in", "out", lambda x: np.maximum(x, 0)),
-         ("tanh", "x", "y", np.tanh), ("exp", "x", "y", np.exp), ("square", "x", "y", np.square),
-         ("negative", "x", "y", np.negative), ("abs", "x", "y", np.abs),
-         ("softmax", "in", "out", lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)),
-         ("identity", "in", "out", lambda x: x)]
+UNARY = [
+    ("relu", "in", "out", lambda x: np.maximum(x, 0)),
+    ("sigmoid", "in", "out", lambda x: 1 / (1 + np.exp(-x))),
+    ("ccrelu", "in", "out", lambda x: np.maximum(x, 0)),
+    ("tanh", "x", "y", np.tanh),
+    ("exp", "x", "y", np.exp),
+    ("square", "x", "y", np.square),
+    ("negative", "x", "y", np.negative),
+    ("abs", "x", "y", np.abs),
+    ("softmax", "in", "out", lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)),
+    ("identity", "in", "out", lambda x: x),
+]
 
 
 @pytest.mark.parametrize("op_type,arg_in,arg_out,ref", UNARY, ids=[u[0] for u in UNARY])
 def test_unary_op_types_match_numpy(fresh_session, op_type, arg_in, arg_out, ref):
     x = RNG.standard_normal((3, 4)).astype(np.float32)
-    np.testing.assert_allclose(run_unary(op_type, arg_in, arg_out, x), ref(x), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(run_unary(op_type, arg_in, arg_out, x), ref(x), rtol=1e-5, atol=1e-6)
 
 
 def test_shape_and_cast_op_types(fresh_session):
     x = RNG.standard_normal((2, 6)).astype(np.float32)
-    np.testing.assert_array_equal(run_unary("reshape", "in", "out", x, {"shape": [3, 4]}),
-                                  x.reshape(3, 4))
-    np.testing.assert_array_equal(run_unary("TestReshape", "in", "out", x, {"shape": [4, 3]}),
-                                  x.reshape(4, 3))
-    np.testing.assert_array_equal(run_unary("transpose", "input", "output", x, {"perm": [1, 0]}),
-                                  x.T)
-    np.testing.assert_array_equal(run_unary("expand_dims", "in", "out", x, {"axis": 1}),
-                                  x[:, None])
+    np.testing.assert_array_equal(
+        run_unary("reshape", "in", "out", x, {"shape": [3, 4]}), x.reshape(3, 4)
+    )
+    np.testing.assert_array_equal(
+        run_unary("TestReshape", "in", "out", x, {"shape": [4, 3]}), x.reshape(4, 3)
+    )
+    np.testing.assert_array_equal(
+        run_unary("transpose", "input", "output", x, {"perm": [1, 0]}), x.T
+    )
+    np.testing.assert_array_equal(run_unary("expand_dims", "in", "out", x, {"axis": 1}), x[:, None])
     out = run_unary("cast", "in", "out", x, {"dtype": flow.int32})
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out, x.astype(np.int32))
     out = run_unary("TestDataTypeAttr", "in", "out", x, {"output_type": flow.double})
     assert out.dtype == np.float64
-    np.testing.assert_allclose(run_unary("scalar_add", "in", "out", x,
-                                         {"has_float_operand": True, "float_operand": 2.5}),
-                               x + 2.5)
-    np.testing.assert_allclose(run_unary("scalar_mul", "in", "out", x,
-                                         {"has_int_operand": True, "int_operand": 3}), x * 3)
-    np.testing.assert_allclose(run_unary("leaky_relu", "x", "y", x, {"alpha": 0.1}),
-                               np.where(x > 0, x, 0.1 * x), rtol=1e-6)
+    np.testing.assert_allclose(
+        run_unary("scalar_add", "in", "out", x, {"has_float_operand": True, "float_operand": 2.5}),
+        x + 2.5,
+    )
+    np.testing.assert_allclose(
+        run_unary("scalar_mul", "in", "out", x, {"has_int_operand": True, "int_operand": 3}), x * 3
+    )
+    np.testing.assert_allclose(
+        run_unary("leaky_relu", "x", "y", x, {"alpha": 0.1}), np.where(x > 0, x, 0.1 * x), rtol=1e-6
+    )
 
 
 def test_binary_and_multi_input_op_types(fresh_session):
@@ -80,8 +90,11 @@ def test_binary_and_multi_input_op_types(fresh_session):
     c = RNG.standard_normal((3, 4)).astype(np.float32)
 
     @flow.global_function()
-    def job(a_: tp.Numpy.Placeholder(a.shape), b_: tp.Numpy.Placeholder(b.shape),
-            c_: tp.Numpy.Placeholder(c.shape)):
+    def job(
+        a_: tp.Numpy.Placeholder(a.shape),
+        b_: tp.Numpy.Placeholder(b.shape),
+        c_: tp.Numpy.Placeholder(c.shape),
+    ):
         mm = build("matmul", "mm", [("a", [a_]), ("b", [b_])], attrs={"alpha": 2.0})[0]
         add = build("broadcast_add", "badd", [("x", [a_]), ("y", [c_])], ["z"])[0]
         addn = build("add_n", "addn", [("in", [a_, c_, a_])])[0]
@@ -103,12 +116,24 @@ def test_conv2d_op_type_matches_jax(fresh_session):
 
     @flow.global_function()
     def job(x_: tp.Numpy.Placeholder(x.shape), w_: tp.Numpy.Placeholder(w.shape)) -> tp.Numpy:
-        return build("conv2d", "conv", [("in", [x_]), ("weight", [w_])],
-                     attrs={"filters": 4, "padding_before": [1, 1],
-                            "data_format": "channels_first", "kernel_size": [3, 3],
-                            "strides": [2, 2], "dilation_rate": [1, 1], "groups": 1})[0]
-    ref = jax.lax.conv_general_dilated(x, w, (2, 2), [(1, 1), (1, 1)],
-                                       dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        return build(
+            "conv2d",
+            "conv",
+            [("in", [x_]), ("weight", [w_])],
+            attrs={
+                "filters": 4,
+                "padding_before": [1, 1],
+                "data_format": "channels_first",
+                "kernel_size": [3, 3],
+                "strides": [2, 2],
+                "dilation_rate": [1, 1],
+                "groups": 1,
+            },
+        )[0]
+
+    ref = jax.lax.conv_general_dilated(
+        x, w, (2, 2), [(1, 1), (1, 1)], dimension_numbers=("NCHW", "OIHW", "NCHW")
+    )
     np.testing.assert_allclose(job(x, w), ref, rtol=1e-4, atol=1e-4)
 
 
@@ -116,12 +141,18 @@ def test_split_like_and_reduce_sum_like(fresh_session):
     x = RNG.standard_normal((5, 3)).astype(np.float32)
 
     @flow.global_function()
-    def job(x_: tp.Numpy.Placeholder(x.shape), l0: tp.Numpy.Placeholder((2, 3)),
-            l1: tp.Numpy.Placeholder((3, 3)), like: tp.Numpy.Placeholder((3,))):
-        parts = build("split_like", "sl", [("in", [x_]), ("like", [l0, l1])], [("out", 2)],
-                      {"axis": 0})
-        red = build("reduce_sum_like", "rsl", [("x", [x_]), ("like", [like])], ["y"],
-                    {"axis": [0]})[0]
+    def job(
+        x_: tp.Numpy.Placeholder(x.shape),
+        l0: tp.Numpy.Placeholder((2, 3)),
+        l1: tp.Numpy.Placeholder((3, 3)),
+        like: tp.Numpy.Placeholder((3,)),
+    ):
+        parts = build(
+            "split_like", "sl", [("in", [x_]), ("like", [l0, l1])], [("out", 2)], {"axis": 0}
+        )
+        red = build(
+            "reduce_sum_like", "rsl", [("x", [x_]), ("like", [like])], ["y"], {"axis": [0]}
+        )[0]
         return (*parts, red)
 
     zeros = [np.zeros(s, np.float32) for s in ((2, 3), (3, 3), (3,))]
@@ -138,8 +169,15 @@ def test_test_ops_sources_and_output_order(fresh_session):
     def job(x_: tp.Numpy.Placeholder(x.shape)):
         src = build("TestSource", "src")[0]
         rnd = build("TestRandomSource", "rnd", attrs={"seed": 0})[0]
-        op = flow.user_op_builder("mo").Op("TestMultiOutputOrder").Input("in", [x_]) \
-            .Output("out2").Output("out1").Build().InferAndTryRun()
+        op = (
+            flow.user_op_builder("mo")
+            .Op("TestMultiOutputOrder")
+            .Input("in", [x_])
+            .Output("out2")
+            .Output("out1")
+            .Build()
+            .InferAndTryRun()
+        )
         out2, out1 = op.RemoteBlobList()  # in the order of the Output calls
         assert op.RemoteBlobDict() == {"out2": [out2], "out1": [out1]}
         return src, rnd, out1, out2
@@ -157,10 +195,17 @@ def test_test_ops_sources_and_output_order(fresh_session):
 def test_list_attrs_give_output_shapes_and_dtypes(fresh_session):
     @flow.global_function()
     def job(x_: tp.Numpy.Placeholder((2, 2))):
-        return build("TestListDataTypeAndListShapeAndListStringAttr", "l", [("in", [x_])],
-                     [("out", 3)], {"out_shapes": [(4, 4), (6, 6), (8, 8)],
-                                    "out_types": [flow.int8, flow.double, flow.int64],
-                                    "string_list": ["a", "b", "c"]})
+        return build(
+            "TestListDataTypeAndListShapeAndListStringAttr",
+            "l",
+            [("in", [x_])],
+            [("out", 3)],
+            {
+                "out_shapes": [(4, 4), (6, 6), (8, 8)],
+                "out_types": [flow.int8, flow.double, flow.int64],
+                "string_list": ["a", "b", "c"],
+            },
+        )
 
     outs = [r.numpy() for r in job(np.zeros((2, 2), np.float32)).get()]
     assert [o.shape for o in outs] == [(4, 4), (6, 6), (8, 8)]
@@ -179,14 +224,19 @@ def _grad_job(op_type, arg_in, arg_out, x0):
         flow.watch_diff(x, lambda d: got.setdefault("dx", d))
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(loss)
         return loss
+
     job(x0)
     flow.sync_default_session()
     return got["dx"]
 
 
-GRAD = [("relu", "in", "out", jax.nn.relu), ("sigmoid", "in", "out", jax.nn.sigmoid),
-        ("tanh", "x", "y", jnp.tanh), ("exp", "x", "y", jnp.exp), ("ccrelu", "in", "out",
-                                                                  jax.nn.relu)]
+GRAD = [
+    ("relu", "in", "out", jax.nn.relu),
+    ("sigmoid", "in", "out", jax.nn.sigmoid),
+    ("tanh", "x", "y", jnp.tanh),
+    ("exp", "x", "y", jnp.exp),
+    ("ccrelu", "in", "out", jax.nn.relu),
+]
 
 
 @pytest.mark.parametrize("op_type,arg_in,arg_out,fn", GRAD, ids=[g[0] for g in GRAD])
@@ -210,6 +260,7 @@ def test_multi_input_gradient_is_the_kernels_fill(fresh_session):
         flow.watch_diff(x2, lambda d: got.setdefault("d2", d))
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(y)
         return y
+
     out = job()
     flow.sync_default_session()
     np.testing.assert_array_equal(out, got["x1"])
@@ -231,8 +282,16 @@ def test_module_builder_and_builtin_op(fresh_session):
         s = builder.OpName("Add_0").Input("in", [a, a]).Build().InferAndTryRun()
         s2 = builder.OpName("Add_1").Input("in", [s.SoleOutputBlob(), a]).Build()
         total = s2.InferAndTryRun().SoleOutputBlob()
-        mm = flow.builtin_op("matmul").Input("a").Input("b").Output("out") \
-            .Attr("transpose_a", False).Attr("transpose_b", False).Attr("alpha", 1.0).Build()
+        mm = (
+            flow.builtin_op("matmul")
+            .Input("a")
+            .Input("b")
+            .Output("out")
+            .Attr("transpose_a", False)
+            .Attr("transpose_b", False)
+            .Attr("alpha", 1.0)
+            .Build()
+        )
         ed = flow.builtin_op("expand_dims").Input("in").Output("out").Build()
         assert total.op_name == "Add_1"
         return total, mm(a, b)[0], ed(a, axis=2)[0]
@@ -254,6 +313,7 @@ def test_errors_name_the_op_type_and_the_known_ones(fresh_session):
     @flow.global_function()
     def job(a: tp.Numpy.Placeholder((2, 2))):
         return build("TestReshape", "r", [("in", [a])])[0]
+
     with pytest.raises(flow.OpError, match=r"'r' \(TestReshape\) needs attribute\(s\) shape"):
         job(np.zeros((2, 2), np.float32))
     assert {"relu", "conv2d", "TestMultiInput", "TestRandomSource"} <= set(known_op_types())
@@ -271,18 +331,28 @@ def test_matmul_conv_broadcast_gradients_match_jax_grad(fresh_session):
     got = {}
 
     @flow.global_function(type="train")
-    def job(xa: tp.Numpy.Placeholder(x0.shape), wa: tp.Numpy.Placeholder(w0.shape),
-            ma: tp.Numpy.Placeholder(m0.shape)) -> tp.Numpy:
+    def job(
+        xa: tp.Numpy.Placeholder(x0.shape),
+        wa: tp.Numpy.Placeholder(w0.shape),
+        ma: tp.Numpy.Placeholder(m0.shape),
+    ) -> tp.Numpy:
         zero = flow.get_variable("z", (1,), initializer=flow.zeros_initializer())
         x, w, m = xa + zero, wa + zero, ma + zero
-        conv = build("conv2d", "conv", [("in", [x]), ("weight", [w])],
-                     attrs={"filters": 4, "padding_before": [0, 0], "kernel_size": [3, 3],
-                            "strides": [1, 1]})[0]
+        conv = build(
+            "conv2d",
+            "conv",
+            [("in", [x]), ("weight", [w])],
+            attrs={
+                "filters": 4,
+                "padding_before": [0, 0],
+                "kernel_size": [3, 3],
+                "strides": [1, 1],
+            },
+        )[0]
         flat = build("reshape", "flat", [("in", [conv])], attrs={"shape": [2, 36]})[0]
         half = build("broadcast_mul", "half", [("x", [flat]), ("y", [flat])], ["z"])[0]
         rows = build("reshape", "rows", [("in", [half])], attrs={"shape": [18, 4]})[0]
-        mm = build("matmul", "mm", [("a", [rows[:16]]), ("b", [m])],
-                   attrs={"transpose_a": True})[0]
+        mm = build("matmul", "mm", [("a", [rows[:16]]), ("b", [m])], attrs={"transpose_a": True})[0]
         loss = flow.math.reduce_sum(mm)
         for key, blob in (("x", x), ("w", w), ("m", m)):
             flow.watch_diff(blob, functools.partial(got.__setitem__, key))
@@ -290,8 +360,9 @@ def test_matmul_conv_broadcast_gradients_match_jax_grad(fresh_session):
         return loss
 
     def ref(x, w, m):
-        conv = jax.lax.conv_general_dilated(x, w, (1, 1), "VALID",
-                                            dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        conv = jax.lax.conv_general_dilated(
+            x, w, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW")
+        )
         rows = (conv.reshape(2, 36) ** 2).reshape(18, 4)
         return jnp.sum(rows[:16].T @ m)
 

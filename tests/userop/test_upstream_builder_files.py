@@ -13,10 +13,18 @@ import pytest
 REPO = Path(__file__).parents[2]
 OPS = "oneflow/python/test/ops"
 # The files whose every test the builders can run on one CPU device.
-FILES = ["test_TestReshape.py", "test_TestSource.py", "test_TestMultiOutputOrder.py",
-         "test_TestMultiInputGrad.py", "test_TestRandomSource.py",
-         "test_TestListDataTypeAndListShapeAndListStringAttr.py", "test_ccrelu.py",
-         "test_user_op_attr_auto_type.py", "test_multi_square_sum.py", "test_split_like.py"]
+FILES = [
+    "test_TestReshape.py",
+    "test_TestSource.py",
+    "test_TestMultiOutputOrder.py",
+    "test_TestMultiInputGrad.py",
+    "test_TestRandomSource.py",
+    "test_TestListDataTypeAndListShapeAndListStringAttr.py",
+    "test_ccrelu.py",
+    "test_user_op_attr_auto_type.py",
+    "test_multi_square_sum.py",
+    "test_split_like.py",
+]
 # compared with TensorFlow by the file itself
 TF_FILES = ["test_fuse_cast_scale.py"]
 
@@ -27,8 +35,9 @@ def upstream(tmp_path_factory) -> Path:
     if not src:
         pytest.skip("set FLOWJOB_ONEFLOW_SRC to a OneFlow git clone (tag v0.4.0) to run this")
     root = tmp_path_factory.mktemp("oneflow")
-    archive = subprocess.run(["git", "-C", src, "archive", "v0.4.0", OPS],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", src, "archive", "v0.4.0", OPS], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
     return root / OPS
 
@@ -37,10 +46,18 @@ def upstream(tmp_path_factory) -> Path:
 def test_upstream_file_passes(upstream, name):
     if name in TF_FILES:
         pytest.importorskip("tensorflow")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run([sys.executable, "-m", "flowjob", "run", name], cwd=upstream, env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", name],
+        cwd=upstream,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "OK" in out, out

@@ -10,6 +10,14 @@ from ...graph import INVALID_SPLIT_AXIS, Blob
 BlobDesc = ConsistentBlob = MirroredBlob = Blob
 LazyConsistentBlob = LazyMirroredBlob = EagerConsistentBlob = EagerMirroredBlob = Blob
 
-__all__ = ["BlobDesc", "ConsistentBlob", "MirroredBlob", "LazyConsistentBlob",
-           "LazyMirroredBlob", "EagerConsistentBlob", "EagerMirroredBlob", "INVALID_SPLIT_AXIS",
-           "distribute"]
+__all__ = [
+    "BlobDesc",
+    "ConsistentBlob",
+    "MirroredBlob",
+    "LazyConsistentBlob",
+    "LazyMirroredBlob",
+    "EagerConsistentBlob",
+    "EagerMirroredBlob",
+    "INVALID_SPLIT_AXIS",
+    "distribute",
+]

@@ -21,8 +21,9 @@ log = []
 
 
 def variable_w():
-    return flow.get_variable("w", shape=(2, 3), dtype=flow.float32,
-                             initializer=flow.zeros_initializer())
+    return flow.get_variable(
+        "w", shape=(2, 3), dtype=flow.float32, initializer=flow.zeros_initializer()
+    )
 
 
 class PlusW(flow.model.Model):
@@ -37,8 +38,9 @@ class PlusW(flow.model.Model):
         return self(batch[0])
 
     def configure_optimizers(self):
-        return flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [1.0]),
-                                  momentum=0.0)
+        return flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [1.0]), momentum=0.0
+        )
 
 
 class Ones(flow.model.NumpyDataModule):
@@ -72,8 +74,13 @@ ck = flow.model.CheckpointConfig()
 ck.config_load(dirpath=os.path.join(work, "start"))
 ck.config_save(dirpath=os.path.join(work, "model"), step_interval=5)
 
-PlusW().fit(training_config=train, validation_config=val, checkpoint_config=ck,
-            callbacks=Check(), max_steps=10)
+PlusW().fit(
+    training_config=train,
+    validation_config=val,
+    checkpoint_config=ck,
+    callbacks=Check(),
+    max_steps=10,
+)
 assert log == [(kind, s) for s in range(10) for kind in ("train", "val")], log
 assert sorted(os.listdir(work)) == ["model-4", "model-9", "start"], os.listdir(work)
 

@@ -63,14 +63,21 @@ def run_cases(cases: Sequence[Case], seed: int = 0) -> None:
     def body(*xs):
         outs, loss = [], None
         for k, (case, idx) in enumerate(zip(cases, slots)):
-            wanted = case.diff_inputs if case.diff_inputs is not None else [
-                j for j, i in enumerate(idx) if _is_float(flat[i])]
+            wanted = (
+                case.diff_inputs
+                if case.diff_inputs is not None
+                else [j for j, i in enumerate(idx) if _is_float(flat[i])]
+            )
             blobs = []
             for j, i in enumerate(idx):
                 x = xs[i]
                 if case.grad and j in wanted:
-                    zero = flow.get_variable(f"zero_{k}_{j}", shape=flat[i].shape,
-                                             dtype=x.dtype, initializer=flow.zeros_initializer())
+                    zero = flow.get_variable(
+                        f"zero_{k}_{j}",
+                        shape=flat[i].shape,
+                        dtype=x.dtype,
+                        initializer=flow.zeros_initializer(),
+                    )
                     x = x + zero
                     flow.watch_diff(x, functools.partial(grads.__setitem__, (k, j)))
                 blobs.append(x)
@@ -82,15 +89,22 @@ def run_cases(cases: Sequence[Case], seed: int = 0) -> None:
                 term = flow.math.reduce_sum(flow.cast(y * c, flow.float64))
                 loss = term if loss is None else loss + term
         if loss is None:  # nothing differentiable: still a train job, with a constant loss
-            loss = flow.math.reduce_sum(flow.get_variable(
-                "unused", shape=(1,), initializer=flow.zeros_initializer()))
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
-                           momentum=0).minimize(loss)
+            loss = flow.math.reduce_sum(
+                flow.get_variable("unused", shape=(1,), initializer=flow.zeros_initializer())
+            )
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(loss)
         return tuple(outs)
 
-    params = [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                annotation=tp.Numpy.Placeholder(a.shape, dtype=a.dtype))
-              for i, a in enumerate(flat)]
+    params = [
+        inspect.Parameter(
+            f"a{i}",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=tp.Numpy.Placeholder(a.shape, dtype=a.dtype),
+        )
+        for i, a in enumerate(flat)
+    ]
     ret = tuple[tuple(tp.Numpy for _ in cases)]
 
     def job(*xs):
@@ -103,8 +117,13 @@ def run_cases(cases: Sequence[Case], seed: int = 0) -> None:
     failures = []
     for k, (case, idx) in enumerate(zip(cases, slots)):
         try:
-            _check(case, values[k], [flat[i] for i in idx], cotangents.get(k),
-                   {j: g for (kk, j), g in grads.items() if kk == k})
+            _check(
+                case,
+                values[k],
+                [flat[i] for i in idx],
+                cotangents.get(k),
+                {j: g for (kk, j), g in grads.items() if kk == k},
+            )
         except AssertionError as exc:
             failures.append(f"{case.name}: {exc}")
     assert not failures, "\n".join(failures)
@@ -112,8 +131,9 @@ def run_cases(cases: Sequence[Case], seed: int = 0) -> None:
 
 def _check(case: Case, value, arrays, cotangent, grads) -> None:
     wanted = sorted(grads) if cotangent is not None else []
-    assert cotangent is None or wanted or not any(_is_float(a) for a in arrays), \
+    assert cotangent is None or wanted or not any(_is_float(a) for a in arrays), (
         "no gradient was delivered"
+    )
 
     def reference(args, cot):
         def partial_ref(*diff):
@@ -130,12 +150,21 @@ def _check(case: Case, value, arrays, cotangent, grads) -> None:
     expected, expected_grads = run([jnp.asarray(a) for a in arrays], cot)
     expected = np.asarray(expected)
     assert value.shape == expected.shape, f"shape {value.shape} != reference {expected.shape}"
-    np.testing.assert_allclose(value.astype(np.float64) if value.dtype.kind != "b" else value,
-                               expected, rtol=case.rtol, atol=case.atol, err_msg="forward")
+    np.testing.assert_allclose(
+        value.astype(np.float64) if value.dtype.kind != "b" else value,
+        expected,
+        rtol=case.rtol,
+        atol=case.atol,
+        err_msg="forward",
+    )
     for j, g in zip(wanted, expected_grads):
         np.testing.assert_allclose(
-            grads[j], np.asarray(g), rtol=case.grad_rtol or case.rtol,
-            atol=case.grad_atol or case.atol, err_msg=f"gradient of input {j}")
+            grads[j],
+            np.asarray(g),
+            rtol=case.grad_rtol or case.rtol,
+            atol=case.grad_atol or case.atol,
+            err_msg=f"gradient of input {j}",
+        )
 
 
 def uniform(shape, low=-1.0, high=1.0, dtype=np.float32, seed=0) -> np.ndarray:

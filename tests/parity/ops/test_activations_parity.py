@@ -32,14 +32,23 @@ ACTIVATIONS = [
     ("tanh", flow.math.tanh, jnp.tanh),
     ("gelu", flow.math.gelu, _gelu),
     ("elu_1", lambda x: flow.nn.elu(x, alpha=1.0), lambda x: jnp.where(x > 0, x, jnp.expm1(x))),
-    ("elu_0.5", lambda x: flow.nn.elu(x, alpha=0.5),
-     lambda x: jnp.where(x > 0, x, 0.5 * jnp.expm1(x))),
+    (
+        "elu_0.5",
+        lambda x: flow.nn.elu(x, alpha=0.5),
+        lambda x: jnp.where(x > 0, x, 0.5 * jnp.expm1(x)),
+    ),
     ("hardsigmoid", flow.nn.hardsigmoid, _hardsigmoid),
     ("hardswish", flow.nn.hardswish, _hardswish),
-    ("hardtanh", lambda x: flow.nn.hardtanh(x, min_val=-0.5, max_val=0.7),
-     lambda x: jnp.clip(x, -0.5, 0.7)),
-    ("leaky_relu", lambda x: flow.nn.leaky_relu(x, alpha=0.2),
-     lambda x: jnp.where(x > 0, x, 0.2 * x)),
+    (
+        "hardtanh",
+        lambda x: flow.nn.hardtanh(x, min_val=-0.5, max_val=0.7),
+        lambda x: jnp.clip(x, -0.5, 0.7),
+    ),
+    (
+        "leaky_relu",
+        lambda x: flow.nn.leaky_relu(x, alpha=0.2),
+        lambda x: jnp.where(x > 0, x, 0.2 * x),
+    ),
     ("mish", flow.nn.mish, lambda x: x * jnp.tanh(jax.nn.softplus(x))),
     ("swish", lambda x: flow.nn.swish(x, beta=1.5), lambda x: x * jax.nn.sigmoid(1.5 * x)),
     ("relu6", flow.nn.relu6, lambda x: jnp.clip(x, 0, 6)),
@@ -58,4 +67,3 @@ def test_activations_value_and_gradient(dtype):
     cases = [Case(name, fn, ref, [x], rtol=tol, atol=tol) for name, fn, ref in ACTIVATIONS]
     cases.append(Case("sqrt", flow.math.sqrt, jnp.sqrt, [np.abs(x) + 0.5], rtol=tol, atol=tol))
     run_cases(cases)
-

@@ -33,13 +33,17 @@ def conv_ref(x, w, strides, pads, dilations, groups, channels_last=False):
         x, w = jnp.moveaxis(x, -1, 1), jnp.moveaxis(w, -1, 1)
     xp = jnp.pad(x, [(0, 0), (0, 0), *pads])
     o, cg, *kernel = w.shape
-    outs = [(n - (k - 1) * d - 1) // s + 1
-            for n, k, s, d in zip(xp.shape[2:], kernel, strides, dilations)]
+    outs = [
+        (n - (k - 1) * d - 1) // s + 1
+        for n, k, s, d in zip(xp.shape[2:], kernel, strides, dilations)
+    ]
     og = o // groups
     result = 0.0
     for offsets in itertools.product(*[range(k) for k in kernel]):
-        index = tuple(slice(i * d, i * d + (m - 1) * s + 1, s)
-                      for i, d, m, s in zip(offsets, dilations, outs, strides))
+        index = tuple(
+            slice(i * d, i * d + (m - 1) * s + 1, s)
+            for i, d, m, s in zip(offsets, dilations, outs, strides)
+        )
         window = xp[(slice(None), slice(None), *index)]
         window = window.reshape(x.shape[0], groups, cg, *outs)
         taps = w[(slice(None), slice(None), *offsets)].reshape(groups, og, cg)
@@ -52,8 +56,10 @@ def pads_for(padding, spatial, kernel, strides, dilations):
     if padding == "VALID":
         return [(0, 0)] * len(spatial)
     if padding in ("SAME", "SAME_LOWER", "SAME_UPPER"):
-        return [same_pads(n, k, s, d, padding != "SAME_UPPER")
-                for n, k, s, d in zip(spatial, kernel, strides, dilations)]
+        return [
+            same_pads(n, k, s, d, padding != "SAME_UPPER")
+            for n, k, s, d in zip(spatial, kernel, strides, dilations)
+        ]
     return [tuple(p) for p in padding]
 
 
@@ -75,8 +81,14 @@ CONV_CASES = [
     (3, True, (5, 6, 7), 4, 6, (3, 3, 3), (2, 1, 2), (1, 1, 1), 1, "SAME_UPPER"),
     (3, False, (5, 6, 7), 4, 4, (2, 2, 2), (1, 1, 1), (2, 2, 3), 2, "SAME_LOWER"),
 ]
-FORMATS = {(1, False): "NCW", (1, True): "NWC", (2, False): "NCHW", (2, True): "NHWC",
-           (3, False): "NCDHW", (3, True): "NDHWC"}
+FORMATS = {
+    (1, False): "NCW",
+    (1, True): "NWC",
+    (2, False): "NCHW",
+    (2, True): "NHWC",
+    (3, False): "NCDHW",
+    (3, True): "NDHWC",
+}
 CONV = {1: flow.nn.conv1d, 2: flow.nn.conv2d, 3: flow.nn.conv3d}
 
 
@@ -86,15 +98,29 @@ def conv_case(i, case):
     w_shape = (o, *kernel, c // groups) if last else (o, c // groups, *kernel)
     x, w = uniform(x_shape, seed=10 + i), uniform(w_shape, seed=50 + i)
     pads = pads_for(padding, spatial, kernel, strides, dilations)
-    explicit = padding if isinstance(padding, str) else (
-        [(0, 0), *padding, (0, 0)] if last else [(0, 0), (0, 0), *padding])
+    explicit = (
+        padding
+        if isinstance(padding, str)
+        else ([(0, 0), *padding, (0, 0)] if last else [(0, 0), (0, 0), *padding])
+    )
     fmt = FORMATS[ndims, last]
     return Case(
         f"conv{ndims}d {fmt} k{kernel} s{strides} d{dilations} g{groups} {padding}",
-        lambda a, b: CONV[ndims](a, b, strides=list(strides), padding=explicit,
-                                 data_format=fmt, dilations=list(dilations), groups=groups),
+        lambda a, b: CONV[ndims](
+            a,
+            b,
+            strides=list(strides),
+            padding=explicit,
+            data_format=fmt,
+            dilations=list(dilations),
+            groups=groups,
+        ),
         lambda a, b: conv_ref(a, b, strides, pads, dilations, groups, last),
-        [x, w], rtol=1e-4, atol=1e-4, jit=True)
+        [x, w],
+        rtol=1e-4,
+        atol=1e-4,
+        jit=True,
+    )
 
 
 def test_nn_conv_value_and_gradients():
@@ -107,12 +133,19 @@ def test_compat_conv2d_same_is_tensorflows_same_and_layers_conv_take_groups():
     for k, s, g in [(3, 2, 1), (4, 2, 4), (5, 1, 8), (1, 2, 2)]:
         w = uniform((8, 8 // g, k, k), seed=k)
         pads = [same_pads(n, k, s, 1, lower=False) for n in (8, 9)]
-        cases.append(Case(f"compat_conv2d k{k} s{s} g{g}",
-                          lambda a, b, k=k, s=s, g=g: flow.nn.compat_conv2d(
-                              a, b, strides=[s, s], padding="SAME", groups=g),
-                          lambda a, b, s=s, g=g, pads=pads: conv_ref(a, b, (s, s), pads, (1, 1),
-                                                                     g),
-                          [x, w], rtol=1e-4, atol=1e-4, jit=True))
+        cases.append(
+            Case(
+                f"compat_conv2d k{k} s{s} g{g}",
+                lambda a, b, k=k, s=s, g=g: flow.nn.compat_conv2d(
+                    a, b, strides=[s, s], padding="SAME", groups=g
+                ),
+                lambda a, b, s=s, g=g, pads=pads: conv_ref(a, b, (s, s), pads, (1, 1), g),
+                [x, w],
+                rtol=1e-4,
+                atol=1e-4,
+                jit=True,
+            )
+        )
     run_cases(cases)
 
 
@@ -127,35 +160,58 @@ class Fixed:
         return jnp.asarray(self.value, dtype)
 
 
-@pytest.mark.parametrize("ndims,groups,kernel", [(1, 1, 3), (1, 4, 2), (2, 1, 3), (2, 4, 1),
-                                                 (3, 1, 2), (3, 2, 3)])
+@pytest.mark.parametrize(
+    "ndims,groups,kernel", [(1, 1, 3), (1, 4, 2), (2, 1, 3), (2, 4, 1), (3, 1, 2), (3, 2, 3)]
+)
 def test_layers_conv_with_groups_matches_the_reference(ndims, groups, kernel):
     spatial = (7, 6, 5)[:ndims]
     x = uniform((2, 8, *spatial), seed=ndims)
     w = uniform((6 * groups // 2, 8 // groups, *(kernel,) * ndims), seed=groups)
     bias = uniform((w.shape[0],), seed=9)
     layer = {1: flow.layers.conv1d, 2: flow.layers.conv2d, 3: flow.layers.conv3d}[ndims]
-    run_cases([Case(
-        f"layers.conv{ndims}d g{groups}",
-        lambda a: layer(a, w.shape[0], kernel, strides=1, padding="VALID", groups=groups,
-                        kernel_initializer=Fixed(w), bias_initializer=Fixed(bias), name="c"),
-        lambda a: conv_ref(a, jnp.asarray(w), (1,) * ndims, [(0, 0)] * ndims, (1,) * ndims,
-                           groups) + bias.reshape(-1, *(1,) * ndims),
-        [x], rtol=1e-4, atol=1e-4, jit=True)])
+    run_cases(
+        [
+            Case(
+                f"layers.conv{ndims}d g{groups}",
+                lambda a: layer(
+                    a,
+                    w.shape[0],
+                    kernel,
+                    strides=1,
+                    padding="VALID",
+                    groups=groups,
+                    kernel_initializer=Fixed(w),
+                    bias_initializer=Fixed(bias),
+                    name="c",
+                ),
+                lambda a: (
+                    conv_ref(
+                        a, jnp.asarray(w), (1,) * ndims, [(0, 0)] * ndims, (1,) * ndims, groups
+                    )
+                    + bias.reshape(-1, *(1,) * ndims)
+                ),
+                [x],
+                rtol=1e-4,
+                atol=1e-4,
+                jit=True,
+            )
+        ]
+    )
 
 
 def transpose_case(padding, strides, data_format, seed):
     last = data_format == "NHWC"
     n, cin, cout, k, (h, w) = 2, 3, 4, 3, (9, 8)
-    out_hw = [(hh + ss - 1) // ss if padding == "SAME" else (hh - k) // ss + 1
-              for hh, ss in zip((h, w), strides)]
+    out_hw = [
+        (hh + ss - 1) // ss if padding == "SAME" else (hh - k) // ss + 1
+        for hh, ss in zip((h, w), strides)
+    ]
     # conv2d_transpose's filters: (in, out, kh, kw) NCHW or (in, kh, kw, out) NHWC, where
     # "in" is the channel count of the value fed to it (the forward conv's output)
     filters = uniform((cout, k, k, cin) if last else (cout, cin, k, k), seed=seed)
     value = uniform((n, *out_hw, cout) if last else (n, cout, *out_hw), seed=seed + 1)
     z_shape = (n, h, w, cin) if last else (n, cin, h, w)
-    pads = pads_for("SAME_UPPER" if padding == "SAME" else padding, (h, w), (k, k), strides,
-                    (1, 1))
+    pads = pads_for("SAME_UPPER" if padding == "SAME" else padding, (h, w), (k, k), strides, (1, 1))
 
     def ref(v, f):
         # the transposed filters hold the forward conv's (out, in, ...) weights as they are
@@ -163,18 +219,34 @@ def transpose_case(padding, strides, data_format, seed):
         _, vjp = jax.vjp(lambda z: conv_ref(z, f, strides, pads, (1, 1), 1, last), zeros)
         return vjp(v)[0]
 
-    return Case(f"conv2d_transpose {data_format} {padding} {strides}",
-                lambda v, f: flow.nn.conv2d_transpose(
-                    v, f, output_shape=z_shape, strides=list(strides), padding=padding,
-                    data_format=data_format),
-                ref, [value, filters], rtol=1e-4, atol=1e-4, jit=True)
+    return Case(
+        f"conv2d_transpose {data_format} {padding} {strides}",
+        lambda v, f: flow.nn.conv2d_transpose(
+            v,
+            f,
+            output_shape=z_shape,
+            strides=list(strides),
+            padding=padding,
+            data_format=data_format,
+        ),
+        ref,
+        [value, filters],
+        rtol=1e-4,
+        atol=1e-4,
+        jit=True,
+    )
 
 
 @pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
 def test_conv2d_transpose_is_the_vjp_of_conv2d(data_format):
-    run_cases([transpose_case(padding, strides, data_format, seed)
-               for seed, (padding, strides) in enumerate(
-                   [("VALID", (2, 2)), ("SAME", (2, 2)), ("SAME", (1, 1)), ("VALID", (1, 2))])])
+    run_cases(
+        [
+            transpose_case(padding, strides, data_format, seed)
+            for seed, (padding, strides) in enumerate(
+                [("VALID", (2, 2)), ("SAME", (2, 2)), ("SAME", (1, 1)), ("VALID", (1, 2))]
+            )
+        ]
+    )
 
 
 def pool_ref(x, mode, ksize, strides, pads, channels_last):
@@ -197,8 +269,11 @@ def pool_ref(x, mode, ksize, strides, pads, channels_last):
 
 POOL_CASES = [
     # (x shape NCHW, ksize, strides, padding)
-    ((1, 3, 7, 7), 3, 2, "SAME"), ((1, 3, 7, 7), 3, 2, "VALID"), ((2, 5, 6, 6), 2, 1, "SAME"),
-    ((1, 1, 9, 9), 3, 2, "SAME"), ((1, 2, 10, 11), (2, 3), (2, 1), "VALID"),
+    ((1, 3, 7, 7), 3, 2, "SAME"),
+    ((1, 3, 7, 7), 3, 2, "VALID"),
+    ((2, 5, 6, 6), 2, 1, "SAME"),
+    ((1, 1, 9, 9), 3, 2, "SAME"),
+    ((1, 2, 10, 11), (2, 3), (2, 1), "VALID"),
     ((1, 2, 10, 10), 3, 2, [(0, 0), (0, 0), (1, 1), (0, 2)]),
     ((1, 3, 12, 12), 3, 1, [(0, 0), (0, 0), (2, 0), (1, 1)]),
 ]
@@ -212,8 +287,11 @@ def test_pooling_value_and_gradient(data_format):
         k = (ksize,) * 2 if isinstance(ksize, int) else ksize
         s = (strides,) * 2 if isinstance(strides, int) else strides
         # pooling's SAME is OneFlow's SAME_LOWER (an odd extra pad first); explicit lists are NCHW
-        spatial_padding = {"SAME": "SAME_LOWER"}.get(padding, padding) \
-            if isinstance(padding, str) else padding[2:]
+        spatial_padding = (
+            {"SAME": "SAME_LOWER"}.get(padding, padding)
+            if isinstance(padding, str)
+            else padding[2:]
+        )
         pads = pads_for(spatial_padding, shape[2:], k, s, (1, 1))
         explicit = padding
         if not isinstance(padding, str) and last:
@@ -222,10 +300,17 @@ def test_pooling_value_and_gradient(data_format):
         if last:
             x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
         for mode, fn in (("max", flow.nn.max_pool2d), ("avg", flow.nn.avg_pool2d)):
-            cases.append(Case(
-                f"{mode}_pool2d {shape} k{k} s{s} {padding}",
-                lambda a, fn=fn, k=k, s=s, p=explicit: fn(a, ksize=list(k), strides=list(s),
-                                                          padding=p, data_format=data_format),
-                lambda a, mode=mode, k=k, s=s, pads=pads: pool_ref(a, mode, k, s, pads, last),
-                [x], rtol=1e-5, atol=1e-5, jit=True))
+            cases.append(
+                Case(
+                    f"{mode}_pool2d {shape} k{k} s{s} {padding}",
+                    lambda a, fn=fn, k=k, s=s, p=explicit: fn(
+                        a, ksize=list(k), strides=list(s), padding=p, data_format=data_format
+                    ),
+                    lambda a, mode=mode, k=k, s=s, pads=pads: pool_ref(a, mode, k, s, pads, last),
+                    [x],
+                    rtol=1e-5,
+                    atol=1e-5,
+                    jit=True,
+                )
+            )
     run_cases(cases)

@@ -27,9 +27,16 @@ BINARY = [
     ("squared_difference", flow.math.squared_difference, lambda a, b: (a - b) ** 2),
 ]
 # broadcasting pairs of test_broadcast_normal / test_add / test_multiply
-SHAPES = [((3, 1, 4, 1), (4, 1, 6)), ((3, 1, 4, 5, 1), (1, 4, 1, 1, 5)),
-          ((3, 1, 4, 5, 1), (3, 4, 1, 1, 5)), ((5, 6), (1, 6)), ((5, 6), (5, 1)),
-          ((4, 5, 6), (1, 5, 1)), ((4, 5, 6), (4, 1, 6)), ((6, 7), (6, 7))]
+SHAPES = [
+    ((3, 1, 4, 1), (4, 1, 6)),
+    ((3, 1, 4, 5, 1), (1, 4, 1, 1, 5)),
+    ((3, 1, 4, 5, 1), (3, 4, 1, 1, 5)),
+    ((5, 6), (1, 6)),
+    ((5, 6), (5, 1)),
+    ((4, 5, 6), (1, 5, 1)),
+    ((4, 5, 6), (4, 1, 6)),
+    ((6, 7), (6, 7)),
+]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -49,25 +56,42 @@ def test_integer_binary_ops_and_python_operators(dtype):
     a = np.random.default_rng(0).integers(-20, 20, (3, 1, 4, 1)).astype(dtype)
     b = np.random.default_rng(1).integers(1, 9, (4, 1, 6)).astype(dtype)
     b = b * np.where(np.random.default_rng(2).random(b.shape) < 0.5, -1, 1).astype(dtype)
-    cases = [Case(name, fn, ref, [a, b], grad=False) for name, fn, ref in BINARY
-             if name not in ("divide", "squared_difference")]
+    cases = [
+        Case(name, fn, ref, [a, b], grad=False)
+        for name, fn, ref in BINARY
+        if name not in ("divide", "squared_difference")
+    ]
     cases += [
         # OneFlow: integer division truncates toward zero, mod follows the divisor's sign
-        Case("divide", flow.math.divide, lambda x, y: jnp.trunc(x / y).astype(x.dtype),
-             [a, b], grad=False),
+        Case(
+            "divide",
+            flow.math.divide,
+            lambda x, y: jnp.trunc(x / y).astype(x.dtype),
+            [a, b],
+            grad=False,
+        ),
         Case("mod", flow.math.mod, jnp.mod, [a, b], grad=False),
         Case("% operator", lambda x, y: x % y, jnp.mod, [a, b], grad=False),
     ]
-    for name, op, ref in [("==", lambda x, y: x == y, jnp.equal),
-                          ("!=", lambda x, y: x != y, jnp.not_equal),
-                          (">", lambda x, y: x > y, jnp.greater),
-                          (">=", lambda x, y: x >= y, jnp.greater_equal),
-                          ("<", lambda x, y: x < y, jnp.less),
-                          ("<=", lambda x, y: x <= y, jnp.less_equal),
-                          ("logical_and", flow.math.logical_and, jnp.logical_and)]:
+    for name, op, ref in [
+        ("==", lambda x, y: x == y, jnp.equal),
+        ("!=", lambda x, y: x != y, jnp.not_equal),
+        (">", lambda x, y: x > y, jnp.greater),
+        (">=", lambda x, y: x >= y, jnp.greater_equal),
+        ("<", lambda x, y: x < y, jnp.less),
+        ("<=", lambda x, y: x <= y, jnp.less_equal),
+        ("logical_and", flow.math.logical_and, jnp.logical_and),
+    ]:
         # comparisons give int8 0/1 in OneFlow
-        cases.append(Case(name, op, lambda x, y, ref=ref: ref(x, y).astype(jnp.int8),
-                          [a % 3, b % 3], grad=False))
+        cases.append(
+            Case(
+                name,
+                op,
+                lambda x, y, ref=ref: ref(x, y).astype(jnp.int8),
+                [a % 3, b % 3],
+                grad=False,
+            )
+        )
     run_cases(cases)
 
 
@@ -75,11 +99,16 @@ def test_integer_binary_ops_and_python_operators(dtype):
 def test_logical_ops_on_floats_broadcast_and_return_int8(dtype):
     a = np.round(uniform((4, 6, 6), -2, 2, dtype, seed=3))
     b = np.round(uniform((1, 6, 1), -2, 2, dtype, seed=4))
-    run_cases([Case(name, op, lambda x, y, ref=ref: ref(x, y).astype(jnp.int8), [a, b],
-                    grad=False)
-               for name, op, ref in [("==", lambda x, y: x == y, jnp.equal),
-                                     (">", lambda x, y: x > y, jnp.greater),
-                                     ("<=", lambda x, y: x <= y, jnp.less_equal)]])
+    run_cases(
+        [
+            Case(name, op, lambda x, y, ref=ref: ref(x, y).astype(jnp.int8), [a, b], grad=False)
+            for name, op, ref in [
+                ("==", lambda x, y: x == y, jnp.equal),
+                (">", lambda x, y: x > y, jnp.greater),
+                ("<=", lambda x, y: x <= y, jnp.less_equal),
+            ]
+        ]
+    )
 
 
 def test_scalar_forms_pow_and_tensor_by_one_element_tensor():
@@ -94,65 +123,118 @@ def test_scalar_forms_pow_and_tensor_by_one_element_tensor():
         Case("add(x, scalar)", lambda v: flow.math.add(v, 5.0), lambda v: v + 5.0, [x]),
     ]
     for exponent in (0.5, 2.0, 3.0, -1.0):
-        cases.append(Case(f"pow {exponent}", lambda v, e=exponent: flow.math.pow(v, e),
-                          lambda v, e=exponent: v ** e, [x]))
-    for name, fn, ref in [("add", flow.math.add, jnp.add),
-                          ("subtract", flow.math.subtract, jnp.subtract),
-                          ("multiply", flow.math.multiply, jnp.multiply),
-                          ("divide", flow.math.divide, jnp.divide)]:
+        cases.append(
+            Case(
+                f"pow {exponent}",
+                lambda v, e=exponent: flow.math.pow(v, e),
+                lambda v, e=exponent: v**e,
+                [x],
+            )
+        )
+    for name, fn, ref in [
+        ("add", flow.math.add, jnp.add),
+        ("subtract", flow.math.subtract, jnp.subtract),
+        ("multiply", flow.math.multiply, jnp.multiply),
+        ("divide", flow.math.divide, jnp.divide),
+    ]:
         cases.append(Case(f"{name} by (1,) tensor", fn, ref, [x, y1]))
     run_cases(cases)
 
     xi = np.random.default_rng(6).integers(-50, 50, (5, 6)).astype(np.int32)
-    run_cases([Case("int + 3", lambda v: v + 3, lambda v: v + 3, [xi], grad=False),
-               Case("int * 3", lambda v: v * 3, lambda v: v * 3, [xi], grad=False),
-               Case("int - 3", lambda v: v - 3, lambda v: v - 3, [xi], grad=False)])
+    run_cases(
+        [
+            Case("int + 3", lambda v: v + 3, lambda v: v + 3, [xi], grad=False),
+            Case("int * 3", lambda v: v * 3, lambda v: v * 3, [xi], grad=False),
+            Case("int - 3", lambda v: v - 3, lambda v: v - 3, [xi], grad=False),
+        ]
+    )
 
 
 def test_binary_math_functions():
     x = uniform((5, 5), 1, 5, seed=7)
     y = uniform((5, 5), 1, 5, seed=8)
     xs = uniform((5, 5), -10, 10, seed=9)
-    run_cases([
-        Case("atan2", flow.math.atan2, jnp.arctan2, [xs, y]),
-        Case("pow", flow.math.pow, jnp.power, [x, y], rtol=1e-4),
-        Case("xdivy", flow.math.xdivy, lambda a, b: a / b, [x, y]),
-        Case("xlogy", flow.math.xlogy, lambda a, b: a * jnp.log(b), [x, y]),
-        Case("floordiv", flow.math.floordiv, jnp.floor_divide, [xs, y], grad=False),
-    ])
+    run_cases(
+        [
+            Case("atan2", flow.math.atan2, jnp.arctan2, [xs, y]),
+            Case("pow", flow.math.pow, jnp.power, [x, y], rtol=1e-4),
+            Case("xdivy", flow.math.xdivy, lambda a, b: a / b, [x, y]),
+            Case("xlogy", flow.math.xlogy, lambda a, b: a * jnp.log(b), [x, y]),
+            Case("floordiv", flow.math.floordiv, jnp.floor_divide, [xs, y], grad=False),
+        ]
+    )
 
 
 def test_add_n_of_2_to_16_and_100_inputs():
     cases = []
     for n in (2, 3, 5, 8, 16, 100):
         xs = [uniform((3, 4), seed=1000 * n + i) for i in range(n)]
-        cases.append(Case(f"add_n {n}", lambda *b: flow.math.add_n(list(b)),
-                          lambda *a: sum(a[1:], a[0]), xs, rtol=1e-5, atol=1e-5))
+        cases.append(
+            Case(
+                f"add_n {n}",
+                lambda *b: flow.math.add_n(list(b)),
+                lambda *a: sum(a[1:], a[0]),
+                xs,
+                rtol=1e-5,
+                atol=1e-5,
+            )
+        )
     run_cases(cases)
 
 
 def test_clip_by_value_min_max_and_both():
     x = uniform((4, 6), -3, 3, seed=11)
     x = np.where(np.abs(np.abs(x) - 1) < 0.05, 0.0, x).astype(np.float32)
-    run_cases([
-        Case("clip both", lambda v: flow.clip_by_value(v, -1.0, 1.0),
-             lambda v: jnp.clip(v, -1, 1), [x]),
-        Case("clip min", lambda v: flow.clip_by_value(v, min_value=-1.0),
-             lambda v: jnp.maximum(v, -1), [x]),
-        Case("clip max", lambda v: flow.clip_by_value(v, max_value=1.0),
-             lambda v: jnp.minimum(v, 1), [x]),
-    ])
+    run_cases(
+        [
+            Case(
+                "clip both",
+                lambda v: flow.clip_by_value(v, -1.0, 1.0),
+                lambda v: jnp.clip(v, -1, 1),
+                [x],
+            ),
+            Case(
+                "clip min",
+                lambda v: flow.clip_by_value(v, min_value=-1.0),
+                lambda v: jnp.maximum(v, -1),
+                [x],
+            ),
+            Case(
+                "clip max",
+                lambda v: flow.clip_by_value(v, max_value=1.0),
+                lambda v: jnp.minimum(v, 1),
+                [x],
+            ),
+        ]
+    )
 
 
 def test_cast_between_dtypes_and_its_gradient():
     x = uniform((5, 4, 3), -100, 100, np.float32, seed=12)
-    cases = [Case("cast f32->f64", lambda v: flow.cast(v, flow.float64),
-                  lambda v: v.astype(jnp.float64), [x])]
-    for dtype, np_dtype in [(flow.int8, np.int8), (flow.uint8, np.uint8),
-                            (flow.int32, np.int32), (flow.int64, np.int64)]:
+    cases = [
+        Case(
+            "cast f32->f64",
+            lambda v: flow.cast(v, flow.float64),
+            lambda v: v.astype(jnp.float64),
+            [x],
+        )
+    ]
+    for dtype, np_dtype in [
+        (flow.int8, np.int8),
+        (flow.uint8, np.uint8),
+        (flow.int32, np.int32),
+        (flow.int64, np.int64),
+    ]:
         source = np.abs(x) if np_dtype == np.uint8 else x
-        cases.append(Case(f"cast ->{np_dtype.__name__}", lambda v, d=dtype: flow.cast(v, d),
-                          lambda v, t=np_dtype: v.astype(t), [source], grad=False))
+        cases.append(
+            Case(
+                f"cast ->{np_dtype.__name__}",
+                lambda v, d=dtype: flow.cast(v, d),
+                lambda v, t=np_dtype: v.astype(t),
+                [source],
+                grad=False,
+            )
+        )
     run_cases(cases)
 
 
@@ -163,25 +245,46 @@ def test_count_not_finite_polyval_and_l2_normalize():
     x2[0, 0] = np.nan
     y = uniform((6, 5, 4, 3), -10, 10, seed=15)
     cases = [
-        Case("count_not_finite", flow.count_not_finite,
-             lambda v: jnp.sum(~jnp.isfinite(v)).astype(jnp.int64).reshape(1), [x], grad=False),
-        Case("multi_count_not_finite", lambda a, b: flow.multi_count_not_finite([a, b]),
-             lambda a, b: (jnp.sum(~jnp.isfinite(a)) + jnp.sum(~jnp.isfinite(b)))
-             .astype(jnp.int64).reshape(1), [x, x2], grad=False),
+        Case(
+            "count_not_finite",
+            flow.count_not_finite,
+            lambda v: jnp.sum(~jnp.isfinite(v)).astype(jnp.int64).reshape(1),
+            [x],
+            grad=False,
+        ),
+        Case(
+            "multi_count_not_finite",
+            lambda a, b: flow.multi_count_not_finite([a, b]),
+            lambda a, b: (
+                (jnp.sum(~jnp.isfinite(a)) + jnp.sum(~jnp.isfinite(b))).astype(jnp.int64).reshape(1)
+            ),
+            [x, x2],
+            grad=False,
+        ),
     ]
     for coeffs in ([1.0, 2.0], [1.0, 2.0, 3.0], [0.5, -1.0, 0.0, 2.0]):
-        cases.append(Case(f"polyval {coeffs}",
-                          lambda v, c=coeffs: flow.math.polyval(c, v),
-                          lambda v, c=coeffs: jnp.polyval(jnp.asarray(c, v.dtype), v),
-                          [x2 * 0 + uniform((4, 5), seed=16)]))
+        cases.append(
+            Case(
+                f"polyval {coeffs}",
+                lambda v, c=coeffs: flow.math.polyval(c, v),
+                lambda v, c=coeffs: jnp.polyval(jnp.asarray(c, v.dtype), v),
+                [x2 * 0 + uniform((4, 5), seed=16)],
+            )
+        )
     for axis in (-1, 0, 1, 2, 3):
         for eps in (1e-10, 1e-5):
-            cases.append(Case(f"l2_normalize axis {axis} eps {eps}",
-                              lambda v, a=axis, e=eps: flow.math.l2_normalize(v, axis=a,
-                                                                              epsilon=e),
-                              lambda v, a=axis, e=eps: v / jnp.sqrt(jnp.maximum(
-                                  jnp.sum(v * v, axis=a, keepdims=True), e)),
-                              [y], rtol=1e-5, atol=1e-5))
+            cases.append(
+                Case(
+                    f"l2_normalize axis {axis} eps {eps}",
+                    lambda v, a=axis, e=eps: flow.math.l2_normalize(v, axis=a, epsilon=e),
+                    lambda v, a=axis, e=eps: (
+                        v / jnp.sqrt(jnp.maximum(jnp.sum(v * v, axis=a, keepdims=True), e))
+                    ),
+                    [y],
+                    rtol=1e-5,
+                    atol=1e-5,
+                )
+            )
     run_cases(cases)
 
 

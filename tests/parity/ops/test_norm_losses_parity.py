@@ -36,22 +36,38 @@ def test_batch_norm_training_statistics_over_every_axis_and_layer_norm_options()
     cases = []
     for k, axis in enumerate((0, 1, 2, 3, -1)):
         for eps in (1.001e-5, 1e-4):
-            cases.append(Case(f"batch_normalization axis {axis} eps {eps}",
-                              lambda a, ax=axis, e=eps, n=f"bn{k}_{eps}":
-                              flow.layers.batch_normalization(a, axis=ax, epsilon=e,
-                                                              training=True, name=n),
-                              lambda a, ax=axis, e=eps: _bn_ref(a, ax, e), [x],
-                              rtol=1e-4, atol=1e-4))
-    for k, (begin, center, scale, eps) in enumerate(((1, True, True, 1e-5),
-                                                     (2, False, True, 1e-10),
-                                                     (-1, True, False, 1e-5),
-                                                     (3, False, False, 1e-5))):
-        cases.append(Case(f"layer_norm begin {begin} center {center} scale {scale}",
-                          lambda a, b=begin, c=center, s=scale, e=eps, n=f"ln{k}":
-                          flow.layers.layer_norm(a, center=c, scale=s, begin_norm_axis=b,
-                                                 begin_params_axis=-1, epsilon=e, name=n),
-                          lambda a, b=begin, e=eps: _ln_ref(a, b, e), [x],
-                          rtol=1e-4, atol=1e-4))
+            cases.append(
+                Case(
+                    f"batch_normalization axis {axis} eps {eps}",
+                    lambda a, ax=axis, e=eps, n=f"bn{k}_{eps}": flow.layers.batch_normalization(
+                        a, axis=ax, epsilon=e, training=True, name=n
+                    ),
+                    lambda a, ax=axis, e=eps: _bn_ref(a, ax, e),
+                    [x],
+                    rtol=1e-4,
+                    atol=1e-4,
+                )
+            )
+    for k, (begin, center, scale, eps) in enumerate(
+        (
+            (1, True, True, 1e-5),
+            (2, False, True, 1e-10),
+            (-1, True, False, 1e-5),
+            (3, False, False, 1e-5),
+        )
+    ):
+        cases.append(
+            Case(
+                f"layer_norm begin {begin} center {center} scale {scale}",
+                lambda a, b=begin, c=center, s=scale, e=eps, n=f"ln{k}": flow.layers.layer_norm(
+                    a, center=c, scale=s, begin_norm_axis=b, begin_params_axis=-1, epsilon=e, name=n
+                ),
+                lambda a, b=begin, e=eps: _ln_ref(a, b, e),
+                [x],
+                rtol=1e-4,
+                atol=1e-4,
+            )
+        )
     run_cases(cases)
 
 
@@ -62,12 +78,24 @@ def test_batch_norm_inference_uses_the_moving_statistics():
 
     def ref(a, m, v, g, b):
         shape = (1, 3, 1, 1)
-        return (a - m.reshape(shape)) / jnp.sqrt(v.reshape(shape) + 1e-3) * g.reshape(shape) \
-            + b.reshape(shape)
+        return (a - m.reshape(shape)) / jnp.sqrt(v.reshape(shape) + 1e-3) * g.reshape(
+            shape
+        ) + b.reshape(shape)
 
-    run_cases([Case("nn.batch_normalization", lambda a, m, v, g, b: flow.nn.batch_normalization(
-        a, m, v, offset=b, scale=g, variance_epsilon=1e-3, axis=1), ref,
-        [x, mean, var, gamma, beta], rtol=1e-5, atol=1e-5)])
+    run_cases(
+        [
+            Case(
+                "nn.batch_normalization",
+                lambda a, m, v, g, b: flow.nn.batch_normalization(
+                    a, m, v, offset=b, scale=g, variance_epsilon=1e-3, axis=1
+                ),
+                ref,
+                [x, mean, var, gamma, beta],
+                rtol=1e-5,
+                atol=1e-5,
+            )
+        ]
+    )
 
 
 @pytest.mark.parametrize("shared_axes", [(2,), (1, 2), (1, 3), (1, 2, 3)])
@@ -82,10 +110,18 @@ def test_prelu_shared_axes(shared_axes):
         def __call__(self, key, shape, dtype):
             return jnp.asarray(alpha, dtype)
 
-    run_cases([Case(f"prelu {shared_axes}",
-                    lambda a: flow.layers.prelu(a, alpha_initializer=Fixed(),
-                                                shared_axes=list(shared_axes), name="p"),
-                    lambda a: jnp.where(a > 0, a, a * alpha[None]), [x])])
+    run_cases(
+        [
+            Case(
+                f"prelu {shared_axes}",
+                lambda a: flow.layers.prelu(
+                    a, alpha_initializer=Fixed(), shared_axes=list(shared_axes), name="p"
+                ),
+                lambda a: jnp.where(a > 0, a, a * alpha[None]),
+                [x],
+            )
+        ]
+    )
 
 
 def test_losses_value_and_gradient():
@@ -105,37 +141,64 @@ def test_losses_value_and_gradient():
 
     cases = []
     for how in ("none", "mean", "sum"):
+
         def red(v, h=how):
             return reduce(v, h)
+
         cases += [
-            Case(f"L1Loss {how}", lambda u, v, h=how: flow.nn.L1Loss(u, v, reduction=h),
-                 lambda u, v, r=red: r(jnp.abs(u - v)), [x, t]),
-            Case(f"MSELoss {how}", lambda u, v, h=how: flow.nn.MSELoss(u, v, reduction=h),
-                 lambda u, v, r=red: r((u - v) ** 2), [x, t]),
-            Case(f"BCELoss {how}", lambda u, v, w, h=how: flow.nn.BCELoss(u, v, w, reduction=h),
-                 lambda u, v, w, r=red: r(-w * (v * jnp.log(u) + (1 - v) * jnp.log(1 - u))),
-                 [prob, target01, weight], diff_inputs=[0]),
-            Case(f"BCEWithLogitsLoss {how}",
-                 lambda u, v, w, pw, h=how: flow.nn.BCEWithLogitsLoss(u, v, w, pw, reduction=h),
-                 lambda u, v, w, pw, r=red: r(-w * (pw * v * jax.nn.log_sigmoid(u)
-                                                    + (1 - v) * jax.nn.log_sigmoid(-u))),
-                 [x, target01, weight, pos_weight], diff_inputs=[0]),
-            Case(f"MarginRankingLoss {how}",
-                 lambda u, v, s, h=how: flow.nn.MarginRankingLoss(u, v, s, margin=0.3,
-                                                                  reduction=h),
-                 lambda u, v, s, r=red: r(jnp.maximum(0.0, -s * (u - v) + 0.3)),
-                 [x, t, sign], diff_inputs=[0, 1]),
+            Case(
+                f"L1Loss {how}",
+                lambda u, v, h=how: flow.nn.L1Loss(u, v, reduction=h),
+                lambda u, v, r=red: r(jnp.abs(u - v)),
+                [x, t],
+            ),
+            Case(
+                f"MSELoss {how}",
+                lambda u, v, h=how: flow.nn.MSELoss(u, v, reduction=h),
+                lambda u, v, r=red: r((u - v) ** 2),
+                [x, t],
+            ),
+            Case(
+                f"BCELoss {how}",
+                lambda u, v, w, h=how: flow.nn.BCELoss(u, v, w, reduction=h),
+                lambda u, v, w, r=red: r(-w * (v * jnp.log(u) + (1 - v) * jnp.log(1 - u))),
+                [prob, target01, weight],
+                diff_inputs=[0],
+            ),
+            Case(
+                f"BCEWithLogitsLoss {how}",
+                lambda u, v, w, pw, h=how: flow.nn.BCEWithLogitsLoss(u, v, w, pw, reduction=h),
+                lambda u, v, w, pw, r=red: r(
+                    -w * (pw * v * jax.nn.log_sigmoid(u) + (1 - v) * jax.nn.log_sigmoid(-u))
+                ),
+                [x, target01, weight, pos_weight],
+                diff_inputs=[0],
+            ),
+            Case(
+                f"MarginRankingLoss {how}",
+                lambda u, v, s, h=how: flow.nn.MarginRankingLoss(u, v, s, margin=0.3, reduction=h),
+                lambda u, v, s, r=red: r(jnp.maximum(0.0, -s * (u - v) + 0.3)),
+                [x, t, sign],
+                diff_inputs=[0, 1],
+            ),
         ]
         for log_target in (False, True):
             target = np.asarray(jnp.log(p_target)) if log_target else p_target
-            cases.append(Case(
-                f"KLDivLoss {how} log_target={log_target}",
-                lambda u, v, h=how, lt=log_target: flow.nn.KLDivLoss(u, v, log_target=lt,
-                                                                     reduction=h),
-                lambda u, v, r=red, lt=log_target: r(jnp.exp(v) * (v - u) if lt else
-                                                     jnp.where(v > 0, v * (jnp.log(v) - u), 0)),
-                [np.asarray(log_p), target], diff_inputs=[0]))
+            cases.append(
+                Case(
+                    f"KLDivLoss {how} log_target={log_target}",
+                    lambda u, v, h=how, lt=log_target: flow.nn.KLDivLoss(
+                        u, v, log_target=lt, reduction=h
+                    ),
+                    lambda u, v, r=red, lt=log_target: r(
+                        jnp.exp(v) * (v - u) if lt else jnp.where(v > 0, v * (jnp.log(v) - u), 0)
+                    ),
+                    [np.asarray(log_p), target],
+                    diff_inputs=[0],
+                )
+            )
     for p_norm, swap in ((2.0, False), (1.0, True), (3.0, False)):
+
         def dist(u, v, q=p_norm):
             return jnp.sum(jnp.abs(u - v + 1e-6) ** q, axis=-1) ** (1 / q)
 
@@ -145,16 +208,33 @@ def test_losses_value_and_gradient():
                 d_neg = jnp.minimum(d_neg, dist(v, w, q))
             return jnp.mean(jnp.maximum(dist(u, v, q) - d_neg + 0.5, 0.0)).reshape(1)
 
-        cases.append(Case(f"TripletMarginLoss p={p_norm} swap={swap}",
-                          lambda u, v, w, q=p_norm, sw=swap: flow.nn.TripletMarginLoss(
-                              u, v, w, margin=0.5, p=q, eps=1e-6, swap=sw),
-                          triplet, [a, p, n], rtol=1e-4, atol=1e-4))
+        cases.append(
+            Case(
+                f"TripletMarginLoss p={p_norm} swap={swap}",
+                lambda u, v, w, q=p_norm, sw=swap: flow.nn.TripletMarginLoss(
+                    u, v, w, margin=0.5, p=q, eps=1e-6, swap=sw
+                ),
+                triplet,
+                [a, p, n],
+                rtol=1e-4,
+                atol=1e-4,
+            )
+        )
     for beta in (0.0, 0.5, 1.0):
-        cases.append(Case(f"smooth_l1_loss beta {beta}",
-                          lambda u, v, b=beta: flow.smooth_l1_loss(u, v, beta=b),
-                          lambda u, v, b=beta: jnp.abs(u - v) if b == 0 else jnp.where(
-                              jnp.abs(u - v) < b, 0.5 * (u - v) ** 2 / b, jnp.abs(u - v) - 0.5 * b),
-                          [x, t]))
+        cases.append(
+            Case(
+                f"smooth_l1_loss beta {beta}",
+                lambda u, v, b=beta: flow.smooth_l1_loss(u, v, beta=b),
+                lambda u, v, b=beta: (
+                    jnp.abs(u - v)
+                    if b == 0
+                    else jnp.where(
+                        jnp.abs(u - v) < b, 0.5 * (u - v) ** 2 / b, jnp.abs(u - v) - 0.5 * b
+                    )
+                ),
+                [x, t],
+            )
+        )
     run_cases(cases)
 
 
@@ -170,23 +250,44 @@ def test_cross_entropies(dtype, label_dtype):
     sparse = np.random.default_rng(23).integers(0, 12, (8, 5)).astype(label_dtype)
     probs = np.asarray(jax.nn.softmax(jnp.asarray(logits))).astype(dtype)
     tol = 1e-5 if dtype == np.float32 else 1e-10
-    run_cases([
-        Case("sigmoid_cross_entropy_with_logits",
-             lambda z, x: flow.nn.sigmoid_cross_entropy_with_logits(z, x),
-             lambda z, x: jnp.maximum(x, 0) - x * z + jnp.log1p(jnp.exp(-jnp.abs(x))),
-             [labels01, logits], diff_inputs=[1], rtol=tol, atol=tol),
-        Case("softmax_cross_entropy_with_logits",
-             lambda z, x: flow.nn.softmax_cross_entropy_with_logits(z, x),
-             lambda z, x: -jnp.sum(z * jax.nn.log_softmax(x), -1),
-             [labels_p, logits], diff_inputs=[1], rtol=tol, atol=tol),
-        Case("sparse_softmax_cross_entropy_with_logits",
-             lambda z, x: flow.nn.sparse_softmax_cross_entropy_with_logits(z, x),
-             lambda z, x: -jnp.take_along_axis(jax.nn.log_softmax(x), z[..., None], -1)[..., 0],
-             [sparse, logits], rtol=tol, atol=tol),
-        Case("sparse_cross_entropy", lambda z, p: flow.nn.sparse_cross_entropy(z, p),
-             lambda z, p: -jnp.log(jnp.take_along_axis(p, z[..., None], -1)[..., 0]),
-             [sparse, probs], rtol=tol, atol=tol),
-    ])
+    run_cases(
+        [
+            Case(
+                "sigmoid_cross_entropy_with_logits",
+                lambda z, x: flow.nn.sigmoid_cross_entropy_with_logits(z, x),
+                lambda z, x: jnp.maximum(x, 0) - x * z + jnp.log1p(jnp.exp(-jnp.abs(x))),
+                [labels01, logits],
+                diff_inputs=[1],
+                rtol=tol,
+                atol=tol,
+            ),
+            Case(
+                "softmax_cross_entropy_with_logits",
+                lambda z, x: flow.nn.softmax_cross_entropy_with_logits(z, x),
+                lambda z, x: -jnp.sum(z * jax.nn.log_softmax(x), -1),
+                [labels_p, logits],
+                diff_inputs=[1],
+                rtol=tol,
+                atol=tol,
+            ),
+            Case(
+                "sparse_softmax_cross_entropy_with_logits",
+                lambda z, x: flow.nn.sparse_softmax_cross_entropy_with_logits(z, x),
+                lambda z, x: -jnp.take_along_axis(jax.nn.log_softmax(x), z[..., None], -1)[..., 0],
+                [sparse, logits],
+                rtol=tol,
+                atol=tol,
+            ),
+            Case(
+                "sparse_cross_entropy",
+                lambda z, p: flow.nn.sparse_cross_entropy(z, p),
+                lambda z, p: -jnp.log(jnp.take_along_axis(p, z[..., None], -1)[..., 0]),
+                [sparse, probs],
+                rtol=tol,
+                atol=tol,
+            ),
+        ]
+    )
 
 
 X_SHAPE, BIAS_SHAPE = (50, 40, 10), (40,)
@@ -206,17 +307,20 @@ def test_dropout_and_random_mask_statistics_and_fused_forms():
         zero = flow.get_variable("z", shape=x.shape, initializer=flow.zeros_initializer())
         a = a + zero
         flow.watch_diff(a, lambda g: grads.__setitem__("x", g))
-        outs = [flow.nn.dropout(a, rate=r, seed=12345, name=f"dropout{r}")
-                for r in (0.1, 0.4, 0.75)]
+        outs = [
+            flow.nn.dropout(a, rate=r, seed=12345, name=f"dropout{r}") for r in (0.1, 0.4, 0.75)
+        ]
         mask = flow.nn.random_mask_like(a, rate=0.4, seed=7, name="mask")
-        fused = flow.nn.fused_bias_add_dropout(a, b, data_format="NCHW", rate=0.5, seed=3,
-                                               name="fused")
-        tril = flow.nn.fused_scale_tril_softmax_dropout(a, diagonal=0, fill_value=float("-inf"),
-                                                        scale=0.125, rate=0.5, seed=5,
-                                                        name="tril")
+        fused = flow.nn.fused_bias_add_dropout(
+            a, b, data_format="NCHW", rate=0.5, seed=3, name="fused"
+        )
+        tril = flow.nn.fused_scale_tril_softmax_dropout(
+            a, diagonal=0, fill_value=float("-inf"), scale=0.125, rate=0.5, seed=5, name="tril"
+        )
         loss = flow.math.reduce_sum(outs[0] * 2.0)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
-                           momentum=0).minimize(loss)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(loss)
         return (*outs, mask, fused, tril)
 
     *outs, mask, fused, tril = job(x, bias)
@@ -233,8 +337,9 @@ def test_dropout_and_random_mask_statistics_and_fused_forms():
     kept = fused != 0
     assert abs(kept.mean() - 0.5) < 0.1
     np.testing.assert_allclose(fused[kept], biased[kept] * 2.0, rtol=1e-5)
-    soft = np.asarray(jax.nn.softmax(jnp.where(jnp.tri(40, 10, 0, dtype=bool), x * 0.125,
-                                               -jnp.inf), axis=-1))
+    soft = np.asarray(
+        jax.nn.softmax(jnp.where(jnp.tri(40, 10, 0, dtype=bool), x * 0.125, -jnp.inf), axis=-1)
+    )
     kept = tril != 0
     np.testing.assert_allclose(tril[kept], soft[kept] * 2.0, rtol=1e-5)
     assert (tril[soft == 0] == 0).all()

@@ -59,6 +59,7 @@ def attention(x, mask_bias, batch, name):
     heads, seq = args.num_attention_heads, args.seq_length
     size = args.hidden_size // heads
     with flow.scope.namespace(name):
+
         def split(t):  # (batch*seq, hidden) -> (batch, heads, seq, size)
             return flow.transpose(flow.reshape(t, (batch, seq, heads, size)), perm=[0, 2, 1, 3])
 
@@ -67,20 +68,24 @@ def attention(x, mask_bias, batch, name):
         v = split(dense(x, args.hidden_size, "value"))
         scores = flow.matmul(q, k, transpose_b=True, alpha=1.0 / math.sqrt(size)) + mask_bias
         context = flow.matmul(flow.nn.softmax(scores), v)
-        context = flow.reshape(flow.transpose(context, perm=[0, 2, 1, 3]),
-                               (batch * seq, args.hidden_size))
+        context = flow.reshape(
+            flow.transpose(context, perm=[0, 2, 1, 3]), (batch * seq, args.hidden_size)
+        )
         return dense(context, args.hidden_size, "output")
 
 
 def encoder(ids, segments, mask, batch):
     seq, hidden = args.seq_length, args.hidden_size
     with flow.scope.namespace("bert/embeddings"):
-        words = flow.get_variable("word_embeddings", shape=(args.vocab_size, hidden),
-                                  initializer=INIT)
-        types = flow.get_variable("token_type_embeddings",
-                                  shape=(args.type_vocab_size, hidden), initializer=INIT)
-        positions = flow.get_variable("position_embeddings", shape=(1, seq, hidden),
-                                      initializer=INIT)
+        words = flow.get_variable(
+            "word_embeddings", shape=(args.vocab_size, hidden), initializer=INIT
+        )
+        types = flow.get_variable(
+            "token_type_embeddings", shape=(args.type_vocab_size, hidden), initializer=INIT
+        )
+        positions = flow.get_variable(
+            "position_embeddings", shape=(1, seq, hidden), initializer=INIT
+        )
         x = flow.gather(words, ids) + flow.gather(types, segments) + positions
         x = layer_norm(flow.reshape(x, (batch * seq, hidden)), "LayerNorm")
     # keys outside the mask get -10000 before the softmax
@@ -100,32 +105,43 @@ def masked_lm_loss(sequence, words, positions, ids, weights):
         picked = flow.reshape(picked, (-1, args.hidden_size))
         h = layer_norm(dense(picked, args.hidden_size, "transform", flow.math.gelu), "LayerNorm")
         logits = flow.matmul(h, words, transpose_b=True)  # tied to the word embeddings
-        bias = flow.get_variable("output_bias", shape=(args.vocab_size,),
-                                 initializer=flow.zeros_initializer())
+        bias = flow.get_variable(
+            "output_bias", shape=(args.vocab_size,), initializer=flow.zeros_initializer()
+        )
         logits = flow.nn.bias_add(logits, bias)
         per_token = flow.nn.sparse_softmax_cross_entropy_with_logits(
-            flow.reshape(ids, (-1,)), logits)
+            flow.reshape(ids, (-1,)), logits
+        )
         weights = flow.reshape(weights, (-1,))
         return flow.math.reduce_sum(per_token * weights) / (flow.math.reduce_sum(weights) + 1e-5)
 
 
 def next_sentence_loss(sequence, labels, batch):
     with flow.scope.namespace("cls-seq_relationship"):
-        first = flow.reshape(flow.slice(sequence, [None, 0, None], [None, 1, None]),
-                             (batch, args.hidden_size))
+        first = flow.reshape(
+            flow.slice(sequence, [None, 0, None], [None, 1, None]), (batch, args.hidden_size)
+        )
         pooled = dense(first, args.hidden_size, "pooler", flow.math.tanh)
         logits = dense(pooled, 2, "output")
-        return flow.math.reduce_mean(flow.nn.sparse_softmax_cross_entropy_with_logits(
-            flow.reshape(labels, (-1,)), logits))
+        return flow.math.reduce_mean(
+            flow.nn.sparse_softmax_cross_entropy_with_logits(flow.reshape(labels, (-1,)), logits)
+        )
 
 
 def optimizer():
     schedule = flow.optimizer.PolynomialScheduler(
-        args.learning_rate, args.iter_num, end_learning_rate=0.0,
-        warmup=flow.optimizer.warmup.linear(args.warmup_steps, 0))
-    return flow.optimizer.AdamW(schedule, epsilon=1e-6, weight_decay=args.weight_decay_rate,
-                                weight_decay_excludes=["bias", "LayerNorm", "layer_norm"],
-                                grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0))
+        args.learning_rate,
+        args.iter_num,
+        end_learning_rate=0.0,
+        warmup=flow.optimizer.warmup.linear(args.warmup_steps, 0),
+    )
+    return flow.optimizer.AdamW(
+        schedule,
+        epsilon=1e-6,
+        weight_decay=args.weight_decay_rate,
+        weight_decay_excludes=["bias", "LayerNorm", "layer_norm"],
+        grad_clipping=flow.optimizer.grad_clipping.by_global_norm(1.0),
+    )
 
 
 config = flow.FunctionConfig()
@@ -135,14 +151,20 @@ config.default_data_type(flow.float)
 @flow.global_function(type="train", function_config=config)
 def PretrainJob():
     batch, seq, preds = args.batch_size_per_device, args.seq_length, args.max_predictions_per_seq
-    record = flow.data.ofrecord_reader(args.data_dir, batch_size=batch,
-                                       data_part_num=args.data_part_num, random_shuffle=True)
+    record = flow.data.ofrecord_reader(
+        args.data_dir, batch_size=batch, data_part_num=args.data_part_num, random_shuffle=True
+    )
     ids = decode(record, "input_ids", (seq,))
-    sequence, words = encoder(ids, decode(record, "segment_ids", (seq,)),
-                              decode(record, "input_mask", (seq,)), batch)
-    mlm = masked_lm_loss(sequence, words, decode(record, "masked_lm_positions", (preds,)),
-                         decode(record, "masked_lm_ids", (preds,)),
-                         decode(record, "masked_lm_weights", (preds,), flow.float))
+    sequence, words = encoder(
+        ids, decode(record, "segment_ids", (seq,)), decode(record, "input_mask", (seq,)), batch
+    )
+    mlm = masked_lm_loss(
+        sequence,
+        words,
+        decode(record, "masked_lm_positions", (preds,)),
+        decode(record, "masked_lm_ids", (preds,)),
+        decode(record, "masked_lm_weights", (preds,), flow.float),
+    )
     nsp = next_sentence_loss(sequence, decode(record, "next_sentence_labels", (1,)), batch)
     total = mlm + nsp
     optimizer().minimize(total)

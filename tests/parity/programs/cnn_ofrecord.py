@@ -25,8 +25,9 @@ def str2bool(text):
 
 def get_parser():
     parser = argparse.ArgumentParser(description="small OFRecord CNN")
-    parser.add_argument("--mode", choices=("train_val", "evaluate", "inference"),
-                        default="train_val")
+    parser.add_argument(
+        "--mode", choices=("train_val", "evaluate", "inference"), default="train_val"
+    )
     parser.add_argument("--train_data_dir", type=str, default=None)
     parser.add_argument("--train_data_part_num", type=int, default=1)
     parser.add_argument("--val_data_dir", type=str, default=None)
@@ -74,28 +75,39 @@ def set_up_optimizer(loss):
         schedule = flow.optimizer.CosineScheduler(args.learning_rate, total, warmup=warmup)
     elif args.lr_decay == "step":
         schedule = flow.optimizer.PiecewiseScalingScheduler(
-            args.learning_rate, [max(1, total // 2)], 0.1, warmup=warmup)
+            args.learning_rate, [max(1, total // 2)], 0.1, warmup=warmup
+        )
     else:
-        schedule = flow.optimizer.PiecewiseConstantScheduler([], [args.learning_rate],
-                                                             warmup=warmup)
+        schedule = flow.optimizer.PiecewiseConstantScheduler(
+            [], [args.learning_rate], warmup=warmup
+        )
     if args.optimizer == "adam":
-        opt = flow.optimizer.AdamW(schedule, weight_decay=args.wd,
-                                   weight_decay_excludes=["bias", "gamma", "beta"])
+        opt = flow.optimizer.AdamW(
+            schedule, weight_decay=args.wd, weight_decay_excludes=["bias", "gamma", "beta"]
+        )
     else:
         opt = flow.optimizer.SGD(schedule, momentum=args.momentum or None)
     opt.minimize(loss)
 
 
 def conv_bn_relu(x, filters, name, training):
-    x = flow.layers.conv2d(x, filters, 3, padding="SAME", data_format=layout, use_bias=False,
-                           kernel_initializer=flow.variance_scaling_initializer(
-                               2.0, "fan_in", "random_normal", data_format=layout),
-                           kernel_regularizer=flow.regularizers.l2(args.wd)
-                           if args.optimizer == "sgd" else None,
-                           name=name + "_conv")
+    x = flow.layers.conv2d(
+        x,
+        filters,
+        3,
+        padding="SAME",
+        data_format=layout,
+        use_bias=False,
+        kernel_initializer=flow.variance_scaling_initializer(
+            2.0, "fan_in", "random_normal", data_format=layout
+        ),
+        kernel_regularizer=flow.regularizers.l2(args.wd) if args.optimizer == "sgd" else None,
+        name=name + "_conv",
+    )
     # momentum 0.9: the moving statistics settle within the few steps of a test run
-    x = flow.layers.batch_normalization(x, axis=3 if args.channel_last else 1, momentum=0.9,
-                                        training=training, name=name + "_bn")
+    x = flow.layers.batch_normalization(
+        x, axis=3 if args.channel_last else 1, momentum=0.9, training=training, name=name + "_bn"
+    )
     return flow.nn.relu(x)
 
 
@@ -106,36 +118,58 @@ def small_cnn(images, training):
         x = conv_bn_relu(x, 16, "block2", training)
         x = flow.nn.avg_pool2d(x, 2, 2, "VALID", data_format=layout)
         x = flow.reshape(x, (x.shape[0], -1))
-        return flow.layers.dense(x, args.num_classes, name="fc",
-                                 kernel_initializer=flow.glorot_uniform_initializer())
+        return flow.layers.dense(
+            x, args.num_classes, name="fc", kernel_initializer=flow.glorot_uniform_initializer()
+        )
 
 
 def load_for_training():
-    record = flow.data.ofrecord_reader(args.train_data_dir, batch_size=train_batch,
-                                       data_part_num=args.train_data_part_num,
-                                       part_name_suffix_length=5, random_shuffle=True,
-                                       shuffle_after_epoch=True)
+    record = flow.data.ofrecord_reader(
+        args.train_data_dir,
+        batch_size=train_batch,
+        data_part_num=args.train_data_part_num,
+        part_name_suffix_length=5,
+        random_shuffle=True,
+        shuffle_after_epoch=True,
+    )
     labels = flow.data.OFRecordRawDecoder(record, "class/label", shape=(), dtype=flow.int32)
-    images = flow.data.OFRecordImageDecoderRandomCrop(record, "encoded", color_space="RGB",
-                                                      random_area=(0.6, 1.0))
+    images = flow.data.OFRecordImageDecoderRandomCrop(
+        record, "encoded", color_space="RGB", random_area=(0.6, 1.0)
+    )
     images = flow.image.Resize(images, target_size=[args.image_size, args.image_size])[0]
     mirror = flow.random.CoinFlip(batch_size=train_batch)
-    images = flow.image.CropMirrorNormalize(images, mirror_blob=mirror, color_space="RGB",
-                                            output_layout=layout, mean=MEAN, std=STD,
-                                            output_dtype=flow.float)
+    images = flow.image.CropMirrorNormalize(
+        images,
+        mirror_blob=mirror,
+        color_space="RGB",
+        output_layout=layout,
+        mean=MEAN,
+        std=STD,
+        output_dtype=flow.float,
+    )
     return labels, images
 
 
 def load_for_validation():
-    record = flow.data.ofrecord_reader(args.val_data_dir, batch_size=val_batch,
-                                       data_part_num=args.val_data_part_num,
-                                       part_name_suffix_length=5)
+    record = flow.data.ofrecord_reader(
+        args.val_data_dir,
+        batch_size=val_batch,
+        data_part_num=args.val_data_part_num,
+        part_name_suffix_length=5,
+    )
     labels = flow.data.OFRecordRawDecoder(record, "class/label", shape=(), dtype=flow.int32)
     images = flow.data.OFRecordImageDecoder(record, "encoded", color_space="RGB")
     images = flow.image.Resize(images, target_size=[args.resize_size, args.resize_size])[0]
-    images = flow.image.CropMirrorNormalize(images, color_space="RGB", output_layout=layout,
-                                            crop_h=args.image_size, crop_w=args.image_size,
-                                            mean=MEAN, std=STD, output_dtype=flow.float)
+    images = flow.image.CropMirrorNormalize(
+        images,
+        color_space="RGB",
+        output_layout=layout,
+        crop_h=args.image_size,
+        crop_w=args.image_size,
+        mean=MEAN,
+        std=STD,
+        output_dtype=flow.float,
+    )
     return labels, images
 
 
@@ -150,8 +184,9 @@ def train_config():
 def TrainNet():
     labels, images = load_for_training()
     logits = small_cnn(images, training=True)
-    loss = flow.math.reduce_mean(flow.nn.sparse_softmax_cross_entropy_with_logits(
-        labels, logits, name="softmax_loss"))
+    loss = flow.math.reduce_mean(
+        flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits, name="softmax_loss")
+    )
     set_up_optimizer(loss)
     return {"loss": loss, "predictions": flow.nn.softmax(logits), "labels": labels}
 
@@ -201,8 +236,9 @@ def inference():
 
     image = Image.open(args.image_path).convert("RGB").resize((args.resize_size,) * 2)
     offset = (args.resize_size - args.image_size) // 2
-    array = np.asarray(image, np.float32)[offset:offset + args.image_size,
-                                          offset:offset + args.image_size]
+    array = np.asarray(image, np.float32)[
+        offset : offset + args.image_size, offset : offset + args.image_size
+    ]
     array = ((array - 127.5) / 127.5)[np.newaxis]
     if not args.channel_last:
         array = array.transpose(0, 3, 1, 2)

@@ -32,8 +32,14 @@ BATCH, Z = args.batch_size, args.z_dim
 
 def dense(x, units, name, trainable, activation=None):
     # flow.layers.dense starts from zero weights: a GAN needs random ones to break symmetry
-    return flow.layers.dense(x, units, activation=activation, trainable=trainable, name=name,
-                             kernel_initializer=flow.glorot_uniform_initializer())
+    return flow.layers.dense(
+        x,
+        units,
+        activation=activation,
+        trainable=trainable,
+        name=name,
+        kernel_initializer=flow.glorot_uniform_initializer(),
+    )
 
 
 def generator(z, trainable):
@@ -58,15 +64,17 @@ def bce(logits, target_like):
 
 
 @flow.global_function(type="train")
-def train_discriminator(z: tp.Numpy.Placeholder((BATCH, Z)),
-                        real: tp.Numpy.Placeholder((BATCH, 2))) -> tp.Numpy:
+def train_discriminator(
+    z: tp.Numpy.Placeholder((BATCH, Z)), real: tp.Numpy.Placeholder((BATCH, 2))
+) -> tp.Numpy:
     fake = generator(z, trainable=False)
     # one discriminator call on both halves (a second call would redefine its variables)
     logits = discriminator(flow.concat([real, fake], axis=0), trainable=True)
     real_logits = flow.slice(logits, [0, 0], [BATCH, 1])
     fake_logits = flow.slice(logits, [BATCH, 0], [BATCH, 1])
-    loss = bce(real_logits, flow.ones_like(real_logits)) + bce(fake_logits,
-                                                               flow.zeros_like(fake_logits))
+    loss = bce(real_logits, flow.ones_like(real_logits)) + bce(
+        fake_logits, flow.zeros_like(fake_logits)
+    )
     adam(loss)
     return loss
 
@@ -94,8 +102,10 @@ if __name__ == "__main__":
     def report(step, dloss, gloss):
         points = np.concatenate([generate(noise()) for _ in range(4)])
         m, s = points.mean(axis=0), points.std(axis=0)
-        print(f"step {step} dloss {dloss:.6f} gloss {gloss:.6f} "
-              f"mean {m[0]:.6f} {m[1]:.6f} std {s[0]:.6f} {s[1]:.6f}")
+        print(
+            f"step {step} dloss {dloss:.6f} gloss {gloss:.6f} "
+            f"mean {m[0]:.6f} {m[1]:.6f} std {s[0]:.6f} {s[1]:.6f}"
+        )
 
     report(0, float("nan"), float("nan"))
     for step in range(1, args.steps + 1):

@@ -39,9 +39,14 @@ args = parser.parse_args()
 
 
 def ofrecord_fields(data_dir, part_num, shuffle):
-    record = flow.data.ofrecord_reader(data_dir, batch_size=args.batch_size,
-                                       data_part_num=part_num, part_name_suffix_length=5,
-                                       random_shuffle=shuffle, shuffle_after_epoch=shuffle)
+    record = flow.data.ofrecord_reader(
+        data_dir,
+        batch_size=args.batch_size,
+        data_part_num=part_num,
+        part_name_suffix_length=5,
+        random_shuffle=shuffle,
+        shuffle_after_epoch=shuffle,
+    )
 
     def decode(name, width, dtype=flow.int32):
         return flow.data.OFRecordRawDecoder(record, name, shape=(width,), dtype=dtype)
@@ -51,9 +56,14 @@ def ofrecord_fields(data_dir, part_num, shuffle):
 
 def onerec_fields(data_dir, shuffle):
     files = sorted(glob.glob(os.path.join(data_dir, "*.onerec")))
-    record = flow.data.onerec_reader(files=files, batch_size=args.batch_size,
-                                     random_shuffle=shuffle, shuffle_mode="batch",
-                                     shuffle_buffer_size=8, shuffle_after_epoch=shuffle)
+    record = flow.data.onerec_reader(
+        files=files,
+        batch_size=args.batch_size,
+        random_shuffle=shuffle,
+        shuffle_mode="batch",
+        shuffle_buffer_size=8,
+        shuffle_after_epoch=shuffle,
+    )
 
     def decode(name, width, dtype=flow.int32):
         return flow.data.onerec_decoder(record, key=name, shape=(width,), dtype=dtype)
@@ -66,32 +76,47 @@ def read(data_dir, part_num, shuffle):
         decode = ofrecord_fields(data_dir, part_num, shuffle)
     else:
         decode = onerec_fields(data_dir, shuffle)
-    return (decode("labels", 1), decode("dense_fields", args.num_dense_fields, flow.float),
-            decode("wide_sparse_fields", args.num_wide_sparse_fields),
-            decode("deep_sparse_fields", args.num_deep_sparse_fields))
+    return (
+        decode("labels", 1),
+        decode("dense_fields", args.num_dense_fields, flow.float),
+        decode("wide_sparse_fields", args.num_wide_sparse_fields),
+        decode("deep_sparse_fields", args.num_deep_sparse_fields),
+    )
 
 
 def model(dense, wide_ids, deep_ids, training):
-    wide_table = flow.get_variable("wide_weight", shape=(args.wide_vocab_size, 1),
-                                   initializer=flow.random_uniform_initializer(-0.05, 0.05),
-                                   distribute=flow.distribute.split(0))
+    wide_table = flow.get_variable(
+        "wide_weight",
+        shape=(args.wide_vocab_size, 1),
+        initializer=flow.random_uniform_initializer(-0.05, 0.05),
+        distribute=flow.distribute.split(0),
+    )
     wide = flow.math.reduce_sum(flow.gather(wide_table, wide_ids), axis=[1])  # (batch, 1)
     deep_table = flow.get_variable(
-        "deep_embedding", shape=(args.deep_vocab_size, args.deep_embedding_vec_size),
+        "deep_embedding",
+        shape=(args.deep_vocab_size, args.deep_embedding_vec_size),
         initializer=flow.random_uniform_initializer(-0.05, 0.05),
-        distribute=flow.distribute.split(1))
-    deep = flow.reshape(flow.gather(deep_table, deep_ids),
-                        (-1, args.num_deep_sparse_fields * args.deep_embedding_vec_size))
+        distribute=flow.distribute.split(1),
+    )
+    deep = flow.reshape(
+        flow.gather(deep_table, deep_ids),
+        (-1, args.num_deep_sparse_fields * args.deep_embedding_vec_size),
+    )
     deep = flow.concat([deep, dense], axis=1)
     for i in range(args.hidden_units_num):
-        deep = flow.layers.dense(deep, args.hidden_size, activation=flow.math.relu,
-                                 kernel_initializer=flow.glorot_uniform_initializer(),
-                                 bias_initializer=flow.constant_initializer(0.0),
-                                 name=f"fc{i}")
+        deep = flow.layers.dense(
+            deep,
+            args.hidden_size,
+            activation=flow.math.relu,
+            kernel_initializer=flow.glorot_uniform_initializer(),
+            bias_initializer=flow.constant_initializer(0.0),
+            name=f"fc{i}",
+        )
         if training and args.deep_dropout_rate > 0:
             deep = flow.nn.dropout(deep, rate=args.deep_dropout_rate)
-    deep = flow.layers.dense(deep, 1, kernel_initializer=flow.glorot_uniform_initializer(),
-                             name="deep_scores")
+    deep = flow.layers.dense(
+        deep, 1, kernel_initializer=flow.glorot_uniform_initializer(), name="deep_scores"
+    )
     return wide + deep
 
 
@@ -99,8 +124,11 @@ def model(dense, wide_ids, deep_ids, training):
 def TrainJob():
     labels, dense, wide_ids, deep_ids = read(args.train_data_dir, args.train_data_part_num, True)
     logits = model(dense, wide_ids, deep_ids, training=True)
-    loss = flow.math.reduce_mean(flow.nn.sigmoid_cross_entropy_with_logits(
-        labels=flow.cast(labels, flow.float), logits=logits))
+    loss = flow.math.reduce_mean(
+        flow.nn.sigmoid_cross_entropy_with_logits(
+            labels=flow.cast(labels, flow.float), logits=logits
+        )
+    )
     schedule = flow.optimizer.PiecewiseConstantScheduler([], [args.learning_rate])
     flow.optimizer.LazyAdam(schedule).minimize(loss)
     return loss

@@ -51,9 +51,7 @@ for i in range(30):
 hparams = {
     flow.summary.HParam("learning_rate", flow.summary.RealRange(1e-2, 1e-1)): 0.02,
     flow.summary.HParam("dense_layers", flow.summary.IntegerRange(2, 7)): 5,
-    flow.summary.HParam(
-         "optimizer", flow.summary.ValueSet(["adam", "sgd"])
-    ): "adam",
+    flow.summary.HParam("optimizer", flow.summary.ValueSet(["adam", "sgd"])): "adam",
     flow.summary.HParam("accuracy", flow.summary.RealRange(1e-2, 1e-1)): 0.001,
     flow.summary.HParam("magic", flow.summary.ValueSet([False, True])): True,
     flow.summary.Metric("loss", float): 0.02,

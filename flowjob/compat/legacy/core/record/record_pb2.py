@@ -11,5 +11,4 @@ from flowjob.data import (
     OFRecord,
 )
 
-__all__ = ["BytesList", "DoubleList", "Feature", "FloatList", "Int32List", "Int64List",
-           "OFRecord"]
+__all__ = ["BytesList", "DoubleList", "Feature", "FloatList", "Int32List", "Int64List", "OFRecord"]

@@ -10,5 +10,11 @@ from flowjob.distribute import (
     split,
 )
 
-__all__ = ["auto", "broadcast", "split", "consistent_strategy", "mirrored_strategy",
-           "parallel_cast"]
+__all__ = [
+    "auto",
+    "broadcast",
+    "split",
+    "consistent_strategy",
+    "mirrored_strategy",
+    "parallel_cast",
+]

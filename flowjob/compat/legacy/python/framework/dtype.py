@@ -15,5 +15,4 @@ def dtypes() -> list[DType]:
     return list(_dtypes.ALL)
 
 
-__all__ = ["convert_numpy_dtype_to_oneflow_dtype", "convert_oneflow_dtype_to_numpy_dtype",
-           "dtypes"]
+__all__ = ["convert_numpy_dtype_to_oneflow_dtype", "convert_oneflow_dtype_to_numpy_dtype", "dtypes"]

@@ -5,5 +5,13 @@ from flowjob.graph import Blob
 BlobDef = RemoteBlob = ConsistentBlob = MirroredBlob = Blob
 LazyConsistentBlob = LazyMirroredBlob = EagerConsistentBlob = EagerMirroredBlob = Blob
 
-__all__ = ["BlobDef", "RemoteBlob", "ConsistentBlob", "MirroredBlob", "LazyConsistentBlob",
-           "LazyMirroredBlob", "EagerConsistentBlob", "EagerMirroredBlob"]
+__all__ = [
+    "BlobDef",
+    "RemoteBlob",
+    "ConsistentBlob",
+    "MirroredBlob",
+    "LazyConsistentBlob",
+    "LazyMirroredBlob",
+    "EagerConsistentBlob",
+    "EagerMirroredBlob",
+]
