@@ -19,28 +19,24 @@ Design (see visualization.md 1.2, 1.3, 6.3 and 8):
   once space returns. The error is raised, once, from the next logging call, :meth:`flush` or
   :meth:`close` after it; :meth:`flush` and :meth:`close` also raise when records were dropped
   since the last error was raised.
+
+File naming lives in ``_event_files.py``, the exit and SIGTERM hooks in ``_event_exit.py``.
 """
 
 from __future__ import annotations
 
-import atexit
 import collections
 import errno
-import itertools
 import os
-import signal
-import socket
-import sys
 import threading
 import time
-import traceback
-import weakref
 from collections.abc import Callable
 
 from tensorboard.compat.proto import event_pb2
 
-from .._exit_status import mark_exit_failure
 from ..errors import FlowJobError
+from ._event_exit import _live, _Marker, install_exit_hooks
+from ._event_files import _create_file, make_logdir
 from ._record_file import RecordFile
 from ._records import frame_record
 
@@ -48,29 +44,10 @@ __all__ = ["EventFileWriter", "EventWriteError"]
 
 _FILE_BUFFER = 64 * 1024
 _IDLE_POLL_S = 0.05  # the thread also notices flush requests made from a signal handler
-_SIGNAL_FLUSH_TIMEOUT_S = 5.0
-
-_file_seq = itertools.count()
-_live: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
-_hooks_lock = threading.Lock()
-_atexit_installed = False
-_sigterm_installed = False
-_previous_sigterm: object = None
 
 
 class EventWriteError(FlowJobError, OSError):
     """Writing an event file failed; the original ``OSError`` is the ``__cause__``."""
-
-
-class _Marker:
-    """A queue item asking the thread to flush (and maybe close) and then signal ``done``."""
-
-    __slots__ = ("done", "fsync", "close")
-
-    def __init__(self, fsync: bool = True, close: bool = False):
-        self.done = threading.Event()
-        self.fsync = fsync
-        self.close = close
 
 
 Payload = bytes | Callable[[], "bytes | None"]
@@ -340,113 +317,3 @@ class EventFileWriter:
             if self._error is None:
                 self._error = error
             self._attention = True
-
-
-def make_logdir(logdir: str | os.PathLike) -> str:
-    """Creates the run directory; a clear error when a file is in the way."""
-    path = os.fspath(logdir)
-    if os.path.lexists(path) and not os.path.isdir(path):
-        raise NotADirectoryError(
-            errno.ENOTDIR,
-            f"summary logdir {path!r} exists and is not a directory; the logdir "
-            "must be a directory (event files are created inside it)",
-            path,
-        )
-    try:
-        os.makedirs(path, exist_ok=True)
-    except (FileExistsError, NotADirectoryError) as exc:
-        raise NotADirectoryError(
-            errno.ENOTDIR,
-            f"summary logdir {path!r} cannot be created: a file is in the way "
-            f"({exc.strerror}); the logdir must be a directory",
-            path,
-        ) from exc
-    return path
-
-
-def _create_file(logdir: str, suffix: str):
-    host = socket.gethostname() or "localhost"
-    while True:
-        name = (
-            f"events.out.tfevents.{int(time.time()):010d}.{host}.{os.getpid()}."
-            f"{next(_file_seq)}{suffix}"
-        )
-        path = os.path.join(logdir, name)
-        try:
-            # "x": never truncate an existing file (e.g. a recycled pid on a shared logdir).
-            # Unbuffered: RecordFile buffers whole records and needs to see every write.
-            return open(path, "xb", buffering=0), path  # noqa: SIM115
-        except FileExistsError:
-            continue
-
-
-# --- process exit: atexit and SIGTERM -------------------------------------------------------
-def _drain_jobs() -> None:
-    # Jobs still in flight deliver their summary host ops on the runtime's completion thread;
-    # the runtime's own atexit hook was registered first, so it would run after this one and
-    # write into closed writers. Drain it here first (runtime/ sits below summary/).
-    runtime = sys.modules.get("flowjob.runtime")
-    sync = getattr(runtime, "sync_default_session", None)
-    if sync is None:
-        return
-    try:
-        sync()
-    except BaseException as e:  # a handler failed earlier; say so rather than lose it
-        print("flowjob: while finishing jobs at exit:", file=sys.stderr)
-        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
-        mark_exit_failure()
-
-
-def _close_all_at_exit() -> None:
-    _drain_jobs()
-    for w in list(_live):
-        try:
-            w.close()
-        except Exception as e:  # nothing to raise to at exit; say it instead of losing it
-            print(f"flowjob.summary: {e}", file=sys.stderr)
-            mark_exit_failure()
-
-
-def _flush_all_from_signal() -> None:
-    # Runs inside a signal handler: only deque appends (atomic, lock-free) and waits on fresh
-    # events, so it cannot deadlock on a lock the interrupted code holds; bounded in time.
-    markers = []
-    for w in list(_live):
-        if not w._closed and w._thread.is_alive():
-            m = _Marker(fsync=True)
-            w._queue.append(m)
-            markers.append(m)
-    deadline = time.monotonic() + _SIGNAL_FLUSH_TIMEOUT_S
-    for m in markers:
-        m.done.wait(max(0.0, deadline - time.monotonic()))
-
-
-def _on_sigterm(signum, frame) -> None:
-    _flush_all_from_signal()
-    prev = _previous_sigterm
-    if callable(prev):
-        prev(signum, frame)
-    elif prev == signal.SIG_IGN:
-        return
-    else:  # SIG_DFL (or unknown): die by SIGTERM as the process would have without us
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-
-def install_exit_hooks() -> None:
-    global _atexit_installed, _sigterm_installed, _previous_sigterm
-    if _atexit_installed and _sigterm_installed:
-        return
-    with _hooks_lock:
-        if not _atexit_installed:
-            atexit.register(_close_all_at_exit)
-            _atexit_installed = True
-        # signal.signal only works from the main thread; a writer created elsewhere (e.g. the
-        # runtime's completion thread) leaves installation to a later main-thread writer.
-        if not _sigterm_installed and threading.current_thread() is threading.main_thread():
-            try:
-                _previous_sigterm = signal.getsignal(signal.SIGTERM)
-                signal.signal(signal.SIGTERM, _on_sigterm)
-                _sigterm_installed = True
-            except (ValueError, OSError):
-                pass

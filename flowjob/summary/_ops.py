@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import graph as _graph
 from ..errors import OpError, describe_frame, user_frame
-from ._event_writer import install_exit_hooks
+from ._event_exit import install_exit_hooks
 from ._live_writers import acquire_writer, release_writer
 from ._writer import SummaryWriter
 
