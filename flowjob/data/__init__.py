@@ -4,7 +4,13 @@ with its manifest, ``inspect_ofrecord``) and OneRec files."""
 
 from flowjob.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
 from flowjob.data._decode import DecodeError
-from flowjob.data._image_ops import CoinFlip, CropMirrorNormalize, Resize  # flow.image/.random
+from flowjob.data._decode_random import decode_random
+from flowjob.data._image_ops import (  # flow.image/.random
+    CoinFlip,
+    CropMirrorNormalize,
+    ImageDecoderRandomCropResize,
+    Resize,
+)
 from flowjob.data._inspect import DatasetReport, Problem, ProblemKind, inspect_ofrecord
 from flowjob.data._legacy import (
     BlobConf,
@@ -17,19 +23,16 @@ from flowjob.data._legacy import (
 )
 from flowjob.data._mnist import load_mnist
 from flowjob.data._modes import ModeError
-from flowjob.data._onerec import make_example, parse_example, write_onerec
-from flowjob.data._ops import (
-    ImageDecoderRandomCropResize,
+from flowjob.data._ofrecord_ops import (
     OFRecordBytesDecoder,
     OFRecordImageDecoder,
     OFRecordImageDecoderRandomCrop,
     OFRecordRawDecoder,
-    decode_random,
     ofrecord_loader,
     ofrecord_reader,
-    onerec_decoder,
-    onerec_reader,
 )
+from flowjob.data._onerec import make_example, parse_example, write_onerec
+from flowjob.data._onerec_ops import onerec_decoder, onerec_reader
 from flowjob.data._record import (
     BytesList,
     DoubleList,

@@ -1,5 +1,6 @@
-"""``flow.image.Resize``, ``flow.image.CropMirrorNormalize`` and ``flow.random.CoinFlip``
-for job bodies: data pipeline ops, run on the host ahead of the job's calls."""
+"""``flow.image.Resize``, ``flow.image.CropMirrorNormalize``, ``flow.random.CoinFlip`` and
+``flow.data.ImageDecoderRandomCropResize`` for job bodies: data pipeline ops, run on the host
+ahead of the job's calls."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import numpy as np
 from .. import _dtypes
 from .._deprecation import warn_once
 from ..graph import Blob, add_feed_op
-from . import _image
+from . import _decode, _image
 from ._modes import ColorSpace, Interpolation, Layout, ResizeSide
-from ._ops import _batch, _fail, _mode, _module_name, _name_and_seed
+from ._op_args import _batch, _check_range, _fail, _mode, _module_name, _name_and_seed
 
 _IMAGES = (_dtypes.tensor_buffer, _dtypes.uint8)
 
@@ -250,6 +251,59 @@ def CoinFlip(
         name=name,
         attrs={"batch_size": batch_size, "probability": probability},
         outputs=[((batch_size,), _dtypes.int8, False)],
+    )
+
+
+def ImageDecoderRandomCropResize(  # noqa: N802
+    input_blob: Blob,
+    target_width: int,
+    target_height: int,
+    num_attempts: int | None = None,
+    seed: int | None = None,
+    random_area: Sequence[float] | None = None,
+    random_aspect_ratio: Sequence[float] | None = None,
+    num_workers: int | None = None,
+    warmup_size: int | None = None,
+    max_num_pixels: int | None = None,
+    name: str | None = None,
+) -> Blob:
+    """Encoded images (from :func:`OFRecordBytesDecoder`) decoded to RGB, randomly cropped and
+    resized: a ``(batch, target_height, target_width, 3)`` uint8 batch. ``num_workers``,
+    ``warmup_size`` and ``max_num_pixels`` tune OneFlow's GPU decoder and are ignored."""
+    from ._image import resize_one
+    from ._parallel import parallel_map
+
+    op = "ImageDecoderRandomCropResize"
+    batch = _batch(input_blob, op, (_dtypes.tensor_buffer,))
+    area = random_area or (0.08, 1.0)
+    ratio = random_aspect_ratio or (0.75, 1.333333)
+    _check_range(op, "random_area", area)
+    _check_range(op, "random_aspect_ratio", ratio)
+    name, seed = _name_and_seed(name, op, seed)
+    crop = _decode.RandomCrop(seed, num_attempts or 10, area, ratio)
+
+    def decode(encoded: list[np.ndarray]) -> np.ndarray:
+        cropped = _decode.decode_batch(encoded, ColorSpace.RGB, crop)
+        resized = parallel_map(lambda im: resize_one(im, target_width, target_height), cropped)
+        return (
+            np.stack(resized)
+            if resized
+            else np.empty((0, target_height, target_width, 3), np.uint8)
+        )
+
+    attrs = {
+        "target_width": target_width,
+        "target_height": target_height,
+        "random_area": list(area),
+        "random_aspect_ratio": list(ratio),
+    }
+    return add_feed_op(
+        "image_decoder_random_crop_resize",
+        [input_blob],
+        decode,
+        name=name,
+        attrs=attrs,
+        outputs=[((batch, target_height, target_width, 3), _dtypes.uint8, False)],
     )
 
 

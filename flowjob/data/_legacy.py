@@ -8,7 +8,7 @@ from typing import Any
 
 from .._deprecation import warn_once
 from ..graph import Blob
-from . import _image_ops, _ops
+from . import _image_ops, _ofrecord_ops
 
 
 class ImagePreprocessor:
@@ -88,7 +88,7 @@ class BlobConf:
 
     def decode_blob(self, input_blob: Blob, batch_size: int) -> Blob:
         if isinstance(self.codec, RawCodec):
-            return _ops.OFRecordRawDecoder(
+            return _ofrecord_ops.OFRecordRawDecoder(
                 input_blob,
                 self.name,
                 shape=self.shape,
@@ -98,7 +98,7 @@ class BlobConf:
         if not isinstance(self.codec, ImageCodec):
             raise NotImplementedError(f"BlobConf {self.name!r}: codec {self.codec!r}")
         color_space = self.codec.color_space()
-        image = _ops.OFRecordImageDecoder(input_blob, self.name, color_space=color_space)
+        image = _ofrecord_ops.OFRecordImageDecoder(input_blob, self.name, color_space=color_space)
         flips = _image_ops.CoinFlip(batch_size) if self.codec.do_mirror() else None
         resize, width, height = self.codec.do_resize()
         if not resize:  # OneFlow resizes to the first two dims of the shape
@@ -134,7 +134,7 @@ def decode_ofrecord(
         "oneflow.data.decode_ofrecord is deprecated, please use "
         "oneflow.data.ofrecord_reader(...) and the decoders",
     )
-    records = _ops.ofrecord_reader(
+    records = _ofrecord_ops.ofrecord_reader(
         ofrecord_dir,
         batch_size,
         data_part_num,
