@@ -16,8 +16,9 @@ from ._decay_schedules import (
     PolynomialScheduler,
 )
 from ._indexed_slices import sparse_variables
+from ._layerwise import LAMB, LARS, RMSProp
 from ._legacy import from_model_update_conf, scheduler_from_conf
-from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp
+from ._optimizers import SGD, SGDW, Adam, AdamW, LazyAdam
 from ._schedules import (
     CustomScheduler,
     LrScheduler,

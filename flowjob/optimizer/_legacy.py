@@ -16,7 +16,8 @@ from . import _decay_schedules as D
 from . import _schedules as S
 from . import warmup as W
 from ._base import Optimizer
-from ._optimizers import LAMB, LARS, SGD, Adam, RMSProp
+from ._layerwise import LAMB, LARS, RMSProp
+from ._optimizers import SGD, Adam
 from .grad_clipping import by_global_norm
 
 __all__ = ["from_model_update_conf", "scheduler_from_conf"]
