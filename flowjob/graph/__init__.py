@@ -1,6 +1,7 @@
 """The job graph: lazy blobs, named ops, scopes, variables, and what the runtime delivers."""
 
 from ._apply import apply_op
+from ._blob import INVALID_SPLIT_AXIS, OPERATORS, Blob, OpKind, OpNode
 from ._current import (
     FunctionDesc,
     Scope,
@@ -11,13 +12,8 @@ from ._current import (
 from ._delivery import Form, HostDelivery, add_host_op, warn_unreachable_diff, watch, watch_diff
 from ._feed import FeedOp, add_feed_op
 from ._graph import (
-    INVALID_SPLIT_AXIS,
-    OPERATORS,
-    Blob,
     JobGraph,
     JobType,
-    OpKind,
-    OpNode,
     check_blob,
     current_context,
     current_graph,

@@ -9,7 +9,8 @@ import jax
 
 from .. import _dtypes
 from ..errors import OpError, describe_frame, user_frame
-from ._graph import Blob, OpKind, check_blob, current_graph, default_prefix, host_only_error
+from ._blob import Blob, OpKind
+from ._graph import check_blob, current_graph, default_prefix, host_only_error
 from ._real_shape import ELEMENTWISE, RealShape
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _scope
-from ._graph import Blob, current_graph
+from ._blob import Blob
+from ._graph import current_graph
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from typing import Any
 
 from .. import typing as tp
 from ..errors import JobDefinitionError, describe_callable, describe_frame, safe_repr, user_frame
-from ._graph import Blob, OpKind, OpNode, check_blob, current_graph, default_prefix, host_only_error
+from ._blob import Blob, OpKind, OpNode
+from ._graph import check_blob, current_graph, default_prefix, host_only_error
 
 
 class Form(enum.Enum):

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import OpError, describe_frame, user_frame
-from ._graph import Blob, OpKind, OpNode, OutputSpec, check_blob, current_graph, default_prefix
+from ._blob import Blob, OpKind, OpNode, OutputSpec
+from ._graph import check_blob, current_graph, default_prefix
 
 
 @dataclass(eq=False)

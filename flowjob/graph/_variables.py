@@ -12,7 +12,8 @@ import numpy as np
 from .. import _dtypes
 from ..errors import JobDefinitionError, describe_frame, user_frame
 from . import _scope
-from ._graph import Blob, OpKind, current_context
+from ._blob import Blob, OpKind
+from ._graph import current_context
 
 
 @dataclass

@@ -19,7 +19,7 @@ def _assign(public: str, ref: Blob, value: Blob, name: str | None) -> None:
     require_blob(public, ref, "ref", name)
     require_blob(public, value, "value", name)
     if not current_graph().is_train:
-        # the runtime writes variables back only from train steps (runtime/_lowering.py)
+        # the runtime writes variables back only from train steps (runtime/_train_step.py)
         fail(
             public,
             "flowjob applies assignments in train jobs only "

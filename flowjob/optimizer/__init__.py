@@ -6,21 +6,24 @@ step, and the variables ``indexed_slices_optimizer_conf`` updates row-wise."""
 from . import grad_clipping, loss_scale, transforms, warmup
 from ._base import Optimizer
 from ._combined import CombinedOptimizer
-from ._indexed_slices import sparse_variables
-from ._legacy import from_model_update_conf, scheduler_from_conf
-from ._optimizers import LAMB, LARS, SGD, SGDW, Adam, AdamW, LazyAdam, RMSProp
-from ._schedules import (
+from ._decay_schedules import (
     CosineScheduler,
-    CustomScheduler,
     ExponentialScheduler,
     InverseTimeScheduler,
     LinearCosineScheduler,
-    LrScheduler,
     NaturalExpScheduler,
-    PiecewiseConstantScheduler,
-    PiecewiseScalingScheduler,
     PolynomialSchduler,
     PolynomialScheduler,
+)
+from ._indexed_slices import sparse_variables
+from ._layerwise import LAMB, LARS, RMSProp
+from ._legacy import from_model_update_conf, scheduler_from_conf
+from ._optimizers import SGD, SGDW, Adam, AdamW, LazyAdam
+from ._schedules import (
+    CustomScheduler,
+    LrScheduler,
+    PiecewiseConstantScheduler,
+    PiecewiseScalingScheduler,
 )
 from ._train_update import TrainUpdate
 

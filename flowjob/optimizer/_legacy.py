@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._deprecation import warn_once
+from . import _decay_schedules as D
 from . import _schedules as S
 from . import warmup as W
 from ._base import Optimizer
-from ._optimizers import LAMB, LARS, SGD, Adam, RMSProp
+from ._layerwise import LAMB, LARS, RMSProp
+from ._optimizers import SGD, Adam
 from .grad_clipping import by_global_norm
 
 __all__ = ["from_model_update_conf", "scheduler_from_conf"]
@@ -142,16 +144,16 @@ def _piecewise_scaling(lr, f, warm) -> S.LrScheduler:
 
 # Each learning_rate_decay kind's scheduler from (primary_lr, its fields, warmup).
 _DECAY_BUILD = {
-    "exponential_conf": _rate_decay(S.ExponentialScheduler),
-    "inverse_time_conf": _rate_decay(S.InverseTimeScheduler),
-    "natural_exp_conf": _rate_decay(S.NaturalExpScheduler),
+    "exponential_conf": _rate_decay(D.ExponentialScheduler),
+    "inverse_time_conf": _rate_decay(D.InverseTimeScheduler),
+    "natural_exp_conf": _rate_decay(D.NaturalExpScheduler),
     "piecewise_constant_conf": _piecewise_constant,
     "piecewise_scaling_conf": _piecewise_scaling,
-    "polynomial_conf": lambda lr, f, warm: S.PolynomialScheduler(
+    "polynomial_conf": lambda lr, f, warm: D.PolynomialScheduler(
         lr, f["decay_batches"], f["end_learning_rate"], f["power"], f["cycle"], warm
     ),
-    "cosine_conf": lambda lr, f, warm: S.CosineScheduler(lr, f["decay_batches"], f["alpha"], warm),
-    "linear_cosine_conf": lambda lr, f, warm: S.LinearCosineScheduler(
+    "cosine_conf": lambda lr, f, warm: D.CosineScheduler(lr, f["decay_batches"], f["alpha"], warm),
+    "linear_cosine_conf": lambda lr, f, warm: D.LinearCosineScheduler(
         lr, f["decay_batches"], f["num_periods"], f["alpha"], f["beta"], warm
     ),
 }

@@ -1,7 +1,8 @@
 """Lowers a job graph to one jitted JAX function: forward, backward and optimizer update.
 
-Watched values are extra outputs; a watched gradient is the gradient with respect to a zero
-perturbation added to the blob, so it costs one output buffer and no extra backward work.
+Watched values are extra outputs (this module picks them: ``host_blobs``, the ``Fetch`` of each
+returned or watched blob and of each watched gradient); the step functions it jits are the
+forward program (``_program.py``) and the train step (``_train_step.py``).
 """
 
 from __future__ import annotations
@@ -10,26 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from ..errors import JobDefinitionError
-from ..graph import (
-    Blob,
-    HostDelivery,
-    JobGraph,
-    OpKind,
-    VariableStore,
-    View,
-    valid_mask,
-    warn_unreachable_diff,
-)
-from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
-from . import _int_grad, _sharding
+from ..graph import Blob, HostDelivery, JobGraph, OpKind, VariableStore, View, warn_unreachable_diff
+from . import _sharding
 from ._delivery import Fetch, Source
-from ._dynamic import RealShapePlan, real_of
-
-TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
+from ._dynamic import RealShapePlan
+from ._program import _predict_step
+from ._train_step import _TrainStep
 
 
 @dataclass
@@ -96,73 +85,6 @@ def host_blobs(graph: JobGraph, returns: list[Blob]) -> list[Blob]:
             seen.add(id(blob))
             blobs.append(blob)
     return blobs
-
-
-_SBP_OPS = ("with_distribute", "parallel_cast")
-
-
-def _interpret(
-    graph: JobGraph,
-    state: dict[str, Any],
-    inputs: dict[int, Any],
-    perturb: dict[int, Any],
-    key: Any,
-    mesh: Any = None,
-    real: dict[int, Any] | None = None,
-    promoted: set[int] | None = None,
-) -> dict[int, Any]:
-    """``real``: the real shape arrays of the dynamic blobs masked lowerings read.
-    ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
-    env: dict[int, Any] = {}
-    for i, op in enumerate(graph.ops):
-        if op.kind is OpKind.INPUT or op.kind is OpKind.FEED:  # an argument, or pipeline outputs
-            for blob in op.outputs:
-                if id(blob) in inputs:
-                    env[id(blob)] = inputs[id(blob)]
-        elif op.kind is OpKind.VARIABLE:
-            env[id(op.outputs[0])] = state[op.name]
-        elif op.kind is OpKind.DEVICE:
-            args = [env[id(b)] for b in op.inputs]
-            kwargs = dict(op.attrs)
-            if op.rng:
-                kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
-            if op.real_shape is not None and op.real_shape.masked is not None:
-                kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
-                out = op.real_shape.masked(*args, **kwargs)
-            elif promoted is not None and _int_grad.on_integer_path(op, promoted):
-                out = _int_grad.run_op(op, args, kwargs, promoted)
-            else:
-                out = op.lowering(*args, **kwargs)
-            if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
-                out = _sharding.constrain(out, op.attrs["distribute"], mesh)
-            for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
-                env[id(blob)] = value
-        for blob in op.outputs:
-            if id(blob) in perturb and id(blob) in env:
-                if promoted is None:
-                    env[id(blob)] = env[id(blob)] + perturb[id(blob)]
-                else:
-                    env[id(blob)] = _int_grad.perturb(
-                        env[id(blob)], blob, perturb[id(blob)], promoted
-                    )
-    return env
-
-
-def _build_optimizer(graph: JobGraph) -> Any:
-    if graph.optimizer is not None:
-        return graph.optimizer
-    train = graph.config.train
-    if train.configured:
-        return from_model_update_conf(
-            train.model_update or {"naive_conf": {}},
-            train.primary_lr_value,
-            train.secondary_lr_value,
-        )
-    raise JobDefinitionError(
-        f"train job {graph.name!r} has no optimizer: call "
-        "flow.optimizer.SGD(...).minimize(loss) in its body (or configure the legacy "
-        "config.train.primary_lr + model_update_conf)"
-    )
 
 
 def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> LoweredJob:
@@ -244,178 +166,3 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
 
 def _real_key(plan: RealShapePlan | None, blob: Blob) -> int | None:
     return id(blob) if plan is not None and blob.is_dynamic else None
-
-
-def _op_key(call_key, index: int, seed: int | None):
-    """The op's key for this call: by its position in the job, or, for an op given a seed,
-    by the seed (as in OneFlow, random ops with one seed draw the same stream)."""
-    if seed is None:
-        return jax.random.fold_in(call_key, index)
-    seeded = jax.random.fold_in(call_key, 0x7FFFFFFF)  # apart from the position keys
-    return jax.random.fold_in(seeded, int(seed) & 0xFFFFFFFF)
-
-
-def _call_key(counter, mirrored: bool):
-    counter = jax.lax.convert_element_type(counter, jnp.uint32)  # a train step wraps around
-    key = jax.random.fold_in(jax.random.PRNGKey(0), counter)
-    if mirrored:  # each device draws its own dropout masks
-        key = jax.random.fold_in(key, jax.lax.axis_index(_sharding.AXIS))
-    return key
-
-
-def _real_shapes(plan: RealShapePlan | None, input_blobs: list[Blob], inputs) -> dict | None:
-    if plan is None or not plan.size:
-        return None
-    return plan.unpack(inputs[len(input_blobs)])
-
-
-def _predict_step(
-    graph: JobGraph,
-    input_blobs: list[Blob],
-    device_fetch: list[Blob],
-    mesh,
-    mirrored: bool = False,
-    real_plan: RealShapePlan | None = None,
-):
-    def step(state, inputs, counter):
-        key = _call_key(counter, mirrored)
-        env = _interpret(
-            graph,
-            state,
-            {id(b): x for b, x in zip(input_blobs, inputs)},
-            {},
-            key,
-            None if mirrored else mesh,
-            _real_shapes(real_plan, input_blobs, inputs),
-        )
-        return tuple(env[id(b)] for b in device_fetch)
-
-    return step
-
-
-class _TrainStep:
-    """The whole train step as one pure function of (state, inputs, train step); the train
-    step (the TrainStep variable's value before this step) also seeds the random ops."""
-
-    def __init__(
-        self,
-        graph: JobGraph,
-        store: VariableStore,
-        variable_names: list[str],
-        input_blobs: list[Blob],
-        device_fetch: list[Blob],
-        diff_watches: list[HostDelivery],
-        mesh: Any = None,
-        mirrored: bool = False,
-        real_plan: RealShapePlan | None = None,
-    ):
-        self.graph = graph
-        self.real_plan = real_plan
-        self.mirrored = mirrored
-        self.mesh = None if mirrored else mesh
-        self.input_blobs = input_blobs
-        self.device_fetch = device_fetch
-        self.diff_watches = diff_watches
-        self.integer_paths = _int_grad.needs_integer_paths(graph, [w.blob for w in diff_watches])
-        self.optimizer = _build_optimizer(graph)
-        # Trainable is per job: the flag of this job's own variable op.
-        trainable = [
-            n
-            for n in variable_names
-            if graph.variables[n].op.attrs["trainable"] and store.defs[n].dtype.is_floating
-        ]
-        self.trained = self.optimizer.variable_names(trainable)
-        regularizers = {
-            n: store.defs[n].regularizer
-            for n in self.trained
-            if store.defs[n].regularizer is not None
-        }
-        self.sparse = sparse_variables(graph, self.optimizer, self.trained, set(regularizers))
-        self.update = TrainUpdate(
-            self.optimizer,
-            graph.name,
-            {n: store.values[n] for n in self.trained},
-            regularizers,
-            bool(self.sparse),
-        )
-        for name, value in self.update.initial_state.items():
-            store.define_system(name, value)
-        self.step_name = TRAIN_STEP_PREFIX + graph.name
-        store.define_system(self.step_name, np.zeros((1,), np.int64))
-        self.loss_count = graph.losses[0].numel()
-        self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
-
-    def __call__(self, state, inputs, train_step):
-        graph = self.graph
-        train_step = jnp.asarray(train_step, jnp.int64)  # a Python int: weakly typed
-        key = _call_key(train_step, self.mirrored)
-        feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
-        real = _real_shapes(self.real_plan, self.input_blobs, inputs)
-        params = {n: state[n] for n in self.trained}
-        zeros = {
-            id(w.blob): jnp.zeros(
-                w.blob.shape,
-                w.blob.dtype.np_dtype if w.blob.dtype.is_floating else _int_grad.float_dtype(),
-            )
-            for w in self.diff_watches
-        }
-        # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
-        # OneFlow's would); the optimizer chain divides it out of the parameter gradients.
-        loss_scale = self.update.loss_scale(state)
-
-        def objective(params, perturb):
-            env = _interpret(
-                graph,
-                state | params,
-                feed,
-                perturb,
-                key,
-                self.mesh,
-                real,
-                set() if self.integer_paths else None,
-            )
-            total = sum(
-                jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
-                for loss in graph.losses
-            )
-            fetched = tuple(env[id(b)] for b in self.device_fetch)
-            assigned = {name: env[id(blob)] for name, blob in graph.assigns}
-            seeded = total if loss_scale is None else total * loss_scale
-            rows = {name: env[id(blob)] for name, blob in self.sparse.items()}
-            return seeded, (fetched, assigned, rows)
-
-        (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
-            objective, argnums=(0, 1), has_aux=True
-        )(params, zeros)
-        if self.mirrored:  # moving statistics are averaged like the gradients
-            assigned = jax.lax.pmean(assigned, _sharding.AXIS)
-        new_params, new_opt = self.update(
-            grads,
-            params,
-            {n: state[n] for n in self.update.state_names},
-            step=train_step,
-            loss_count=self._loss_count(real),
-            loss_scale=loss_scale,
-            rows=rows,
-            device_axis=_sharding.AXIS if self.mirrored else None,
-        )
-        assigned = {n: v.astype(state[n].dtype) for n, v in assigned.items()}
-        if loss_scale is not None:
-            pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
-        diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype) for w in self.diff_watches)
-        return state | new_params | new_opt | assigned, fetched, diffs
-
-    def _loss_count(self, real: dict | None):
-        """N of OneFlow's 1/N gradient scale: the first loss's elements (its real ones when
-        dynamic)."""
-        first = self.graph.losses[0]
-        if real is not None and id(first) in real:
-            return jnp.maximum(jnp.prod(real[id(first)]), 1).astype(jnp.float32)
-        return self.loss_count
-
-
-def _real_part(value, blob: Blob, real: dict | None):
-    """A loss with its padding zeroed: padding must not reach the gradients."""
-    if real is None or id(blob) not in real:
-        return value
-    return jnp.where(valid_mask(real[id(blob)], blob.shape), value, jnp.zeros((), value.dtype))

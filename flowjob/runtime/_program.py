@@ -1,0 +1,110 @@
+"""The forward program: ``_interpret`` evaluates a job graph's device ops in order (the
+predict step, and the inside of the train step in ``_train_step.py``), with the random keys of
+each call and op."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from ..graph import Blob, JobGraph, OpKind
+from . import _int_grad, _sharding
+from ._dynamic import RealShapePlan, real_of
+
+_SBP_OPS = ("with_distribute", "parallel_cast")
+
+
+def _interpret(
+    graph: JobGraph,
+    state: dict[str, Any],
+    inputs: dict[int, Any],
+    perturb: dict[int, Any],
+    key: Any,
+    mesh: Any = None,
+    real: dict[int, Any] | None = None,
+    promoted: set[int] | None = None,
+) -> dict[int, Any]:
+    """``real``: the real shape arrays of the dynamic blobs masked lowerings read.
+    ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
+    env: dict[int, Any] = {}
+    for i, op in enumerate(graph.ops):
+        if op.kind is OpKind.INPUT or op.kind is OpKind.FEED:  # an argument, or pipeline outputs
+            for blob in op.outputs:
+                if id(blob) in inputs:
+                    env[id(blob)] = inputs[id(blob)]
+        elif op.kind is OpKind.VARIABLE:
+            env[id(op.outputs[0])] = state[op.name]
+        elif op.kind is OpKind.DEVICE:
+            args = [env[id(b)] for b in op.inputs]
+            kwargs = dict(op.attrs)
+            if op.rng:
+                kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
+            if op.real_shape is not None and op.real_shape.masked is not None:
+                kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
+                out = op.real_shape.masked(*args, **kwargs)
+            elif promoted is not None and _int_grad.on_integer_path(op, promoted):
+                out = _int_grad.run_op(op, args, kwargs, promoted)
+            else:
+                out = op.lowering(*args, **kwargs)
+            if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
+                out = _sharding.constrain(out, op.attrs["distribute"], mesh)
+            for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
+                env[id(blob)] = value
+        for blob in op.outputs:
+            if id(blob) in perturb and id(blob) in env:
+                if promoted is None:
+                    env[id(blob)] = env[id(blob)] + perturb[id(blob)]
+                else:
+                    env[id(blob)] = _int_grad.perturb(
+                        env[id(blob)], blob, perturb[id(blob)], promoted
+                    )
+    return env
+
+
+def _op_key(call_key, index: int, seed: int | None):
+    """The op's key for this call: by its position in the job, or, for an op given a seed,
+    by the seed (as in OneFlow, random ops with one seed draw the same stream)."""
+    if seed is None:
+        return jax.random.fold_in(call_key, index)
+    seeded = jax.random.fold_in(call_key, 0x7FFFFFFF)  # apart from the position keys
+    return jax.random.fold_in(seeded, int(seed) & 0xFFFFFFFF)
+
+
+def _call_key(counter, mirrored: bool):
+    counter = jax.lax.convert_element_type(counter, jnp.uint32)  # a train step wraps around
+    key = jax.random.fold_in(jax.random.PRNGKey(0), counter)
+    if mirrored:  # each device draws its own dropout masks
+        key = jax.random.fold_in(key, jax.lax.axis_index(_sharding.AXIS))
+    return key
+
+
+def _real_shapes(plan: RealShapePlan | None, input_blobs: list[Blob], inputs) -> dict | None:
+    if plan is None or not plan.size:
+        return None
+    return plan.unpack(inputs[len(input_blobs)])
+
+
+def _predict_step(
+    graph: JobGraph,
+    input_blobs: list[Blob],
+    device_fetch: list[Blob],
+    mesh,
+    mirrored: bool = False,
+    real_plan: RealShapePlan | None = None,
+):
+    def step(state, inputs, counter):
+        key = _call_key(counter, mirrored)
+        env = _interpret(
+            graph,
+            state,
+            {id(b): x for b, x in zip(input_blobs, inputs)},
+            {},
+            key,
+            None if mirrored else mesh,
+            _real_shapes(real_plan, input_blobs, inputs),
+        )
+        return tuple(env[id(b)] for b in device_fetch)
+
+    return step

@@ -1,0 +1,168 @@
+"""The train step: forward (``_program.py``), backward and the optimizer update as one pure
+function of (state, inputs, train step).
+
+A watched gradient is the gradient with respect to a zero perturbation added to the blob, so it
+costs one output buffer and no extra backward work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import JobDefinitionError
+from ..graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
+from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
+from . import _int_grad, _sharding
+from ._dynamic import RealShapePlan
+from ._program import _call_key, _interpret, _real_shapes
+
+TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
+
+
+def _build_optimizer(graph: JobGraph) -> Any:
+    if graph.optimizer is not None:
+        return graph.optimizer
+    train = graph.config.train
+    if train.configured:
+        return from_model_update_conf(
+            train.model_update or {"naive_conf": {}},
+            train.primary_lr_value,
+            train.secondary_lr_value,
+        )
+    raise JobDefinitionError(
+        f"train job {graph.name!r} has no optimizer: call "
+        "flow.optimizer.SGD(...).minimize(loss) in its body (or configure the legacy "
+        "config.train.primary_lr + model_update_conf)"
+    )
+
+
+class _TrainStep:
+    """The whole train step as one pure function of (state, inputs, train step); the train
+    step (the TrainStep variable's value before this step) also seeds the random ops."""
+
+    def __init__(
+        self,
+        graph: JobGraph,
+        store: VariableStore,
+        variable_names: list[str],
+        input_blobs: list[Blob],
+        device_fetch: list[Blob],
+        diff_watches: list[HostDelivery],
+        mesh: Any = None,
+        mirrored: bool = False,
+        real_plan: RealShapePlan | None = None,
+    ):
+        self.graph = graph
+        self.real_plan = real_plan
+        self.mirrored = mirrored
+        self.mesh = None if mirrored else mesh
+        self.input_blobs = input_blobs
+        self.device_fetch = device_fetch
+        self.diff_watches = diff_watches
+        self.integer_paths = _int_grad.needs_integer_paths(graph, [w.blob for w in diff_watches])
+        self.optimizer = _build_optimizer(graph)
+        # Trainable is per job: the flag of this job's own variable op.
+        trainable = [
+            n
+            for n in variable_names
+            if graph.variables[n].op.attrs["trainable"] and store.defs[n].dtype.is_floating
+        ]
+        self.trained = self.optimizer.variable_names(trainable)
+        regularizers = {
+            n: store.defs[n].regularizer
+            for n in self.trained
+            if store.defs[n].regularizer is not None
+        }
+        self.sparse = sparse_variables(graph, self.optimizer, self.trained, set(regularizers))
+        self.update = TrainUpdate(
+            self.optimizer,
+            graph.name,
+            {n: store.values[n] for n in self.trained},
+            regularizers,
+            bool(self.sparse),
+        )
+        for name, value in self.update.initial_state.items():
+            store.define_system(name, value)
+        self.step_name = TRAIN_STEP_PREFIX + graph.name
+        store.define_system(self.step_name, np.zeros((1,), np.int64))
+        self.loss_count = graph.losses[0].numel()
+        self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
+
+    def __call__(self, state, inputs, train_step):
+        graph = self.graph
+        train_step = jnp.asarray(train_step, jnp.int64)  # a Python int: weakly typed
+        key = _call_key(train_step, self.mirrored)
+        feed = {id(b): x for b, x in zip(self.input_blobs, inputs)}
+        real = _real_shapes(self.real_plan, self.input_blobs, inputs)
+        params = {n: state[n] for n in self.trained}
+        zeros = {
+            id(w.blob): jnp.zeros(
+                w.blob.shape,
+                w.blob.dtype.np_dtype if w.blob.dtype.is_floating else _int_grad.float_dtype(),
+            )
+            for w in self.diff_watches
+        }
+        # Loss scaling seeds the loss gradient with the factor (so gradients overflow where
+        # OneFlow's would); the optimizer chain divides it out of the parameter gradients.
+        loss_scale = self.update.loss_scale(state)
+
+        def objective(params, perturb):
+            env = _interpret(
+                graph,
+                state | params,
+                feed,
+                perturb,
+                key,
+                self.mesh,
+                real,
+                set() if self.integer_paths else None,
+            )
+            total = sum(
+                jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
+                for loss in graph.losses
+            )
+            fetched = tuple(env[id(b)] for b in self.device_fetch)
+            assigned = {name: env[id(blob)] for name, blob in graph.assigns}
+            seeded = total if loss_scale is None else total * loss_scale
+            rows = {name: env[id(blob)] for name, blob in self.sparse.items()}
+            return seeded, (fetched, assigned, rows)
+
+        (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
+            objective, argnums=(0, 1), has_aux=True
+        )(params, zeros)
+        if self.mirrored:  # moving statistics are averaged like the gradients
+            assigned = jax.lax.pmean(assigned, _sharding.AXIS)
+        new_params, new_opt = self.update(
+            grads,
+            params,
+            {n: state[n] for n in self.update.state_names},
+            step=train_step,
+            loss_count=self._loss_count(real),
+            loss_scale=loss_scale,
+            rows=rows,
+            device_axis=_sharding.AXIS if self.mirrored else None,
+        )
+        assigned = {n: v.astype(state[n].dtype) for n, v in assigned.items()}
+        if loss_scale is not None:
+            pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
+        diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype) for w in self.diff_watches)
+        return state | new_params | new_opt | assigned, fetched, diffs
+
+    def _loss_count(self, real: dict | None):
+        """N of OneFlow's 1/N gradient scale: the first loss's elements (its real ones when
+        dynamic)."""
+        first = self.graph.losses[0]
+        if real is not None and id(first) in real:
+            return jnp.maximum(jnp.prod(real[id(first)]), 1).astype(jnp.float32)
+        return self.loss_count
+
+
+def _real_part(value, blob: Blob, real: dict | None):
+    """A loss with its padding zeroed: padding must not reach the gradients."""
+    if real is None or id(blob) not in real:
+        return value
+    return jnp.where(valid_mask(real[id(blob)], blob.shape), value, jnp.zeros((), value.dtype))
