@@ -18,15 +18,14 @@ from ._activations import (
     swish,
     tanh,
 )
+from ._conv_transpose import conv2d_transpose, torch_conv2d_transpose
 from ._convolution import (
     avg_pool2d,
     compat_conv2d,
     conv1d,
     conv2d,
-    conv2d_transpose,
     conv3d,
     max_pool2d,
-    torch_conv2d_transpose,
 )
 from ._functional_losses import (
     bce_loss,
