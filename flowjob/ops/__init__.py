@@ -7,9 +7,10 @@ from ._assign import system_assign
 from ._binary import binary as _binary
 from ._creation import with_distribute
 from ._ctc import ctc_loss
+from ._functional_losses import smooth_l1_loss
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
-from ._losses import combined_margin_loss, smooth_l1_loss
+from ._losses import combined_margin_loss
 from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._slicing import getitem

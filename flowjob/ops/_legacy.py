@@ -4,7 +4,7 @@ once per process and otherwise works as before (``flow.truncated_normal``)."""
 from __future__ import annotations
 
 from .._deprecation import warn_once
-from .initializers import Initializer, _truncated
+from ._distributions import Initializer, _truncated
 
 
 def truncated_normal(stddev: float = 1.0) -> Initializer:

@@ -19,6 +19,7 @@ from ._creation import (
 from ._dynamic import cast_to_static_shape, dynamic_reshape, elem_cnt
 from ._indexing import dim_gather, gather, gather_nd, masked_fill, one_hot, where
 from ._linalg import diag, matmul
+from ._pad import constant_pad2d, pad, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._padding import pad_grad, same_padding
 from ._reduce import count_not_finite, multi_count_not_finite
 from ._scatter import (
@@ -40,17 +41,7 @@ from ._shape import (
     squeeze,
     transpose,
 )
-from ._slicing import (
-    constant_pad2d,
-    pad,
-    reflection_pad2d,
-    replication_pad2d,
-    reverse,
-    slice,
-    slice_update,
-    slice_v2,
-    zero_pad2d,
-)
+from ._slicing import reverse, slice, slice_update, slice_v2
 from ._sort import argsort, sort
 
 __all__ = [

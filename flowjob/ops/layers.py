@@ -1,8 +1,9 @@
 """``flow.layers``: layers that create their own variables."""
 
-from ._layers import avg_pool2d, conv2d, dense, max_pool2d, prelu
-from ._layers import conv1d_layer as conv1d
-from ._layers import conv3d_layer as conv3d
+from ._conv_layers import avg_pool2d, conv2d, max_pool2d
+from ._conv_layers import conv1d_layer as conv1d
+from ._conv_layers import conv3d_layer as conv3d
+from ._layers import dense, prelu
 from ._norm_layers import (
     batch_normalization,
     batch_normalization_add_relu,

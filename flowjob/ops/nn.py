@@ -18,15 +18,23 @@ from ._activations import (
     swish,
     tanh,
 )
+from ._conv_transpose import conv2d_transpose, torch_conv2d_transpose
 from ._convolution import (
     avg_pool2d,
     compat_conv2d,
     conv1d,
     conv2d,
-    conv2d_transpose,
     conv3d,
     max_pool2d,
-    torch_conv2d_transpose,
+)
+from ._functional_losses import (
+    bce_loss,
+    bce_with_logits_loss,
+    kl_div_loss,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    triplet_margin_loss,
 )
 from ._fused import (
     fused_bias_add_dropout,
@@ -38,18 +46,11 @@ from ._fused import (
 from ._linalg import bias_add
 from ._linalg import tril as _linalg_tril
 from ._losses import (
-    bce_loss,
-    bce_with_logits_loss,
     distributed_sparse_softmax_cross_entropy_with_logits,
-    kl_div_loss,
-    l1_loss,
-    margin_ranking_loss,
-    mse_loss,
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
     sparse_cross_entropy,
     sparse_softmax_cross_entropy_with_logits,
-    triplet_margin_loss,
 )
 from ._norm_layers import group_norm, instance_norm1d, instance_norm2d, instance_norm3d
 from ._normalization import batch_normalization, layer_norm, moments
