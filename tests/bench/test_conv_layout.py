@@ -68,12 +68,15 @@ def test_chunked_weight_gradient_matches_plain_xla(case):
     np.testing.assert_allclose(
         np.asarray(dw), np.asarray(dw_ref), rtol=2e-5, atol=2e-5 * float(jnp.abs(dw_ref).max())
     )
-    # and against float64 NumPy-free ground truth: the float64 XLA gradient
-    dw64 = jax.vjp(
-        lambda w: reference(x.astype(jnp.float64), w, strides, pads, dil, groups, fmt),
-        w.astype(jnp.float64),
-    )[1](g.astype(jnp.float64))[0]
-    err, err_ref = (float(jnp.abs(d - dw64).max()) for d in (dw, dw_ref))
+    # and against float64 NumPy-free ground truth: the float64 XLA gradient (64-bit mode on
+    # here: flowjob turns it on only when its first session starts, which these tests skip)
+    with jax.enable_x64(True):
+        dw64 = jax.vjp(
+            lambda w: reference(x.astype(jnp.float64), w, strides, pads, dil, groups, fmt),
+            w.astype(jnp.float64),
+        )[1](g.astype(jnp.float64))[0]
+        assert dw64.dtype == jnp.float64
+        err, err_ref = (float(jnp.abs(d.astype(jnp.float64) - dw64).max()) for d in (dw, dw_ref))
     assert err <= 4 * err_ref + 1e-6, (err, err_ref)
 
 
