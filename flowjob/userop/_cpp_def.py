@@ -193,7 +193,7 @@ def _read_op(r: _Reader, op: OpDef, pos: int) -> int:
                 raise r.fail(pos, f"op {op.op_type!r}: .{name} takes one name here, got ({args})")
             (op.inputs if "Input" in name else op.outputs).append(arg.group(1))
         elif name == "Attr":
-            attr = re.fullmatch(rf'"(\w+)"\s*(?:,\s*(.+))?', args, re.S)
+            attr = re.fullmatch(r'"(\w+)"\s*(?:,\s*(.+))?', args, re.S)
             if attr is None or m.group(2) is None:
                 raise r.fail(pos, f"op {op.op_type!r}: expected .Attr<type>(\"name\"[, default])")
             try:
@@ -308,7 +308,7 @@ def read_cpp_defs(path: str | Path) -> CppDefs:
             if op_type not in ops:
                 raise CppDefError(f"{path}:{grad.line}: REGISTER_USER_OP_GRAD({fw!r}) names op "
                                   f"{op_type!r}, which the file does not register")
-        unknown = [a for a, (_, arg) in grad.binds.items() if a not in ops[grad.backward_type].inputs]
+        unknown = [a for a in grad.binds if a not in ops[grad.backward_type].inputs]
         if unknown:
             raise CppDefError(f"{path}:{grad.line}: {grad.backward_type!r} has no input(s) "
                               f"{unknown}; its inputs are {ops[grad.backward_type].inputs}")
