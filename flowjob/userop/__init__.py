@@ -20,7 +20,7 @@ from ._builder import (
     UserOpConfBuilder,
     UserOpModuleBuilder,
 )
-from ._cpp_def import CppDefError
+from ._cpp_def import CppDefError, CppDefs, read_cpp_defs
 from ._custom_module import CustomOpModule, CustomOpModuleError, custom_op_module
 from ._python_op import KernelKind, PythonKernelError, register_python_op
 from ._registry import OpCall, OpSpec, UnknownOpTypeError, known_op_types, lookup, register
@@ -69,6 +69,7 @@ load_library_now = load_library
 __all__ = [
     "BuiltinOp",
     "CppDefError",
+    "CppDefs",
     "CustomOpModule",
     "CustomOpModuleError",
     "BuiltinOpBuilder",
@@ -89,6 +90,7 @@ __all__ = [
     "load_library",
     "load_library_now",
     "lookup",
+    "read_cpp_defs",
     "register",
     "register_python_op",
     "user_op_builder",

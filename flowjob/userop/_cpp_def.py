@@ -160,12 +160,12 @@ def _read_infer(r: _Reader, op: OpDef, body_start: int, body_end: int) -> None:
             names[m.group(1)] = (m.group(2), m.group(3))
             continue
         m = _COPY.fullmatch(stmt)
-        if m is None or "{" in stmt:
+        lhs = m and names.get(m.group(1), (m.group(2), m.group(3)))
+        rhs = m and names.get(m.group(4), (m.group(5), m.group(6)))
+        if m is None or "{" in stmt or None in (lhs[0], rhs[0]):
             # The function may change what the copies read so far set: trust none of it.
             op.unread.append(r.line(at))
             return
-        lhs = names.get(m.group(1), (m.group(2), m.group(3)))
-        rhs = names.get(m.group(4), (m.group(5), m.group(6)))
         for what in ("shape", "dtype"):
             # A TensorDesc copy carries both; Shape and Dtype copies carry their own.
             if {lhs[0], rhs[0]} <= {what.capitalize(), "TensorDesc"} and lhs[1] in op.outputs:
@@ -236,7 +236,7 @@ _INPUT_BIND = _spaced(
 _OUTPUT = _spaced(r'\. Output \( "(\w+)" \)')
 
 
-def _read_grad(r: _Reader, fw: str, pos: int) -> tuple[GradDef, int]:
+def _read_grad(r: _Reader, fw: str, pos: int) -> GradDef:
     m = _spaced(r" \. SetBackwardOpConfGenFn \( \[ [^\]]* \] \( [^)]* \) \{").match(r.text, pos)
     if m is None:
         raise r.fail(pos, f"REGISTER_USER_OP_GRAD({fw!r}): expected .SetBackwardOpConfGenFn")
@@ -262,9 +262,8 @@ def _read_grad(r: _Reader, fw: str, pos: int) -> tuple[GradDef, int]:
         raise r.fail(pos, f"REGISTER_USER_OP_GRAD({fw!r}): expected one backward op, "
                      f"found {len(funcs)}")
     (func_var, func), = funcs.items()
-    chain, binds, outputs = func.group(3), {}, []
-    for piece in _INPUT_BIND.finditer(chain):
-        binds[piece.group(1)] = (Source(piece.group(2)), piece.group(3))
+    chain = func.group(3)
+    binds = {b.group(1): (Source(b.group(2)), b.group(3)) for b in _INPUT_BIND.finditer(chain)}
     outputs = [o.group(1) for o in _OUTPUT.finditer(chain)]
     rest = _OUTPUT.sub("", _INPUT_BIND.sub("", chain)).strip()
     if rest:
@@ -277,11 +276,9 @@ def _read_grad(r: _Reader, fw: str, pos: int) -> tuple[GradDef, int]:
             raise r.fail(body + bind.start(), f"REGISTER_USER_OP_GRAD({fw!r}): the gradient of "
                          f"{bind.group(1)!r} is not an output of the backward op")
         input_grads[bind.group(1)] = out
-    grad = GradDef(fw, func.group(2), r.line(pos), binds, input_grads)
-    tail = _spaced(r"\) ;").match(r.text, end)
-    if tail is None:
+    if _spaced(r" \) ;").match(r.text, end) is None:
         raise r.fail(end, f"REGISTER_USER_OP_GRAD({fw!r}): expected ');' after the function")
-    return grad, tail.end()
+    return GradDef(fw, func.group(2), r.line(pos), binds, input_grads)
 
 
 def read_cpp_defs(path: str | Path) -> CppDefs:
@@ -301,7 +298,7 @@ def read_cpp_defs(path: str | Path) -> CppDefs:
             _read_op(r, op, head.end())
             ops[op.op_type] = op
         else:
-            grad, _ = _read_grad(r, head.group(1), head.end())
+            grad = _read_grad(r, head.group(1), head.end())
             grads[grad.forward_type] = grad
     for fw, grad in grads.items():
         for op_type in (fw, grad.backward_type):

@@ -148,6 +148,27 @@ def test_backward_op_runs_on_its_own_with_a_trial_run_for_its_shape(xtanh):
     np.testing.assert_allclose(job(x0, dy0), dy0 * (t + x0 * (1 - t * t)), rtol=1e-6)
 
 
+def test_definition_facts_are_read_from_the_builder_chains(tmp_path):
+    folder = write_module(tmp_path)
+    defs = flow.userop.read_cpp_defs(folder / "xtanh_cpp_def.cpp")
+    fw, bw = defs.ops["xtanh_forward"], defs.ops["xtanh_backward"]
+    assert (fw.inputs, fw.outputs, fw.shape_from, fw.dtype_from) == (
+        ["x"], ["y"], {"y": "x"}, {"y": "x"}
+    )
+    text = (folder / "xtanh_cpp_def.cpp").read_text()
+    shape_line = text[: text.index("= Shape({")].count("\n") + 1
+    assert (bw.inputs, bw.shape_from, bw.dtype_from, bw.unread) == (
+        ["x", "dy"], {}, {}, [shape_line]
+    )
+    grad = defs.grads["xtanh_forward"]
+    assert grad.backward_type == "xtanh_backward"
+    assert {k: (s.value, a) for k, (s, a) in grad.binds.items()} == {
+        "x": ("input", "x"),
+        "dy": ("output_grad", "y"),
+    }
+    assert grad.input_grads == {"x": "dx"}
+
+
 def test_attributes_come_from_the_registration(xtanh):
     from flowjob.userop import lookup
 
