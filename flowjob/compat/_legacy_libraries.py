@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import ctypes
+import gc
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -61,6 +63,17 @@ def _numpy_keywords(np: Any) -> dict[str, Callable[..., Any]]:
     return {"reshape": reshape_with_newshape, "fromstring": fromstring_binary}
 
 
+def _set_type_attribute(cls: type, name: str, value: Any) -> None:
+    """Sets (``value`` not None) or removes ``cls.name`` on a built-in type, whose attributes
+    Python code cannot assign: through the type's own dict, then CPython's cache reset."""
+    (table,) = gc.get_referents(cls.__dict__)  # the dict behind the read-only mapping proxy
+    if value is None:
+        del table[name]
+    else:
+        table[name] = value
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
+
+
 def _pillow_constants(image: Any) -> dict[str, Any]:
     """Pillow 10 removed these resampling constants; each named the filter on the right."""
     return {
@@ -72,7 +85,8 @@ def _pillow_constants(image: Any) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def legacy_library_names() -> Iterator[None]:
-    """Sets the missing NumPy and Pillow names for the block, then puts everything back."""
+    """Sets the missing NumPy and Pillow names (and ``ndarray.tostring``) for the block, then
+    puts everything back."""
     import numpy as np
     import PIL.Image
 
@@ -92,9 +106,15 @@ def legacy_library_names() -> Iterator[None]:
     for name, wrapper in _numpy_keywords(np).items():
         replaced.append((np, name, vars(np)[name]))
         setattr(np, name, wrapper)
+    # NumPy 2.3 removed ndarray.tostring (cv2.imencode(...)[1].tostring() in image scripts).
+    method = "tostring" not in vars(np.ndarray)
+    if method:
+        _set_type_attribute(np.ndarray, "tostring", np.ndarray.tobytes)
     try:
         yield
     finally:
+        if method:
+            _set_type_attribute(np.ndarray, "tostring", None)
         for module, name in added:
             delattr(module, name)
         for module, name, original in replaced:

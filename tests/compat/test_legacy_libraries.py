@@ -67,3 +67,15 @@ def test_removed_pillow_constants_name_the_same_filters(tmp_path, capsys):
         "True True",
     ]
     assert "ANTIALIAS" not in vars(Image)
+
+
+def test_removed_ndarray_tostring_is_tobytes_during_the_run_only(tmp_path, capsys):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import numpy as np\n"
+        "a = np.arange(6, dtype=np.int16).reshape(2, 3)\n"
+        "print(a[:, 1:].tostring() == a[:, 1:].tobytes(), len(a.tostring()))\n"
+    )
+    assert run_script(str(script)) == 0
+    assert capsys.readouterr().out.split() == ["True", "12"]
+    assert not hasattr(np.arange(2), "tostring")
