@@ -15,6 +15,7 @@ from . import (
     image,
     linalg,
     model,
+    nn,
     onnx,
     optimizer,
     profiler,
@@ -62,6 +63,7 @@ from ._size import Size
 from .checkpoint import get_all_variables, load_variables
 from .distribute import parallel_cast
 from .distributed import current_machine_id
+from .eager import Tensor, tensor
 from .errors import (
     CallbackError,
     ConfigError,
@@ -86,7 +88,6 @@ from .ops import (
     layers,
     losses,
     math,
-    nn,
     regularizers,
     smooth_l1_loss,
     truncated_normal,

@@ -1,0 +1,18 @@
+"""The start of OneFlow v0.4's eager API on JAX arrays: ``flow.Tensor``, ``flow.tensor``,
+``flow.nn.Module``, ``flow.nn.Parameter`` and ``flow.nn.init`` (no autograd, no eager op
+library: job functions remain flowjob's way to compute and train)."""
+
+from . import init
+from ._gain import calculate_gain
+from ._module import Module, Parameter
+from ._tensor import Tensor, TensorFeatureError, tensor
+
+__all__ = [
+    "Module",
+    "Parameter",
+    "Tensor",
+    "TensorFeatureError",
+    "calculate_gain",
+    "init",
+    "tensor",
+]
