@@ -63,7 +63,7 @@ from ._size import Size
 from .checkpoint import get_all_variables, load_variables
 from .distribute import parallel_cast
 from .distributed import current_machine_id
-from .eager import Tensor, tensor
+from .eager import Tensor, eager_nccl_all_reduce, tensor
 from .errors import (
     CallbackError,
     ConfigError,
@@ -170,6 +170,7 @@ from .ops.math import in_top_k
 from .runtime import (
     FunctionConfig,
     clear_default_session,
+    current_resource,
     eager_execution_enabled,
     enable_eager_execution,
     function,

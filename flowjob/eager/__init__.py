@@ -3,6 +3,7 @@
 library: job functions remain flowjob's way to compute and train)."""
 
 from . import init
+from ._collective import eager_nccl_all_reduce
 from ._gain import calculate_gain
 from ._module import Module, Parameter
 from ._tensor import Tensor, TensorFeatureError, tensor
@@ -13,6 +14,7 @@ __all__ = [
     "Tensor",
     "TensorFeatureError",
     "calculate_gain",
+    "eager_nccl_all_reduce",
     "init",
     "tensor",
 ]
