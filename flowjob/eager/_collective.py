@@ -74,8 +74,8 @@ def eager_nccl_all_reduce(
 ) -> list[Any] | Any:
     """The element-wise sum of the values of all devices of ``parallel_conf`` (text
     ``ParallelConf``), on each of them. ``x``: one value (Tensor, JAX or NumPy array) per
-    device, in the placement's order; a single value when it names one device. Returns the
-    same kind: a list of sums (Tensors when given Tensors) or one value."""
+    device, in the placement's order; a single value when it names one device. Returns a
+    list of sums (JAX arrays, or Tensors when given Tensors), or one sum for one value."""
     if any(isinstance(v, Blob) for v in (x if isinstance(x, (list, tuple)) else [x])):
         raise OpError(
             "eager_nccl_all_reduce is an eager op and takes arrays, not the blobs of a job "
