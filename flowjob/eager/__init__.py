@@ -4,9 +4,10 @@ library: job functions remain flowjob's way to compute and train)."""
 
 from . import init
 from ._collective import eager_nccl_all_reduce
+from ._factory import tensor
 from ._gain import calculate_gain
 from ._module import Module, Parameter
-from ._tensor import Tensor, TensorFeatureError, tensor
+from ._tensor import Tensor, TensorFeatureError
 
 __all__ = [
     "Module",

@@ -1,6 +1,6 @@
 """``flow.Tensor`` and ``flow.tensor``: an array on a JAX device, OneFlow v0.4's eager tensor.
 
-The values live in a ``_Cell`` that tensors can share: ``detach()``, ``.data`` and
+The values live in a ``Cell`` that tensors can share: ``detach()``, ``.data`` and
 ``nn.Parameter(t)`` see the same values as ``t``, and an in-place method (``fill_``,
 ``uniform_``, ``copy_``, ``t[i] = v``...) rebinds the cell's JAX array, so every sharer sees the
 change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors.
@@ -10,11 +10,9 @@ There is no autograd: ``requires_grad`` is a flag that modules and optimizers re
 from __future__ import annotations
 
 import copy as _copy
-import itertools
 import math
 import operator
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -27,46 +25,12 @@ from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
 from . import _gain
+from ._storage import Cell, jax_device, next_key
 
 
 class TensorFeatureError(FlowJobError, NotImplementedError):
     """A feature of OneFlow's eager tensor that flowjob does not provide (autograd,
     consistent and lazy tensors)."""
-
-
-class _Cell:
-    """The storage several tensors share; ``array`` is rebound by in-place methods."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: jax.Array):
-        self.array = array
-
-
-_draws = itertools.count()
-_draw_lock = threading.Lock()
-
-
-def next_key() -> jax.Array:
-    """A fresh PRNG key for an in-place random fill: ``flow.config.seed`` folded with a
-    process-wide draw counter (the same program draws the same values)."""
-    with _draw_lock:
-        n = next(_draws)
-    return jax.random.fold_in(jax.random.PRNGKey(_runtime_config.process.seed), n)
-
-
-def _jax_device(spec: Any) -> jax.Device:
-    """``"cpu"``, ``"cuda"``/``"gpu"`` (optionally ``":index"``) as a JAX device. A GPU name on
-    a machine without one gives the CPU, as ``"gpu"`` placements do in flowjob."""
-    kind, _, index = str(spec).partition(":")
-    if kind not in ("cpu", "cuda", "gpu"):
-        raise ValueError(f"flow.Tensor: device must be 'cpu' or 'cuda[:i]', got {spec!r}")
-    platform = "cpu" if kind == "cpu" or jax.devices()[0].platform != "gpu" else "gpu"
-    devices = jax.devices(platform)
-    i = int(index) if index else 0
-    if not 0 <= i < len(devices):
-        raise ValueError(f"flow.Tensor: device {spec!r}: only {len(devices)} such device(s)")
-    return devices[i]
 
 
 def _refuse(what: str, value: Any) -> None:
@@ -127,14 +91,14 @@ class Tensor:
             )
         array = array.astype(_dtypes.as_dtype(dtype or _dtypes.float32).np_dtype)
         if device is not None:
-            array = jax.device_put(array, _jax_device(device))
-        self._cell = _Cell(array)
+            array = jax.device_put(array, jax_device(device))
+        self._cell = Cell(array)
         self.requires_grad = requires_grad
 
     @classmethod
     def _wrap(cls, array: Any, requires_grad: bool = False) -> Tensor:
         out = cls.__new__(cls)
-        out._cell = _Cell(jnp.asarray(array))
+        out._cell = Cell(jnp.asarray(array))
         out.requires_grad = requires_grad
         return out
 
@@ -259,7 +223,7 @@ class Tensor:
         if dtype is not None:
             array = array.astype(_dtypes.as_dtype(dtype).np_dtype)
         if device is not None:
-            array = jax.device_put(array, _jax_device(device))
+            array = jax.device_put(array, jax_device(device))
         return Tensor._wrap(array, self.requires_grad)
 
     def __repr__(self) -> str:
@@ -400,47 +364,3 @@ for _name, _op in _COMPARISONS.items():
     setattr(Tensor, f"__{_name}__", _binary(lambda a, b, op=_op: op(a, b).astype(jnp.int8)))
 Tensor.__neg__ = _unary(operator.neg)
 Tensor.__abs__ = _unary(operator.abs)
-
-
-def tensor(
-    data: Any,
-    dtype: _dtypes.DType | None = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    placement: Any = None,
-    sbp: Any = None,
-    is_consistent: bool = False,
-    is_lazy: bool = False,
-) -> Tensor:
-    """``flow.tensor(data)``: a tensor of ``data`` (a scalar, list, tuple or NumPy/JAX array).
-    Without ``dtype``: float32 for Python data holding a float, else the data's own type
-    (``flow.tensor([1, 2])`` is int64), as OneFlow."""
-    if not isinstance(data, (bool, int, float, list, tuple, np.ndarray, jax.Array, Tensor)):
-        raise TypeError(f"flow.tensor: data must be a scalar, list, tuple or array, got {data!r}")
-    if dtype is None:
-        if isinstance(data, Tensor):
-            dtype = data.dtype
-        elif isinstance(data, (np.ndarray, jax.Array)):
-            dtype = _dtypes.as_dtype(data.dtype)
-        elif any(isinstance(x, float) for x in _flat(data)):
-            dtype = _dtypes.float32
-        else:
-            dtype = _dtypes.as_dtype(np.asarray(data).dtype)
-    if not isinstance(data, (Tensor, np.ndarray, jax.Array)):
-        data = np.asarray(data)
-    return Tensor(
-        data,
-        dtype=dtype,
-        device=device,
-        requires_grad=requires_grad,
-        placement=placement,
-        sbp=sbp,
-        is_consistent=is_consistent,
-        is_lazy=is_lazy,
-    )
-
-
-def _flat(data: Any) -> Sequence:
-    if isinstance(data, (list, tuple)):
-        return [y for x in data for y in _flat(x)]
-    return [data]
