@@ -1,10 +1,10 @@
-"""``flow.Tensor`` and ``flow.tensor``: an array on a JAX device, OneFlow v0.4's eager tensor.
+"""``flow.Tensor``: an array on a JAX device, OneFlow v0.4's eager tensor.
 
 The values live in a ``Cell`` that tensors can share: ``detach()``, ``.data`` and
 ``nn.Parameter(t)`` see the same values as ``t``, and an in-place method (``fill_``,
 ``uniform_``, ``copy_``, ``t[i] = v``...) rebinds the cell's JAX array, so every sharer sees the
 change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors.
-There is no autograd: ``requires_grad`` is a flag that modules and optimizers read.
+There is no autograd: ``requires_grad`` is a flag only (``nn.Parameter`` sets it).
 """
 
 from __future__ import annotations

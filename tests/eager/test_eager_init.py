@@ -1,6 +1,8 @@
 """flow.nn.init: gains, fans and the drawn distributions against NumPy statistics."""
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -113,3 +115,23 @@ def test_fans_need_rank_2_and_a_known_mode():
     with pytest.raises(ValueError, match="data_format"):
         init.xavier_normal_(flow.Tensor(5, 5), data_format="CHWN")
 
+
+
+def _draws_in_a_new_process(seed):
+    code = (
+        "import flowjob as flow\n"
+        + (f"flow.config.seed({seed})\n" if seed is not None else "")
+        + "t = flow.Tensor(3)\n"
+        "print(flow.nn.init.normal_(t).tolist(), flow.nn.init.uniform_(t).tolist())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    return out.stdout.strip()
+
+
+def test_fills_are_reproducible_and_follow_flow_config_seed():
+    first = _draws_in_a_new_process(None)
+    assert first == _draws_in_a_new_process(None)
+    assert first == _draws_in_a_new_process(0)  # 0 is the default seed
+    assert first != _draws_in_a_new_process(7)
