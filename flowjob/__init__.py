@@ -16,6 +16,7 @@ from . import (
     image,
     linalg,
     model,
+    nn,
     onnx,
     optimizer,
     profiler,
@@ -63,6 +64,7 @@ from ._size import Size
 from .checkpoint import get_all_variables, load_variables
 from .distribute import parallel_cast
 from .distributed import current_machine_id
+from .eager import Tensor, eager_nccl_all_reduce, tensor
 from .errors import (
     CallbackError,
     ConfigError,
@@ -87,7 +89,6 @@ from .ops import (
     layers,
     losses,
     math,
-    nn,
     regularizers,
     smooth_l1_loss,
     truncated_normal,
@@ -170,6 +171,7 @@ from .ops.math import in_top_k
 from .runtime import (
     FunctionConfig,
     clear_default_session,
+    current_resource,
     eager_execution_enabled,
     enable_eager_execution,
     function,
