@@ -64,7 +64,6 @@ from ._size import Size
 from .checkpoint import get_all_variables, load_variables
 from .distribute import parallel_cast
 from .distributed import current_machine_id
-from .eager import Tensor, eager_nccl_all_reduce, tensor
 from .errors import (
     CallbackError,
     ConfigError,
@@ -179,6 +178,7 @@ from .runtime import (
     global_function,
     sync_default_session,
 )
+from .tensor import Tensor, eager_nccl_all_reduce, tensor
 from .userop import (
     builtin_op,
     consistent_user_op_builder,

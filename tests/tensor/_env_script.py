@@ -1,4 +1,4 @@
-"""Run by test_eager_env.py in a fresh process: ``python _env_script.py CASE [ARGS]`` prints
+"""Run by test_env.py in a fresh process: ``python _env_script.py CASE [ARGS]`` prints
 one JSON line."""
 
 import json
