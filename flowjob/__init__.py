@@ -81,6 +81,7 @@ from .graph import (
     watch,
     watch_diff,
 )
+from .imperative import Tensor, eager_nccl_all_reduce, tensor
 from .model import Model
 from .ops import (
     combined_margin_loss,
@@ -178,7 +179,6 @@ from .runtime import (
     global_function,
     sync_default_session,
 )
-from .tensor import Tensor, eager_nccl_all_reduce, tensor
 from .userop import (
     builtin_op,
     consistent_user_op_builder,
