@@ -2,7 +2,8 @@
 
 A feed op (``OpNode.kind == "feed"``) takes no job argument. Its values are computed on the
 host for every call of the job, before the compiled program runs; its numeric outputs (fixed
-shapes) enter the program as extra inputs, after the job's arguments in ``JobGraph.inputs``.
+shapes, or padded dynamic ones) enter the program as extra inputs, after the job's arguments
+in ``JobGraph.inputs``.
 Outputs only the host can hold (a batch of records, images of differing sizes) feed other
 feed ops only.
 """
@@ -57,8 +58,9 @@ def add_feed_op(
                 f"decoder or image op), not from the job body\n  at "
                 f"{describe_frame(user_frame())}"
             )
-    # Pipeline outputs reach the program as fixed-shape inputs, never padded dynamic ones.
-    specs = [(shape, dtype, False) for shape, dtype, _ in outputs]
+    # A dynamic output (tensor_buffer_to_list_of_tensors' dynamic_out) reaches the program
+    # zero-padded to its shape, with its real shape, as a ListNumpy argument does.
+    specs = [(shape, dtype, bool(dynamic)) for shape, dtype, dynamic in outputs]
     op = graph.add_op(
         name=op_name,
         op_type=op_type,

@@ -127,10 +127,10 @@ def _check_one(
     return [_check_array(job, f"{where}[{i}]", v, d, private) for i, v in enumerate(value)]
 
 
-def _pad(array: np.ndarray, d: ArgBlobDef) -> np.ndarray:
-    if array.shape == d.shape:
+def _pad(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    if array.shape == shape:
         return array
-    padded = np.zeros(d.shape, dtype=array.dtype)
+    padded = np.zeros(shape, dtype=array.dtype)
     padded[tuple(slice(0, n) for n in array.shape)] = array
     return padded
 
@@ -198,13 +198,15 @@ def prepare_arguments(
             exact = pieces > 1 and len(host) in on_device
             host.append(_check_one(job, where, v, d, pieces, exact, private))
             defs.append(d)
-    device = tuple(_device_value(host[i], defs[i], pieces) for i in device_inputs)
+    device = tuple(device_value(host[i], defs[i].shape, pieces) for i in device_inputs)
     return host, device
 
 
-def _device_value(value: Any, d: ArgBlobDef, pieces: int) -> np.ndarray:
+def device_value(value: Any, shape: tuple[int, ...], pieces: int = 1) -> np.ndarray:
+    """What the program gets for a host value: ListNumpy-style lists (dynamic arguments and
+    dynamic data-pipeline outputs) concatenated or zero-padded to ``shape``."""
     if not isinstance(value, list):
         return value
     if pieces > 1:
         return np.concatenate(value)
-    return _pad(value[0], d)
+    return _pad(value[0], shape)

@@ -107,9 +107,18 @@ class Feeder:
         return [_checked(blob, env[id(blob)]) for blob in self.wanted]
 
 
-def _checked(blob: Blob, value: Any) -> np.ndarray:
-    """A pipeline value as the program input its blob promised (shape and dtype)."""
+def _checked(blob: Blob, value: Any) -> np.ndarray | list[np.ndarray]:
+    """A pipeline value as the program input its blob promised (shape and dtype); a dynamic
+    blob's value as a one-array list of its real shape, as a ListNumpy argument arrives."""
     array = np.ascontiguousarray(value, dtype=blob.dtype.np_dtype)
+    if blob.is_dynamic:
+        if array.ndim == len(blob.shape) and all(a <= m for a, m in zip(array.shape, blob.shape)):
+            return [array]
+        raise ValueError(
+            f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "
+            f"{array.shape}, which does not fit within its dynamic blob {blob.lbn} of "
+            f"shape {blob.shape}"
+        )
     if array.shape != blob.shape:
         raise ValueError(
             f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "
