@@ -9,7 +9,7 @@ from typing import Tuple
 
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image
 
 import flowjob as flow
 import flowjob.typing as tp
