@@ -94,7 +94,7 @@ def generate(
 
 def to_list(
     value: Any, out_shape: Sequence[int], dtype: np.dtype, dynamic: bool, op: str
-) -> tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...] | np.ndarray:
     """``tensor_buffer_to_list_of_tensors``: one array per instance. Without ``dynamic_out``
     an instance must hold ``out_shape``'s element count (it is reshaped to it); with it, an
     instance keeps its own shape, of ``out_shape``'s rank and no larger on any axis."""
@@ -121,4 +121,5 @@ def to_list(
                     f"out_shape {out_shape} ({size}); pass dynamic_out=True for smaller ones"
                 )
             result.append(x.reshape(out_shape))
-    return tuple(result)
+    # a feed op with one output returns its value itself, not a 1-tuple
+    return tuple(result) if len(result) != 1 else result[0]
