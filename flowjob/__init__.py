@@ -76,6 +76,8 @@ from .data import (
     object_segmentation_polygon_to_mask,
     tensor_buffer_to_list_of_tensors,
     tensor_buffer_to_tensor,
+    tensor_buffer_to_tensor_list,
+    tensor_list_to_tensor_buffer,
     tensor_to_tensor_buffer,
 )
 from .distribute import parallel_cast

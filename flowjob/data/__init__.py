@@ -8,6 +8,8 @@ from flowjob.data._buffer_ops import (
     is_tensor_buffer,
     tensor_buffer_to_list_of_tensors,
     tensor_buffer_to_tensor,
+    tensor_buffer_to_tensor_list,
+    tensor_list_to_tensor_buffer,
     tensor_to_tensor_buffer,
 )
 from flowjob.data._buffers import TensorBufferError
@@ -110,6 +112,8 @@ __all__ = [
     "tensor_buffer_to_tensor",
     "gen_tensor_buffer",
     "tensor_buffer_to_list_of_tensors",
+    "tensor_list_to_tensor_buffer",
+    "tensor_buffer_to_tensor_list",
     "is_tensor_buffer",
     "image_decode",
     "image_flip",

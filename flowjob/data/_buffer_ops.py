@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes
-from ..graph import Blob, OpKind, add_feed_op, apply_op
+from ..graph import Blob, OpKind, add_feed_op, apply_op, is_tensor_list
 from . import _buffers
 from ._op_args import _fail
 
@@ -166,6 +166,39 @@ def tensor_buffer_to_list_of_tensors(
         outputs=[(out_shape, dt, dynamic_out)] * count,
     )
     return list(outs) if isinstance(outs, tuple) else [outs]
+
+
+def tensor_list_to_tensor_buffer(input: Blob, name: str | None = None) -> Blob:  # noqa: A002
+    """A tensor list (``tp.ListListNumpy`` argument) as a tensor buffer of ``(N,)``: each
+    tensor, of first axis 1, becomes one instance (OneFlow v0.3's op, used by v0.4's image
+    op examples)."""
+    op = "tensor_list_to_tensor_buffer"
+    x = _check_blob(op, input)
+    if not is_tensor_list(x):
+        raise _fail(op, f"input must be a tensor list (tp.ListListNumpy), got {x.lbn}")
+    return add_feed_op(
+        op, [x], _buffers.from_list, name=name, prefix="TensorListToBuffer",
+        outputs=[((x.shape[0],), _dtypes.tensor_buffer, False)],
+    )
+
+
+def tensor_buffer_to_tensor_list(
+    input: Blob, shape: Sequence[int], dtype: Any, name: str | None = None  # noqa: A002
+) -> Blob:
+    """A tensor buffer as a tensor list of declared shape ``(N, *shape)``: instance ``x``
+    becomes the tensor ``x[None]`` in ``dtype``; return it with ``-> tp.ListListNumpy``."""
+    op = "tensor_buffer_to_tensor_list"
+    x = _check_blob(op, input)
+    if x.dtype is not _dtypes.tensor_buffer:
+        raise _fail(op, f"input must be a tensor buffer, got {x.lbn} of dtype {x.dtype.name}")
+    dt = _dtypes.as_dtype(dtype)
+    shape = tuple(int(d) for d in shape)
+    fn = functools.partial(_buffers.to_tensor_list, shape=shape, dtype=dt.np_dtype, op=op)
+    return add_feed_op(
+        op, [x], fn, name=name, prefix="TensorBufferToList",
+        attrs={"shape": shape, "data_type": dt.name, "is_tensor_list": True},
+        outputs=[((int(np.prod(x.shape)), *shape), dt, False)],
+    )
 
 
 def _identity(a: Any, **_: Any) -> Any:

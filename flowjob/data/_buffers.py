@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FlowJobError
+from ..graph import TensorList
 
 
 class TensorBufferError(FlowJobError, ValueError):
@@ -123,3 +124,35 @@ def to_list(
             result.append(x.reshape(out_shape))
     # a feed op with one output returns its value itself, not a 1-tuple
     return tuple(result) if len(result) != 1 else result[0]
+
+
+def from_list(value: TensorList) -> np.ndarray:
+    """``tensor_list_to_tensor_buffer``: each tensor (first axis 1) becomes an instance."""
+    out = []
+    for i, t in enumerate(value.tensors):
+        if t.shape[0] != 1:
+            raise TensorBufferError(
+                f"tensor_list_to_tensor_buffer: tensor {i} of the list has shape {t.shape}; "
+                "each tensor must have 1 on its first axis (one instance)"
+            )
+        out.append(t[0])
+    return make(out)
+
+
+def to_tensor_list(
+    value: Any, shape: Sequence[int], dtype: np.dtype, op: str
+) -> TensorList:
+    """``tensor_buffer_to_tensor_list``: instance ``x`` becomes a tensor ``x[None]`` of
+    ``dtype`` (converted), of ``shape``'s rank and at most its element count."""
+    shape = tuple(shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    out = []
+    for i, x in enumerate(items(value)):
+        x = np.asarray(x)
+        if x.ndim != len(shape) or x.size > size:
+            raise TensorBufferError(
+                f"{op}: instance {i} has shape {x.shape}, which does not fit shape {shape} "
+                "(same rank, no more elements)"
+            )
+        out.append(x.astype(dtype)[None])
+    return TensorList(out)

@@ -16,7 +16,21 @@ from typing import Any
 
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind, OpNode, OutputSpec
-from ._graph import check_blob, current_graph, default_prefix
+from ._graph import check_blob, current_graph, default_prefix, is_host_only, is_tensor_list
+
+
+class TensorList:
+    """The host value of a tensor list: arrays of one rank whose shapes may differ (one
+    device's ``tp.ListListNumpy`` argument, or ``tensor_buffer_to_tensor_list``'s output)."""
+
+    __slots__ = ("tensors",)
+
+    def __init__(self, tensors: Sequence[Any]):
+        self.tensors = list(tensors)
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(str(getattr(t, "shape", "?")) for t in self.tensors)
+        return f"TensorList([{shapes}])"
 
 
 @dataclass(eq=False)
@@ -27,11 +41,6 @@ class FeedOp:
     op: OpNode
     fn: Callable[..., Any]
     source: bool
-
-
-def is_host_only(blob: Blob) -> bool:
-    """Records and tensor buffers: values that exist only in the data pipeline."""
-    return blob.dtype.np_dtype.kind == "O"
 
 
 def add_feed_op(
@@ -50,8 +59,8 @@ def add_feed_op(
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     op_name = name if name is not None else graph.unique_name(prefix or default_prefix(op_type))
     feeds = {id(f.op) for f in graph.feeds}
-    for b in blobs:
-        if id(b.op) not in feeds:
+    for b in blobs:  # a tensor-list argument is read by the pipeline at each call
+        if id(b.op) not in feeds and not (b.op.kind == OpKind.INPUT and is_tensor_list(b)):
             raise OpError(
                 f"op {op_name!r} ({op_type}) runs in the host data pipeline, before the job's "
                 f"program, so its input {b.lbn} must come from the pipeline too (a reader, "
@@ -61,13 +70,14 @@ def add_feed_op(
     # A dynamic output (tensor_buffer_to_list_of_tensors' dynamic_out) reaches the program
     # zero-padded to its shape, with its real shape, as a ListNumpy argument does.
     specs = [(shape, dtype, bool(dynamic)) for shape, dtype, dynamic in outputs]
+    attrs = dict(attrs or {})
     op = graph.add_op(
         name=op_name,
         op_type=op_type,
         kind=OpKind.FEED,
         lowering=None,
         inputs=blobs,
-        attrs=dict(attrs or {}),
+        attrs=attrs,
         outputs=specs,
     )
     graph.inputs.extend(b for b in op.outputs if not is_host_only(b))

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import JobArgumentError
+from ..graph import TensorList
 from ..typing import ArgBlobDef
 
 
@@ -105,9 +106,33 @@ def _check_array(
     return np.asarray(value, dtype=want, order="C")
 
 
+def _check_tensor_list(job: str, where: str, value: Any, d: ArgBlobDef, pieces: int) -> Any:
+    """A ``tp.ListListNumpy`` argument: one list of arrays per device, as a ``TensorList``."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (list, tuple)) for v in value):
+        raise _fail(
+            job, where, "a tp.ListListNumpy.Placeholder takes a list (one per device) of lists "
+            f"of numpy.ndarray, got {type(value).__name__}"
+        )
+    if len(value) != pieces:
+        raise _fail(job, where, f"expected {pieces} list(s) (one per device), got {len(value)}")
+    tensors = []
+    for i, tensor in enumerate(t for per_device in value for t in per_device):
+        loose = ArgBlobDef(d.shape, d.dtype, True, d.name, d.batch_axis)
+        tensors.append(_check_array(job, f"{where}[..][{i}]", tensor, loose, private=True))
+    total = sum(t.shape[0] for t in tensors)
+    if tensors and total > d.shape[0]:
+        raise _fail(
+            job, where, f"the tensors' first axes add up to {total}, more than the declared "
+            f"{d.shape[0]} of shape {d.shape}"
+        )
+    return TensorList(tensors)
+
+
 def _check_one(
     job: str, where: str, value: Any, d: ArgBlobDef, pieces: int, exact: bool, private: bool
 ) -> Any:
+    if d.tensor_list:
+        return _check_tensor_list(job, where, value, d, pieces)
     if not d.is_dynamic:
         return _check_array(job, where, value, d, private)
     if isinstance(value, np.ndarray) or not isinstance(value, (list, tuple)):
@@ -138,7 +163,7 @@ def _pad(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def exact_layouts(params: list) -> list[tuple[tuple[int, ...], np.dtype]] | None:
     """(shape, dtype) per argument when every placeholder is one fixed-shape array, else None:
     what ``prepare_arguments`` checks first, to pass arrays that already fit straight through."""
-    if any(spec.is_tuple or spec.defs[0].is_dynamic for spec in params):
+    if any(spec.is_tuple or spec.defs[0].is_dynamic or spec.defs[0].tensor_list for spec in params):
         return None
     return [(spec.defs[0].shape, spec.defs[0].dtype.np_dtype) for spec in params]
 

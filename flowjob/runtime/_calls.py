@@ -129,7 +129,7 @@ class Calls:
                 entry.layouts,
                 staging,
             )
-            host_args.extend(entry.feeder.next())
+            host_args.extend(entry.feeder.next(host_args))
             inputs = entry.traced.graph.inputs
             device_args = tuple(
                 device_value(host_args[i], inputs[i].shape, lowered.pieces)

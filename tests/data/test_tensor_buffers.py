@@ -162,3 +162,57 @@ def test_ofrecord_image_classification_reader(tmp_path):
     np.testing.assert_array_equal(first, pixels[0])
     assert label.dtype == np.int32
     np.testing.assert_array_equal(label, [3, 9])
+
+
+def _mirrored() -> flow.FunctionConfig:
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+    return config
+
+
+def test_tensor_list_argument_through_image_ops_and_back():
+    rng = np.random.default_rng(3)
+    images = [rng.random((1, h, w, 3)).astype(np.float32) for h, w in [(4, 6), (5, 3)]]
+
+    @flow.global_function(type="predict", function_config=_mirrored())
+    def job(
+        images_def: tp.ListListNumpy.Placeholder((2, 5, 6, 3), dtype=flow.float),
+    ) -> Tuple[tp.ListListNumpy, tp.ListListNumpy]:
+        buffer = flow.tensor_list_to_tensor_buffer(images_def)
+        flipped = flow.image_flip(buffer, 17)
+        normed = flow.image.normalize(buffer, std=[2.0, 2.0, 2.0], mean=[0.5, 0.5, 0.5])
+        return (
+            flow.tensor_buffer_to_tensor_list(flipped, shape=(5, 6, 3), dtype=flow.float),
+            flow.tensor_buffer_to_tensor_list(normed, shape=(5, 6, 3), dtype=flow.double),
+        )
+
+    for _ in range(2):  # the pipeline runs on each call's own arguments
+        images = [i * 2 for i in images]
+        (flipped,), (normed,) = job([images])
+        assert [f.shape for f in flipped] == [i.shape for i in images]
+        for got, image in zip(flipped, images):
+            np.testing.assert_array_equal(got, image[:, ::-1, ::-1])
+        for got, image in zip(normed, images):
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(got, (image - np.float32(0.5)) / np.float32(2), rtol=1e-6)
+
+
+def test_tensor_list_argument_checks_name_the_argument():
+    @flow.global_function(type="predict", function_config=_mirrored())
+    def job(x: tp.ListListNumpy.Placeholder((2, 4), dtype=flow.float)) -> tp.ListListNumpy:
+        buffer = flow.tensor_list_to_tensor_buffer(x)
+        return flow.tensor_buffer_to_tensor_list(buffer, shape=(4,), dtype=flow.float)
+
+    (out,) = job([[np.ones((1, 3), np.float32), np.zeros((1, 4), np.float32)]])
+    np.testing.assert_array_equal(out[0], np.ones((1, 3)))
+    with pytest.raises(flow.errors.JobArgumentError, match=r"argument 'x'.*add up to 3"):
+        job([[np.ones((2, 3), np.float32), np.ones((1, 3), np.float32)]])
+    with pytest.raises(flow.errors.JobArgumentError, match=r"argument .x.*one per device"):
+        job([np.ones((1, 3), np.float32)])
+    with pytest.raises(flow.errors.OpError, match=r"tensor list"):
+
+        @flow.global_function(type="predict")
+        def device_use(x: tp.ListListNumpy.Placeholder((2, 4))) -> tp.Numpy:
+            return x + 1
+
+        device_use([[np.ones((1, 4), np.float32)]])
