@@ -1,7 +1,8 @@
 """Feed ops: a job's host-side data pipeline (readers, decoders, image ops).
 
-A feed op (``OpNode.kind == "feed"``) takes no job argument. Its values are computed on the
-host for every call of the job, before the compiled program runs; its numeric outputs (fixed
+A feed op (``OpNode.kind == "feed"``) takes pipeline values or job arguments (then the pipeline
+runs in the calling thread, on that call's arguments). Its values are computed on the host for
+every call of the job, before the compiled program runs; its numeric outputs (fixed
 shapes, or padded dynamic ones) enter the program as extra inputs, after the job's arguments
 in ``JobGraph.inputs``.
 Outputs only the host can hold (a batch of records, images of differing sizes) feed other
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind, OpNode, OutputSpec
-from ._graph import check_blob, current_graph, default_prefix, is_host_only, is_tensor_list
+from ._graph import check_blob, current_graph, default_prefix, is_host_only
 
 
 class TensorList:
@@ -59,12 +60,12 @@ def add_feed_op(
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     op_name = name if name is not None else graph.unique_name(prefix or default_prefix(op_type))
     feeds = {id(f.op) for f in graph.feeds}
-    for b in blobs:  # a tensor-list argument is read by the pipeline at each call
-        if id(b.op) not in feeds and not (b.op.kind == OpKind.INPUT and is_tensor_list(b)):
+    for b in blobs:  # job arguments are read by the pipeline at each call, on the host
+        if id(b.op) not in feeds and b.op.kind != OpKind.INPUT:
             raise OpError(
                 f"op {op_name!r} ({op_type}) runs in the host data pipeline, before the job's "
                 f"program, so its input {b.lbn} must come from the pipeline too (a reader, "
-                f"decoder or image op), not from the job body\n  at "
+                f"decoder or image op) or be a job argument, not computed in the job body\n  at "
                 f"{describe_frame(user_frame())}"
             )
     # A dynamic output (tensor_buffer_to_list_of_tensors' dynamic_out) reaches the program

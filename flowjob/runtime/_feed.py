@@ -5,7 +5,7 @@ keeps up to ``depth`` calls' worth of inputs ready (as OneFlow's data readers ke
 four batches), so reading and decoding overlap the programs of earlier calls. A failure in
 the pipeline (a truncated file, the end of a finite dataset) is raised by the call that would
 have used the failed batch, and by every later call. A pipeline that reads the job's
-arguments (``tp.ListListNumpy`` tensor lists) cannot run ahead: it runs in the calling thread,
+arguments (tensor lists, image sizes) cannot run ahead: it runs in the calling thread,
 on that call's arguments.
 """
 
@@ -100,7 +100,9 @@ class Feeder:
         return False
 
     def _step(self, streams: dict[int, Any], host_args: list[Any] | None = None) -> list[Any]:
-        env: dict[int, Any] = {bid: host_args[i] for bid, i in self.arguments.items()}
+        env: dict[int, Any] = {
+            bid: _argument(host_args[i]) for bid, i in self.arguments.items()
+        }
         for feed in self.graph.feeds:
             op = feed.op
             try:
@@ -118,6 +120,14 @@ class Feeder:
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
         return [_checked(blob, env[id(blob)]) for blob in self.wanted]
+
+
+def _argument(value: Any) -> Any:
+    """A job argument as a pipeline op reads it: a ListNumpy list as one array (the devices'
+    pieces concatenated), anything else (an array, a tensor list) as it is."""
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else np.concatenate(value)
+    return value
 
 
 def _checked(blob: Blob, value: Any) -> np.ndarray | list[np.ndarray]:
