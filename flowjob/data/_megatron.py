@@ -64,8 +64,11 @@ class IndexedDataset:
         self.dtype = np.dtype(DTYPES[code])
         self.sizes = np.frombuffer(raw, np.int32, n, head).astype(np.int64)
         self.pointers = np.frombuffer(raw, np.int64, n, head + 4 * n)
-        self.tokens = np.memmap(bin_path, self.dtype, mode="r") if os.path.getsize(bin_path) else (
-            np.empty(0, self.dtype)
+        count = os.path.getsize(bin_path) // self.dtype.itemsize  # a cut last token is unused
+        self.tokens = (
+            np.memmap(bin_path, self.dtype, mode="r", shape=(count,))
+            if count
+            else np.empty(0, self.dtype)
         )
         ends = self.pointers + self.sizes * self.dtype.itemsize
         misaligned = self.pointers % self.dtype.itemsize != 0

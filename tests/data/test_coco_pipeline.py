@@ -220,3 +220,29 @@ def test_grouping_and_bad_input_errors(coco, tmp_path):
             return flow.data.coco_reader(str(bad), image_dir, 2, name="c")[1]
 
         bad_job()
+
+
+def test_missing_image_and_undecodable_bytes_name_the_image(coco):
+    ann, image_dir, _ = coco
+    import os
+
+    os.remove(os.path.join(image_dir, "7.jpg"))
+
+    @flow.global_function(type="predict")
+    def job() -> tp.Numpy:
+        return _reader(coco)[1]
+
+    with pytest.raises(flow.data.COCOError, match=r"image 7 of .*json: cannot read .*7.jpg"):
+        job()
+
+    with open(os.path.join(image_dir, "7.jpg"), "wb") as f:
+        f.write(b"not a jpeg")
+    flow.clear_default_session()
+
+    @flow.global_function(type="predict")
+    def decode() -> tp.ListNumpy:
+        image = flow.image.decode(_reader(coco)[0])
+        return flow.image.batch_align(image, (64, 64, 3), flow.uint8, 0)
+
+    with pytest.raises(flow.data.DecodeError, match=r"image.decode: instance 1: cannot decode"):
+        decode()

@@ -216,3 +216,17 @@ def test_tensor_list_argument_checks_name_the_argument():
             return x + 1
 
         device_use([[np.ones((1, 4), np.float32)]])
+
+
+def test_megatron_truncated_bin_names_the_sequence(tmp_path):
+    prefix = str(tmp_path / "cut")
+    _write_megatron(prefix, [[1, 2, 3], [4, 5, 6, 7]])
+    with open(prefix + ".bin", "r+b") as f:
+        f.truncate(9)
+    with pytest.raises(flow.errors.OpError, match=r"cut\.bin: sequence 1 \(offset 6, 4 tokens"):
+
+        @flow.global_function(type="predict")
+        def job() -> tp.Numpy:
+            return flow.data.megatron_gpt_mmap_data_loader(prefix, 2, 1, 1)
+
+        job()
