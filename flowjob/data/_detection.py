@@ -130,7 +130,12 @@ def _masks(op: str, image: int, points: np.ndarray, index: np.ndarray, w: int, h
     for s, polygons in enumerate(segms):
         canvas = Image.new("L", (w, h), 0)
         draw = ImageDraw.Draw(canvas)
-        for polygon in polygons:
-            draw.polygon(polygon, fill=1, outline=1)
+        for polygon in polygons:  # as OpenCV fills them: 1 point a pixel, 2 points a line
+            if len(polygon) == 1:
+                draw.point(polygon, fill=1)
+            elif len(polygon) == 2:
+                draw.line(polygon, fill=1)
+            else:
+                draw.polygon(polygon, fill=1, outline=1)
         masks[s] = np.asarray(canvas, np.int8)
     return masks

@@ -155,3 +155,18 @@ def test_bad_instances_raise_errors_naming_the_op_and_instance():
     with pytest.raises(flow.data.TensorBufferError, match=r"object_bbox_flip: instance 1 must"):
         job([[np.zeros((1, 2, 4), np.float32), np.zeros((1, 2, 5), np.float32)]],
             [np.int32([[4, 4], [4, 4]])])
+
+
+def test_degenerate_polygons_fill_a_pixel_or_a_line():
+    from flowjob.data._detection import poly_to_mask
+
+    # one object: a single point (polygon 0) and a horizontal two-point segment (polygon 1)
+    points = np.float32([[3.4, 2.6], [1, 5], [6, 5]])
+    index = np.int32([[0, 0, 0], [0, 1, 0], [1, 1, 0]])
+    poly, idx = np.empty(1, object), np.empty(1, object)
+    poly[0], idx[0] = points, index
+    mask = poly_to_mask(poly, idx, np.int32([[8, 7]]))[0]
+    ref = np.zeros((1, 7, 8), np.int8)
+    ref[0, 3, 3] = 1  # (3.4, 2.6) rounds to x 3, y 3
+    ref[0, 5, 1:7] = 1
+    np.testing.assert_array_equal(mask, ref)
