@@ -7,6 +7,7 @@ contiguous labels from 1 in id order, polygons flattened to points with a
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -129,43 +130,101 @@ class COCOMeta:
         )
 
 
+class _Shard:
+    """OneFlow's ``DistributedTrainingDataset``: one device's walk through the (per-epoch
+    shuffled) image order, strided (device d takes d, d + n, ...) or contiguous (a block of
+    ceil(size / n)); it wraps into the next epoch without a break."""
+
+    def __init__(self, size: int, shards: int, rank: int, stride: bool, shuffle: bool,
+                 seed: int, epochs: int | None):
+        self.size, self.shards, self.stride = size, shards, stride
+        self.shuffle, self.seed, self.epochs = shuffle, seed, epochs
+        self.block = math.ceil(size / shards)
+        self.pos = rank if stride else rank * self.block
+        self.in_block, self.epoch = 0, 0
+        self._new_order()
+
+    def _new_order(self) -> None:
+        if self.epochs is not None and self.epoch >= self.epochs:
+            raise EndOfData(f"coco_reader: {self.epochs} epoch(s) read")
+        order = np.arange(self.size)
+        self.order = np.random.default_rng(self.seed + self.epoch).permutation(order) if (
+            self.shuffle
+        ) else order
+        self.epoch += 1
+
+    def next(self) -> int:
+        index = int(self.order[self.pos])
+        if self.stride:
+            self.pos += self.shards
+        else:
+            self.pos, self.in_block = self.pos + 1, self.in_block + 1
+            if self.in_block == self.block:
+                self.pos += (self.shards - 1) * self.block
+                self.in_block = 0
+        if self.pos >= self.size:
+            self.pos %= self.size
+            self._new_order()
+        return index
+
+
+class _Grouped:
+    """OneFlow's ``GroupBatchDataset``: a batch takes the group of the earliest buffered
+    partial batch (or of its first new sample); samples of other groups wait in their group's
+    buffered batches, in arrival order."""
+
+    def __init__(self, shard: _Shard, batch: int, group_of):
+        self.shard, self.batch, self.group_of = shard, batch, group_of
+        self.buffered: dict[int, list[tuple[int, list[int]]]] = {}
+        self.count = 0
+
+    def next(self) -> list[int]:
+        waiting = [(b[0][0], g) for g, b in self.buffered.items() if b]
+        group = min(waiting)[1] if waiting else None
+        out = self.buffered[group].pop(0)[1] if group is not None else []
+        while len(out) < self.batch:
+            index = self.shard.next()
+            g = self.group_of(index)
+            if group is None:
+                group = g
+            if g == group:
+                out.append(index)
+                continue
+            batches = self.buffered.setdefault(g, [])
+            if not batches or len(batches[-1][1]) == self.batch:
+                batches.append((self.count, [index]))
+                self.count += 1
+            else:
+                batches[-1][1].append(index)
+        return out
+
+
 class COCOStream:
-    """Each call's batch as the reader's seven outputs; images of one batch share a group
-    (``height // width``) when ``group_by_aspect_ratio``. Shuffled anew every epoch."""
+    """Each call's batch as the reader's seven outputs: the concatenated batches of
+    ``shards`` devices (``batch_size / shards`` images each, as OneFlow's per-device readers),
+    grouped by ``height // width`` when ``group`` is set."""
 
     def __init__(self, meta: COCOMeta, batch_size: int, shuffle: bool, seed: int,
-                 group: bool, epochs: int | None = None):
+                 group: bool, epochs: int | None = None, shards: int = 1, stride: bool = True):
         if len(meta.ids) < batch_size:
             raise COCOError(
                 f"{meta.path}: {len(meta.ids)} usable image(s), fewer than batch_size {batch_size}"
             )
-        self.meta, self.batch, self.shuffle, self.group = meta, batch_size, shuffle, group
-        self.rng = np.random.default_rng(seed)
-        self.epochs, self.epoch = epochs, 0
-        self.order: list[int] = []
-        self.pending: dict[int, list[int]] = {}
+        self.meta, self.per_shard = meta, batch_size // shards
 
-    def _next_id(self) -> int:
-        if not self.order:
-            if self.epochs is not None and self.epoch >= self.epochs:
-                raise EndOfData(f"coco_reader: {self.meta.path}: {self.epochs} epoch(s) read")
-            ids = list(self.meta.ids)
-            if self.shuffle:
-                self.rng.shuffle(ids)
-            self.order, self.epoch = ids[::-1], self.epoch + 1
-        return self.order.pop()
+        def group_of(index: int) -> int:
+            image = meta.images[meta.ids[index]]
+            return int(image["height"]) // int(image["width"]) if group else 0
+
+        self.loaders = [
+            _Grouped(_Shard(len(meta.ids), shards, rank, stride, shuffle, seed, epochs),
+                     self.per_shard, group_of)
+            for rank in range(shards)
+        ]
 
     def __call__(self) -> tuple:
-        while True:
-            image_id = self._next_id()
-            image = self.meta.images[image_id]
-            key = int(image["height"]) // int(image["width"]) if self.group else 0
-            bucket = self.pending.setdefault(key, [])
-            bucket.append(image_id)
-            if len(bucket) == self.batch:
-                del self.pending[key]
-                break
-        samples = [self.meta.sample(i) for i in bucket]
+        ids = [self.meta.ids[i] for loader in self.loaders for i in loader.next()]
+        samples = [self.meta.sample(i) for i in ids]
         columns = list(zip(*samples))
         return (
             _buffers.make(columns[0]),

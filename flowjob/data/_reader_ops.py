@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _dtypes
-from ..graph import Blob, add_feed_op
+from ..graph import Blob, add_feed_op, current_placement
 from . import _coco, _megatron
 from ._decode import DecodeError
 from ._ofrecord_ops import OFRecordImageDecoder, OFRecordRawDecoder, ofrecord_reader
@@ -41,7 +41,10 @@ def coco_reader(
     image bytes (tensor buffers), int64 ids, int32 ``(h, w)`` sizes (height first, as
     OneFlow's reader wrote them), then per-image tensor buffers: float ``(K, 4)`` boxes,
     int32 ``(K,)`` labels, float ``(P, 2)`` polygon points and their int32 ``(P, 3)`` index.
-    ``epochs`` (a flowjob extension) stops after n passes with ``EndOfData``."""
+    On several devices (the placement's) each reads ``batch_size / n`` images of its own
+    partition (``stride_partition``: every n-th image, else a contiguous block), concatenated
+    in device order, as OneFlow's per-device readers. ``epochs`` (a flowjob extension) stops
+    after n passes with ``EndOfData``."""
     op = "data.coco_reader"
     if name is None:
         raise _fail(op, "name is required (OneFlow asserts it)")
@@ -56,8 +59,13 @@ def coco_reader(
     except DecodeError as exc:
         raise _fail(op, str(exc)) from None
     name, seed = _name_and_seed(name, "COCOReader", random_seed)
+    placement = current_placement()
+    shards = len(placement.device_ids()) if placement is not None else 1
+    if batch_size % shards:
+        raise _fail(op, f"batch_size {batch_size} does not split among {shards} devices")
     stream = functools.partial(
-        _coco.COCOStream, meta, batch_size, shuffle, seed, group_by_aspect_ratio, epochs
+        _coco.COCOStream, meta, batch_size, shuffle, seed, group_by_aspect_ratio, epochs,
+        shards, stride_partition,
     )
     buffer = ((batch_size,), _dtypes.tensor_buffer, False)
     outputs = [buffer, ((batch_size,), _dtypes.int64, False), ((batch_size, 2), _dtypes.int32,
