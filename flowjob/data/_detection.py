@@ -11,6 +11,7 @@ import numpy as np
 from . import _buffers
 from ._buffers import TensorBufferError
 from ._image_buffers import HORIZONTAL, VERTICAL, flip_codes
+from ._polyfill import fill_polygons
 
 
 def _sizes(image_size: Any, count: int, op: str) -> np.ndarray:
@@ -91,8 +92,9 @@ def poly_scale(poly: Any, scale: Any) -> np.ndarray:
 
 
 def poly_to_mask(poly: Any, poly_index: Any, image_size: Any) -> np.ndarray:
-    """Per image, one int8 ``(H, W)`` mask per segmentation, its polygons filled (edges
-    included, points rounded half to even): ``(num_segmentations, H, W)``."""
+    """Per image, one int8 ``(H, W)`` mask per segmentation, its polygons filled together as
+    OpenCV's ``fillPoly`` does (outlines included, even-odd inside; points rounded half to
+    even): ``(num_segmentations, H, W)``."""
     op = "detection.object_segmentation_polygon_to_mask"
     parts = _buffers.items(poly)
     index_parts = _buffers.items(poly_index)
@@ -112,8 +114,6 @@ def poly_to_mask(poly: Any, poly_index: Any, image_size: Any) -> np.ndarray:
 
 
 def _masks(op: str, image: int, points: np.ndarray, index: np.ndarray, w: int, h: int):
-    from PIL import Image, ImageDraw
-
     segms: list[list[list[tuple[int, int]]]] = []
     for k, ((pt, pi, si), (x, y)) in enumerate(zip(index.tolist(), points.tolist())):
         if si == len(segms):
@@ -128,14 +128,5 @@ def _masks(op: str, image: int, points: np.ndarray, index: np.ndarray, w: int, h
         segms[-1][-1].append((x, y))
     masks = np.zeros((len(segms), h, w), np.int8)
     for s, polygons in enumerate(segms):
-        canvas = Image.new("L", (w, h), 0)
-        draw = ImageDraw.Draw(canvas)
-        for polygon in polygons:  # as OpenCV fills them: 1 point a pixel, 2 points a line
-            if len(polygon) == 1:
-                draw.point(polygon, fill=1)
-            elif len(polygon) == 2:
-                draw.line(polygon, fill=1)
-            else:
-                draw.polygon(polygon, fill=1, outline=1)
-        masks[s] = np.asarray(canvas, np.int8)
+        fill_polygons(masks[s], [np.asarray(p, np.int64).reshape(-1, 2) for p in polygons])
     return masks
