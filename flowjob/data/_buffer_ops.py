@@ -113,14 +113,16 @@ def gen_tensor_buffer(
             f"shape_list and {len(value_list)} in value_list"
         )
     dt = _dtypes.as_dtype(data_type)
-    value = _buffers.generate(shape, shape_list, value_list, dt.np_dtype)
+    # fresh arrays every call: a returned instance may be changed by its receiver
+    fn = functools.partial(_buffers.generate, shape, [tuple(s) for s in shape_list],
+                           [float(v) for v in value_list], dt.np_dtype)
     attrs = {
         "shape": shape, "shape_list": [tuple(s) for s in shape_list],
         "value_list": [float(v) for v in value_list], "data_type": dt.name,
         "dynamic_out": dynamic_out,
     }
     return add_feed_op(
-        op, [], lambda: (lambda: value), source=True, name=name, prefix="GenTensorBuffer",
+        op, [], lambda: fn, source=True, name=name, prefix="GenTensorBuffer",
         attrs=attrs, outputs=[(shape, _dtypes.tensor_buffer, False)],
     )
 

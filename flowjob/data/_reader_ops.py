@@ -97,17 +97,17 @@ def ofrecord_image_classification_reader(
     name: str | None = None,
 ) -> tuple[Blob, Blob]:
     """``(images, labels)``: decoded HWC uint8 images as tensor buffers and ``(batch,)``
-    int32 labels (one int32 or int64 value per record). The decode thread settings tune
-    OneFlow's reader and are recorded only."""
-    prefix = name or "OFRecordImageClassificationReader"
+    int32 labels (one int32 or int64 value per record). ``decode_buffer_size_per_thread`` and
+    ``num_decode_threads_per_machine`` tune OneFlow's decoder threads and are ignored (images
+    are decoded on flowjob's image pool)."""
     records = ofrecord_reader(
         ofrecord_dir, batch_size, data_part_num, part_name_prefix, part_name_suffix_length,
         random_shuffle, shuffle_buffer_size, shuffle_after_epoch, name=name,
     )
     image = OFRecordImageDecoder(records, image_feature_name, color_space,
-                                 name=f"{prefix}_image")
+                                 name=f"{name}_image" if name else None)
     label = OFRecordRawDecoder(records, label_feature_name, (), _dtypes.int32,
-                               name=f"{prefix}_label")
+                               name=f"{name}_label" if name else None)
     return image, label
 
 
