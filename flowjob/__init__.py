@@ -9,6 +9,7 @@ from . import (
     config,
     data,
     deprecated,
+    detection,
     distribute,
     distributed,
     env,
@@ -62,6 +63,25 @@ from ._legacy import (
 )
 from ._size import Size
 from .checkpoint import get_all_variables, load_variables
+from .data import (
+    gen_tensor_buffer,
+    image_batch_align,
+    image_decode,
+    image_flip,
+    image_normalize,
+    image_random_crop,
+    image_target_resize,
+    object_bbox_flip,
+    object_bbox_scale,
+    object_segmentation_polygon_flip,
+    object_segmentation_polygon_scale,
+    object_segmentation_polygon_to_mask,
+    tensor_buffer_to_list_of_tensors,
+    tensor_buffer_to_tensor,
+    tensor_buffer_to_tensor_list,
+    tensor_list_to_tensor_buffer,
+    tensor_to_tensor_buffer,
+)
 from .distribute import parallel_cast
 from .distributed import current_machine_id
 from .errors import (
@@ -189,6 +209,7 @@ from .userop import (
 )
 
 ExecutionConfig = FunctionConfig
+image_resize = image.Resize
 # OneFlow exports clip_by_value under these top-level names too
 clip_by_value = clip = clamp = clip_by_scalar = math.clip_by_value
 

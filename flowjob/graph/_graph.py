@@ -214,11 +214,24 @@ def default_prefix(op_type: str) -> str:
     return "".join(part.capitalize() for part in op_type.split("_"))
 
 
+def is_tensor_list(blob: Blob) -> bool:
+    """A tensor list (``tp.ListListNumpy`` argument, ``tensor_buffer_to_tensor_list``): a
+    host value of several arrays, declared with the largest shape and its element dtype."""
+    return bool(blob.op.attrs.get("is_tensor_list"))
+
+
+def is_host_only(blob: Blob) -> bool:
+    """Records, tensor buffers and tensor lists: values only the host data pipeline holds."""
+    return blob.dtype.np_dtype.kind == "O" or is_tensor_list(blob)
+
+
 def host_only_error(blob: Blob, use: str) -> OpError:
     """The error for a data-pipeline blob (records, tensor buffers) used by the program."""
+    kind = "tensor list" if is_tensor_list(blob) else blob.dtype.name
     return OpError(
-        f"{blob.lbn} ({blob.dtype.name}) is produced by the host data pipeline and has no fixed "
+        f"{blob.lbn} ({kind}) is produced by the host data pipeline and has no fixed "
         f"numeric shape, so it cannot be {use}; decode it first (flow.data.OFRecordRawDecoder, "
-        "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w)"
+        "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w, "
+        "flow.tensor_list_to_tensor_buffer then flow.tensor_buffer_to_tensor)"
         f"\n  at {describe_frame(user_frame())}"
     )

@@ -11,11 +11,20 @@ import jax
 
 from .. import typing as tp
 from ..errors import JobDefinitionError
-from ..graph import Blob, JobGraph, OpKind, VariableStore, View, host_only_error, tracing
+from ..graph import (
+    Blob,
+    JobGraph,
+    OpKind,
+    VariableStore,
+    View,
+    host_only_error,
+    is_tensor_list,
+    tracing,
+)
 
 _RETURN_HELP = (
-    "allowed return annotations: None, tp.Numpy, tp.ListNumpy, Tuple/List/Dict of "
-    "them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]"
+    "allowed return annotations: None, tp.Numpy, tp.ListNumpy, tp.ListListNumpy, "
+    "Tuple/List/Dict of them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]"
 )
 
 
@@ -119,6 +128,7 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
         for k, d in enumerate(spec.defs):
             dynamic = d.is_dynamic and not mirrored
             name = d.name or (spec.name if not spec.is_tuple else f"{spec.name}_{k}")
+            listed = {"is_tensor_list": True} if d.tensor_list else {}
             op = graph.add_op(
                 name=name,
                 op_type="input",
@@ -130,6 +140,7 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
                     "dtype": d.dtype.name,
                     "is_dynamic": dynamic,
                     "batch_axis": d.batch_axis,
+                    **listed,
                 },
                 outputs=[(d.shape, d.dtype, dynamic)],
             )
@@ -151,6 +162,14 @@ def check_return(job_name: str, ann: Any, value: Any, where: str = "return value
     if ann is None or ann is type(None):
         if value is not None:
             fail("None (the job is annotated -> None)")
+        return
+    if ann in (tp.Numpy, tp.ListNumpy) and isinstance(value, Blob) and is_tensor_list(value):
+        raise JobDefinitionError(
+            f"job {job_name!r}: {value.lbn} is a tensor list; annotate it tp.ListListNumpy"
+        )
+    if ann is tp.ListListNumpy:
+        if not isinstance(value, Blob):
+            fail("a blob")
         return
     if ann is tp.Numpy:
         if not isinstance(value, Blob):
@@ -229,6 +248,11 @@ def trace(
         return TracedJob(graph, params, [], None, ret_ann)
     leaves, tree = jax.tree_util.tree_flatten(result, is_leaf=lambda x: isinstance(x, Blob))
     for leaf in leaves:
+        if isinstance(leaf, Blob) and is_tensor_list(leaf):
+            # delivered from the host like an argument (its value never enters the program)
+            if all(b is not leaf for b in graph.inputs):
+                graph.inputs.append(leaf)
+            continue
         if isinstance(leaf, Blob) and leaf.dtype.np_dtype.kind == "O":
             raise host_only_error(leaf, f"returned by job {job_name!r}")
         if not isinstance(leaf, Blob) or leaf.graph is not graph:
