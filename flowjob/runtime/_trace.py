@@ -111,13 +111,14 @@ def parse_params(
 
 def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
     # Mirrored view: a ListNumpy input is one fixed-shape piece per device; the body sees the
-    # piece (per-device shapes, as in OneFlow).
-    mirrored = graph.config.logical_view.name is View.MIRRORED
+    # piece (per-device shapes, as in OneFlow). Eager mode: every input has the real shape of
+    # its argument (eager_params), so none is dynamic.
+    fixed = graph.config.logical_view.name is View.MIRRORED or graph.eager is not None
     args = []
     for spec in params:
         blobs = []
         for k, d in enumerate(spec.defs):
-            dynamic = d.is_dynamic and not mirrored
+            dynamic = d.is_dynamic and not fixed
             name = d.name or (spec.name if not spec.is_tuple else f"{spec.name}_{k}")
             op = graph.add_op(
                 name=name,
@@ -211,11 +212,17 @@ def trace(
     config: Any,
     store: VariableStore,
     definition_locals: dict[str, Any] | None = None,
+    eager: Any = None,
+    params: list[ParamSpec] | None = None,
 ) -> TracedJob:
-    """Runs ``fn`` once on placeholder blobs and records its graph."""
-    params, ret_ann = parse_params(job_name, fn, definition_locals)
+    """Runs ``fn`` once on placeholder blobs and records its graph. Eager mode: ``eager``
+    evaluates each op as it is recorded (runtime/_eager_call.py), and ``params`` are the
+    placeholders at the call's real shapes."""
+    parsed, ret_ann = parse_params(job_name, fn, definition_locals)
+    params = parsed if params is None else params
     graph = JobGraph(job_name, job_type, config)
     graph.definition_locals = dict(definition_locals or {})
+    graph.eager = eager
     with tracing(graph, store):
         scope = config.placement_scope
         if scope is not None:

@@ -1,0 +1,113 @@
+"""Eager mode's calls (OneFlow v0.4's ``flow.enable_eager_execution(True)``).
+
+The body runs on every call. Its graph is recorded as lazy tracing records it (the ops, the
+deliveries, the losses and optimizer) while ``Evaluator``, the graph's eager hook, evaluates
+each op as it is recorded with ``run_op``, the programs' own evaluation, so blobs have values
+in the body. The recorded graph then becomes the call's own ``CompiledJob``, lowered without
+``jax.jit``: a predict call's outputs are the values computed in the body; a train call
+replays the graph under ``jax.value_and_grad`` (``_train_step.py``, op by op) for the
+gradients of the losses and watch_diffs and applies the optimizer's ``TrainUpdate``. The
+call then completes through ``Calls`` and the ``Deliverer`` like a lazy one (results,
+handlers, host ops, callbacks), on the same variables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import ConfigError, OpError, describe_frame
+from ..graph import Blob, OpKind, OpNode, VariableStore
+from ._arguments import prepare_arguments
+from ._compiled import CompiledJob
+from ._delivery import Source
+from ._lowering import lower
+from ._program import _call_key, run_op
+from ._trace import ParamSpec, parse_params, trace
+from ._train_step import TRAIN_STEP_PREFIX
+
+
+class Evaluator:
+    """Evaluates each op of an eager call's graph as the body records it; keeps the values."""
+
+    def __init__(self, job_name: str, store: VariableStore, inputs: list[Any], key: Any):
+        self.job_name = job_name
+        self.store = store
+        self.inputs = inputs  # the arguments' values, in placeholder order
+        self.key = key  # the call's random key (the op's position picks its stream)
+        self.values: dict[int, Any] = {}  # id(blob) -> jax.Array
+        self._next_input = 0
+
+    def evaluate(self, op: OpNode, index: int) -> None:
+        if op.kind is OpKind.INPUT:  # recorded in placeholder order
+            self.values[id(op.outputs[0])] = jnp.asarray(self.inputs[self._next_input])
+            self._next_input += 1
+        elif op.kind is OpKind.FEED:
+            raise OpError(
+                f"op {op.name!r} ({op.op_type}) in job {self.job_name!r} belongs to the host "
+                "data pipeline (readers, decoders), which flowjob runs for lazy jobs only; "
+                "define the job with eager execution off, or feed it NumPy arguments\n  at "
+                f"{describe_frame(op.user_frame)}"
+            )
+        else:
+            run_op(index, op, self.values, self.store.values, {}, self.key)
+
+    def value(self, blob: Blob) -> np.ndarray:
+        return np.asarray(self.values[id(blob)])
+
+
+def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list[Any]]:
+    """The job's placeholders at the real shapes of ``args`` (a ``tp.ListNumpy`` argument is
+    a blob of its array's shape, as OneFlow's eager mode makes it), and the argument values."""
+    params, _ = parse_params(job.__name__, job.fn, job.definition_locals)
+    host, _ = prepare_arguments(job.__name__, params, args, [], private=False)
+    values = [value[0] if isinstance(value, list) else value for value in host]
+    flat = iter(values)
+    real = []
+    for spec in params:
+        defs = [dataclasses.replace(d, shape=tuple(next(flat).shape)) for d in spec.defs]
+        real.append(ParamSpec(spec.name, defs, spec.is_tuple))
+    return real, values
+
+
+def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJob:
+    """Runs ``job``'s body eagerly on ``args``; returns the call's ``CompiledJob`` (the caller
+    completes the call with it: ``Session.run`` or ``Session.launch``)."""
+    params, values = eager_params(job, args)
+    train = job.job_type == "train"
+    if train:
+        stored = store.values.get(TRAIN_STEP_PREFIX + job.__name__)
+        counter = 0 if stored is None else int(np.asarray(stored).reshape(-1)[0])
+    else:
+        counter = job.eager_calls % (2**32)
+        job.eager_calls += 1
+    evaluator = Evaluator(job.__name__, store, values, _call_key(counter, False))
+    traced = trace(
+        job.__name__,
+        job.fn,
+        job.job_type,
+        job.config,
+        store,
+        job.definition_locals,
+        eager=evaluator,
+        params=params,
+    )
+    lowered = lower(traced.graph, traced.returns, store, jit=False)
+    if lowered.mesh is not None:
+        raise ConfigError(
+            f"job {job.__name__!r} runs eagerly on {lowered.mesh.size} devices: flowjob's "
+            "eager mode runs a job on one device; place it on one device, or define it with "
+            "eager execution off"
+        )
+    if not train:  # the outputs were computed in the body
+        outputs = sorted(
+            (fetch.index, blob_id)
+            for blob_id, fetch in lowered.fetches.items()
+            if fetch.source is Source.OUTPUT
+        )
+        computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs)
+        lowered.fn = lambda state, inputs, counter: computed
+    return CompiledJob.build(traced, lowered, job.config.concurrency)
