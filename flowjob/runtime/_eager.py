@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..graph import current_graph, in_job
-from ._session import lazy_job_names
 
 _enabled = False
 
@@ -34,6 +33,8 @@ def enable_eager_execution(val: bool = True) -> None:
             f"{current_graph().name!r}; as in OneFlow, the execution mode is set outside job "
             "functions, before they are defined"
         )
+    from ._session import lazy_job_names  # here: _session imports this module
+
     lazy = lazy_job_names()
     if lazy:
         shown = ", ".join(repr(n) for n in lazy)

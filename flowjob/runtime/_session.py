@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import numpy as np
 
 from .._exit_status import mark_exit_failure
 from ..errors import JobDefinitionError, describe_callable
@@ -21,6 +22,7 @@ from ._calls import Calls
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
+from ._eager import eager_execution_enabled
 from ._eager_call import run_body
 from ._lowering import lower
 from ._results import ResultFuture
@@ -182,6 +184,15 @@ class Session:
     def assign_variables(self, arrays: dict[str, Any]) -> None:
         self.wait()
         self.state.assign(arrays)
+
+    def defers_variables(self) -> bool:
+        """Whether variables may still appear: an eager job defines its variables when it
+        first runs, so values loaded for names not yet defined are kept for them."""
+        return eager_execution_enabled() or any(job.eager for job in self.jobs.values())
+
+    def defer_variables(self, arrays: dict[str, np.ndarray]) -> None:
+        """Keeps loaded values for variables not defined yet (see ``defers_variables``)."""
+        self.variables.pending.update(arrays)
 
     def close(self, at_exit: bool = False) -> int:
         """Waits for everything launched; prints errors not yet raised; returns their count
