@@ -102,12 +102,24 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
             "eager mode runs a job on one device; place it on one device, or define it with "
             "eager execution off"
         )
-    if not train:  # the outputs were computed in the body
-        outputs = sorted(
-            (fetch.index, blob_id)
-            for blob_id, fetch in lowered.fetches.items()
-            if fetch.source is Source.OUTPUT
-        )
-        computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs)
-        lowered.fn = lambda state, inputs, counter: computed
+    if not train:
+        lowered.fn = _computed(lowered, evaluator, traced.graph.assigns, store)
     return CompiledJob.build(traced, lowered, job.config.concurrency)
+
+
+def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: VariableStore) -> Any:
+    """A predict call's program: its outputs were computed in the body; it writes back the
+    body's ``flow.assign`` values (a train step's own write-back does that for train jobs)."""
+    outputs = sorted(
+        (fetch.index, blob_id)
+        for blob_id, fetch in lowered.fetches.items()
+        if fetch.source is Source.OUTPUT
+    )
+    computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs)
+    assigned = {name: evaluator.values[id(blob)] for name, blob in assigns}
+
+    def program(state: Any, inputs: Any, counter: int) -> tuple[Any, ...]:
+        store.values.update(assigned)  # under the dispatch lock, like a train step's update
+        return computed
+
+    return program

@@ -260,3 +260,36 @@ def test_shape_errors_name_the_op_in_eager_mode_too():
 
     with pytest.raises(OpError, match="matmul"):
         job(np.ones((2, 3), np.float32))
+
+
+def test_an_eager_predict_job_writes_its_assignments_back():
+    flow.enable_eager_execution(True)
+
+    @flow.global_function()
+    def bump() -> tp.Numpy:
+        v = flow.get_variable("v", (3,), initializer=flow.constant_initializer(1.0))
+        flow.assign(v, v * 2.0 + 1.0)
+        return v  # the value before this call's assignment, as in a train step
+
+    np.testing.assert_array_equal(bump(), [1, 1, 1])
+    np.testing.assert_array_equal(bump(), [3, 3, 3])
+    flow.sync_default_session()
+    np.testing.assert_array_equal(flow.get_all_variables()["v"].numpy(), [7, 7, 7])
+
+
+def test_values_loaded_before_an_eager_job_runs_start_its_variables():
+    flow.enable_eager_execution(True)
+    flow.load_variables({"w": np.full((2,), 5.0, np.float32), "bad": np.zeros(3, np.float32)})
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        return flow.get_variable("w", (2,), initializer=flow.zeros_initializer()) + 1.0
+
+    np.testing.assert_array_equal(job(), [6, 6])
+
+    @flow.global_function()
+    def other() -> tp.Numpy:
+        return flow.get_variable("bad", (4,), initializer=flow.zeros_initializer())
+
+    with pytest.raises(flow.errors.JobDefinitionError, match="'bad'.*shape \\(4,\\).*\\(3,\\)"):
+        other()
