@@ -10,7 +10,7 @@ from ._current import (
     current_scope,
 )
 from ._delivery import Form, HostDelivery, add_host_op, warn_unreachable_diff, watch, watch_diff
-from ._feed import FeedOp, add_feed_op
+from ._feed import FeedOp, add_feed_op, is_host_only
 from ._graph import (
     JobGraph,
     JobType,
@@ -64,6 +64,7 @@ __all__ = [
     "in_job",
     "FeedOp",
     "add_feed_op",
+    "is_host_only",
     "tracing",
     "all_job_graphs",
     "set_trace_all",

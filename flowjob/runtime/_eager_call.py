@@ -19,11 +19,20 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ConfigError, OpError, describe_frame
-from ..graph import Blob, OpKind, OpNode, VariableStore
+from ..errors import ConfigError, FlowJobError, describe_frame
+from ..graph import (
+    Blob,
+    FeedOp,
+    OpKind,
+    OpNode,
+    VariableStore,
+    host_only_error,
+    is_host_only,
+)
 from ._arguments import prepare_arguments
 from ._compiled import CompiledJob
 from ._delivery import Source
+from ._feed import checked_feed
 from ._lowering import lower
 from ._program import _call_key, run_op
 from ._trace import ParamSpec, parse_params, trace
@@ -33,30 +42,71 @@ from ._train_step import TRAIN_STEP_PREFIX
 class Evaluator:
     """Evaluates each op of an eager call's graph as the body records it; keeps the values."""
 
-    def __init__(self, job_name: str, store: VariableStore, inputs: list[Any], key: Any):
+    def __init__(
+        self,
+        job_name: str,
+        store: VariableStore,
+        inputs: list[Any],
+        key: Any,
+        streams: dict[str, Any],
+    ):
         self.job_name = job_name
         self.store = store
         self.inputs = inputs  # the arguments' values, in placeholder order
         self.key = key  # the call's random key (the op's position picks its stream)
+        self.streams = streams  # the job's data sources (op name -> stream), across calls
         self.values: dict[int, Any] = {}  # id(blob) -> jax.Array
+        self.host: dict[int, Any] = {}  # the data pipeline's values, records included
+        self.fed: list[np.ndarray] = []  # its program inputs, in the order of graph.inputs
         self._next_input = 0
 
     def evaluate(self, op: OpNode, index: int) -> None:
         if op.kind is OpKind.INPUT:  # recorded in placeholder order
             self.values[id(op.outputs[0])] = jnp.asarray(self.inputs[self._next_input])
             self._next_input += 1
-        elif op.kind is OpKind.FEED:
-            raise OpError(
-                f"op {op.name!r} ({op.op_type}) in job {self.job_name!r} belongs to the host "
-                "data pipeline (readers, decoders), which flowjob runs for lazy jobs only; "
-                "define the job with eager execution off, or feed it NumPy arguments\n  at "
-                f"{describe_frame(op.user_frame)}"
-            )
-        else:
+        elif op.kind is not OpKind.FEED:  # feed ops run once recorded whole (``feed``)
             run_op(index, op, self.values, self.store.values, {}, self.key)
 
+    def feed(self, feed: FeedOp) -> None:
+        """Runs one data pipeline op (a source reads its stream's next batch)."""
+        op = feed.op
+        try:
+            if feed.source:
+                stream = self.streams.get(op.name)
+                if stream is None:
+                    stream = self.streams[op.name] = feed.fn()
+                out = stream()
+            else:
+                out = feed.fn(*[self.host[id(b)] for b in op.inputs])
+        except FlowJobError as exc:  # name the op and the user's line that created it
+            raise type(exc)(
+                f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job "
+                f"{self.job_name!r}, created at {describe_frame(op.user_frame)}"
+            ) from None
+        for blob, value in zip(op.outputs, out if len(op.outputs) > 1 else (out,)):
+            self.host[id(blob)] = value
+            if not is_host_only(blob):
+                array = checked_feed(blob, value)
+                self.fed.append(array)
+                self.values[id(blob)] = jnp.asarray(array)
+
     def value(self, blob: Blob) -> np.ndarray:
+        if id(blob) not in self.values:  # a record or tensor buffer of the data pipeline
+            raise host_only_error(blob, "read with numpy()")
         return np.asarray(self.values[id(blob)])
+
+
+class _Fed:
+    """The call's data pipeline inputs, computed in the body (``Feeder``'s place)."""
+
+    def __init__(self, values: list[np.ndarray]):
+        self.values = values
+
+    def next(self) -> list[np.ndarray]:
+        return self.values
+
+    def close(self) -> None:
+        pass
 
 
 def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list[Any]]:
@@ -84,7 +134,9 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     else:
         counter = job.eager_calls % (2**32)
         job.eager_calls += 1
-    evaluator = Evaluator(job.__name__, store, values, _call_key(counter, False))
+    evaluator = Evaluator(
+        job.__name__, store, values, _call_key(counter, False), job.eager_streams
+    )
     traced = trace(
         job.__name__,
         job.fn,
@@ -104,7 +156,10 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
         )
     if not train:
         lowered.fn = _computed(lowered, evaluator, traced.graph.assigns, store)
-    return CompiledJob.build(traced, lowered, job.config.concurrency)
+    entry = CompiledJob.build(traced, lowered, job.config.concurrency)
+    if entry.feeder is not None:
+        entry.feeder = _Fed(evaluator.fed)
+    return entry
 
 
 def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: VariableStore) -> Any:

@@ -104,10 +104,10 @@ class Feeder:
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
-        return [_checked(blob, env[id(blob)]) for blob in self.wanted]
+        return [checked_feed(blob, env[id(blob)]) for blob in self.wanted]
 
 
-def _checked(blob: Blob, value: Any) -> np.ndarray:
+def checked_feed(blob: Blob, value: Any) -> np.ndarray:
     """A pipeline value as the program input its blob promised (shape and dtype)."""
     array = np.ascontiguousarray(value, dtype=blob.dtype.np_dtype)
     if array.shape != blob.shape:

@@ -50,6 +50,7 @@ class JobFunction:
         self._dynamic_params: list[Any] | None = None  # parsed at the first call
         self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
         self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
+        self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
         self.session = default_session()  # the only session it may run in
         self.session.register(self)
 

@@ -293,3 +293,29 @@ def test_values_loaded_before_an_eager_job_runs_start_its_variables():
 
     with pytest.raises(flow.errors.JobDefinitionError, match="'bad'.*shape \\(4,\\).*\\(3,\\)"):
         other()
+
+
+def test_an_eager_job_reads_its_data_pipeline_across_calls(tmp_path):
+    from flowjob.data import write_ofrecord
+
+    ids = np.arange(10, dtype=np.int64)
+    write_ofrecord(tmp_path, {"id": ids}, part_num=2, part_name_suffix_length=3)
+    flow.enable_eager_execution(True)
+    seen = []
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        records = flow.data.ofrecord_reader(
+            str(tmp_path), batch_size=4, data_part_num=2, part_name_suffix_length=3
+        )
+        batch = flow.data.OFRecordRawDecoder(records, "id", shape=(), dtype=flow.int64)
+        seen.append(batch.numpy())  # the batch's value in the body
+        with pytest.raises(OpError, match="data pipeline"):
+            records.numpy()
+        return batch * 2
+
+    got = [read() for _ in range(3)]
+    want = np.concatenate([ids, ids])  # the stream continues from call to call
+    for k in range(3):
+        np.testing.assert_array_equal(seen[k], want[4 * k : 4 * k + 4])
+        np.testing.assert_array_equal(got[k], 2 * want[4 * k : 4 * k + 4])
