@@ -68,11 +68,15 @@ class Blob:
 
     def __repr__(self) -> str:
         dyn = ", dynamic" if self.is_dynamic else ""
-        value = "" if self.graph.eager is None else f", value={self.numpy()!r}"
+        value = f", value={self.numpy()!r}" if self._has_value() else ""
         return f"Blob({self.lbn!r}, shape={self.shape}, dtype={self.dtype.name}{dyn}{value})"
 
     def __str__(self) -> str:
-        return repr(self) if self.graph.eager is None else str(self.numpy())
+        return str(self.numpy()) if self._has_value() else repr(self)
+
+    def _has_value(self) -> bool:
+        """Eager mode, and not a record of the data pipeline (whose values stay there)."""
+        return self.graph.eager is not None and self.dtype.np_dtype.kind != "O"
 
     # -- values: eager mode only (a lazy blob has none while the body is traced) -----------
     def numpy(self, rank: int | None = None) -> np.ndarray:

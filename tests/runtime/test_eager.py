@@ -312,6 +312,7 @@ def test_an_eager_job_reads_its_data_pipeline_across_calls(tmp_path):
         seen.append(batch.numpy())  # the batch's value in the body
         with pytest.raises(OpError, match="data pipeline"):
             records.numpy()
+        assert "value" not in repr(records) and "value=" in repr(batch)
         return batch * 2
 
     got = [read() for _ in range(3)]
