@@ -26,12 +26,14 @@ from ..graph import (
     OpKind,
     OpNode,
     VariableStore,
+    View,
     host_only_error,
     is_host_only,
 )
-from ._arguments import prepare_arguments
+from ._arguments import _pad, prepare_arguments
 from ._compiled import CompiledJob
 from ._delivery import Source
+from ._dynamic import infer_real_shapes
 from ._feed import checked_feed
 from ._lowering import lower
 from ._program import _call_key, run_op
@@ -46,13 +48,14 @@ class Evaluator:
         self,
         job_name: str,
         store: VariableStore,
-        inputs: list[Any],
+        inputs: list[tuple[Any, tuple[int, ...] | None]],
         key: Any,
         streams: dict[str, Any],
     ):
         self.job_name = job_name
         self.store = store
-        self.inputs = inputs  # the arguments' values, in placeholder order
+        self.inputs = inputs  # (value, real shape if dynamic) of each argument, in order
+        self.real: dict[int, tuple[int, ...]] = {}  # real shapes of the dynamic blobs
         self.key = key  # the call's random key (the op's position picks its stream)
         self.streams = streams  # the job's data sources (op name -> stream), across calls
         self.values: dict[int, Any] = {}  # id(blob) -> jax.Array
@@ -62,10 +65,22 @@ class Evaluator:
 
     def evaluate(self, op: OpNode, index: int) -> None:
         if op.kind is OpKind.INPUT:  # recorded in placeholder order
-            self.values[id(op.outputs[0])] = jnp.asarray(self.inputs[self._next_input])
+            blob = op.outputs[0]
+            value, real = self.inputs[self._next_input]
             self._next_input += 1
+            self.values[id(blob)] = jnp.asarray(value)
+            if blob.is_dynamic:
+                self.real[id(blob)] = real
         elif op.kind is not OpKind.FEED:  # feed ops run once recorded whole (``feed``)
-            run_op(index, op, self.values, self.store.values, {}, self.key)
+            real = None
+            if op.real_shape is not None:  # a dynamic input: padded values, real shapes
+                real = {
+                    id(b): jnp.asarray(self.real[id(b)], jnp.int32)
+                    for b in op.inputs
+                    if id(b) in self.real
+                }
+                infer_real_shapes(self.job_name, op, self.real)
+            run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
 
     def feed(self, feed: FeedOp) -> None:
         """Runs one data pipeline op (a source reads its stream's next batch)."""
@@ -93,7 +108,9 @@ class Evaluator:
     def value(self, blob: Blob) -> np.ndarray:
         if id(blob) not in self.values:  # a record or tensor buffer of the data pipeline
             raise host_only_error(blob, "read with numpy()")
-        return np.asarray(self.values[id(blob)])
+        value = np.asarray(self.values[id(blob)])
+        real = self.real.get(id(blob))  # a dynamic blob: cut the padding off
+        return value if real is None else value[tuple(slice(0, n) for n in real)]
 
 
 class _Fed:
@@ -110,17 +127,29 @@ class _Fed:
 
 
 def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list[Any]]:
-    """The job's placeholders at the real shapes of ``args`` (a ``tp.ListNumpy`` argument is
-    a blob of its array's shape, as OneFlow's eager mode makes it), and the argument values."""
+    """The placeholders the call's blobs are made from, and (value, real shape) per argument,
+    as a lazy call sees them: a ``tp.ListNumpy`` argument is a dynamic blob padded to its
+    placeholder in the consistent view, and in the one-device mirrored view a blob of its
+    array's shape (runtime/_real_shape.py)."""
     params, _ = parse_params(job.__name__, job.fn, job.definition_locals)
     host, _ = prepare_arguments(job.__name__, params, args, [], private=False)
-    values = [value[0] if isinstance(value, list) else value for value in host]
-    flat = iter(values)
-    real = []
+    mirrored = job.config.logical_view.name is View.MIRRORED
+    flat = iter(host)
+    specs, values = [], []
     for spec in params:
-        defs = [dataclasses.replace(d, shape=tuple(next(flat).shape)) for d in spec.defs]
-        real.append(ParamSpec(spec.name, defs, spec.is_tuple))
-    return real, values
+        defs = []
+        for d in spec.defs:
+            value = next(flat)
+            if not isinstance(value, list):  # a tp.Numpy argument
+                values.append((value, None))
+            elif mirrored:
+                d = dataclasses.replace(d, shape=tuple(value[0].shape))
+                values.append((value[0], None))
+            else:
+                values.append((_pad(value[0], d), tuple(value[0].shape)))
+            defs.append(d)
+        specs.append(ParamSpec(spec.name, defs, spec.is_tuple))
+    return specs, values
 
 
 def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJob:

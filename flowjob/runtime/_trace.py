@@ -111,14 +111,13 @@ def parse_params(
 
 def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
     # Mirrored view: a ListNumpy input is one fixed-shape piece per device; the body sees the
-    # piece (per-device shapes, as in OneFlow). Eager mode: every input has the real shape of
-    # its argument (eager_params), so none is dynamic.
-    fixed = graph.config.logical_view.name is View.MIRRORED or graph.eager is not None
+    # piece (per-device shapes, as in OneFlow).
+    mirrored = graph.config.logical_view.name is View.MIRRORED
     args = []
     for spec in params:
         blobs = []
         for k, d in enumerate(spec.defs):
-            dynamic = d.is_dynamic and not fixed
+            dynamic = d.is_dynamic and not mirrored
             name = d.name or (spec.name if not spec.is_tuple else f"{spec.name}_{k}")
             op = graph.add_op(
                 name=name,

@@ -142,6 +142,7 @@ def test_a_lazy_blob_has_no_value():
 def test_results_come_back_in_every_form():
     flow.enable_eager_execution(True)
     x = np.arange(4, dtype=np.float32)
+    shapes = []
 
     @flow.global_function()
     def plain(a: tp.Numpy.Placeholder((4,))):
@@ -149,6 +150,8 @@ def test_results_come_back_in_every_form():
 
     @flow.global_function()
     def listed(a: tp.ListNumpy.Placeholder((6,))) -> tp.ListNumpy:
+        # consistent view: a dynamic blob of the placeholder's shape, holding 3 values
+        shapes.append((a.shape, a.is_dynamic, a.numpy().shape))
         return flow.math.relu(a - 1.0)
 
     @flow.global_function()
@@ -164,9 +167,10 @@ def test_results_come_back_in_every_form():
     flow.sync_default_session()
     np.testing.assert_array_equal(got[0], x + 1)
     np.testing.assert_array_equal(got[1], x * 3)
-    short = np.array([0.5, 2.0, 3.0], np.float32)  # a ListNumpy blob has its real shape
+    short = np.array([0.5, 2.0, 3.0], np.float32)
     (result,) = listed([short])
     np.testing.assert_array_equal(result, np.maximum(short - 1, 0))
+    assert shapes == [((6,), True, (3,))]
 
 
 def test_an_error_in_the_body_reaches_the_caller_and_the_next_call_runs():
@@ -320,3 +324,39 @@ def test_an_eager_job_reads_its_data_pipeline_across_calls(tmp_path):
     for k in range(3):
         np.testing.assert_array_equal(seen[k], want[4 * k : 4 * k + 4])
         np.testing.assert_array_equal(got[k], 2 * want[4 * k : 4 * k + 4])
+
+
+def test_dynamic_blobs_train_as_in_lazy_mode():
+    """Consistent view: ListNumpy arguments of several sizes are dynamic blobs; their padding
+    never reaches values, losses or gradients, eager as lazy."""
+    shapes = [(5, 3), (2, 4), (6, 2)]  # negative: an unmasked argmax would pick padding
+    data = [-np.abs(RNG.standard_normal(s)).astype(np.float32) - 0.1 for s in shapes]
+
+    def session(eager):
+        flow.clear_default_session()
+        flow.enable_eager_execution(eager)
+        sums = []
+
+        @flow.global_function(type="train")
+        def job(x: tp.ListNumpy.Placeholder((6, 4))) -> tp.ListNumpy:
+            w = flow.get_variable("w", (1,), initializer=flow.constant_initializer(1.5))
+            y = x * w
+            best = flow.math.argmax(y)  # a masked op: the padding never wins
+            if eager:
+                sums.append((best.numpy(), y.numpy()))
+            loss = flow.math.square(y)  # a dynamic loss: its padding reaches no gradient
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01]),
+                               momentum=0).minimize(loss)
+            return y
+
+        outs = [job([d])[0] for d in data]
+        flow.sync_default_session()
+        return outs, sums, flow.get_all_variables()["w"].numpy()
+
+    eager_outs, sums, eager_w = session(True)
+    lazy_outs, _, lazy_w = session(False)
+    for d, got, want, (best, y) in zip(data, eager_outs, lazy_outs, sums):
+        assert got.shape == want.shape == y.shape == d.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        np.testing.assert_array_equal(best, np.argmax(y, axis=1))
+    np.testing.assert_allclose(eager_w, lazy_w, rtol=1e-5)
