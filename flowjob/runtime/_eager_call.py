@@ -19,7 +19,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ConfigError, FlowJobError, describe_frame
+from ..errors import ConfigError
 from ..graph import (
     Blob,
     FeedOp,
@@ -34,7 +34,7 @@ from ._arguments import _pad, prepare_arguments
 from ._compiled import CompiledJob
 from ._delivery import Source
 from ._dynamic import infer_real_shapes
-from ._feed import checked_feed
+from ._feed import checked_feed, feed_value
 from ._lowering import lower
 from ._program import _call_key, run_op
 from ._trace import ParamSpec, parse_params, trace
@@ -85,19 +85,11 @@ class Evaluator:
     def feed(self, feed: FeedOp) -> None:
         """Runs one data pipeline op (a source reads its stream's next batch)."""
         op = feed.op
-        try:
-            if feed.source:
-                stream = self.streams.get(op.name)
-                if stream is None:
-                    stream = self.streams[op.name] = feed.fn()
-                out = stream()
-            else:
-                out = feed.fn(*[self.host[id(b)] for b in op.inputs])
-        except FlowJobError as exc:  # name the op and the user's line that created it
-            raise type(exc)(
-                f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job "
-                f"{self.job_name!r}, created at {describe_frame(op.user_frame)}"
-            ) from None
+        stream = self.streams.get(op.name)
+        if feed.source and stream is None:
+            stream = self.streams[op.name] = feed.fn()
+        inputs = [self.host[id(b)] for b in op.inputs]
+        out = feed_value(self.job_name, feed, stream, inputs)
         for blob, value in zip(op.outputs, out if len(op.outputs) > 1 else (out,)):
             self.host[id(blob)] = value
             if not is_host_only(blob):

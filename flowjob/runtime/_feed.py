@@ -90,21 +90,25 @@ class Feeder:
         env: dict[int, Any] = {}
         for feed in self.graph.feeds:
             op = feed.op
-            try:
-                if feed.source:
-                    out = streams[id(op)]()
-                else:
-                    out = feed.fn(*[env[id(b)] for b in op.inputs])
-            except FlowJobError as exc:  # name the op and the user's line that created it
-                raise type(exc)(
-                    f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of "
-                    f"job {self.graph.name!r}, created at "
-                    f"{describe_frame(op.user_frame)}"
-                ) from None
+            inputs = [env[id(b)] for b in op.inputs]
+            out = feed_value(self.graph.name, feed, streams.get(id(op)), inputs)
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
         return [checked_feed(blob, env[id(blob)]) for blob in self.wanted]
+
+
+def feed_value(job_name: str, feed: Any, stream: Any, inputs: list[Any]) -> Any:
+    """One pipeline op's value (a tuple for several outputs): a source's ``stream()`` (its
+    next batch), else ``fn(*inputs)``; flowjob errors name the op and where it was made."""
+    op = feed.op
+    try:
+        return stream() if feed.source else feed.fn(*inputs)
+    except FlowJobError as exc:
+        raise type(exc)(
+            f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job {job_name!r}, "
+            f"created at {describe_frame(op.user_frame)}"
+        ) from None
 
 
 def checked_feed(blob: Blob, value: Any) -> np.ndarray:
