@@ -57,3 +57,13 @@ def system_assign(
     """``flow.system.assign``: ``flow.assign`` that returns ``ref``."""
     _assign("flow.system.assign", ref, value, name)
     return ref
+
+
+def eager_assign_121(ref: Blob, value: Blob) -> Blob:
+    """OneFlow's ``flow.experimental.eager_assign_121`` (a one-to-one assign of eager mode):
+    ``flow.assign`` in an eager job, returning ``ref``."""
+    public = "flow.experimental.eager_assign_121"
+    if current_graph().eager is None:
+        fail(public, "needs eager mode (flow.enable_eager_execution(True)); lazy: flow.assign")
+    _assign(public, ref, value, None)
+    return ref

@@ -360,3 +360,27 @@ def test_dynamic_blobs_train_as_in_lazy_mode():
         np.testing.assert_allclose(got, want, rtol=1e-5)
         np.testing.assert_array_equal(best, np.argmax(y, axis=1))
     np.testing.assert_allclose(eager_w, lazy_w, rtol=1e-5)
+
+
+def test_eager_assign_121_is_an_eager_assign():
+    from flowjob.ops import eager_assign_121
+
+    @flow.global_function()
+    def lazy(x: tp.Numpy.Placeholder((2,))) -> None:
+        eager_assign_121(flow.get_variable("v", (2,), initializer=flow.zeros_initializer()), x)
+
+    with pytest.raises(OpError, match="eager_assign_121: needs eager mode"):
+        lazy(np.ones(2, np.float32))
+    flow.clear_default_session()
+    flow.enable_eager_execution(True)
+
+    @flow.global_function()
+    def write(x: tp.Numpy.Placeholder((2,))) -> None:
+        eager_assign_121(flow.get_variable("v", (2,), initializer=flow.zeros_initializer()), x)
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("v", (2,), initializer=flow.zeros_initializer()) + 0.0
+
+    write(np.array([3.0, -1.0], np.float32))
+    np.testing.assert_array_equal(read(), [3, -1])
