@@ -82,5 +82,8 @@ def add_feed_op(
         outputs=specs,
     )
     graph.inputs.extend(b for b in op.outputs if not is_host_only(b))
-    graph.feeds.append(FeedOp(op, fn, source))
+    feed = FeedOp(op, fn, source)
+    graph.feeds.append(feed)
+    if graph.eager is not None:  # eager mode: run it now (add_op could not: fn was unknown)
+        graph.eager.feed(feed)
     return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)

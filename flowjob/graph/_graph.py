@@ -43,6 +43,9 @@ class JobGraph:
         # Locals of the scope the job was defined in: string annotations (handlers written
         # under ``from __future__ import annotations``) may name them.
         self.definition_locals: dict[str, Any] = {}
+        # Eager mode (runtime/_eager_call.py): evaluates each op as it is recorded and holds
+        # the values (``evaluate(op, index)``, ``value(blob)``); None while tracing lazily.
+        self.eager: Any = None
         self._names: set[str] = set()
         self._counters: dict[str, int] = {}
 
@@ -105,6 +108,8 @@ class JobGraph:
         )
         op.outputs = [Blob(self, op, i, s, d, dyn) for i, (s, d, dyn) in enumerate(outputs)]
         self.ops.append(op)
+        if self.eager is not None:
+            self.eager.evaluate(op, len(self.ops) - 1)
         return op
 
     # -- recorded by ops, optimizers and losses -------------------------------------------

@@ -105,21 +105,25 @@ class Feeder:
         }
         for feed in self.graph.feeds:
             op = feed.op
-            try:
-                if feed.source:
-                    out = streams[id(op)]()
-                else:
-                    out = feed.fn(*[env[id(b)] for b in op.inputs])
-            except FlowJobError as exc:  # name the op and the user's line that created it
-                raise type(exc)(
-                    f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of "
-                    f"job {self.graph.name!r}, created at "
-                    f"{describe_frame(op.user_frame)}"
-                ) from None
+            inputs = [env[id(b)] for b in op.inputs]
+            out = feed_value(self.graph.name, feed, streams.get(id(op)), inputs)
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
-        return [_checked(blob, env[id(blob)]) for blob in self.wanted]
+        return [checked_feed(blob, env[id(blob)]) for blob in self.wanted]
+
+
+def feed_value(job_name: str, feed: Any, stream: Any, inputs: list[Any]) -> Any:
+    """One pipeline op's value (a tuple for several outputs): a source's ``stream()`` (its
+    next batch), else ``fn(*inputs)``; flowjob errors name the op and where it was made."""
+    op = feed.op
+    try:
+        return stream() if feed.source else feed.fn(*inputs)
+    except FlowJobError as exc:
+        raise type(exc)(
+            f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job {job_name!r}, "
+            f"created at {describe_frame(op.user_frame)}"
+        ) from None
 
 
 def _argument(value: Any) -> Any:
@@ -130,7 +134,7 @@ def _argument(value: Any) -> Any:
     return value
 
 
-def _checked(blob: Blob, value: Any) -> np.ndarray | list[np.ndarray]:
+def checked_feed(blob: Blob, value: Any) -> np.ndarray | list[np.ndarray]:
     """A pipeline value as the program input its blob promised (shape and dtype); a dynamic
     blob's value as a one-array list of its real shape, as a ListNumpy argument arrives.
     Host-only values (a returned tensor list) pass as they are."""

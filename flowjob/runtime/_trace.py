@@ -230,11 +230,17 @@ def trace(
     config: Any,
     store: VariableStore,
     definition_locals: dict[str, Any] | None = None,
+    eager: Any = None,
+    params: list[ParamSpec] | None = None,
 ) -> TracedJob:
-    """Runs ``fn`` once on placeholder blobs and records its graph."""
-    params, ret_ann = parse_params(job_name, fn, definition_locals)
+    """Runs ``fn`` once on placeholder blobs and records its graph. Eager mode: ``eager``
+    evaluates each op as it is recorded (runtime/_eager_call.py), and ``params`` are the
+    placeholders at the call's real shapes."""
+    parsed, ret_ann = parse_params(job_name, fn, definition_locals)
+    params = parsed if params is None else params
     graph = JobGraph(job_name, job_type, config)
     graph.definition_locals = dict(definition_locals or {})
+    graph.eager = eager
     with tracing(graph, store):
         scope = config.placement_scope
         if scope is not None:
