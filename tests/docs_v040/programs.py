@@ -51,7 +51,6 @@ class Program:
 
 FLOAT = r"-?\d+\.\d+(?:e[-+]?\d+)?"
 PARALLEL = "parallelism chapter on virtual CPU devices (another part of issue 20)"
-EAGER = "flow.enable_eager_execution: eager mode (another part of issue 21)"
 # distributed_train.py calls flow.env.machine after its job is defined (issue 20's defect).
 TWO_HOSTS_DEFECT = "flow.env.machine after a job is defined is ignored: it trains alone"
 
@@ -119,7 +118,7 @@ PROGRAMS: tuple[Program, ...] = (
         data=Data.IMAGE_FOLDER,
         stop_after=3,  # its loop runs 15,000 steps: three printed losses show it trains
     ),
-    Program("extended_topics/eager_mlp_mnist.py", EAGER, data=Data.MNIST),
+    Program("extended_topics/eager_mlp_mnist.py", data=Data.MNIST),
     Program("extended_topics/consistent_strategy.py", PARALLEL, data=Data.MNIST),
     Program("extended_topics/mirrored_strategy.py", PARALLEL, data=Data.MNIST),
     Program("extended_topics/mirrored_strategy.py", PARALLEL, data=Data.MNIST, lang="cn"),
