@@ -17,6 +17,7 @@ import typing
 from dataclasses import dataclass
 
 from . import _dtypes
+from .errors import JobArgumentError, JobDefinitionError
 
 T = typing.TypeVar("T")
 
@@ -35,19 +36,20 @@ class ArgBlobDef:
 
     def __post_init__(self) -> None:
         if type(self.shape) is not tuple:
-            raise TypeError(
-                f"shape should be a tuple. {type(self.shape).__name__} found: {self.shape!r}"
+            raise JobDefinitionError(
+                f"placeholder shape should be a tuple. {type(self.shape).__name__} found: "
+                f"{self.shape!r}"
             )
         for d in self.shape:
             if type(d) is not int or d <= 0:
-                raise ValueError(
+                raise JobArgumentError(
                     f"every dimension of a placeholder shape must be an int > 0, got {self.shape!r}"
                 )
 
 
 def _placeholder(shape, dtype, dynamic: bool, batch_axis=0, name=None) -> ArgBlobDef:
     if isinstance(shape, list):
-        raise TypeError(f"shape should be a tuple. list found: {shape!r}")
+        raise JobDefinitionError(f"placeholder shape should be a tuple. list found: {shape!r}")
     return ArgBlobDef(shape, _dtypes.as_dtype(dtype), dynamic, name, batch_axis)
 
 
@@ -94,7 +96,7 @@ class ListListNumpy(PyStructCompatibleToBlob):
         adding up to at most ``shape[0]``. It feeds ``flow.tensor_list_to_tensor_buffer``
         (the data pipeline) only."""
         if isinstance(shape, list):
-            raise TypeError(f"shape should be a tuple. list found: {shape!r}")
+            raise JobDefinitionError(f"placeholder shape should be a tuple. list found: {shape!r}")
         return ArgBlobDef(shape, _dtypes.as_dtype(dtype), False, None, batch_axis, True)
 
 
