@@ -12,6 +12,7 @@ from . import (
     distribute,
     distributed,
     env,
+    experimental,
     image,
     linalg,
     model,
