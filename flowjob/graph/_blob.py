@@ -28,7 +28,7 @@ class Blob:
     Data leaves a job only through its return value, ``flow.watch`` or summary ops.
     """
 
-    __slots__ = ("graph", "op", "index", "shape", "dtype", "is_dynamic", "__weakref__")
+    __slots__ = ("graph", "op", "index", "shape", "dtype", "is_dynamic", "micro_batches", "__weakref__")
     __array_priority__ = 1000  # make `ndarray + blob` defer to Blob.__radd__
 
     def __init__(
@@ -46,6 +46,9 @@ class Blob:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtype
         self.is_dynamic = is_dynamic
+        # > 1: the blob is that many values in turn (flow.unpack / flow.repeat; its ops run on
+        # each, held stacked on a leading axis) until flow.pack / flow.acc gathers them
+        self.micro_batches = 1
 
     @property
     def op_name(self) -> str:

@@ -105,6 +105,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
 
     fetches: dict[int, Fetch] = {}
     device_fetch: list[Blob] = []
+    _check_micro_batches(graph, [*host_blobs(graph, returns), *graph.losses])
     for blob in host_blobs(graph, returns):
         if id(blob) in arg_index:
             fetches[id(blob)] = Fetch(Source.INPUT, arg_index[id(blob)])
@@ -119,6 +120,13 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
+    if real_plan is not None and real_plan.tracked:
+        _check_data_dependent(graph, real_plan, mesh)
+        # the program returns these real shapes after the fetched values (_predict_step)
+        computed = [b for b in device_fetch if id(b) in real_plan.computed]
+        for k, blob in enumerate(computed):
+            f = fetches[id(blob)]
+            fetches[id(blob)] = Fetch(f.source, f.index, f.real, len(device_fetch) + k)
     mirrored = mesh is not None and graph.config.logical_view.name is View.MIRRORED
     if train:
         step = _TrainStep(
@@ -162,6 +170,29 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     lowered.real_plan = real_plan
     lowered.diff_fetches = diff_fetches
     return lowered
+
+
+def _check_micro_batches(graph: JobGraph, blobs: list[Blob]) -> None:
+    """Results, watched blobs and losses are whole values: micro-batches gathered first."""
+    for blob in blobs:
+        if blob.micro_batches > 1:
+            raise JobDefinitionError(
+                f"job {graph.name!r}: {blob.lbn} is {blob.micro_batches} micro-batches (from "
+                "flow.unpack or flow.repeat); gather them with flow.pack or flow.acc before "
+                "returning, watching or minimizing it"
+            )
+
+
+def _check_data_dependent(graph: JobGraph, plan: RealShapePlan, mesh: Any) -> None:
+    """Blobs whose real shape depends on data: one-device predict jobs only, for now."""
+    if not graph.is_train and mesh is None:
+        return
+    op = next(op for op in graph.ops if id(op) in plan.tracked)
+    where = "train jobs" if graph.is_train else "jobs on several devices"
+    raise JobDefinitionError(
+        f"job {graph.name!r}: op {op.name!r} ({op.op_type}) makes a blob whose size depends on "
+        f"the data; flowjob runs such ops in one-device predict jobs only, not yet in {where}"
+    )
 
 
 def _real_key(plan: RealShapePlan | None, blob: Blob) -> int | None:
