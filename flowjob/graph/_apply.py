@@ -61,7 +61,7 @@ def apply_op(
     steps, timed = _micro_batches(op_type, op_name, graph.name, blobs, dynamic, micro_batches)
     stacked = micro_batches is not None and micro_batches.gather
     specs = [
-        jax.ShapeDtypeStruct(((b.micro_batches,) if stacked and t else ()) + b.shape, b.dtype.np_dtype)
+        jax.ShapeDtypeStruct((b.micro_batches,) * (stacked and t) + b.shape, b.dtype.np_dtype)
         for b, t in zip(blobs, timed)
     ]
     extra = {"key": jax.random.PRNGKey(0)} if rng else {}
@@ -80,7 +80,9 @@ def apply_op(
     multi = isinstance(out, tuple)
     leaves = out if multi else (out,)
     split = micro_batches is not None and micro_batches.count > 1
-    outputs = [(o.shape[1:] if split else o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves]
+    outputs = [
+        (o.shape[1:] if split else o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves
+    ]
     if steps > 1 and micro_batches is None:  # the op runs on each micro-batch
         lowering = _on_each(lowering, timed, rng)
     op = graph.add_op(

@@ -28,7 +28,16 @@ class Blob:
     Data leaves a job only through its return value, ``flow.watch`` or summary ops.
     """
 
-    __slots__ = ("graph", "op", "index", "shape", "dtype", "is_dynamic", "micro_batches", "__weakref__")
+    __slots__ = (
+        "graph",
+        "op",
+        "index",
+        "shape",
+        "dtype",
+        "is_dynamic",
+        "micro_batches",
+        "__weakref__",
+    )
     __array_priority__ = 1000  # make `ndarray + blob` defer to Blob.__radd__
 
     def __init__(
