@@ -102,6 +102,7 @@ from .ops.array_ops import (
     broadcast_to_compatible_with,
     cast,
     cast_to_static_shape,
+    categorical_ordinal_encode,
     concat,
     constant,
     constant_like,

@@ -21,6 +21,7 @@ from ._dynamic import cast_to_static_shape, dynamic_reshape, elem_cnt
 from ._indexing import dim_gather, gather, gather_nd, masked_fill, one_hot, where
 from ._linalg import diag, matmul
 from ._micro_batch import acc, pack, repeat, unpack
+from ._ordinal_encode import categorical_ordinal_encode
 from ._pad import constant_pad2d, pad, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._padding import pad_grad, same_padding
 from ._reduce import count_not_finite, multi_count_not_finite
@@ -47,6 +48,7 @@ from ._slicing import reverse, slice, slice_update, slice_v2
 from ._sort import argsort, sort
 
 __all__ = [
+    "categorical_ordinal_encode",
     "acc",
     "pack",
     "repeat",

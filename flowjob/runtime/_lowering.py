@@ -120,6 +120,11 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
+    if graph.assigns and not train and mesh is not None:
+        raise JobDefinitionError(
+            f"job {graph.name!r} writes variables ({graph.assigns[0][0]!r}...): flowjob runs "
+            "predict jobs that write variables on one device only, not yet on several"
+        )
     if real_plan is not None and real_plan.tracked:
         _check_data_dependent(graph, real_plan, mesh)
         # the program returns these real shapes after the fetched values (_predict_step)

@@ -114,6 +114,9 @@ def _predict_step(
         fetched = tuple(env[id(b)] for b in device_fetch)
         if real_plan is not None and real_plan.tracked:  # data-dependent real shapes
             fetched += tuple(real[id(b)] for b in device_fetch if id(b) in real_plan.computed)
+        if graph.assigns:  # variables the job writes (e.g. flow.categorical_ordinal_encode)
+            dtypes = {n: state[n].dtype for n, _ in graph.assigns}
+            return fetched, {n: env[id(b)].astype(dtypes[n]) for n, b in graph.assigns}
         return fetched
 
     return step
