@@ -111,6 +111,7 @@ from .ops.array_ops import (
     count_not_finite,
     diag,
     dim_gather,
+    distributed_partial_fc_sample,
     dynamic_reshape,
     elem_cnt,
     expand,

@@ -24,6 +24,7 @@ from ._micro_batch import acc, pack, repeat, unpack
 from ._ordinal_encode import categorical_ordinal_encode
 from ._pad import constant_pad2d, pad, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._padding import pad_grad, same_padding
+from ._partial_fc import distributed_partial_fc_sample
 from ._reduce import count_not_finite, multi_count_not_finite
 from ._scatter import (
     scatter_nd,
@@ -48,6 +49,7 @@ from ._slicing import reverse, slice, slice_update, slice_v2
 from ._sort import argsort, sort
 
 __all__ = [
+    "distributed_partial_fc_sample",
     "categorical_ordinal_encode",
     "acc",
     "pack",

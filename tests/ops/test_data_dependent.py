@@ -1,0 +1,89 @@
+"""``flowjob/ops/_data_dependent.py``: argwhere, nonzero and sync_dynamic_resize make dynamic
+blobs whose real shape depends on the data (worked out in the program), against NumPy."""
+
+import numpy as np
+import pytest
+
+import flowjob as flow
+import flowjob.typing as tp
+
+
+_DTYPES = {np.float32: flow.float32, np.int32: flow.int32, np.int8: flow.int8}
+
+
+def _sparse(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.random(shape)
+    x[x < 0.6] = 0
+    return (x * 10).astype(dtype)
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 4), (3, 4, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8])
+def test_argwhere_is_numpys_at_the_real_count(shape, dtype):
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(shape, dtype=_DTYPES[dtype])) -> tp.ListNumpy:
+        return flow.argwhere(x, dtype=flow.int64)
+
+    for seed in range(3):  # one program, a different real size per call
+        x = _sparse(shape, dtype, seed)
+        (out,) = job(x)
+        assert out.dtype == np.int64
+        np.testing.assert_array_equal(out, np.argwhere(x))
+
+
+def test_argwhere_of_all_zeros_is_empty_and_nonzero_transposes_it():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 6))) -> tuple[tp.ListNumpy, tp.ListNumpy]:
+        return flow.argwhere(x), flow.nonzero(x)
+
+    where, nz = job(np.zeros((4, 6), np.float32))
+    assert where[0].shape == (0, 2) and nz[0].shape == (2, 0)
+    x = _sparse((4, 6), np.float32, 4)
+    where, nz = job(x)
+    assert where[0].dtype == np.int32
+    np.testing.assert_array_equal(where[0], np.argwhere(x))
+    np.testing.assert_array_equal(nz[0], np.stack(np.nonzero(x)))
+
+
+@pytest.mark.parametrize("size", [0, 3, 10])
+def test_sync_dynamic_resize_keeps_the_first_size_rows(size):
+    @flow.global_function()
+    def job(
+        x: tp.Numpy.Placeholder((10, 3), dtype=flow.float64),
+        n: tp.Numpy.Placeholder((1,), dtype=flow.int64),
+    ) -> tp.ListNumpy:
+        return flow.sync_dynamic_resize(x, n)
+
+    x = np.random.default_rng(size).random((10, 3))
+    (out,) = job(x, np.array([size], np.int64))
+    np.testing.assert_array_equal(out, x[:size])
+
+
+def test_ops_after_a_data_dependent_blob_see_its_real_shape():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((6, 5))) -> tuple[tp.ListNumpy, tp.ListNumpy, tp.ListNumpy]:
+        where = flow.argwhere(x)
+        scaled = where * 2 + 1  # elementwise: the real shape follows (a host rule, in the program)
+        return scaled, flow.elem_cnt(where), flow.cast_to_static_shape(where)
+
+    x = _sparse((6, 5), np.float32, 9)
+    want = np.argwhere(x)
+    scaled, count, static = job(x)
+    np.testing.assert_array_equal(scaled[0], want * 2 + 1)
+    assert count[0].tolist() == [want.size]
+    padded = np.zeros((30, 2), np.int32)
+    padded[: len(want)] = want
+    np.testing.assert_array_equal(static[0], padded)
+
+
+def test_data_dependent_blobs_in_a_train_job_are_refused_clearly():
+    with pytest.raises(flow.JobDefinitionError, match="depends on the data"):
+
+        @flow.global_function(type="train")
+        def job(x: tp.Numpy.Placeholder((4,))) -> tp.ListNumpy:
+            w = flow.get_variable("w", (4,), initializer=flow.ones_initializer())
+            flow.losses.add_loss(flow.math.reduce_sum(w * x))
+            return flow.argwhere(x)
+
+        job(np.ones((4,), np.float32))
