@@ -7,7 +7,6 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 
-
 _DTYPES = {np.float32: flow.float32, np.int32: flow.int32, np.int8: flow.int8}
 
 
