@@ -10,7 +10,7 @@ keep their declared shape, and consistent-view ListNumpy blobs stay padded dynam
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,7 +35,7 @@ def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
             if (
                 real is not None
                 and len(real) == len(d.shape)
-                and all(0 < r <= m for r, m in zip(real, d.shape))
+                and all(0 <= r <= m for r, m in zip(real, d.shape))
             ):
                 shape = tuple(int(r) for r in real)
         shapes.append(None if shape == d.shape else shape)
@@ -57,7 +57,11 @@ def variant_function(
         return None
     for spec, shape in zip(params, shapes):
         if shape is not None:
-            annotations[spec.name] = dataclasses.replace(spec.defs[0], shape=shape)
+            real = copy.copy(spec.defs[0])
+            # not dataclasses.replace: a real shape may have 0-size dimensions (an empty index
+            # list), which a declared placeholder may not
+            object.__setattr__(real, "shape", shape)
+            annotations[spec.name] = real
     new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__annotations__ = annotations

@@ -89,7 +89,7 @@ class _TrainStep:
             store.define_system(name, value)
         self.step_name = TRAIN_STEP_PREFIX + graph.name
         store.define_system(self.step_name, np.zeros((1,), np.int64))
-        self.loss_count = graph.losses[0].numel()
+        self.loss_count = max(graph.losses[0].numel(), 1)  # an empty loss has no gradient
         self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
 
     def __call__(self, state, inputs, train_step):
