@@ -11,6 +11,7 @@ keep their declared shape, and consistent-view ListNumpy blobs stay padded dynam
 from __future__ import annotations
 
 import copy
+import math
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +19,9 @@ from typing import Any
 
 def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
     """Per parameter, the real shape of a one-array ListNumpy argument that fits its
-    placeholder (None for the others); None when every argument has its declared shape."""
+    placeholder (None for the others); None when every argument has its declared shape. As
+    in OneFlow, a real shape fits when it has the placeholder's rank and at most its number of
+    elements: one dimension may exceed the declared one (``(2, 10)`` in ``(3, 7)``)."""
     if len(args) != len(params):
         return None  # the usual argument check reports it
     shapes: list[tuple[int, ...] | None] = []
@@ -35,7 +38,7 @@ def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
             if (
                 real is not None
                 and len(real) == len(d.shape)
-                and all(0 <= r <= m for r, m in zip(real, d.shape))
+                and math.prod(real) <= math.prod(d.shape)
             ):
                 shape = tuple(int(r) for r in real)
         shapes.append(None if shape == d.shape else shape)
