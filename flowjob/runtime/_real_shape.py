@@ -1,9 +1,13 @@
 """Mirrored view on one device: ListNumpy arguments smaller than their placeholders.
 
 OneFlow gives such an argument to the job as a dynamic blob of its real shape, and every op
-then works on the real data (argmax, concat, gather_nd, gradients...). flowjob runs the job
-traced at the real shapes instead: a variant job, compiled once per distinct set of shapes
-and sharing the variables, so results and watched values have the real size. It applies when
+then works on the real data (argmax, concat, gather_nd, gradients...). flowjob first traces
+the job with padded dynamic inputs, as OneFlow (``blob.shape`` is the declared maximum; one
+program for every size: JobFunction.padded_mirrored). When an op of the body does not take
+dynamic blobs, or an argument does not fit a padded blob (an empty dimension, or one larger
+than declared within the declared element count, which OneFlow accepts), the job runs traced
+at the real shapes instead: a variant job, compiled once per distinct set of shapes and
+sharing the variables, so results and watched values have the real size. It applies when
 every such argument is a one-array list (one device); with several devices, mirrored pieces
 keep their declared shape, and consistent-view ListNumpy blobs stay padded dynamic blobs.
 """
@@ -71,3 +75,22 @@ def variant_function(
     new.__module__ = fn.__module__
     new.__qualname__ = name
     return new
+
+
+def fits_padded(params: Sequence[Any], args: Sequence[Any]) -> bool:
+    """Whether every ListNumpy argument is one array no larger than its placeholder in any
+    dimension, nor empty: what a padded dynamic blob holds."""
+    if len(args) != len(params):
+        return True  # the usual argument check reports it
+    for spec, value in zip(params, args):
+        d = spec.defs[0]
+        if spec.is_tuple or not d.is_dynamic:
+            continue
+        if not isinstance(value, (list, tuple)) or len(value) != 1:
+            return True  # reported by the argument check
+        real = getattr(value[0], "shape", None)
+        if real is None or len(real) != len(d.shape):
+            return True
+        if not all(0 < r <= m for r, m in zip(real, d.shape)):
+            return False
+    return True

@@ -71,6 +71,7 @@ class Session:
                     job.config,
                     self.variables,
                     job.definition_locals,
+                    getattr(job, "padded_mirrored", False),
                 )
                 lowered = lower(traced.graph, traced.returns, self.variables)
                 entry = CompiledJob.build(traced, lowered, job.config.concurrency)

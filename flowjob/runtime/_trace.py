@@ -109,10 +109,10 @@ def parse_params(
     return specs, hints.get("return", inspect.Signature.empty)
 
 
-def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
+def _make_inputs(graph: JobGraph, params: list[ParamSpec], padded: bool = False) -> list[Any]:
     # Mirrored view: a ListNumpy input is one fixed-shape piece per device; the body sees the
-    # piece (per-device shapes, as in OneFlow).
-    mirrored = graph.config.logical_view.name is View.MIRRORED
+    # piece (per-device shapes, as in OneFlow), a dynamic one when ``padded`` (one device).
+    mirrored = graph.config.logical_view.name is View.MIRRORED and not padded
     args = []
     for spec in params:
         blobs = []
@@ -211,8 +211,10 @@ def trace(
     config: Any,
     store: VariableStore,
     definition_locals: dict[str, Any] | None = None,
+    padded_mirrored: bool = False,
 ) -> TracedJob:
-    """Runs ``fn`` once on placeholder blobs and records its graph."""
+    """Runs ``fn`` once on placeholder blobs and records its graph. ``padded_mirrored``: the
+    ListNumpy inputs of a one-device mirrored job are padded dynamic blobs (_real_shape.py)."""
     params, ret_ann = parse_params(job_name, fn, definition_locals)
     graph = JobGraph(job_name, job_type, config)
     graph.definition_locals = dict(definition_locals or {})
@@ -220,9 +222,9 @@ def trace(
         scope = config.placement_scope
         if scope is not None:
             with scope:
-                result = fn(*_make_inputs(graph, params))
+                result = fn(*_make_inputs(graph, params, padded_mirrored))
         else:
-            result = fn(*_make_inputs(graph, params))
+            result = fn(*_make_inputs(graph, params, padded_mirrored))
     if ret_ann is not inspect.Signature.empty:
         check_return(job_name, ret_ann, result)
     if result is None:
