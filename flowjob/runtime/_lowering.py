@@ -112,8 +112,12 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
         else:
             fetches[id(blob)] = Fetch(Source.OUTPUT, len(device_fetch), _real_key(real_plan, blob))
             device_fetch.append(blob)
+    # the program's outputs: fetched values, the real shapes of those that depend on data,
+    # then the watched gradients
+    computed = [] if real_plan is None else [b for b in device_fetch if id(b) in real_plan.computed]
+    first_diff = len(device_fetch) + len(computed)
     diff_fetches = {
-        id(w): Fetch(Source.OUTPUT, len(device_fetch) + i, _real_key(real_plan, w.blob))
+        id(w): Fetch(Source.OUTPUT, first_diff + i, _real_key(real_plan, w.blob))
         for i, w in enumerate(diff_watches)
     }
 
@@ -126,9 +130,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
             "predict jobs that write variables on one device only, not yet on several"
         )
     if real_plan is not None and real_plan.tracked:
-        _check_data_dependent(graph, real_plan, mesh)
-        # the program returns these real shapes after the fetched values (_predict_step)
-        computed = [b for b in device_fetch if id(b) in real_plan.computed]
+        _check_data_dependent(graph, real_plan, mesh, diff_watches)
         for k, blob in enumerate(computed):
             f = fetches[id(blob)]
             fetches[id(blob)] = Fetch(f.source, f.index, f.real, len(device_fetch) + k)
@@ -188,15 +190,22 @@ def _check_micro_batches(graph: JobGraph, blobs: list[Blob]) -> None:
             )
 
 
-def _check_data_dependent(graph: JobGraph, plan: RealShapePlan, mesh: Any) -> None:
-    """Blobs whose real shape depends on data: one-device predict jobs only, for now."""
-    if not graph.is_train and mesh is None:
+def _check_data_dependent(
+    graph: JobGraph, plan: RealShapePlan, mesh: Any, diff_watches: list[HostDelivery]
+) -> None:
+    """Blobs whose real shape depends on data: one-device jobs, gradients not watched."""
+    for w in diff_watches:
+        if id(w.blob) in plan.computed:
+            raise JobDefinitionError(
+                f"job {graph.name!r}: flow.watch_diff of {w.blob.lbn}, whose size depends on "
+                "the data, is not supported yet; watch the gradient of a blob it comes from"
+            )
+    if mesh is None:
         return
     op = next(op for op in graph.ops if id(op) in plan.tracked)
-    where = "train jobs" if graph.is_train else "jobs on several devices"
     raise JobDefinitionError(
         f"job {graph.name!r}: op {op.name!r} ({op.op_type}) makes a blob whose size depends on "
-        f"the data; flowjob runs such ops in one-device predict jobs only, not yet in {where}"
+        "the data; flowjob runs such ops on one device only, not yet on several"
     )
 
 

@@ -76,13 +76,39 @@ def test_ops_after_a_data_dependent_blob_see_its_real_shape():
     np.testing.assert_array_equal(static[0], padded)
 
 
-def test_data_dependent_blobs_in_a_train_job_are_refused_clearly():
+def test_a_loss_over_gathered_nonzero_rows_trains_on_the_real_rows_only():
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((6,))) -> tp.ListNumpy:
+        w = flow.get_variable("w", (6,), initializer=flow.ones_initializer())
+        where = flow.argwhere(x)  # (count, 1)
+        picked = flow.gather_nd(w * 3.0, where)  # dynamic (count,)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.5]), momentum=0
+        ).minimize(picked)
+        return where
+
+    x = np.array([0, 2, 0, 5, 1, 0], np.float32)
+    (where,) = job(x)
+    np.testing.assert_array_equal(where, np.argwhere(x))
+    # d(sum picked)/dw = 3 at the 3 picked rows, divided by the loss's 3 real elements
+    want = np.ones(6)
+    want[x != 0] -= 0.5 * 3 / 3
+    w = flow.get_all_variables()["w"].numpy()
+    np.testing.assert_allclose(w, want, rtol=1e-6)
+    (where,) = job(np.zeros((6,), np.float32))  # an empty loss changes nothing
+    assert where.shape == (0, 1)
+    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), want, rtol=1e-6)
+
+
+def test_watching_the_gradient_of_a_data_dependent_blob_is_refused_clearly():
     with pytest.raises(flow.JobDefinitionError, match="depends on the data"):
 
         @flow.global_function(type="train")
-        def job(x: tp.Numpy.Placeholder((4,))) -> tp.ListNumpy:
+        def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
             w = flow.get_variable("w", (4,), initializer=flow.ones_initializer())
-            flow.losses.add_loss(flow.math.reduce_sum(w * x))
-            return flow.argwhere(x)
+            picked = flow.gather_nd(w * x, flow.argwhere(x))
+            flow.watch_diff(picked, lambda g: None)
+            flow.losses.add_loss(picked)
+            return x
 
         job(np.ones((4,), np.float32))
