@@ -51,8 +51,15 @@ class RealShapePlan:
             if op.real_shape.device is not None or any(id(b) in self.computed for b in op.inputs):
                 self.tracked.add(id(op))
                 self.computed.update(id(b) for b in op.outputs)
-        # Real shapes the program reads: inputs of masked lowerings, and dynamic losses.
-        read = [b for op in self.ops if op.real_shape.masked for b in op.inputs if b.is_dynamic]
+        # Real shapes the program reads: inputs of masked lowerings and of tracked ops, and
+        # dynamic losses.
+        read = [
+            b
+            for op in self.ops
+            if op.real_shape.masked or id(op) in self.tracked
+            for b in op.inputs
+            if b.is_dynamic
+        ]
         read += [b for b in graph.losses if b.is_dynamic]
         self.offsets: dict[int, tuple[int, int]] = {}
         size = 0

@@ -112,3 +112,15 @@ def test_watching_the_gradient_of_a_data_dependent_blob_is_refused_clearly():
             return x
 
         job(np.ones((4,), np.float32))
+
+
+def test_resizing_a_dynamic_argument_keeps_its_other_real_dimensions():
+    @flow.global_function()
+    def job(
+        x: tp.ListNumpy.Placeholder((8, 5)), n: tp.Numpy.Placeholder((1,), dtype=flow.int32)
+    ) -> tp.ListNumpy:
+        return flow.sync_dynamic_resize(x * 2.0, n) + 1.0
+
+    x = np.random.default_rng(5).random((6, 3)).astype(np.float32)
+    (out,) = job([x], np.array([4], np.int32))
+    np.testing.assert_allclose(out, x[:4] * 2 + 1, rtol=1e-6)
