@@ -9,12 +9,13 @@ it when fetched. As in OneFlow, ``argwhere`` is a fixed-size op followed by
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax.numpy as jnp
 
 from .. import _dtypes
-from ..graph import Blob, RealShape, apply_op
+from ..graph import Blob, RealShape, apply_op, valid_mask
 from ._shape import transpose
 from ._util import check_name, dtype_arg, fail, require_blob, require_int_blob
 
@@ -42,8 +43,6 @@ def sync_dynamic_resize(inputs: Blob, size: Blob, name: str | None = None) -> Bl
         fail(public, f"inputs must have at least one axis, got {inputs.lbn} of shape ()", name)
     if size.shape != (1,):
         fail(public, f"size must have shape (1,), got {size.lbn} of shape {size.shape}", name)
-    if size.is_dynamic:
-        fail(public, f"size must be a static blob, got the dynamic {size.lbn}", name)
     return apply_op(
         "sync_dynamic_resize",
         _lower_resize,
@@ -67,14 +66,24 @@ def _lower_argwhere(x, *, dtype):
     return jnp.where(valid[:, None], coords, 0).astype(dtype), count
 
 
+def _masked_argwhere(x, *, real, dtype):
+    # a dynamic condition's real part is its leading corner: row-major order is the same in it
+    # and in the padded array, so its non-zero elements outside that corner are dropped
+    return _lower_argwhere(jnp.where(valid_mask(real[0], x.shape), x, 0), dtype=dtype)
+
+
+_ARGWHERE_REAL = RealShape(
+    lambda shapes, padded, *, dtype: [(math.prod(padded[0]), len(padded[0])), (1,)],
+    _masked_argwhere,
+)
+
+
 def argwhere(condition: Blob, dtype: Any = None, name: str | None = None) -> Blob:
     """The coordinates of the non-zero elements of ``condition``, one row each in row-major
     order: a dynamic blob of real shape ``(count, ndim)`` (``dtype``, default int32)."""
     public = "flow.argwhere"
     name = check_name(public, name)
     require_blob(public, condition, "condition", name)
-    if condition.is_dynamic:
-        fail(public, f"condition must be a static blob, got the dynamic {condition.lbn}", name)
     dt = _dtypes.int32 if dtype is None else dtype_arg(public, dtype, name)
     if dt.np_dtype.kind not in "iu":
         fail(public, f"dtype must be an integer dtype, got {dt.name}", name)
@@ -85,6 +94,7 @@ def argwhere(condition: Blob, dtype: Any = None, name: str | None = None) -> Blo
         attrs={"dtype": dt.np_dtype},
         name=name,
         prefix="ArgWhere",
+        real_shape=_ARGWHERE_REAL,
     )
     return sync_dynamic_resize(
         coords, count, name=None if name is None else f"{name}_sync_dynamic_resize"

@@ -124,3 +124,14 @@ def test_resizing_a_dynamic_argument_keeps_its_other_real_dimensions():
     x = np.random.default_rng(5).random((6, 3)).astype(np.float32)
     (out,) = job([x], np.array([4], np.int32))
     np.testing.assert_allclose(out, x[:4] * 2 + 1, rtol=1e-6)
+
+
+def test_argwhere_of_a_dynamic_argument_sees_only_its_real_part():
+    @flow.global_function()
+    def job(x: tp.ListNumpy.Placeholder((5, 6))) -> tp.ListNumpy:
+        return flow.argwhere(x + 1.0)  # every real element is non-zero, the padding is too
+
+    for shape in [(2, 3), (5, 6), (4, 1)]:
+        x = np.zeros(shape, np.float32)
+        (out,) = job([x])
+        np.testing.assert_array_equal(out, np.argwhere(x + 1))
