@@ -105,7 +105,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
 
     fetches: dict[int, Fetch] = {}
     device_fetch: list[Blob] = []
-    _check_micro_batches(graph, [*host_blobs(graph, returns), *graph.losses])
+    _check_micro_batches(graph, host_blobs(graph, returns))
     for blob in host_blobs(graph, returns):
         if id(blob) in arg_index:
             fetches[id(blob)] = Fetch(Source.INPUT, arg_index[id(blob)])
@@ -180,13 +180,15 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
 
 
 def _check_micro_batches(graph: JobGraph, blobs: list[Blob]) -> None:
-    """Results, watched blobs and losses are whole values: micro-batches gathered first."""
+    """Results and watched blobs are whole values: micro-batches gathered first. (A loss may
+    be micro-batched: its micro-batches' gradients add up, each divided by its own element
+    count, as OneFlow accumulates them.)"""
     for blob in blobs:
         if blob.micro_batches > 1:
             raise JobDefinitionError(
                 f"job {graph.name!r}: {blob.lbn} is {blob.micro_batches} micro-batches (from "
                 "flow.unpack or flow.repeat); gather them with flow.pack or flow.acc before "
-                "returning, watching or minimizing it"
+                "returning or watching it"
             )
 
 

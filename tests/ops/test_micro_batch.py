@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from ops_helpers import value_and_grads
+from ops_helpers import FixedInit, value_and_grads
 
 import flowjob as flow
 import flowjob.typing as tp
@@ -89,3 +89,26 @@ def test_micro_batch_misuse_is_reported():
             return flow.pack(flow.unpack(x, 3), 3)
 
         uneven(np.ones((4, 2), np.float32))
+
+
+def test_a_micro_batched_loss_accumulates_the_gradients_of_its_pieces():
+    x = np.random.default_rng(4).normal(size=(6, 3)).astype(np.float32)
+    w0 = np.random.default_rng(5).normal(size=(3,)).astype(np.float32)
+
+    @flow.global_function(type="train")
+    def job(a: tp.Numpy.Placeholder((6, 3))) -> tp.Numpy:
+        w = flow.get_variable("w", (3,), initializer=FixedInit(w0))
+        loss = flow.math.square(flow.unpack(a, 3) * w)  # three micro-batches of (2, 3)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0
+        ).minimize(loss)
+        return flow.pack(loss, 3)
+
+    loss = job(x)
+    np.testing.assert_allclose(loss, (x * w0) ** 2, rtol=1e-6)
+    # each piece's gradient is divided by its 6 elements, then they add up (OneFlow's
+    # gradient accumulation)
+    grad = jax.grad(lambda w: sum(jnp.sum((p * w) ** 2) / 6 for p in x.reshape(3, 2, 3)))(w0)
+    np.testing.assert_allclose(
+        flow.get_all_variables()["w"].numpy(), w0 - 0.1 * np.asarray(grad), rtol=1e-5
+    )
