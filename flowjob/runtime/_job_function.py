@@ -116,7 +116,7 @@ class JobFunction:
         except Exception:  # noqa: BLE001 - any op that refuses dynamic blobs: use variants
             entry = None
         if entry is None or entry.lowered.mesh is not None:
-            session.compiled.pop(self.__name__, None)
+            session.discard_compiled(self.__name__)
             self.padded_mirrored = False
             return False
         return True

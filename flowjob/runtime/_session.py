@@ -78,6 +78,10 @@ class Session:
                 self.compiled[job.__name__] = entry
             return entry
 
+    def discard_compiled(self, name: str) -> None:
+        """Forgets a job's compiled program (it is traced again at its next call)."""
+        _close_feeder(self.compiled.pop(name, None))
+
     def _stale(self, job: Any) -> JobDefinitionError:
         """The error for calling a job that is not this session's job of its name."""
         name = job.__name__

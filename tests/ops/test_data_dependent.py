@@ -135,3 +135,20 @@ def test_argwhere_of_a_dynamic_argument_sees_only_its_real_part():
         x = np.zeros(shape, np.float32)
         (out,) = job([x])
         np.testing.assert_array_equal(out, np.argwhere(x + 1))
+
+
+def test_where_without_x_and_y_is_argwhere():
+    @flow.global_function()
+    def job(c: tp.Numpy.Placeholder((3, 4), dtype=flow.int32)) -> tp.ListNumpy:
+        return flow.where(c)
+
+    c = np.array([[0, 1, 0, 2], [0, 0, 0, 0], [3, 0, 0, 1]], np.int32)
+    (out,) = job(c)
+    np.testing.assert_array_equal(out, np.argwhere(c))
+    with pytest.raises(flow.OpError, match="or neither"):
+
+        @flow.global_function()
+        def bad(c: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+            return flow.where(c, c)
+
+        bad(np.ones((3,), np.float32))
