@@ -87,3 +87,22 @@ def test_categorical_ordinal_encode_with_own_variables_and_a_full_table():
             return flow.categorical_ordinal_encode(x, x[0:1], x)
 
         bad(np.zeros((6,), np.int32))
+
+
+def test_encoder_feeds_an_embedding_in_a_train_job():
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((4,), dtype=flow.int64)) -> tp.Numpy:
+        ids = flow.layers.categorical_ordinal_encoder(x, capacity=8, name="ids")
+        table = flow.get_variable("emb", (9, 2), initializer=flow.ones_initializer())
+        rows = flow.gather(table, ids)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [1.0]), momentum=0
+        ).minimize(rows)
+        return ids
+
+    np.testing.assert_array_equal(job(np.array([40, 7, 40, 0], np.int64)), [1, 2, 1, 0])
+    np.testing.assert_array_equal(job(np.array([7, 9, 0, 0], np.int64)), [2, 3, 0, 0])
+    emb = variables()["emb"]
+    # every call takes 1/8 (the loss's 8 elements) per use of a row
+    uses = np.bincount([1, 2, 1, 0, 2, 3, 0, 0], minlength=9)
+    np.testing.assert_allclose(emb, 1 - uses[:, None] / 8 * np.ones((9, 2)), rtol=1e-6)
