@@ -26,7 +26,8 @@ def _lower_resize(x, size):
 
 def _resized(x, size, *, real):
     # the first axis becomes ``size`` (at most x's real first dimension), the others stay
-    return jnp.concatenate([size.reshape(1).astype(jnp.int32), real[0][1:]])
+    rows = jnp.minimum(size.reshape(1).astype(jnp.int32), real[0][:1])
+    return jnp.concatenate([rows, real[0][1:]])
 
 
 _RESIZE_REAL = RealShape(lambda shapes, padded: tuple(shapes[0]), device=_resized)

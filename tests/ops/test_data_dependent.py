@@ -124,6 +124,8 @@ def test_resizing_a_dynamic_argument_keeps_its_other_real_dimensions():
     x = np.random.default_rng(5).random((6, 3)).astype(np.float32)
     (out,) = job([x], np.array([4], np.int32))
     np.testing.assert_allclose(out, x[:4] * 2 + 1, rtol=1e-6)
+    (out,) = job([x], np.array([7], np.int32))  # more rows than the argument has: all of it
+    np.testing.assert_allclose(out, x * 2 + 1, rtol=1e-6)
 
 
 def test_argwhere_of_a_dynamic_argument_sees_only_its_real_part():
