@@ -86,6 +86,20 @@ class Evaluator:
                 }
                 infer_real_shapes(self.job_name, op, self.real)
             run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+            if op.real_shape is not None and op.real_shape.device is not None:
+                self._data_dependent(op, real)
+
+    def _data_dependent(self, op: OpNode, real: dict[int, Any]) -> None:
+        """The real shapes of an op whose output sizes depend on its input values (argwhere):
+        the rule ran on upper bounds; the values are here, so the op's own rule gives them."""
+        args = [self.values[id(b)] for b in op.inputs]
+        ins = tuple(real.get(id(b), jnp.asarray(b.shape, jnp.int32)) for b in op.inputs)
+        out = op.real_shape.device(*args, real=ins, **op.attrs)
+        for blob, shape in zip(op.outputs, out if isinstance(out, tuple) else (out,) * 9):
+            bound = blob.shape
+            self.real[id(blob)] = tuple(
+                min(max(int(n), 0), m) for n, m in zip(np.asarray(shape).reshape(-1), bound)
+            )
 
     def feed(self, feed: FeedOp) -> None:
         """Runs one data pipeline op (a source reads its stream's next batch)."""
