@@ -95,7 +95,9 @@ class Evaluator:
         args = [self.values[id(b)] for b in op.inputs]
         ins = tuple(real.get(id(b), jnp.asarray(b.shape, jnp.int32)) for b in op.inputs)
         out = op.real_shape.device(*args, real=ins, **op.attrs)
-        for blob, shape in zip(op.outputs, out if isinstance(out, tuple) else (out,) * 9):
+        for blob, shape in zip(
+            op.outputs, out if isinstance(out, tuple) else (out,) * len(op.outputs)
+        ):
             bound = blob.shape
             self.real[id(blob)] = tuple(
                 min(max(int(n), 0), m) for n, m in zip(np.asarray(shape).reshape(-1), bound)
@@ -181,9 +183,7 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     else:
         counter = job.eager_calls % (2**32)
         job.eager_calls += 1
-    evaluator = Evaluator(
-        job.__name__, store, values, _call_key(counter, False), job.eager_streams
-    )
+    evaluator = Evaluator(job.__name__, store, values, _call_key(counter, False), job.eager_streams)
     traced = trace(
         job.__name__,
         job.fn,
@@ -217,7 +217,15 @@ def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: Variable
         for blob_id, fetch in lowered.fetches.items()
         if fetch.source is Source.OUTPUT
     )
-    computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs)
+    # A data-dependent size goes out after the values, as the lazy program returns it.
+    reals = sorted(
+        (fetch.real_output, blob_id)
+        for blob_id, fetch in lowered.fetches.items()
+        if fetch.real_output is not None
+    )
+    computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs) + tuple(
+        np.asarray(evaluator.real[blob_id], np.int32) for _, blob_id in reals
+    )
     assigned = {name: evaluator.values[id(blob)] for name, blob in assigns}
 
     def program(state: Any, inputs: Any, counter: int) -> tuple[Any, ...]:
