@@ -202,16 +202,16 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
             "eager execution off"
         )
     if not train:
-        lowered.fn = _computed(lowered, evaluator, traced.graph.assigns, store)
+        lowered.fn = _computed(lowered, evaluator, traced.graph.assigns)
     entry = CompiledJob.build(traced, lowered, job.config.concurrency)
     if entry.feeder is not None:
         entry.feeder = _Fed(evaluator.fed)
     return entry
 
 
-def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: VariableStore) -> Any:
-    """A predict call's program: its outputs were computed in the body; it writes back the
-    body's ``flow.assign`` values (a train step's own write-back does that for train jobs)."""
+def _computed(lowered: Any, evaluator: Evaluator, assigns: list) -> Any:
+    """A predict call's program: its outputs were computed in the body; it also hands back
+    the body's ``flow.assign`` values, which the caller writes back as for a lazy call."""
     outputs = sorted(
         (fetch.index, blob_id)
         for blob_id, fetch in lowered.fetches.items()
@@ -228,8 +228,8 @@ def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: Variable
     )
     assigned = {name: evaluator.values[id(blob)] for name, blob in assigns}
 
-    def program(state: Any, inputs: Any, counter: int) -> tuple[Any, ...]:
-        store.values.update(assigned)  # under the dispatch lock, like a train step's update
-        return computed
+    def program(state: Any, inputs: Any, counter: int) -> Any:
+        # As a lazy predict program that assigns: the caller writes the values back.
+        return (computed, assigned) if assigns else computed
 
     return program
