@@ -2,8 +2,8 @@
 
 The job writes ``value`` into the variable after it ran (as its optimizer updates and the
 moving statistics of batch normalization): reads of the variable in the same call see the old
-value, the next call sees the new one. Train jobs only, for now: predict jobs do not write
-variables back (a clear error; OneFlow allowed it).
+value, the next call sees the new one. Train and predict jobs alike, as in OneFlow (a predict
+job that assigns returns its new state like a train step: runtime/_program.py).
 """
 
 from __future__ import annotations
@@ -18,14 +18,6 @@ from ._util import fail, require_blob
 def _assign(public: str, ref: Blob, value: Blob, name: str | None) -> None:
     require_blob(public, ref, "ref", name)
     require_blob(public, value, "value", name)
-    if not current_graph().is_train:
-        # the runtime writes variables back only from train steps (runtime/_train_step.py)
-        fail(
-            public,
-            "flowjob applies assignments in train jobs only "
-            '(@flow.global_function(type="train")); this job predicts',
-            name,
-        )
     if ref.op.kind != "variable":
         fail(public, f"ref must be a variable (flow.get_variable), got {ref.lbn}", name)
     if value.shape != ref.shape:

@@ -43,6 +43,12 @@ class LoweredJob:
     # id(watch_diff) -> where its gradient is among the outputs (after the fetched values)
     diff_fetches: dict[int, Fetch] = field(default_factory=dict)
 
+    @property
+    def writes_state(self) -> bool:
+        """The program returns the new state (its state argument is donated): train jobs,
+        and predict jobs that assign variables."""
+        return self.train or bool(self.graph.assigns)
+
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
     """ids of every blob some loss depends on (walking op inputs backwards)."""
@@ -101,6 +107,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
 
     device_consumed = {id(b) for op in graph.ops if op.kind is OpKind.DEVICE for b in op.inputs}
     device_consumed |= {id(w.blob) for w in diff_watches}
+    device_consumed |= {id(value) for _, value in graph.assigns}  # flow.assign(var, argument)
     device_inputs = [i for i, b in enumerate(graph.inputs) if id(b) in device_consumed]
 
     fetches: dict[int, Fetch] = {}
@@ -136,7 +143,8 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     else:
         step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     if mesh is None:
-        fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
+        writes = train or bool(graph.assigns)
+        fn = jax.jit(step, donate_argnums=(0,)) if writes else jax.jit(step)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (

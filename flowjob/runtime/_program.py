@@ -1,6 +1,10 @@
 """The forward program: ``_interpret`` evaluates a job graph's device ops in order (the
 predict step, and the inside of the train step in ``_train_step.py``), with the random keys of
-each call and op."""
+each call and op.
+
+A predict job that assigns variables (``flow.assign``, as OneFlow allowed) returns its new
+state as a train step does, ``(state, outputs)``, and its state is donated like a train
+step's; a predict job that writes nothing returns only its outputs and donates nothing."""
 
 from __future__ import annotations
 
@@ -105,6 +109,12 @@ def _predict_step(
             None if mirrored else mesh,
             _real_shapes(real_plan, input_blobs, inputs),
         )
-        return tuple(env[id(b)] for b in device_fetch)
+        fetched = tuple(env[id(b)] for b in device_fetch)
+        if not graph.assigns:
+            return fetched
+        assigned = {name: env[id(blob)] for name, blob in graph.assigns}
+        if mirrored:  # as the train step: every device keeps the same variables
+            assigned = jax.lax.pmean(assigned, _sharding.AXIS)
+        return state | {n: v.astype(state[n].dtype) for n, v in assigned.items()}, fetched
 
     return step
