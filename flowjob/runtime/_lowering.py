@@ -17,7 +17,7 @@ from ..graph import Blob, HostDelivery, JobGraph, OpKind, VariableStore, View, w
 from . import _sharding
 from ._delivery import Fetch, Source
 from ._dynamic import RealShapePlan
-from ._program import _predict_step
+from ._program import _PredictStep
 from ._train_step import _TrainStep
 
 
@@ -42,6 +42,9 @@ class LoweredJob:
     real_plan: RealShapePlan | None = None
     # id(watch_diff) -> where its gradient is among the outputs (after the fetched values)
     diff_fetches: dict[int, Fetch] = field(default_factory=dict)
+    # The step function before jit: its ``forwarded`` outputs (known once traced) are the
+    # step's own inputs handed back, which the host copies rather than writes into.
+    step: Any = None
 
     @property
     def writes_state(self) -> bool:
@@ -141,7 +144,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
         )
         state_names = step.state_names
     else:
-        step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
+        step = _PredictStep(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     if mesh is None:
         writes = train or bool(graph.assigns)
         fn = jax.jit(step, donate_argnums=(0,)) if writes else jax.jit(step)
@@ -169,6 +172,7 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
         lowered.step_name = step.step_name
     lowered.real_plan = real_plan
     lowered.diff_fetches = diff_fetches
+    lowered.step = step
     return lowered
 
 
