@@ -25,13 +25,16 @@ def apply_op(
     rng: bool = False,
     elementwise: bool = False,
     real_shape: RealShape | None = None,
+    dynamic_source: bool = False,
 ):
     """Records one op in the current job and returns its output blob(s).
 
     ``lowering(*arrays, **attrs)`` (plus ``key=`` when ``rng``) is the op's only
     implementation; output shapes and dtypes come from ``jax.eval_shape`` of it. Dynamic
     inputs need ``real_shape`` (``elementwise=True`` is its elementwise rule); the outputs of
-    an op with a dynamic input are dynamic.
+    an op with a dynamic input are dynamic. ``dynamic_source``: the outputs are dynamic even
+    without dynamic inputs (an op that decides its outputs' sizes, as OneFlow's dynamic
+    sources); ``real_shape``'s rule gives their real shapes.
     """
     graph = current_graph()
     attrs = dict(attrs or {})
@@ -51,6 +54,10 @@ def apply_op(
             "functions and typing); use tp.Numpy.Placeholder for this input\n  at "
             f"{describe_frame(user_frame())}"
         )
+    if dynamic_source:
+        if real_shape is None:
+            raise OpError(f"op {op_name!r} ({op_type}): a dynamic source needs a real_shape rule")
+        dynamic = True
     specs = [jax.ShapeDtypeStruct(b.shape, b.dtype.np_dtype) for b in blobs]
     extra = {"key": jax.random.PRNGKey(0)} if rng else {}
     try:

@@ -192,6 +192,38 @@ def test_test_ops_sources_and_output_order(fresh_session):
     np.testing.assert_allclose(job(x).get()[1].numpy(), words[5:], rtol=1e-6)
 
 
+def test_dynamic_source_gives_its_real_size(fresh_session):
+    """TestDynamicSource's kernel fills 0, 1, 2 and sets its (5,) output's real size to 3."""
+
+    @flow.global_function()
+    def job():
+        with flow.scope.placement("cpu", "0:0"):
+            out = build("TestDynamicSource", "dyn")[0]
+        assert out.is_dynamic and out.shape == (5,)
+        return out, flow.elem_cnt(out)
+
+    out, count = job().get()
+    (piece,) = out.numpy_list()
+    np.testing.assert_array_equal(piece, np.arange(3.0))
+    np.testing.assert_array_equal(count.numpy(), [3])  # the program sees the real size too
+
+
+@pytest.mark.parametrize(
+    "devices,count,out_num", [("0:0-1", 2, 10), ("0:0-2", 3, 7), ("0:0", 1, 4)]
+)
+def test_source_split_over_the_placement_devices(fresh_session, devices, count, out_num):
+    """TestSourceMultiGpuFixedOutNum: ``out_num`` values split on axis 0 over the placement's
+    devices, each device numbering its own piece from 0."""
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        with flow.scope.placement("cpu", devices):
+            return build("TestSourceMultiGpuFixedOutNum", "s", attrs={"out_num": out_num})[0]
+
+    want = np.concatenate([np.arange(len(p)) for p in np.array_split(np.arange(out_num), count)])
+    np.testing.assert_array_equal(job(), want)
+
+
 def test_list_attrs_give_output_shapes_and_dtypes(fresh_session):
     @flow.global_function()
     def job(x_: tp.Numpy.Placeholder((2, 2))):
