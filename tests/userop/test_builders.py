@@ -224,6 +224,28 @@ def test_source_split_over_the_placement_devices(fresh_session, devices, count, 
     np.testing.assert_array_equal(job(), want)
 
 
+def test_blobs_report_their_ops_placement(fresh_session):
+    """``blob.parallel_conf``: the device tag the program named and the placement strings
+    (test_cpu_only_user_op.py reads it)."""
+    seen = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        with flow.scope.placement("cpu", ["0:0-1"]):
+            a = build("cpu_only_relu_test", "c", [("in", [x])])[0]
+        with flow.scope.placement("gpu", "0:0"):
+            b = flow.math.relu(a)
+        c = b * 2.0
+        for key, blob in (("cpu", a), ("gpu", b), ("none", c)):
+            conf = blob.parallel_conf
+            seen[key] = (conf.device_tag(), conf.device_name())
+        return c
+
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(job(x), 2 * np.maximum(x, 0))
+    assert seen == {"cpu": ("cpu", ["0:0-1"]), "gpu": ("gpu", ["0:0"]), "none": ("cpu", ["0:0"])}
+
+
 def test_list_attrs_give_output_shapes_and_dtypes(fresh_session):
     @flow.global_function()
     def job(x_: tp.Numpy.Placeholder((2, 2))):

@@ -27,6 +27,7 @@ FILES = [
     "test_TestDataTypeAttr.py",
     "test_TestDynamicSource.py",
     "test_TestSourceMultiGpuFixedOutNum.py",
+    "test_cpu_only_user_op.py",
 ]
 # compared with TensorFlow by the file itself
 TF_FILES = ["test_fuse_cast_scale.py"]
