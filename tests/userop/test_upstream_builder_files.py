@@ -28,6 +28,7 @@ FILES = [
     "test_TestDynamicSource.py",
     "test_TestSourceMultiGpuFixedOutNum.py",
     "test_cpu_only_user_op.py",
+    "test_dynamic_loss_scale_schedule.py",
 ]
 # compared with TensorFlow by the file itself
 TF_FILES = ["test_fuse_cast_scale.py"]
