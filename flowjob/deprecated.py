@@ -1,5 +1,11 @@
 """``flow.deprecated``: OneFlow's old spellings kept under this name (each warns once)."""
 
-from ._legacy import name_scope as variable_scope
+from types import SimpleNamespace
 
-__all__ = ["variable_scope"]
+from ._legacy import name_scope as variable_scope
+from .userop import Module
+
+# flow.deprecated.nn.Module: OneFlow's op module (userop/_module.py)
+nn = SimpleNamespace(Module=Module)
+
+__all__ = ["nn", "variable_scope"]

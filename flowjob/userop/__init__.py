@@ -19,6 +19,7 @@ from ._builder import (
     UserOpConfBuilder,
     UserOpModuleBuilder,
 )
+from ._module import Module, find_or_create_module
 from ._python_op import KernelKind, PythonKernelError, register_python_op
 from ._registry import OpCall, OpSpec, UnknownOpTypeError, known_op_types, lookup, register
 
@@ -65,6 +66,7 @@ __all__ = [
     "BuiltinOp",
     "BuiltinOpBuilder",
     "KernelKind",
+    "Module",
     "OpCall",
     "OpLibraryError",
     "OpSpec",
@@ -76,6 +78,7 @@ __all__ = [
     "builtin_op",
     "consistent_user_op_builder",
     "consistent_user_op_module_builder",
+    "find_or_create_module",
     "known_op_types",
     "load_library",
     "load_library_now",

@@ -29,6 +29,7 @@ FILES = [
     "test_TestSourceMultiGpuFixedOutNum.py",
     "test_cpu_only_user_op.py",
     "test_dynamic_loss_scale_schedule.py",
+    "test_user_op_module.py",
 ]
 # compared with TensorFlow by the file itself
 TF_FILES = ["test_fuse_cast_scale.py"]
