@@ -10,7 +10,7 @@ from typing import Any
 
 from .._deprecation import warn_once
 from .._enum import Mode
-from ..errors import JobDefinitionError, OpError, describe_frame, user_frame
+from ..errors import JobDefinitionError, OpError, OutsideJobError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind, OpNode, OutputSpec
 from ._real_shape import RealShape
@@ -185,7 +185,7 @@ def _stack() -> list[TraceContext]:
 def current_context() -> TraceContext:
     stack = _stack()
     if not stack:
-        raise JobDefinitionError(
+        raise OutsideJobError(
             "this must be called inside the body of a @flow.global_function job "
             f"({describe_frame(user_frame())})"
         )
