@@ -212,6 +212,7 @@ from .userop import (
     builtin_op,
     consistent_user_op_builder,
     consistent_user_op_module_builder,
+    find_or_create_module,
     register_python_op,
     user_op_builder,
     user_op_module_builder,

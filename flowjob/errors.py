@@ -25,6 +25,12 @@ class JobDefinitionError(FlowJobError, TypeError):
     """A job function, its annotations or its body are not valid."""
 
 
+class OutsideJobError(JobDefinitionError, NotImplementedError):
+    """A job-body API (an op, a loss, a variable) was called outside a job body. Also a
+    ``NotImplementedError``, as OneFlow v0.4 raised for an API called where it has no
+    implementation (its ``enable_if`` dispatch: lazy APIs outside a global function)."""
+
+
 class NativeBuildError(FlowJobError, RuntimeError):
     """An API of OneFlow's C++/CUDA build (headers, shared libraries, custom-op libraries,
     TensorRT) that a JAX package cannot provide; the message names the API."""

@@ -27,6 +27,7 @@ def apply_op(
     elementwise: bool = False,
     real_shape: RealShape | None = None,
     micro_batches: MicroBatches | None = None,
+    dynamic_source: bool = False,
 ):
     """Records one op in the current job and returns its output blob(s).
 
@@ -34,6 +35,9 @@ def apply_op(
     implementation; output shapes and dtypes come from ``jax.eval_shape`` of it. Dynamic
     inputs need ``real_shape`` (``elementwise=True`` is its elementwise rule); the outputs of
     an op with a dynamic input, or with a ``real_shape.device`` rule, are dynamic.
+    ``dynamic_source``: the outputs are dynamic even without dynamic inputs (an op that decides
+    its outputs' sizes, as OneFlow's dynamic sources); ``real_shape``'s rule gives their real
+    shapes.
 
     An op on micro-batched inputs (``Blob.micro_batches`` > 1) runs on each micro-batch
     (``jax.vmap`` of its lowering) unless ``micro_batches`` says how it changes them
@@ -58,6 +62,10 @@ def apply_op(
             "functions and typing); use tp.Numpy.Placeholder for this input\n  at "
             f"{describe_frame(user_frame())}"
         )
+    if dynamic_source:
+        if real_shape is None:
+            raise OpError(f"op {op_name!r} ({op_type}): a dynamic source needs a real_shape rule")
+        dynamic = True
     steps, timed = _micro_batches(op_type, op_name, graph.name, blobs, dynamic, micro_batches)
     stacked = micro_batches is not None and micro_batches.gather
     specs = [

@@ -72,6 +72,17 @@ class Blob:
     lbn = logical_blob_name
 
     @property
+    def parallel_conf(self) -> _scope.ParallelConf:
+        """The placement of the op that made this blob (OneFlow's ``blob.parallel_conf``);
+        outside any placement scope, device 0:0 of the op's device tag."""
+        placed = self.op.placement
+        if placed is None:
+            return _scope.ParallelConf(self.op.device_tag, ("0:0",))
+        return _scope.ParallelConf(
+            placed.requested_tag or placed.device_tag, placed.machine_device_ids
+        )
+
+    @property
     def ndim(self) -> int:
         return len(self.shape)
 

@@ -47,7 +47,7 @@ class FunctionDesc:
     def __init__(self, graph) -> None:
         self.job_name = graph.name
         self.job_config = graph.config
-        self._train = graph.is_train
+        self._train = graph.is_trainable  # the declared type, as OneFlow's function desc
 
     def IsTrainable(self) -> bool:  # noqa: N802 - OneFlow's name
         """True for ``type="train"`` jobs."""

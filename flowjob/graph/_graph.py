@@ -10,7 +10,7 @@ from typing import Any
 
 from .._deprecation import warn_once
 from .._enum import Mode
-from ..errors import JobDefinitionError, OpError, describe_frame, user_frame
+from ..errors import JobDefinitionError, OpError, OutsideJobError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind, OpNode, OutputSpec
 from ._real_shape import RealShape
@@ -28,7 +28,13 @@ class JobGraph:
 
     def __init__(self, name: str, job_type: str, config: Any):
         self.name = name
+        # What the job trains as (``is_train``: backward pass and optimizer); ``minimize()``
+        # in a predict job turns it into a train job, as OneFlow's SetTrainConf did.
         self.job_type = JobType(job_type)
+        # What the job was declared as (``is_trainable``: what ops and
+        # ``current_global_function_desc().IsTrainable()`` read while the body is traced);
+        # OneFlow read it from the function config, which minimize() leaves alone.
+        self.declared_type = self.job_type
         self.config = config
         self.ops: list[OpNode] = []
         self.inputs: list[Blob] = []
@@ -52,6 +58,12 @@ class JobGraph:
     @property
     def is_train(self) -> bool:
         return self.job_type is JobType.TRAIN
+
+    @property
+    def is_trainable(self) -> bool:
+        """Declared ``type="train"``: dropout, batch normalization and fake quantization
+        run in training mode (unchanged by a minimize() in a predict job, as in OneFlow)."""
+        return self.declared_type is JobType.TRAIN
 
     def __repr__(self) -> str:
         return f"JobGraph({self.name!r}, type={self.job_type}, ops={len(self.ops)})"
@@ -136,10 +148,16 @@ class JobGraph:
 
     def set_optimizer(self, optimizer: Any, losses: Sequence[Blob]) -> None:
         if not self.is_train:
-            raise JobDefinitionError(
-                f"minimize() called in predict job {self.name!r}; declare it with "
-                f'@flow.global_function(type="train") ({describe_frame(user_frame())})'
+            # OneFlow v0.4's minimize() set the job's train conf, whatever the declared type:
+            # the job trains; ops traced in it keep the predict behaviour (is_trainable).
+            warn_once(
+                f"minimize in predict job {self.name}",
+                f"job {self.name!r} is declared a predict job but calls minimize(): it trains, "
+                "as in OneFlow v0.4 (dropout and batch normalization keep their predict "
+                'behaviour); declare it with @flow.global_function(type="train") '
+                f"({describe_frame(user_frame())})",
             )
+            self.job_type = JobType.TRAIN
         if self.optimizer is not None and self.optimizer is not optimizer:
             raise JobDefinitionError(f"job {self.name!r} already has an optimizer")
         self.optimizer = optimizer
@@ -172,7 +190,7 @@ def _stack() -> list[TraceContext]:
 def current_context() -> TraceContext:
     stack = _stack()
     if not stack:
-        raise JobDefinitionError(
+        raise OutsideJobError(
             "this must be called inside the body of a @flow.global_function job "
             f"({describe_frame(user_frame())})"
         )

@@ -57,6 +57,22 @@ class Placement:
         return out
 
 
+@dataclass(frozen=True)
+class ParallelConf:
+    """Where a blob's op is placed, as OneFlow's ``blob.parallel_conf`` answers: the device
+    tag the program named (a "gpu" placement keeps its tag when it runs on the CPU) and the
+    placement strings."""
+
+    tag: str
+    names: tuple[str, ...]
+
+    def device_tag(self) -> str:
+        return self.tag
+
+    def device_name(self) -> list[str]:
+        return list(self.names)
+
+
 def _gpu_available() -> bool:
     import jax
 

@@ -2,8 +2,8 @@
 
 The job writes ``value`` into the variable after it ran (as its optimizer updates and the
 moving statistics of batch normalization): reads of the variable in the same call see the old
-value, the next call sees the new one. Train jobs and eager jobs only, for now: lazy predict
-jobs do not write variables back (a clear error; OneFlow allowed it).
+value, the next call sees the new one. Train and predict jobs alike, as in OneFlow (a predict
+job that assigns returns its new state like a train step: runtime/_program.py).
 """
 
 from __future__ import annotations
@@ -18,16 +18,6 @@ from ._util import fail, require_blob
 def _assign(public: str, ref: Blob, value: Blob, name: str | None) -> None:
     require_blob(public, ref, "ref", name)
     require_blob(public, value, "value", name)
-    graph = current_graph()
-    if not graph.is_train and graph.eager is None:
-        # lazy programs write variables back only from train steps (runtime/_train_step.py);
-        # eager calls write them back themselves (runtime/_eager_call.py)
-        fail(
-            public,
-            "flowjob applies assignments in train jobs only "
-            '(@flow.global_function(type="train")) and in eager jobs; this lazy job predicts',
-            name,
-        )
     if ref.op.kind != "variable":
         fail(public, f"ref must be a variable (flow.get_variable), got {ref.lbn}", name)
     if value.shape != ref.shape:

@@ -117,10 +117,11 @@ WGRAD_CHUNK = 8
 WGRAD_MAX_PIECES = 16
 INTERNAL_LAYOUT = ""
 POOL_INTERNAL_LAYOUT = ""
-# On CPU a grouped convolution (1 < groups <= GROUPED_SPLIT_MAX) runs as one channels-last
-# convolution per group: XLA:CPU's own grouped convolution leaves YNNPACK, and its weight
-# gradient took 3-26 s where the split takes 3-40 ms (bench/, BENCHMARKS.md). Larger group
-# counts (depthwise) keep XLA's convolution: one op per channel would swamp the compiler.
+# On CPU a grouped convolution (1 < groups <= GROUPED_SPLIT_MAX; 1-, 2- and 3-D) runs as one
+# channels-last convolution per group: XLA:CPU's own grouped convolution leaves YNNPACK, and
+# its weight gradient took 3-26 s where the split takes 3-40 ms (bench/, BENCHMARKS.md), and
+# is less precise (conv_grouped_split). Larger group counts (depthwise) keep XLA's
+# convolution: one op per channel would swamp the compiler.
 GROUPED_SPLIT_MAX = 64
 # On CPU an unpadded 1x1 convolution (groups=1) is a matrix product over the channels: as a
 # dot, its weight gradient is a matmul, measured 1.5-1.8x faster than XLA's convolution.
@@ -159,7 +160,7 @@ def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
         return y.transpose(0, 3, 1, 2)
     args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
     if cpu and 1 < groups <= GROUPED_SPLIT_MAX:
-        return _conv_grouped_split(x, w, *args)
+        return conv_grouped_split(x, w, *args)
     spatial = w.shape[2:] if data_format == DataFormat.NCHW else w.shape[1:3]
     if (
         cpu
@@ -215,26 +216,34 @@ def _conv_pointwise(x, w, strides, data_format):
     return lax.dot_general(x, w[:, 0, 0, :], (((3,), (1,)), ((), ())))
 
 
-def _conv_grouped_split(x, w, strides, pads, dilations, groups, data_format):
-    """``groups`` channels-last convolutions of one group each, concatenated; JAX's own
-    gradients of it are per-group convolutions too."""
-    if data_format == DataFormat.NCHW:
-        x, w = x.transpose(0, 2, 3, 1), w.transpose(0, 2, 3, 1)  # to NHWC / OHWI
-    cin, cout = x.shape[3] // groups, w.shape[0] // groups
+def conv_grouped_split(x, w, strides, pads, dilations, groups, data_format):
+    """``groups`` channels-last convolutions of one group each, concatenated (1-, 2- or 3-D);
+    JAX's own gradients of it are per-group convolutions too. Besides its speed (above), each
+    group's weight gradient is an ungrouped convolution, whose blocked accumulation keeps
+    float32 sums over large batches and volumes as precise as TensorFlow's (which OneFlow's
+    tests compare with, splitting groups the same way): XLA:CPU's grouped weight gradient
+    sums them in one long run, 1e-5 relative off for a 10x18^3-element sum."""
+    fmt = DataFormat(data_format)
+    spatial = fmt.value[2:] if fmt.channels_first else fmt.value[1:-1]
+    nd = len(spatial)
+    if fmt.channels_first:  # to N...C / O...I
+        last = (0, *range(2, nd + 2), 1)
+        x, w = x.transpose(last), w.transpose(last)
+    cin, cout = x.shape[-1] // groups, w.shape[0] // groups
+    numbers = ("N" + spatial + "C", "O" + spatial + "I", "N" + spatial + "C")
     parts = [
-        _conv_plain(
+        lax.conv_general_dilated(
             x[..., g * cin : (g + 1) * cin],
             w[g * cout : (g + 1) * cout],
-            strides,
-            pads,
-            dilations,
-            1,
-            DataFormat.NHWC,
+            window_strides=strides,
+            padding=pads,
+            rhs_dilation=dilations,
+            dimension_numbers=numbers,
         )
         for g in range(groups)
     ]
-    y = jnp.concatenate(parts, axis=3)
-    return y.transpose(0, 3, 1, 2) if data_format == DataFormat.NCHW else y
+    y = jnp.concatenate(parts, axis=-1)
+    return y.transpose(0, nd + 1, *range(1, nd + 1)) if fmt.channels_first else y
 
 
 # -- pooling ------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ over the extended target ``blank, l1, blank, l2, ..., blank``, one ``lax.scan`` 
 Log-zero is a large negative number rather than ``-inf`` so gradients stay finite; a target
 that cannot be aligned (too few frames) gives an infinite loss, or 0 with ``zero_infinity``.
 The gradient follows OneFlow's (and PyTorch's) convention: it is taken with respect to the
-logits behind ``log_probs = log_softmax(logits)``.
+logits behind ``log_probs = log_softmax(logits)``. Targets that contain the blank label are
+outside CTC's definition; there the gradient is OneFlow v0.4's kernel's (``_ctc_backward``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ _IMPOSSIBLE = 1e29  # a loss above this means no alignment had any probability
 
 
 def _one_sequence(log_probs, target, frames, labels, *, blank):
-    """-log p(target[:labels] | log_probs[:frames]) for log_probs (T, K), target (S,)."""
+    """-log p(target[:labels] | log_probs[:frames]) for log_probs (T, K), target (S,), and
+    the log-probability of the alignments that end on the final blank."""
     steps = log_probs.shape[0]
     ext = jnp.full(2 * target.shape[0] + 1, blank, target.dtype).at[1::2].set(target)
     width = ext.shape[0]
@@ -45,7 +47,7 @@ def _one_sequence(log_probs, target, frames, labels, *, blank):
     alpha, _ = lax.scan(step, alpha, jnp.arange(1, steps))
     end = 2 * labels
     last = jnp.logaddexp(alpha[end], jnp.where(end >= 1, alpha[jnp.maximum(end - 1, 0)], _LOG_ZERO))
-    return -last
+    return -last, lax.stop_gradient(alpha[end])
 
 
 def _losses(log_probs, targets, input_lengths, target_lengths, blank):
@@ -55,27 +57,43 @@ def _losses(log_probs, targets, input_lengths, target_lengths, blank):
     return per_batch(log_probs, targets, input_lengths, target_lengths)
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(4,))
-def _ctc(log_probs, targets, input_lengths, target_lengths, blank):
-    return _losses(log_probs, targets, input_lengths, target_lengths, blank)
+@functools.partial(jax.custom_vjp, nondiff_argnums=(4, 5))
+def _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    return _losses(log_probs, targets, input_lengths, target_lengths, blank)[0]
 
 
-def _ctc_forward(log_probs, targets, input_lengths, target_lengths, blank):
-    loss, vjp = jax.vjp(
-        lambda lp: _losses(lp, targets, input_lengths, target_lengths, blank), log_probs
+def _ctc_forward(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    loss, vjp, end_on_blank = jax.vjp(
+        lambda lp: _losses(lp, targets, input_lengths, target_lengths, blank),
+        log_probs,
+        has_aux=True,
     )
-    return loss, (vjp, log_probs, input_lengths, loss)
+    return loss, (vjp, log_probs, targets, input_lengths, target_lengths, loss, end_on_blank)
 
 
-def _ctc_backward(blank, saved, g):
+def _ctc_backward(blank, zero_infinity, saved, g):
     # OneFlow (as PyTorch) returns the gradient with respect to the logits the log_probs
     # were log-softmaxed from: the exact gradient plus exp(log_probs) times each example's
-    # upstream gradient, over its real frames; nothing for examples with no alignment.
-    vjp, log_probs, input_lengths, loss = saved
-    g = jnp.where(loss > _IMPOSSIBLE, 0.0, g)
+    # upstream gradient, over its real frames. An example with no alignment has an infinite
+    # loss: zero_infinity gives it no gradient, else NaN over its real frames (the kernel's
+    # exp(alpha + beta + inf), as OneFlow's).
+    vjp, log_probs, targets, input_lengths, target_lengths, loss, end_on_blank = saved
+    impossible = loss > _IMPOSSIBLE
+    g = jnp.where(impossible, 0.0, g)
     (exact,) = vjp(g)
     frames = jnp.arange(log_probs.shape[0])[:, None] < input_lengths[None, :]
     grad = exact + jnp.exp(log_probs) * jnp.where(frames, g[None, :], 0.0)[..., None]
+    # OneFlow v0.4's kernels (CPU and GPU) set the last frame's entries of the final blank and
+    # of the last label one after the other: when that label is the blank itself, the second
+    # overwrites the first, so the alignments ending on the final blank drop out of that
+    # entry's posterior. Only targets holding the blank label (invalid input) reach this.
+    batch = jnp.arange(targets.shape[0])
+    last_label = targets[batch, jnp.maximum(target_lengths - 1, 0)]
+    quirk = (target_lengths > 0) & (input_lengths > 0) & (last_label == blank) & ~impossible
+    dropped = jnp.where(quirk, g * jnp.exp(jnp.where(quirk, end_on_blank + loss, 0.0)), 0.0)
+    grad = grad.at[jnp.maximum(input_lengths - 1, 0), batch, blank].add(dropped)
+    if not zero_infinity:
+        grad = jnp.where(impossible[None, :, None] & frames[..., None], jnp.nan, grad)
     return grad.astype(log_probs.dtype), None, None, None
 
 
@@ -85,7 +103,7 @@ _ctc.defvjp(_ctc_forward, _ctc_backward)
 def _lower_ctc(
     log_probs, targets, input_lengths, target_lengths, *, blank, zero_infinity, reduction
 ):
-    loss = _ctc(log_probs, targets, input_lengths, target_lengths, blank)
+    loss = _ctc(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     impossible = loss > _IMPOSSIBLE
     loss = jnp.where(impossible, 0.0 if zero_infinity else jnp.inf, loss).astype(log_probs.dtype)
     if reduction == Reduction.MEAN:

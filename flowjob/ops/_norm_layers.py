@@ -157,7 +157,7 @@ def batch_normalization(
     if not 0.0 <= momentum <= 1.0:
         fail(public, f"momentum must be in [0, 1], got {momentum!r}", name)
     graph = current_graph()
-    training = bool(training and trainable and graph.is_train)
+    training = bool(training and trainable and graph.is_trainable)
     params_shape = (inputs.shape[axis],)
     params_dtype = _dtypes.float32 if inputs.dtype == _dtypes.float16 else inputs.dtype
 

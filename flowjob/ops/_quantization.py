@@ -160,12 +160,12 @@ def moving_average_min_max_observer(
             "scheme": scheme,
             "formula": formula,
             "momentum": float(momentum),
-            "training": graph.is_train,
+            "training": graph.is_trainable,
         },
         name=name,
         prefix="MovingAverageMinMaxObserver",
     )
-    if graph.is_train:
+    if graph.is_trainable:
         graph.assign(moving[0], new_max)
         graph.assign(moving[1], new_min)
     return scale, zero

@@ -54,7 +54,7 @@ def dropout(
                 name,
             )
         shape = tuple(int(n) for n in noise_shape)
-    if not current_graph().is_train or rate == 0.0:
+    if not current_graph().is_trainable or rate == 0.0:
         return x
     return apply_op(
         "dropout",

@@ -64,7 +64,12 @@ class CompiledJob:
         entry.quiet = not entry.plan
         entry.layouts = exact_layouts(traced.params)
         entry.host_reads_inputs = any(f.source is Source.INPUT for f in fetches.values())
-        if entry.layouts is not None and not entry.host_reads_inputs and lowered.mesh is None:
+        if (
+            entry.layouts is not None
+            and not entry.host_reads_inputs
+            and lowered.mesh is None
+            and lowered.real_plan is None  # its calls' host arguments end with the RealShapes
+        ):
             entry.staging = StagingPool()
         if graph.feeds:
             entry.feeder = Feeder(graph, sum(len(spec.defs) for spec in traced.params))

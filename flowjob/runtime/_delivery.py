@@ -10,6 +10,7 @@ which raises them at the next synchronisation point.
 
 from __future__ import annotations
 
+import ctypes
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -154,9 +155,16 @@ class Deliverer:
         self._callback_runner = self.run_callback if primary else _ignore_callback
 
     def fetch(self, entry: Any, arrays: tuple[Any, ...]) -> list[np.ndarray] | None:
-        """Host values of the program's outputs; None (error recorded) if the program failed."""
+        """Host values of the program's outputs, writable as OneFlow's results were; None
+        (error recorded) if the program failed."""
         try:
-            return [np.asarray(a) for a in arrays]
+            shared = entry.lowered.step.forwarded
+            if not shared:
+                return [writable(np.asarray(a)) for a in arrays]
+            return [
+                np.array(a) if i in shared else writable(np.asarray(a))
+                for i, a in enumerate(arrays)
+            ]
         except Exception as exc:  # the program itself failed at run time
             self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
             return None
@@ -210,6 +218,21 @@ class Deliverer:
         future.register(
             callback, lambda cb, v: self.completion.submit(lambda: self._callback_runner(cb, v))
         )
+
+
+def writable(array: np.ndarray) -> np.ndarray:
+    """``array`` (a program output's host view, which JAX marks read-only), writable and
+    without a copy. The output buffer belongs to this call alone (outputs that are the
+    program's own inputs are copied instead: ``_program.forwarded``), so writing into it is
+    safe; a ctypes view of its memory, which keeps the read-only view (and with it the
+    buffer) alive, gives the writable array."""
+    if array.flags.writeable:
+        return array
+    if not array.flags.c_contiguous or not array.nbytes:
+        return array.copy()
+    memory = (ctypes.c_char * array.nbytes).from_address(array.ctypes.data)
+    memory.owner = array  # the buffer lives as long as the writable array
+    return np.frombuffer(memory, dtype=array.dtype).reshape(array.shape)
 
 
 def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:

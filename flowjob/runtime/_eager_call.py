@@ -229,7 +229,7 @@ def _computed(lowered: Any, evaluator: Evaluator, assigns: list) -> Any:
     assigned = {name: evaluator.values[id(blob)] for name, blob in assigns}
 
     def program(state: Any, inputs: Any, counter: int) -> Any:
-        # As a lazy predict program that assigns: the caller writes the values back.
-        return (computed, assigned) if assigns else computed
+        # As a lazy predict program that assigns: the new state first; the caller keeps it.
+        return ({**state, **assigned}, computed) if assigns else computed
 
     return program

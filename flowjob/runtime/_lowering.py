@@ -17,7 +17,7 @@ from ..graph import Blob, HostDelivery, JobGraph, OpKind, VariableStore, View, w
 from . import _sharding
 from ._delivery import Fetch, Source
 from ._dynamic import RealShapePlan
-from ._program import _predict_step
+from ._program import _PredictStep
 from ._train_step import _TrainStep
 
 
@@ -42,6 +42,15 @@ class LoweredJob:
     real_plan: RealShapePlan | None = None
     # id(watch_diff) -> where its gradient is among the outputs (after the fetched values)
     diff_fetches: dict[int, Fetch] = field(default_factory=dict)
+    # The step function before jit: its ``forwarded`` outputs (known once traced) are the
+    # step's own inputs handed back, which the host copies rather than writes into.
+    step: Any = None
+
+    @property
+    def writes_state(self) -> bool:
+        """The program returns the new state (its state argument is donated): train jobs,
+        and predict jobs that assign variables."""
+        return self.train or bool(self.graph.assigns)
 
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
@@ -104,6 +113,7 @@ def lower(
 
     device_consumed = {id(b) for op in graph.ops if op.kind is OpKind.DEVICE for b in op.inputs}
     device_consumed |= {id(w.blob) for w in diff_watches}
+    device_consumed |= {id(value) for _, value in graph.assigns}  # flow.assign(var, argument)
     device_inputs = [i for i, b in enumerate(graph.inputs) if id(b) in device_consumed]
 
     fetches: dict[int, Fetch] = {}
@@ -152,12 +162,13 @@ def lower(
         )
         state_names = step.state_names
     else:
-        step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
+        step = _PredictStep(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     if mesh is None:
         if not jit:
             fn = step
         else:
-            fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
+            writes = train or bool(graph.assigns)
+            fn = jax.jit(step, donate_argnums=(0,)) if writes else jax.jit(step)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (
@@ -182,6 +193,7 @@ def lower(
         lowered.step_name = step.step_name
     lowered.real_plan = real_plan
     lowered.diff_fetches = diff_fetches
+    lowered.step = step
     return lowered
 
 

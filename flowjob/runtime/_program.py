@@ -1,6 +1,10 @@
 """The forward program: ``_interpret`` evaluates a job graph's device ops in order (the
 predict step, and the inside of the train step in ``_train_step.py``), with the random keys of
-each call and op."""
+each call and op.
+
+A predict job that assigns variables (``flow.assign``, as OneFlow allowed) returns its new
+state as a train step does, ``(state, outputs)``, and its state is donated like a train
+step's; a predict job that writes nothing returns only its outputs and donates nothing."""
 
 from __future__ import annotations
 
@@ -106,33 +110,57 @@ def _real_shapes(plan: RealShapePlan | None, input_blobs: list[Blob], inputs) ->
     return plan.unpack(inputs[len(input_blobs)]) if plan.size else {}
 
 
-def _predict_step(
-    graph: JobGraph,
-    input_blobs: list[Blob],
-    device_fetch: list[Blob],
-    mesh,
-    mirrored: bool = False,
-    real_plan: RealShapePlan | None = None,
-):
-    def step(state, inputs, counter):
-        key = _call_key(counter, mirrored)
-        real = _real_shapes(real_plan, input_blobs, inputs)
+def forwarded(fetched: tuple, *sources: Any) -> frozenset[int]:
+    """Positions of the fetched values that are one of the step's own inputs (seen while
+    tracing: a variable or an argument returned unchanged). JAX may hand such an output back
+    as the input array itself, which the host must never write into."""
+    own = {id(v) for source in sources for v in jax.tree_util.tree_leaves(source)}
+    return frozenset(i for i, v in enumerate(fetched) if id(v) in own)
+
+
+class _PredictStep:
+    """The predict program: ``(state, inputs, counter) -> outputs``, or ``(state, outputs)``
+    when the job assigns variables. ``forwarded``: see ``forwarded()`` (set when traced)."""
+
+    def __init__(
+        self,
+        graph: JobGraph,
+        input_blobs: list[Blob],
+        device_fetch: list[Blob],
+        mesh,
+        mirrored: bool = False,
+        real_plan: RealShapePlan | None = None,
+    ):
+        self.graph = graph
+        self.input_blobs = input_blobs
+        self.device_fetch = device_fetch
+        self.mesh = None if mirrored else mesh
+        self.mirrored = mirrored
+        self.real_plan = real_plan
+        self.forwarded: frozenset[int] = frozenset()
+
+    def __call__(self, state, inputs, counter):
+        graph, input_blobs = self.graph, self.input_blobs
+        real = _real_shapes(self.real_plan, input_blobs, inputs)
         env = _interpret(
             graph,
             state,
             {id(b): x for b, x in zip(input_blobs, inputs)},
             {},
-            key,
-            None if mirrored else mesh,
+            _call_key(counter, self.mirrored),
+            self.mesh,
             real,
-            plan=real_plan,
+            plan=self.real_plan,
         )
-        fetched = tuple(env[id(b)] for b in device_fetch)
-        if real_plan is not None and real_plan.tracked:  # data-dependent real shapes
-            fetched += tuple(real[id(b)] for b in device_fetch if id(b) in real_plan.computed)
-        if graph.assigns:  # variables the job writes (e.g. flow.categorical_ordinal_encode)
-            dtypes = {n: state[n].dtype for n, _ in graph.assigns}
-            return fetched, {n: env[id(b)].astype(dtypes[n]) for n, b in graph.assigns}
-        return fetched
-
-    return step
+        fetched = tuple(env[id(b)] for b in self.device_fetch)
+        if self.real_plan is not None and self.real_plan.tracked:  # data-dependent sizes
+            fetched += tuple(
+                real[id(b)] for b in self.device_fetch if id(b) in self.real_plan.computed
+            )
+        self.forwarded = forwarded(fetched, state, inputs)
+        if not graph.assigns:
+            return fetched
+        assigned = {name: env[id(blob)] for name, blob in graph.assigns}
+        if self.mirrored:  # as the train step: every device keeps the same variables
+            assigned = jax.lax.pmean(assigned, _sharding.AXIS)
+        return state | {n: v.astype(state[n].dtype) for n, v in assigned.items()}, fetched

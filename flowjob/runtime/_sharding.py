@@ -116,6 +116,7 @@ def jit_sharded(
 ) -> Jitted:
     """Several devices, one global view: GSPMD places state and inputs as SBP says."""
     train = graph.is_train
+    writes = bool(graph.assigns)  # a predict job that assigns returns (state, outputs)
     state_sh = {
         n: sharding(mesh, store.defs[n].shape, _state_distribute(store, n)) for n in state_names
     }
@@ -129,6 +130,13 @@ def jit_sharded(
             donate_argnums=(0,),
             in_shardings=(state_sh, input_sh, repl),
             out_shardings=(state_sh, repl, repl),
+        )
+    elif writes:
+        fn = jax.jit(
+            step,
+            donate_argnums=(0,),
+            in_shardings=(state_sh, input_sh, repl),
+            out_shardings=(state_sh, repl),
         )
     else:
         fn = jax.jit(step, in_shardings=(state_sh, input_sh, repl), out_shardings=repl)
@@ -146,15 +154,19 @@ def jit_mirrored(
             "view when the job spans several devices; the batch is split among them there"
         )
     train = graph.is_train
+    writes = train or bool(graph.assigns)  # a predict job that assigns returns (state, outputs)
     split_spec, repl = PartitionSpec(AXIS), PartitionSpec()
-    out_specs = (repl, split_spec, split_spec) if train else split_spec
+    if train:
+        out_specs = (repl, split_spec, split_spec)
+    else:
+        out_specs = (repl, split_spec) if writes else split_spec
     mapped = jax.shard_map(
         step, mesh=mesh, in_specs=(repl, split_spec, repl), out_specs=out_specs, check_vma=False
     )
     state_sh = {n: replicated(mesh) for n in state_names}
     # Per-device pieces are concatenated along axis 0, so the global input is split on it.
     input_sh = tuple(NamedSharding(mesh, split_spec) for _ in range(inputs))
-    fn = jax.jit(mapped, donate_argnums=(0,)) if train else jax.jit(mapped)
+    fn = jax.jit(mapped, donate_argnums=(0,)) if writes else jax.jit(mapped)
     return Jitted(fn, state_sh, input_sh, pieces=mesh.size)
 
 

@@ -18,7 +18,7 @@ from ..graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
 from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan
-from ._program import _call_key, _interpret, _real_shapes
+from ._program import _call_key, _interpret, _real_shapes, forwarded
 
 TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
 
@@ -91,6 +91,7 @@ class _TrainStep:
         store.define_system(self.step_name, np.zeros((1,), np.int64))
         self.loss_count = max(graph.losses[0].numel(), 1)  # an empty loss has no gradient
         self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
+        self.forwarded: frozenset[int] = frozenset()  # see _program.forwarded (set when traced)
 
     def __call__(self, state, inputs, train_step):
         graph = self.graph
@@ -161,6 +162,7 @@ class _TrainStep:
             device_axis=_sharding.AXIS if self.mirrored else None,
         )
         assigned = {n: v.astype(state[n].dtype) for n, v in assigned.items()}
+        self.forwarded = forwarded(fetched, state, inputs)
         if loss_scale is not None:
             pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
         diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype) for w in self.diff_watches)

@@ -22,6 +22,7 @@ from ._builder import (
 )
 from ._cpp_def import CppDefError, CppDefs, read_cpp_defs
 from ._custom_module import CustomOpModule, CustomOpModuleError, custom_op_module
+from ._module import Module, find_or_create_module
 from ._python_op import KernelKind, PythonKernelError, register_python_op
 from ._registry import OpCall, OpSpec, UnknownOpTypeError, known_op_types, lookup, register
 
@@ -74,6 +75,7 @@ __all__ = [
     "CustomOpModuleError",
     "BuiltinOpBuilder",
     "KernelKind",
+    "Module",
     "OpCall",
     "OpLibraryError",
     "OpSpec",
@@ -86,6 +88,7 @@ __all__ = [
     "consistent_user_op_builder",
     "consistent_user_op_module_builder",
     "custom_op_module",
+    "find_or_create_module",
     "known_op_types",
     "load_library",
     "load_library_now",

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtypes
 from ..graph import Blob, apply_op
 from ..ops import array_ops, math, nn
+from ..optimizer import loss_scale
 from ._registry import OpCall, define
 
 # OneFlow's math unary ops are registered with arguments "x" -> "y".
@@ -148,6 +149,33 @@ def _fused_cast_scale(c: OpCall) -> Blob:
     return apply_op("fused_cast_scale", lowering, [x, by], name=c.name)
 
 
+def _dynamic_loss_scale_schedule(c: OpCall) -> dict[str, list[Blob]]:
+    """Updates the variables ``loss_scale`` and ``good_step_counter`` in place (OneFlow's
+    kernel writes its inputs), by the arithmetic of the dynamic loss scale policy."""
+    scale, counter = c.input("loss_scale"), c.input("good_step_counter")
+    # the initial loss scale plays no part in the update
+    policy = loss_scale.dynamic_loss_scale(
+        increment_period=int(c.attrs["increment_period"]),
+        multiplier=float(c.attrs["multiplier"]),
+    )
+    names = policy.names(c.name)
+
+    def lowering(count_not_finite, scale_value, counter_value):
+        state = {names[0]: scale_value, names[1]: counter_value}
+        new = policy.next_state(c.name, state, count_not_finite[0] == 0)
+        return new[names[0]], new[names[1]]
+
+    new_scale, new_counter = apply_op(
+        "dynamic_loss_scale_schedule",
+        lowering,
+        [c.input("count_not_finite"), scale, counter],
+        name=c.name,
+    )
+    array_ops.assign(scale, new_scale)
+    array_ops.assign(counter, new_counter)
+    return {}
+
+
 def _register() -> None:
     for op_type, fn in _MATH_UNARY.items():
         define(op_type, ["x"], ["y"], lambda c, fn=fn: fn(c.input("x"), name=c.name))
@@ -164,6 +192,13 @@ def _register() -> None:
         "float_operand": 0.0,
     }
     define("scalar_add", ["in"], ["out"], _scalar(math.add), attrs=scalar_attrs)
+    define(
+        "dynamic_loss_scale_schedule",
+        ["count_not_finite", "loss_scale", "good_step_counter"],
+        [],
+        _dynamic_loss_scale_schedule,
+        attrs={"increment_period": 2000, "multiplier": 2.0},
+    )
     define("scalar_mul", ["in"], ["out"], _scalar(math.multiply), attrs=scalar_attrs)
     define(
         "leaky_relu",

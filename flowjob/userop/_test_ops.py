@@ -9,13 +9,53 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
-from ..graph import Blob, add_feed_op, apply_op
+from ..graph import Blob, RealShape, add_feed_op, apply_op, current_placement
 from ..ops import array_ops, math
+from ..runtime import config as runtime_config
 from ._registry import OpCall, define
 
 
 def _test_source(c: OpCall) -> Blob:
     return apply_op("TestSource", lambda: jnp.arange(5, dtype=jnp.float32), [], name=c.name)
+
+
+def _lower_dynamic_source():
+    # the kernel writes 0, 1, 2 and sets the real size to 3 of the (5,) maximum
+    return jnp.arange(5, dtype=jnp.float32) * (jnp.arange(5) < 3)
+
+
+def _test_dynamic_source(c: OpCall) -> Blob:
+    return apply_op(
+        "TestDynamicSource",
+        _lower_dynamic_source,
+        [],
+        name=c.name,
+        real_shape=RealShape(lambda shapes, padded: (3,)),
+        dynamic_source=True,
+    )
+
+
+def _lower_fixed_out_num(*, out_num, parallel_num):
+    # Split on axis 0 over the placement's devices as OneFlow's BalancedSplitter does (the
+    # first out_num % n pieces one longer); each device's kernel numbers its own piece 0, 1...
+    base, longer = divmod(out_num, parallel_num)
+    sizes = [base + 1 if i < longer else base for i in range(parallel_num)]
+    return jnp.asarray(np.concatenate([np.arange(n, dtype=np.float32) for n in sizes]))
+
+
+def _test_source_multi_gpu_fixed_out_num(c: OpCall) -> Blob:
+    placement = current_placement()
+    # the devices the op is placed on (OneFlow's default placement: every configured device)
+    parallel_num = (
+        runtime_config.process.device_num if placement is None else len(placement.device_ids())
+    )
+    return apply_op(
+        "TestSourceMultiGpuFixedOutNum",
+        _lower_fixed_out_num,
+        [],
+        attrs={"out_num": int(c.attrs["out_num"]), "parallel_num": parallel_num},
+        name=c.name,
+    )
 
 
 def _test_multi_output_order(c: OpCall) -> dict[str, list[Blob]]:
@@ -101,6 +141,14 @@ def _register() -> None:
         attrs={"shape": None},
     )
     define("TestSource", [], ["out"], _test_source)
+    define("TestDynamicSource", [], ["out"], _test_dynamic_source)
+    define(
+        "TestSourceMultiGpuFixedOutNum",
+        [],
+        ["out"],
+        _test_source_multi_gpu_fixed_out_num,
+        attrs={"out_num": None},
+    )
     define("TestMultiOutputOrder", ["in"], ["out1", "out2"], _test_multi_output_order)
     define("TestMultiInput", ["x1", "x2"], ["y"], _test_multi_input)
     define("TestDataTypeAttr", ["in"], ["out"], _test_data_type_attr, attrs={"output_type": None})

@@ -92,6 +92,65 @@ def test_ctc_loss_of_a_target_longer_than_its_frames(zero_infinity, want):
     assert value.tolist() == [want]
     if zero_infinity:
         np.testing.assert_array_equal(grad, np.zeros_like(log_probs))
+    else:  # OneFlow's kernel (and PyTorch's): exp(alpha + beta + inf) is NaN
+        assert np.isnan(grad).all()
+
+
+def lattice_posteriors(log_probs, ext, frames):
+    """-log p and per-frame class posteriors by enumerating every path through the extended
+    target's states (start at state 0 or 1, stay / step / skip a differing state, end on one
+    of the last two), whatever the labels are; also the posterior of the blank class at the
+    last frame counted over the paths that end on the last label only."""
+    width = len(ext)
+    paths = [
+        p
+        for p in itertools.product(range(width), repeat=frames)
+        if p[0] < 2
+        and p[-1] >= width - 2
+        and all(
+            b == a or b == a + 1 or (b == a + 2 and ext[b] != ext[a]) for a, b in zip(p, p[1:])
+        )
+    ]
+    scores = np.array([sum(log_probs[t, ext[st]] for t, st in enumerate(p)) for p in paths])
+    total = np.logaddexp.reduce(scores)
+    weight = np.exp(scores - total)
+    post = np.zeros((frames, log_probs.shape[1]))
+    for p, w in zip(paths, weight):
+        for t, st in enumerate(p):
+            post[t, ext[st]] += w
+    ending_on_label = sum(w for p, w in zip(paths, weight) if p[-1] == width - 2)
+    return -total, post, ending_on_label
+
+
+def test_targets_holding_the_blank_follow_oneflows_kernel():
+    """A target that holds the blank label is invalid CTC input, but OneFlow's kernel gives a
+    defined result (OneFlow's test_ctc_loss.py checks it with blank=4): the loss is the sum
+    over the extended target's paths, and the gradient is softmax minus the path posteriors,
+    except that at the last frame, when the last label is the blank, the blank's posterior
+    counts only the paths ending on that label (the kernel overwrites the entry of the paths
+    ending on the final blank)."""
+    blank = 2
+    log_probs = _log_softmax(np.random.default_rng(3).normal(size=(5, 3, 3)))
+    targets = np.array([[1, 2], [2, 1], [0, 2]], np.int32)  # blank last, first, last
+    input_lengths = np.array([5, 4, 4], np.int32)
+    target_lengths = np.array([2, 2, 2], np.int32)
+    value, (grad, *_), cot = value_and_grads(
+        lambda lp, tg, il, tl: flow.ctc_loss(lp, tg, il, tl, blank=blank, reduction="none"),
+        log_probs,
+        targets,
+        input_lengths,
+        target_lengths,
+    )
+    want_grad = np.zeros_like(log_probs)
+    for b in range(3):
+        frames = int(input_lengths[b])
+        ext = [blank, int(targets[b, 0]), blank, int(targets[b, 1]), blank]
+        nll, post, ending_on_label = lattice_posteriors(log_probs[:frames, b], ext, frames)
+        np.testing.assert_allclose(value[b], nll, rtol=1e-10)
+        if ext[-2] == blank:
+            post[frames - 1, blank] = ending_on_label
+        want_grad[:frames, b] = cot[b] * (np.exp(log_probs[:frames, b]) - post)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-8, atol=1e-12)
 
 
 def test_ctc_loss_rejects_bad_arguments():

@@ -43,11 +43,13 @@ def test_minimize_single_blob():
     assert len(traced("train", body).losses) == 1
 
 
-def test_minimize_in_predict_job_or_outside_a_job_fails():
+def test_minimize_makes_a_predict_job_train_and_fails_outside_a_job():
     def body():
         sgd().minimize(get_variable("a", shape=(2,), initializer=constant_initializer(0.0)))
 
-    with pytest.raises(JobDefinitionError, match="predict job"):
-        traced("predict", body)
+    with pytest.warns(FutureWarning, match="declared a predict job"):
+        graph = traced("predict", body)
+    # trains (OneFlow's SetTrainConf), while ops still read the declared type
+    assert graph.is_train and not graph.is_trainable and len(graph.losses) == 1
     with pytest.raises(JobDefinitionError, match="inside the body"):
         sgd().minimize([object()])

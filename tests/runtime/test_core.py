@@ -265,12 +265,24 @@ def test_train_job_without_loss_or_optimizer_is_a_clear_error():
         NoOptimizer(np.zeros(2, np.float32))
 
 
-def test_minimize_in_a_predict_job_is_a_clear_error():
-    @flow.global_function()
-    def Predict(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
-        loss = relu(x)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
-        return loss
+def test_minimize_in_a_predict_job_trains_it_as_oneflow_did():
+    """OneFlow v0.4's minimize() set the job's train conf whatever its declared type: the job
+    trains (one warning), while dropout keeps its predict behaviour (the function config
+    still says predict, and that is what ops read)."""
 
-    with pytest.raises(flow.JobDefinitionError, match="predict job 'Predict'"):
-        Predict(np.zeros(2, np.float32))
+    @flow.global_function()
+    def Predict(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(4,), initializer=flow.constant_initializer(1.0))
+        kept = flow.nn.dropout(x * w, rate=0.5)  # identity: the job is declared predict
+        assert not flow.current_global_function_desc().IsTrainable()
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0
+        ).minimize(flow.math.reduce_sum(kept * kept))
+        return kept
+
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    with pytest.warns(FutureWarning, match="declared a predict job"):
+        np.testing.assert_array_equal(Predict(x), x)
+    # d(sum((x w)^2))/dw = 2 x^2 w, divided by the loss's one element; w was 1
+    want = 1.0 - 0.1 * 2 * x.astype(np.float64) ** 2
+    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), want, rtol=1e-6)
