@@ -137,11 +137,6 @@ def lower(
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
-    if graph.assigns and not train and mesh is not None:
-        raise JobDefinitionError(
-            f"job {graph.name!r} writes variables ({graph.assigns[0][0]!r}...): flowjob runs "
-            "predict jobs that write variables on one device only, not yet on several"
-        )
     if real_plan is not None and real_plan.tracked:
         _check_data_dependent(graph, real_plan, mesh, diff_watches)
         for k, blob in enumerate(computed):
