@@ -21,6 +21,7 @@ import numpy as np
 from .._deprecation import warn_once
 from ..errors import describe_callable
 from ..graph import Form, JobGraph
+from ._distributed import is_primary
 
 
 class Source(enum.Enum):
@@ -143,10 +144,21 @@ class Deliverer:
     the first process only: others run no user code), then hands the results to the call's
     future, whose callback it runs. Runs as a completion task, or inline (``Calls.run``)."""
 
-    def __init__(self, completion: Any, primary: bool) -> None:
+    def __init__(self, completion: Any) -> None:
         self.completion = completion
-        self.primary = primary
-        self._callback_runner = self.run_callback if primary else _ignore_callback
+        self._primary: bool | None = None
+
+    @property
+    def primary(self) -> bool:
+        """Whether this is the first process; asked at the first delivery, when the job's run
+        has started JAX (a session is made before ``flow.env.machine`` may be called)."""
+        if self._primary is None:
+            self._primary = is_primary()
+        return self._primary
+
+    def _callback_runner(self, callback: Any, value: Any) -> None:
+        if self.primary:
+            self.run_callback(callback, value)
 
     def fetch(self, entry: Any, arrays: tuple[Any, ...]) -> list[np.ndarray] | None:
         """Host values of the program's outputs; None (error recorded) if the program failed."""
@@ -205,10 +217,6 @@ class Deliverer:
         future.register(
             callback, lambda cb, v: self.completion.submit(lambda: self._callback_runner(cb, v))
         )
-
-
-def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:
-    pass
 
 
 def callback_name(fn: Any) -> str:

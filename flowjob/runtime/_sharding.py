@@ -44,6 +44,16 @@ def job_devices(graph: JobGraph) -> list[Any]:
     return chosen
 
 
+def mirrored_pieces(default_placement: Any) -> int:
+    """How many devices a mirrored-view job runs on when its ops take the job's default
+    placement (``default_placement``, or the configured device count): the pieces its
+    fixed-shape inputs are split into along axis 0."""
+    per_process = max(1, len(jax.devices()) // max(1, jax.process_count()))
+    if default_placement is not None:
+        return len(_placed_ids(default_placement.placement, per_process))
+    return min(_config.process.device_num, per_process) * jax.process_count()
+
+
 def _placed_ids(placement: Any, per_process: int) -> list[tuple[int, int]]:
     """A placement's (machine, device) pairs. OneFlow's CPU devices are logical (threads of
     one host), so a ``"cpu"`` placement naming more devices than exist, e.g. ``"0:0-1"``
