@@ -5,6 +5,7 @@ Users write ``import flowjob as flow`` and ``import flowjob.typing as tp``.
 
 # JAX is configured when the first session starts (runtime/_config.py start_jax), not here.
 from . import (
+    advanced,
     checkpoint,
     config,
     data,
@@ -60,7 +61,7 @@ from ._legacy import (
 )
 from ._size import Size
 from .checkpoint import get_all_variables, load_variables
-from .distribute import parallel_cast
+from .distribute import hierarchical_parallel_cast, parallel_cast
 from .distributed import current_machine_id
 from .errors import (
     CallbackError,

@@ -35,6 +35,7 @@ from ._scope import (
     current_placement,
     mirrored_view,
     namespace,
+    parse_parallel_distribution,
     placement,
     split,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "current_placement",
     "mirrored_view",
     "namespace",
+    "parse_parallel_distribution",
     "placement",
     "split",
     "VariableDef",
