@@ -46,6 +46,12 @@ BENCHMARK = Upstream(
     "e64f95a6a8c14b5fa0041aa76f054f5d8787c0f4",
     "FLOWJOB_BENCHMARK_SRC",
 )
+DOCS = Upstream(
+    "oneflow-documentation",
+    "https://github.com/Oneflow-Inc/oneflow-documentation",
+    "v0.4.0",
+    "FLOWJOB_DOCS_SRC",
+)
 
 
 class UpstreamError(RuntimeError):
