@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from . import _conv, _convnets, _report, _runtime, _train
+from . import _conv, _convnets, _report, _runtime, _train, _userop
 from ._harness import REPO
 from ._sections import Section
 
@@ -23,6 +23,7 @@ SECTIONS = {
     "conv": _conv.conv_section,
     "grouped": _convnets.grouped_section,
     "resnet": _convnets.resnet_section,
+    "userop": _userop.userop_section,
 }
 
 

@@ -84,6 +84,10 @@ def build(spec: dict, prep: Prep | None):
 
     engine, model, batch = spec["engine"], spec.get("model", "mlp"), spec.get("batch", 100)
     train = spec.get("train", True)
+    if engine == "userop":
+        from . import _userop
+
+        return _userop.userop_variant(spec["kernel"], batch)
     if engine == "matmul":
         from . import _resnet
 

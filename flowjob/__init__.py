@@ -13,6 +13,7 @@ from . import (
     distribute,
     distributed,
     env,
+    experimental,
     image,
     linalg,
     model,

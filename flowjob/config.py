@@ -7,6 +7,7 @@ accepted and ignored; see runtime/_tuning.py.
 from .runtime import (
     collective_boxing,
     compilation_cache,
+    compilation_cache_dir,
     config_flags,
     cpu_device_num,
     enable_debug_mode,
@@ -41,6 +42,7 @@ from .userop import load_library, load_library_now  # noqa: E402
 
 __all__ = [
     "compilation_cache",
+    "compilation_cache_dir",
     "cpu_device_num",
     "enable_debug_mode",
     "enable_legacy_model_io",

@@ -1,6 +1,7 @@
 """The repository holds only what this project wrote: no tracked file is byte for byte a file of
-OneFlow or OneFlow-Benchmark (git blob hashes: the committed list always, the clones' whole
-trees when ``FLOWJOB_ONEFLOW_SRC`` / ``FLOWJOB_BENCHMARK_SRC`` name them), and none carries a
+OneFlow, OneFlow-Benchmark or OneFlow's documentation (git blob hashes: the committed list
+always, the clones' whole trees when ``FLOWJOB_ONEFLOW_SRC`` / ``FLOWJOB_BENCHMARK_SRC`` /
+``FLOWJOB_DOCS_SRC`` name them), and none carries a
 copyright notice or license header of another project."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from tests.upstream import (
     BENCHMARK,
+    DOCS,
     HASH_LIST,
     HASHED,
     ONEFLOW,
@@ -73,7 +75,7 @@ def test_no_tracked_file_has_a_listed_upstream_hash():
     assert copies_of(listed) == []
 
 
-@pytest.mark.parametrize("upstream", [ONEFLOW, BENCHMARK], ids=lambda u: u.name)
+@pytest.mark.parametrize("upstream", [ONEFLOW, BENCHMARK, DOCS], ids=lambda u: u.name)
 def test_no_tracked_file_is_a_file_of_the_clone(upstream: Upstream):
     if upstream.clone() is None:
         pytest.skip(upstream.missing_line())

@@ -116,7 +116,8 @@ def extract(upstream: Upstream, folder: str = "", clone: str | os.PathLike | Non
 
 
 # What the committed list (tests/upstream_blob_hashes.txt) covers: OneFlow's Python package and
-# tests, the files the data tests once compared with, and its license; all of OneFlow-Benchmark.
+# tests, the files the data tests once compared with, and its license; all of OneFlow-Benchmark;
+# the documentation's programs and their data.
 HASHED: dict[Upstream, tuple[str, ...]] = {
     ONEFLOW: (
         "oneflow/python",
@@ -125,6 +126,7 @@ HASHED: dict[Upstream, tuple[str, ...]] = {
         "LICENSE",
     ),
     BENCHMARK: (),
+    DOCS: ("en/docs/code", "cn/docs/code"),
 }
 # Smaller blobs (empty files, one-line stubs) are the same in any project: not evidence of a copy.
 MIN_BYTES = 64
@@ -186,8 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--oneflow", required=True, help=f"a clone of {ONEFLOW.url}")
     parser.add_argument("--benchmark", required=True, help=f"a clone of {BENCHMARK.url}")
+    parser.add_argument("--docs", required=True, help=f"a clone of {DOCS.url}")
     args = parser.parse_args(argv)
-    lines = hash_list_lines({ONEFLOW: args.oneflow, BENCHMARK: args.benchmark})
+    lines = hash_list_lines({ONEFLOW: args.oneflow, BENCHMARK: args.benchmark, DOCS: args.docs})
     HASH_LIST.write_text("\n".join(lines) + "\n")
     print(f"{HASH_LIST}: {sum(not line.startswith('#') for line in lines)} hashes")
     return 0

@@ -125,7 +125,9 @@ def _environment(report: Report) -> list[str]:
         f"  (backend {jax.default_backend() if devices else 'none'}, "
         f"{jax.process_count()} process(es))"
     )
-    cache = jax.config.jax_compilation_cache_dir
+    from flowjob.config import compilation_cache_dir
+
+    cache = compilation_cache_dir()
     if not cache:
         out.append("compilation cache: off")
     elif os.path.isdir(cache):

@@ -11,7 +11,7 @@ import types
 from collections.abc import Sequence
 
 from ._finder import aliased
-from ._legacy_numpy import legacy_numpy_aliases
+from ._legacy_libraries import legacy_library_names
 from ._sync import synchronous_jobs
 
 
@@ -44,9 +44,10 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
 
     For the run: ``import oneflow`` (and ``oneflow.typing``, ``oneflow.compatible.single_client``
     and their submodules) gives flowjob, ``sys.argv == [script, *args]``, ``__name__`` is
-    ``"__main__"``, the script's directory leads ``sys.path`` and NumPy's removed aliases
-    (``np.float``...) exist. After the program returns, the default session is synced so
-    pending callbacks run and their errors set the exit status.
+    ``"__main__"``, the script's directory leads ``sys.path`` and the NumPy and Pillow
+    spellings removed since 2021 (``np.float``, ``np.product``, ``PIL.Image.ANTIALIAS``...)
+    exist. After the program returns, the default session is synced so pending callbacks run
+    and their errors set the exit status.
     ``sync``: every job call completes, with its handlers and callbacks, before the program
     goes on (see ``flowjob.compat._sync``).
     """
@@ -78,7 +79,7 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
     try:
         with (
             aliased(),
-            legacy_numpy_aliases(),
+            legacy_library_names(),
             synchronous_jobs() if sync else contextlib.nullcontext(),
         ):
             return _run_main(code, main)

@@ -4,6 +4,7 @@ from . import _config as config
 from ._config import (
     FunctionConfig,
     compilation_cache,
+    compilation_cache_dir,
     cpu_device_num,
     enable_debug_mode,
     enable_legacy_model_io,
@@ -39,6 +40,7 @@ __all__ = [
     "default_session",
     "sync_default_session",
     "compilation_cache",
+    "compilation_cache_dir",
     "cpu_device_num",
     "enable_debug_mode",
     "enable_legacy_model_io",

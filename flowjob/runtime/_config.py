@@ -327,13 +327,27 @@ def compilation_cache(path: str | None = None) -> None:
     _enable_cache(path)
 
 
-def _enable_cache(path: str | None) -> None:
+def compilation_cache_dir() -> str | None:
+    """The folder compiled jobs are kept in: the one in use, or, before the first session
+    starts, the one it will use (``None``: the cache is off)."""
+    import jax
+
+    if _cache_chosen or _jax_started or jax.config.jax_compilation_cache_dir:
+        return jax.config.jax_compilation_cache_dir or None
+    return _configured_cache_dir()
+
+
+def _configured_cache_dir() -> str | None:
     import os
 
+    return os.environ.get("FLOWJOB_CACHE_DIR", default_cache_dir()) or None
+
+
+def _enable_cache(path: str | None) -> None:
     import jax
 
     if path is None:
-        path = os.environ.get("FLOWJOB_CACHE_DIR", default_cache_dir())
+        path = _configured_cache_dir()
     if not path:
         return
     jax.config.update("jax_compilation_cache_dir", path)

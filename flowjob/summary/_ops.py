@@ -151,23 +151,28 @@ def one_element(arr: np.ndarray, op: str, arg: str):
     return a.reshape(()).item()
 
 
-def _host_fn(op: str, method: str, has_value: bool, fixed_tag: str | None, has_step: bool):
-    """fn(*arrays) for inputs ordered (value, step, tag-blob?) that calls ``writer.<method>``."""
+def _write_scalar(w, tag: str, value, step: int, op: str) -> None:
+    w.scalar(tag, one_element(value, op, "value"), step)
+
+
+def _write_histogram(w, tag: str, value, step: int, op: str) -> None:
+    w.histogram(tag, value, step)
+
+
+def _write_image(w, tag: str, value, step: int, op: str) -> None:
+    w.image(tag, value, step)
+
+
+def _host_fn(op: str, write, has_value: bool, fixed_tag: str | None, has_step: bool):
+    """fn(*arrays) for inputs ordered (value, step, tag-blob?) that hands them to ``write``
+    (one of the ``_write_*`` functions above) with the default writer."""
 
     def fn(*arrays):
         it = iter(arrays)
         value = next(it) if has_value else None
         step = one_element(next(it), op, "step") if has_step else 0
         tag = fixed_tag if fixed_tag is not None else decode_tag(next(it), op)
-        w = default_writer(op)
-        if method == "scalar":
-            w.scalar(tag, one_element(value, op, "value"), step)
-        elif method == "histogram":
-            w.histogram(tag, value, step)
-        elif method == "image":
-            w.image(tag, value, step)
-        else:  # pragma: no cover - internal misuse
-            raise AssertionError(method)
+        write(default_writer(op), tag, value, step, op)
 
     return fn
 
@@ -218,7 +223,7 @@ def scalar(value, step, tag, name: str | None = None) -> None:
     t, fixed = _tag_input(op, tag)
     inputs = [v, s] + ([t] if t is not None else [])
     _graph.add_host_op(
-        "summary_write_scalar", inputs, _host_fn(op, "scalar", True, fixed, True), name=name
+        "summary_write_scalar", inputs, _host_fn(op, _write_scalar, True, fixed, True), name=name
     )
 
 
@@ -230,7 +235,10 @@ def histogram(value, step, tag, name: str | None = None) -> None:
     t, fixed = _tag_input(op, tag)
     inputs = [v, s] + ([t] if t is not None else [])
     _graph.add_host_op(
-        "summary_write_histogram", inputs, _host_fn(op, "histogram", True, fixed, True), name=name
+        "summary_write_histogram",
+        inputs,
+        _host_fn(op, _write_histogram, True, fixed, True),
+        name=name,
     )
 
 
@@ -247,7 +255,7 @@ def image(value, step=None, tag=None, name: str | None = None) -> None:
     t, fixed = _tag_input(op, tag, default="image")
     inputs = [v, s] + ([t] if t is not None else [])
     _graph.add_host_op(
-        "summary_write_image", inputs, _host_fn(op, "image", True, fixed, True), name=name
+        "summary_write_image", inputs, _host_fn(op, _write_image, True, fixed, True), name=name
     )
 
 

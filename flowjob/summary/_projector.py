@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo
 
+from .._enum import Mode
 from . import _anomaly_files as anomaly_files
 from . import _projector_files as files
 from ._anomaly import DEFAULT_THRESHOLD, OutlierScores, format_score, robust_outlier_scores
@@ -21,15 +22,31 @@ from ._projector_images import MAX_SPRITE_PX, encode_png, make_sprite, to_uint8_
 
 __all__ = ["Projector"]
 
-_SAMPLE_TYPES = {
-    "image": "image",
-    "IMAGE": "image",
-    "audio": "audio",
-    "AUDIO": "audio",
-    "text": "text",
-    "TEXT": "text",
-}
-_KINDS = {"embedding": "embedding_projector", "exception": "exception_projector"}
+
+class ProjectorKind(Mode):
+    """The two projectors of a ``Projector``; the value names its asset folder."""
+
+    EMBEDDING = "embedding"
+    EXCEPTION = "exception"
+
+    @property
+    def call(self) -> str:
+        """The public method that writes this kind (``embedding_projector``...)."""
+        return f"{self.value}_projector"
+
+
+class SampleType(Mode):
+    """``sample_type`` of a projector call; OneFlow spelled each lower or upper case."""
+
+    IMAGE = "image"
+    AUDIO = "audio"
+    TEXT = "text"
+
+    @classmethod
+    def parse(cls, value: object) -> SampleType | None:
+        if isinstance(value, str) and value in (value.lower(), value.upper()):
+            return cls.lookup(value.lower())
+        return None
 
 
 class Projector:
@@ -82,11 +99,11 @@ class Projector:
     # -- OneFlow API ------------------------------------------------------------------------
     def create_embedding_projector(self) -> None:
         """Enables ``embedding_projector``; a second call on the same object raises OSError."""
-        self._create("embedding")
+        self._create(ProjectorKind.EMBEDDING)
 
     def create_exception_projector(self) -> None:
         """Enables ``exception_projector``; a second call on the same object raises OSError."""
-        self._create("exception")
+        self._create(ProjectorKind.EXCEPTION)
 
     def embedding_projector(
         self,
@@ -103,8 +120,10 @@ class Projector:
         ``label`` (N values) becomes a metadata column; with ``sample_name`` and
         ``sample_type="image"``, the N images in ``x`` become the sprite.
         """
-        self._require("embedding")
-        self._write("embedding", value, label, None, tag, step, sample_name, sample_type, x)
+        self._require(ProjectorKind.EMBEDDING)
+        self._write(
+            ProjectorKind.EMBEDDING, value, label, None, tag, step, sample_name, sample_type, x
+        )
 
     def exception_projector(
         self,
@@ -129,9 +148,17 @@ class Projector:
         the model's answer) are flowjob extensions; OneFlow's exception projector has neither.
         Returns the scores.
         """
-        self._require("exception")
+        self._require(ProjectorKind.EXCEPTION)
         return self._write(
-            "exception", value, label, prediction, tag, step, sample_name, sample_type, x
+            ProjectorKind.EXCEPTION,
+            value,
+            label,
+            prediction,
+            tag,
+            step,
+            sample_name,
+            sample_type,
+            x,
         )
 
     # -- extensions -------------------------------------------------------------------------
@@ -156,7 +183,7 @@ class Projector:
         self.close()
 
     # -- internals --------------------------------------------------------------------------
-    def _create(self, kind: str) -> None:
+    def _create(self, kind: ProjectorKind) -> None:
         if kind in self._created and os.path.isdir(self._assets):
             # OneFlow's message, the same for both kinds, plus which call was repeated.
             raise OSError(
@@ -166,7 +193,7 @@ class Projector:
         os.makedirs(self._assets, exist_ok=True)
         self._created.add(kind)
 
-    def _require(self, kind: str) -> None:
+    def _require(self, kind: ProjectorKind) -> None:
         if kind not in self._created:
             # OneFlow fails here with a TypeError from open(None); keep the type, say why.
             raise TypeError(
@@ -176,8 +203,8 @@ class Projector:
             )
 
     def _write(self, kind, value, label, prediction, tag, step, sample_name, sample_type, x):
-        where = f"{_KINDS[kind]}()"
-        tag = _check_tag(tag if tag is not None else _KINDS[kind], where)
+        where = f"{kind.call}()"
+        tag = _check_tag(tag if tag is not None else kind.call, where)
         step = _check_step(step, where)
         rows = _rows(value, where)
         n = rows.shape[0]
@@ -207,18 +234,18 @@ class Projector:
             columns["label"] = labels
         if predictions is not None:
             columns["prediction"] = predictions
-        if sample is not None and sample[0] == "text":
+        if sample is not None and sample[0] is SampleType.TEXT:
             columns[sample_name if sample_name not in columns else f"{sample_name}_sample"] = (
                 sample[1]
             )
         result = None
-        if kind == "exception":
+        if kind is ProjectorKind.EXCEPTION:
             result = robust_outlier_scores(rows, self.outlier_threshold)
             columns.update(_anomaly_columns(result))
         files.atomic_write(os.path.join(directory, "metadata.tsv"), files.metadata_tsv(columns))
         info.metadata_path = f"{rel}/metadata.tsv"
 
-        images = sample[1] if sample is not None and sample[0] == "image" else None
+        images = sample[1] if sample is not None and sample[0] is SampleType.IMAGE else None
         sprite_file = None
         if images is not None:
             sprite = make_sprite(images)
@@ -332,8 +359,10 @@ def _as_text(value: object) -> str:
 
 
 def _sample(name: object, kind: object, x: object, n: int, where: str):
-    """``("image", uint8 NHWC)``, ``("text", [str])`` or None (no usable sample data)."""
-    if kind is not None and (not isinstance(kind, str) or kind not in _SAMPLE_TYPES):
+    """``(SampleType.IMAGE, uint8 NHWC)``, ``(SampleType.TEXT, [str])`` or None (no usable
+    sample data)."""
+    sample_type = SampleType.parse(kind)
+    if kind is not None and sample_type is None:
         raise NotImplementedError(
             f"{where}: sample_type must be 'image', 'audio' or 'text' (or upper case), got {kind!r}"
         )
@@ -351,7 +380,6 @@ def _sample(name: object, kind: object, x: object, n: int, where: str):
         raise ValueError(
             f"{where}: x (the samples) is required when sample_name and sample_type are given"
         )
-    kind = _SAMPLE_TYPES[kind]
     arr = np.asarray(x)
     count = arr.shape[0] if arr.ndim else 1
     if count != n:
@@ -362,17 +390,17 @@ def _sample(name: object, kind: object, x: object, n: int, where: str):
             stacklevel=4,
         )
         return None
-    if kind == "audio":
+    if sample_type is SampleType.AUDIO:
         warnings.warn(
             f"{where}: audio samples cannot be shown by TensorBoard's projector; x is not written",
             stacklevel=4,
         )
         return None
-    if kind == "text":
+    if sample_type is SampleType.TEXT:
         rows = arr.reshape(n, -1).tolist()
-        return "text", [" ".join(_as_text(v) for v in row) for row in rows]
+        return SampleType.TEXT, [" ".join(_as_text(v) for v in row) for row in rows]
     try:
-        return "image", to_uint8_images(arr)
+        return SampleType.IMAGE, to_uint8_images(arr)
     except ValueError as e:
         warnings.warn(f"{where}: {e}; no sprite written", stacklevel=4)
         return None

@@ -4,8 +4,9 @@ The builders look OneFlow's registered op type names up in a table (argument nam
 attributes) and record the op through flowjob's own op functions; an unknown type raises
 naming it and listing the known ones. ``register_python_op`` adds an op type whose kernels are
 Python: ``jax.numpy`` kernels compile into the job, NumPy kernels run on the host through
-``jax.pure_callback`` (see ``_python_op``). OneFlow's C++ op libraries cannot load:
-``load_library`` raises, naming ``register_python_op`` as the way to a custom op.
+``jax.pure_callback`` (see ``_python_op``). ``custom_op_module`` is OneFlow v0.4's way to the
+same: a folder with the op registrations in C++ (read, not compiled: ``_cpp_def``) and NumPy
+kernels. OneFlow's C++ op libraries cannot load: ``load_library`` raises, naming both.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ._builder import (
     UserOpConfBuilder,
     UserOpModuleBuilder,
 )
+from ._cpp_def import CppDefError, CppDefs, read_cpp_defs
+from ._custom_module import CustomOpModule, CustomOpModuleError, custom_op_module
 from ._python_op import KernelKind, PythonKernelError, register_python_op
 from ._registry import OpCall, OpSpec, UnknownOpTypeError, known_op_types, lookup, register
 
@@ -55,7 +58,9 @@ def load_library(path: str) -> None:
     raise OpLibraryError(
         f"cannot load the op library {path!r}: flowjob runs ops as JAX code and cannot load "
         "OneFlow's C++ op libraries; write the op's kernels in Python (NumPy or jax.numpy) and "
-        "register them with flow.register_python_op (README: Migrating from OneFlow, user ops)"
+        "register them with flow.register_python_op, or keep the op's REGISTER_USER_OP file "
+        "and put NumPy kernels beside it for flow.experimental.custom_op_module(name, path)"
+        ".py_api().cpp_def().py_kernel().build_load() (README: Migrating from OneFlow, user ops)"
     )
 
 
@@ -63,6 +68,10 @@ load_library_now = load_library
 
 __all__ = [
     "BuiltinOp",
+    "CppDefError",
+    "CppDefs",
+    "CustomOpModule",
+    "CustomOpModuleError",
     "BuiltinOpBuilder",
     "KernelKind",
     "OpCall",
@@ -76,10 +85,12 @@ __all__ = [
     "builtin_op",
     "consistent_user_op_builder",
     "consistent_user_op_module_builder",
+    "custom_op_module",
     "known_op_types",
     "load_library",
     "load_library_now",
     "lookup",
+    "read_cpp_defs",
     "register",
     "register_python_op",
     "user_op_builder",

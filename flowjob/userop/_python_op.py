@@ -60,7 +60,7 @@ def _specs(
     )
 
 
-def _host(
+def host_kernel(
     where: str,
     kernel: Callable[..., Any],
     expected: tuple[jax.ShapeDtypeStruct, ...],
@@ -98,7 +98,7 @@ def _numpy_lowering(
 ) -> Callable[..., Any]:
     def lowering(*xs, **attrs):
         outs = _specs(infer, xs, len(outputs), attrs)
-        fwd_host = _host(f"the forward kernel of {op}", forward, outs, outputs, attrs)
+        fwd_host = host_kernel(f"the forward kernel of {op}", forward, outs, outputs, attrs)
 
         @jax.custom_vjp
         def run(*xs):
@@ -117,7 +117,7 @@ def _numpy_lowering(
             xs, ys = saved
             ins = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs)
             names = [f"gradient of {a}" for a in inputs]
-            bwd_host = _host(f"the backward kernel of {op}", backward, ins, names, attrs)
+            bwd_host = host_kernel(f"the backward kernel of {op}", backward, ins, names, attrs)
             return tuple(jax.pure_callback(bwd_host, ins, *xs, *ys, *grads))
 
         run.defvjp(run_fwd, run_bwd)

@@ -49,11 +49,17 @@ def run_child(scenario: str, *args: object, timeout: float = 120) -> subprocess.
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def run_doctor(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``python -m flowjob doctor ARGS...`` in a fresh process (the real command line)."""
+def run_doctor(
+    *args: object, timeout: float = 120, cache_env: str | None = None
+) -> subprocess.CompletedProcess:
+    """``python -m flowjob doctor ARGS...`` in a fresh process (the real command line);
+    ``cache_env``: the child's ``FLOWJOB_CACHE_DIR`` (``None``: as inherited)."""
+    env = child_env()
+    if cache_env is not None:
+        env["FLOWJOB_CACHE_DIR"] = cache_env
     return subprocess.run(
         [sys.executable, "-m", "flowjob", "doctor", *map(str, args)],
-        env=child_env(),
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -66,13 +66,36 @@ def test_environment_report_through_the_real_command(tmp_path):
     assert out.rstrip().endswith("-> healthy")
 
 
-def test_devices_and_cache_dir_match_jax(capsys):
+def test_devices_and_cache_dir_match_jax(capsys, fresh_session):
+    @flow.global_function()
+    def one() -> flow.typing.Numpy:
+        return flow.constant(1.0, shape=(1,))
+
+    one()  # a session has started: JAX's own setting is now the cache in use
     rc, out = _doctor(capsys)
     assert rc == 0
     for d in jax.devices():
         assert f"  {d.platform}:{d.id}  " in out
     cache = jax.config.jax_compilation_cache_dir
     assert f"compilation cache: {cache}" in out if cache else "compilation cache: off" in out
+
+
+@pytest.mark.parametrize("setting", ["unset", "off", "folder"])
+def test_fresh_process_reports_the_cache_its_first_session_will_use(tmp_path, setting):
+    """Before any session starts the cache is not yet configured; doctor still reports the
+    folder the first job will use (FLOWJOB_CACHE_DIR, or the default), not "off"."""
+    env = {"unset": None, "off": "", "folder": str(tmp_path / "jit")}[setting]
+    result = run_doctor(cache_env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = re.search(r"^compilation cache: (.*)$", result.stdout, re.M).group(1)
+    if setting == "off":
+        assert line == "off"
+    elif setting == "folder":
+        assert line == f"{tmp_path / 'jit'} (not created yet)"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        home = os.environ.get("FLOWJOB_CACHE_DIR") or os.path.join(base, "flowjob", "jax")
+        assert line.startswith(home), line
 
 
 def test_healthy_logs_and_checkpoints(capsys, healthy):
