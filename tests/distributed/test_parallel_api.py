@@ -137,3 +137,20 @@ def test_placement_hierarchy_must_match_its_devices():
     with pytest.raises(ValueError, match=r"hierarchy \[2, 3\] holds 6 devices.*names 4"):
         flow.scope.placement("gpu", "0:0-3", hierarchy=[2, 3])
     assert flow.scope.placement("cpu", "0:0-3", (2, 2)).hierarchy == (2, 2)
+
+
+@pytest.mark.usefixtures("fresh_session")
+def test_interface_blob_values_are_the_variables():
+    @flow.global_function()
+    def add() -> tp.Numpy:
+        x = flow.get_variable("x", (2, 3), initializer=flow.random_uniform_initializer())
+        y = flow.get_variable("y", (2, 3), initializer=flow.random_uniform_initializer())
+        return x + y
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    flow.experimental.set_interface_blob_value("x", x)
+    flow.experimental.set_interface_blob_value("y", x * 10)
+    np.testing.assert_array_equal(flow.experimental.get_interface_blob_value("x"), x)
+    np.testing.assert_array_equal(add(), x * 11)
+    with pytest.raises(KeyError, match="'z'"):
+        flow.experimental.get_interface_blob_value("z")
