@@ -154,3 +154,42 @@ def test_interface_blob_values_are_the_variables():
     np.testing.assert_array_equal(add(), x * 11)
     with pytest.raises(KeyError, match="'z'"):
         flow.experimental.get_interface_blob_value("z")
+
+
+@pytest.mark.usefixtures("fresh_session")
+def test_logical_slice_and_slice_assign_match_numpy():
+    rng = np.random.default_rng(5)
+    init = rng.normal(size=(6, 8, 5)).astype(np.float32)
+    tuples = [(1, None, 2), (-7, -1, 3), (0, 5, 1)]
+    index = tuple(slice(*t) for t in tuples)
+    value = rng.normal(size=init[index].shape).astype(np.float32)
+
+    def var():
+        return flow.get_variable("var", (6, 8, 5), initializer=flow.zeros_initializer())
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.experimental.logical_slice(var(), tuples)
+
+    @flow.global_function(type="train")
+    def write(v: tp.Numpy.Placeholder(value.shape)) -> tp.Numpy:
+        flow.experimental.logical_slice_assign(var(), v, tuples)
+        other = flow.get_variable("other", (1,), initializer=flow.zeros_initializer())
+        loss = flow.math.reduce_sum(other)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+    flow.load_variables({"var": init})
+    np.testing.assert_array_equal(read(), init[index])
+    write(value)
+    expected = init.copy()
+    expected[index] = value
+    np.testing.assert_array_equal(flow.get_all_variables()["var"].numpy(), expected)
+    np.testing.assert_array_equal(read(), value)
+
+    @flow.global_function()
+    def bad() -> tp.Numpy:
+        return flow.experimental.logical_slice(var(), [(0, 1, 1)])
+
+    with pytest.raises(ValueError, match="one \\(start, stop, step\\) per axis"):
+        bad()
