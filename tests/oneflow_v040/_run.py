@@ -139,7 +139,8 @@ def run_file(
 
 def classify(name: str, returncode: int, out: str, seconds: float, devices: int = 1) -> Result:
     """pass: exit 0 and at least one test ran unskipped; skip: every test skipped; empty:
-    exit 0 and no test at all (all commented out upstream)."""
+    exit 0 and no test at all (all commented out upstream, or a file without
+    ``unittest.main()`` run as a script)."""
     ran = sum(int(n) for n in _RAN.findall(out))
     skipped = sum(int(n) for n in _SKIPPED.findall(out))
     failed = sum(
@@ -147,7 +148,7 @@ def classify(name: str, returncode: int, out: str, seconds: float, devices: int 
     )
     error = first_error(out)
     reason = ""
-    if returncode == 0 and _RAN.search(out) and not ran:
+    if returncode == 0 and not ran:  # no test here (all commented out, or no main())
         status = "empty"
     elif returncode == 0 and ran and skipped >= ran:
         status = "skip"
