@@ -69,7 +69,7 @@ _SKIPPED = re.compile(r"skipped=(\d+)")
 # unittest's last line; the per-test verdicts can be split by the tests' own prints.
 _FAILED = re.compile(r"^FAILED \((.*)\)$", re.M)
 _FAILED_COUNT = re.compile(r"\b(?:failures|errors)=(\d+)")
-_SKIP_REASON = re.compile(r"\.\.\. skipped '(.*)'$", re.M)
+_SKIP_REASON = re.compile(r"\.\.\. skipped (['\"])(.*)\1$", re.M)  # the reason's repr
 _EXC = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception|API|Module|Name|Exit)\b.*)$", re.M)
 
 
@@ -153,7 +153,7 @@ def classify(name: str, returncode: int, out: str, seconds: float, devices: int 
     elif returncode == 0 and ran and skipped >= ran:
         status = "skip"
         reasons = _SKIP_REASON.findall(out)
-        reason = reasons[0] if reasons else ""
+        reason = reasons[0][1] if reasons else ""
     elif returncode == 0 and ran:
         status = "pass"
     else:

@@ -202,7 +202,11 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_lamb.py": "cannot run anywhere today: its reference, tensorflow_addons (end of life), "
     "does not install with TensorFlow >= 2.16",
     "test_oneflow_export.py": "tests OneFlow's @oneflow_export decorator machinery",
-    "test_multi_process.py": "tests OneFlow's multi-process launcher (flow.sysconfig)",
+    "test_multi_process.py": "at 4 devices its job assigns a variable in a predict job; "
+    "flowjob writes variables back from train jobs only",
+    "test_logical_slice_assign.py": "its job assigns a slice of a variable in a predict job; "
+    "flowjob writes variables back from train jobs only",
+    "test_partial_fc.py": _missing("flow.distributed_partial_fc_sample"),
     "test_nvtx_range.py": "tests CUDA NVTX profiling ranges (flow.profiler)",
     "test_ssp_variable_proxy.py": "tests pipelining (flow.experimental.ssp_variable_proxy)",
     "test_TestDataTypeAttr.py": "builds its op with flow.user_op_builder but needs flow.dtypes()",
