@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 from collections.abc import Iterator
@@ -66,6 +67,7 @@ class Placement:
         return out
 
 
+@functools.cache  # asked for every placed op's tag; JAX's devices do not change once started
 def _gpu_available() -> bool:
     import jax
 
