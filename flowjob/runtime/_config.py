@@ -275,10 +275,6 @@ def start_backend() -> None:
         _backend_started = True
 
 
-def backend_started() -> bool:
-    return _backend_started
-
-
 def machine_num(n: int) -> None:
     process.machine_count = int(n)
 
