@@ -10,6 +10,7 @@ from . import (
     config,
     data,
     deprecated,
+    detection,
     distribute,
     distributed,
     env,
@@ -17,6 +18,7 @@ from . import (
     image,
     linalg,
     model,
+    nn,
     onnx,
     optimizer,
     profiler,
@@ -62,6 +64,25 @@ from ._legacy import (
 )
 from ._size import Size
 from .checkpoint import get_all_variables, load_variables
+from .data import (
+    gen_tensor_buffer,
+    image_batch_align,
+    image_decode,
+    image_flip,
+    image_normalize,
+    image_random_crop,
+    image_target_resize,
+    object_bbox_flip,
+    object_bbox_scale,
+    object_segmentation_polygon_flip,
+    object_segmentation_polygon_scale,
+    object_segmentation_polygon_to_mask,
+    tensor_buffer_to_list_of_tensors,
+    tensor_buffer_to_tensor,
+    tensor_buffer_to_tensor_list,
+    tensor_list_to_tensor_buffer,
+    tensor_to_tensor_buffer,
+)
 from .distribute import hierarchical_parallel_cast, parallel_cast
 from .distributed import current_machine_id
 from .errors import (
@@ -81,6 +102,7 @@ from .graph import (
     watch,
     watch_diff,
 )
+from .imperative import Tensor, eager_nccl_all_reduce, tensor
 from .model import Model
 from .ops import (
     combined_margin_loss,
@@ -88,7 +110,6 @@ from .ops import (
     layers,
     losses,
     math,
-    nn,
     regularizers,
     smooth_l1_loss,
     truncated_normal,
@@ -171,6 +192,7 @@ from .ops.math import in_top_k
 from .runtime import (
     FunctionConfig,
     clear_default_session,
+    current_resource,
     eager_execution_enabled,
     enable_eager_execution,
     function,
@@ -188,6 +210,7 @@ from .userop import (
 )
 
 ExecutionConfig = FunctionConfig
+image_resize = image.Resize
 # OneFlow exports clip_by_value under these top-level names too
 clip_by_value = clip = clamp = clip_by_scalar = math.clip_by_value
 

@@ -25,6 +25,7 @@ from .graph import (
     namespace,
     placement,
 )
+from .runtime import default_session
 from .typing import ArgBlobDef, ListNumpy, Numpy
 
 _PLACEMENT_HINT = (
@@ -160,9 +161,7 @@ def inter_job_reuse_mem_strategy(strategy_str: str, job_set: Any = None, **kwarg
 
 
 def InitEagerGlobalSession() -> None:  # noqa: N802 - OneFlow's spelling
-    """OneFlow's eager-session starter: flowjob has no eager mode (as
-    ``flow.enable_eager_execution(True)``), so this raises ``NotImplementedError``."""
-    raise NotImplementedError(
-        "flow.InitEagerGlobalSession(): flowjob has no eager mode; job "
-        "functions are always lazy (traced once, compiled with JAX)"
-    )
+    """OneFlow's starter of the eager session with the default configuration: starts the
+    default session (and JAX) if it has not started. The execution mode is unchanged: it is
+    ``flow.enable_eager_execution``'s."""
+    default_session()

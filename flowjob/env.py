@@ -2,14 +2,25 @@
 and OneFlow's logging flags (``log_dir`` creates the directory; the others are ignored)."""
 
 from ._deprecation import warn_once
-from .runtime import ctrl_port, is_primary, log_dir, logbuflevel, logtostderr, machine
+from .runtime import (
+    ctrl_port,
+    current_resource,
+    init_bootstrap_confs,
+    is_primary,
+    log_dir,
+    logbuflevel,
+    logtostderr,
+    machine,
+)
 from .runtime import init_distributed as init
 
 __all__ = [
     "ctrl_port",
+    "current_resource",
     "data_port",
     "grpc_use_no_signal",
     "init",
+    "init_bootstrap_confs",
     "is_primary",
     "machine",
     "log_dir",

@@ -1,8 +1,9 @@
 """``flow.experimental``: of OneFlow v0.4's experimental namespace, flowjob has the
-Python-kernel custom op modules (``custom_op_module``) and the interface blob reads and
-writes of variables (``get/set_interface_blob_value``) and slices of whole split blobs
-(``logical_slice``, ``logical_slice_assign``); the rest of it (the eager
-``nn.Module`` API of OneFlow 0.5) is not part of the legacy API flowjob re-creates."""
+Python-kernel custom op modules (``custom_op_module``), eager mode's one-to-one assign
+(``eager_assign_121``), the interface blob reads and writes of variables
+(``get/set_interface_blob_value``) and slices of whole split blobs (``logical_slice``,
+``logical_slice_assign``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
+part of the legacy API flowjob re-creates."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from .graph import Blob, apply_op
+from .ops import eager_assign_121
 from .ops.array_ops import assign
 from .userop import CustomOpModule, custom_op_module
 
 __all__ = [
     "CustomOpModule",
     "custom_op_module",
+    "eager_assign_121",
     "get_interface_blob_value",
     "logical_slice",
     "logical_slice_assign",

@@ -1,10 +1,11 @@
 """Fixtures shared by every test folder.
 
-``fresh_session`` gives a test an empty default session and clears it again afterwards, so no
-job, variable or pending error leaks from one test into the next. It yields the ``flowjob``
-module (imported here, not at collection, so folders that never start a session stay free of
-JAX). Modules that want it for every test say ``pytestmark = pytest.mark.usefixtures(
-"fresh_session")``; ``tests/ops`` applies it to the whole folder in its own conftest.
+``fresh_session`` gives a test an empty default session and clears it again afterwards (and
+turns eager mode off), so no job, variable, pending error or eager mode leaks from one test
+into the next. It yields the ``flowjob`` module (imported here, not at collection, so folders
+that never start a session stay free of JAX). Modules that want it for every test say
+``pytestmark = pytest.mark.usefixtures("fresh_session")``; ``tests/ops`` applies it to the
+whole folder in its own conftest.
 """
 
 from __future__ import annotations
@@ -22,3 +23,4 @@ def fresh_session() -> Iterator[ModuleType]:
     flow.clear_default_session()
     yield flow
     flow.clear_default_session()
+    flow.enable_eager_execution(False)  # the mode outlives sessions (as in OneFlow)

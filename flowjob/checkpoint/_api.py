@@ -143,8 +143,14 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: 
     sess.wait()
     specs = sess.variable_specs()
     new_values: dict[str, np.ndarray] = {}
+    later: dict[str, np.ndarray] = {}  # for variables eager jobs have yet to define
+    defers = sess.defers_variables()
     for name, value in value_dict.items():
         if name not in specs:
+            legacy = isinstance(value, FileBackendVariableBlob) and not value.has_meta_info
+            if defers and not legacy:  # a legacy file without meta has no shape to keep
+                later[name] = value_array(value, *value_spec(name, value))
+                continue
             if ignore_extra:
                 continue
             raise CheckpointError(
@@ -179,5 +185,7 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: 
                 "use flow.load_variables(flow.checkpoint.get(path)))"
             )
         warnings.warn(f"{text}: they kept their current values", UserWarning, stacklevel=3)
+    if later:
+        sess.defer_variables(later)
     if new_values:
         sess.assign_variables(new_values)

@@ -1,10 +1,47 @@
 """Data: ``load_mnist`` (bundled MNIST subset, attribution in ``NOTICE``), OFRecord data sets
 (readers and decoders for job bodies, the record classes, writers that publish a whole set
-with its manifest, ``inspect_ofrecord``) and OneRec files."""
+with its manifest, ``inspect_ofrecord``), OneRec files, COCO and Megatron GPT readers, tensor
+buffers and the image and detection ops on them."""
 
+from flowjob.data._buffer_ops import (
+    gen_tensor_buffer,
+    is_tensor_buffer,
+    tensor_buffer_to_list_of_tensors,
+    tensor_buffer_to_tensor,
+    tensor_buffer_to_tensor_list,
+    tensor_list_to_tensor_buffer,
+    tensor_to_tensor_buffer,
+)
+from flowjob.data._buffers import TensorBufferError
+from flowjob.data._coco import COCOError
 from flowjob.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
 from flowjob.data._decode import DecodeError
 from flowjob.data._decode_random import decode_random
+from flowjob.data._detection_ops import (  # flow.detection
+    object_bbox_flip,
+    object_bbox_scale,
+    object_segmentation_polygon_flip,
+    object_segmentation_polygon_scale,
+    object_segmentation_polygon_to_mask,
+)
+from flowjob.data._image_buffer_ops import (  # flow.image
+    batch_align as image_batch_align,
+)
+from flowjob.data._image_buffer_ops import (
+    decode as image_decode,
+)
+from flowjob.data._image_buffer_ops import (
+    flip as image_flip,
+)
+from flowjob.data._image_buffer_ops import (
+    normalize as image_normalize,
+)
+from flowjob.data._image_buffer_ops import (
+    random_crop as image_random_crop,
+)
+from flowjob.data._image_buffer_ops import (
+    target_resize as image_target_resize,
+)
 from flowjob.data._image_ops import (  # flow.image/.random
     CoinFlip,
     CropMirrorNormalize,
@@ -33,6 +70,11 @@ from flowjob.data._ofrecord_ops import (
 )
 from flowjob.data._onerec import make_example, parse_example, write_onerec
 from flowjob.data._onerec_ops import onerec_decoder, onerec_reader
+from flowjob.data._reader_ops import (
+    coco_reader,
+    megatron_gpt_mmap_data_loader,
+    ofrecord_image_classification_reader,
+)
 from flowjob.data._record import (
     BytesList,
     DoubleList,
@@ -56,9 +98,34 @@ ofrecord_image_decoder = OFRecordImageDecoder
 ofrecord_image_decoder_random_crop = OFRecordImageDecoderRandomCrop
 image_decoder_random_crop_resize = ImageDecoderRandomCropResize
 OneRecDecoder = onerec_decoder
+MegatronGPTMMapDataLoader = megatron_gpt_mmap_data_loader
 
 __all__ = [
     "load_mnist",
+    "coco_reader",
+    "ofrecord_image_classification_reader",
+    "megatron_gpt_mmap_data_loader",
+    "MegatronGPTMMapDataLoader",
+    "COCOError",
+    "TensorBufferError",
+    "tensor_to_tensor_buffer",
+    "tensor_buffer_to_tensor",
+    "gen_tensor_buffer",
+    "tensor_buffer_to_list_of_tensors",
+    "tensor_list_to_tensor_buffer",
+    "tensor_buffer_to_tensor_list",
+    "is_tensor_buffer",
+    "image_decode",
+    "image_flip",
+    "image_normalize",
+    "image_random_crop",
+    "image_target_resize",
+    "image_batch_align",
+    "object_bbox_flip",
+    "object_bbox_scale",
+    "object_segmentation_polygon_flip",
+    "object_segmentation_polygon_scale",
+    "object_segmentation_polygon_to_mask",
     "ofrecord_reader",
     "ofrecord_loader",
     "OFRecordRawDecoder",

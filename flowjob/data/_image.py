@@ -33,15 +33,24 @@ def _resample(kind: Interpolation, old_w: int, old_h: int, new_w: int, new_h: in
 def resize_one(
     image: np.ndarray, width: int, height: int, interpolation: Interpolation = Interpolation.AUTO
 ) -> np.ndarray:
-    """One HWC uint8 image resized to ``width`` x ``height`` (Pillow)."""
+    """One HWC image (uint8, or floating point channel by channel) resized to ``width`` x
+    ``height`` (Pillow)."""
     from PIL import Image
 
     h, w, c = image.shape
+    resample = _resample(interpolation, w, h, width, height)
+    if image.dtype != np.uint8:  # float images: each channel as a 32-bit float plane ("F")
+        planes = [
+            np.asarray(Image.fromarray(np.ascontiguousarray(image[:, :, k], np.float32), "F")
+                       .resize((width, height), resample))
+            for k in range(c)
+        ]
+        return np.stack(planes, axis=-1).astype(image.dtype, copy=False)
     mode = "L" if c == 1 else "RGB"
     if c not in (1, 3):
         raise DecodeError(f"image.Resize: images must have 1 or 3 channels, got {c}")
     pil = Image.fromarray(image[:, :, 0] if c == 1 else image, mode)
-    out = np.asarray(pil.resize((width, height), _resample(interpolation, w, h, width, height)))
+    out = np.asarray(pil.resize((width, height), resample))
     return out.reshape(height, width, c)
 
 

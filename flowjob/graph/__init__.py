@@ -10,7 +10,7 @@ from ._current import (
     current_scope,
 )
 from ._delivery import Form, HostDelivery, add_host_op, warn_unreachable_diff, watch, watch_diff
-from ._feed import FeedOp, add_feed_op
+from ._feed import FeedOp, TensorList, add_feed_op
 from ._graph import (
     JobGraph,
     JobType,
@@ -19,6 +19,8 @@ from ._graph import (
     current_graph,
     host_only_error,
     in_job,
+    is_host_only,
+    is_tensor_list,
     tracing,
 )
 from ._real_shape import ELEMENTWISE, RealShape, lowest, valid_mask
@@ -62,9 +64,12 @@ __all__ = [
     "current_context",
     "current_graph",
     "host_only_error",
+    "is_host_only",
+    "is_tensor_list",
     "in_job",
     "FeedOp",
     "add_feed_op",
+    "TensorList",
     "tracing",
     "all_job_graphs",
     "set_trace_all",

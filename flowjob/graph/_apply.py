@@ -10,7 +10,7 @@ import jax
 from .. import _dtypes
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
-from ._graph import check_blob, current_graph, default_prefix, host_only_error
+from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
 from ._real_shape import ELEMENTWISE, RealShape
 
 
@@ -38,7 +38,7 @@ def apply_op(
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     op_name = name if name is not None else graph.unique_name(prefix or default_prefix(op_type))
     for b in blobs:
-        if b.dtype.np_dtype.kind == "O":  # records / tensor buffers live in the data pipeline
+        if is_host_only(b):  # records, tensor buffers and lists live in the data pipeline
             raise host_only_error(b, f"an input of op {op_name!r} ({op_type})")
     if elementwise:
         real_shape = ELEMENTWISE

@@ -25,7 +25,8 @@ INVALID_SPLIT_AXIS = -22
 class Blob:
     """A lazy value in a job body: its shape and dtype are known, its data is not.
 
-    Data leaves a job only through its return value, ``flow.watch`` or summary ops.
+    Data leaves a job only through its return value, ``flow.watch`` or summary ops. In eager
+    mode the body runs on every call and each blob also has its value (``numpy()``).
     """
 
     __slots__ = ("graph", "op", "index", "shape", "dtype", "is_dynamic", "__weakref__")
@@ -67,9 +68,43 @@ class Blob:
 
     def __repr__(self) -> str:
         dyn = ", dynamic" if self.is_dynamic else ""
-        return f"Blob({self.lbn!r}, shape={self.shape}, dtype={self.dtype.name}{dyn})"
+        value = f", value={self.numpy()!r}" if self._has_value() else ""
+        return f"Blob({self.lbn!r}, shape={self.shape}, dtype={self.dtype.name}{dyn}{value})"
+
+    def __str__(self) -> str:
+        return str(self.numpy()) if self._has_value() else repr(self)
+
+    def _has_value(self) -> bool:
+        """Eager mode, and not a record of the data pipeline (whose values stay there)."""
+        return self.graph.eager is not None and self.dtype.np_dtype.kind != "O"
+
+    # -- values: eager mode only (a lazy blob has none while the body is traced) -----------
+    def numpy(self, rank: int | None = None) -> np.ndarray:
+        """The blob's value as an ndarray (eager mode). ``rank``: None or 0 (one device)."""
+        eager = self.graph.eager
+        if eager is None:
+            raise TypeError(
+                f"{self!r} is a lazy blob and has no value while the job is traced: numpy() "
+                "needs eager mode (flow.enable_eager_execution(True) before the job is "
+                "defined); in a lazy job, return or watch the blob to get its value"
+            )
+        if rank not in (None, 0):
+            raise ValueError(f"{self.lbn}: rank {rank!r} out of range, the blob is on 1 device")
+        return eager.value(self)
+
+    def numpy_list(self, rank: int | None = None) -> list[np.ndarray]:
+        """``[numpy()]``: one array per device (eager mode runs on one device)."""
+        return [self.numpy(rank)]
+
+    def numpy_size(self) -> int:
+        return 1
+
+    def numpy_list_size(self) -> int:
+        return 1
 
     def __bool__(self) -> bool:
+        if self.graph.eager is not None:
+            return bool(self.numpy())
         raise TypeError(
             f"{self!r} is a lazy blob: its value is unknown while the job body is traced, so it "
             "cannot drive Python control flow; use flow.math.where or return/watch it instead"
@@ -83,7 +118,10 @@ class Blob:
     def __iter__(self):
         raise TypeError(f"{self!r} is a lazy blob and cannot be iterated; index or split it")
 
-    def __array__(self, *args, **kwargs):
+    def __array__(self, dtype=None, copy=None):
+        if self.graph.eager is not None:
+            value = self.numpy()
+            return value if dtype is None else value.astype(dtype)
         raise TypeError(
             f"{self!r} is a lazy blob and has no data while the job is traced: NumPy functions "
             "cannot be applied to it; use flowjob ops, or return/watch it to get NumPy values"

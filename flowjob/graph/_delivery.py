@@ -18,7 +18,7 @@ from typing import Any
 from .. import typing as tp
 from ..errors import JobDefinitionError, describe_callable, describe_frame, safe_repr, user_frame
 from ._blob import Blob, OpKind, OpNode
-from ._graph import check_blob, current_graph, default_prefix, host_only_error
+from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
 
 
 class Form(enum.Enum):
@@ -108,7 +108,7 @@ def _printer(prompt: str | None) -> Callable[[Any], None]:
 
 def _register(blob: Blob, handler_or_prompt: Callable[..., Any] | str | None, diff: bool) -> None:
     blob = check_blob(blob, "watched value")
-    if blob.dtype.np_dtype.kind == "O":
+    if is_host_only(blob):
         raise host_only_error(blob, "watched")
     if handler_or_prompt is None or isinstance(handler_or_prompt, str):
         handler = _printer(handler_or_prompt)
@@ -163,7 +163,7 @@ def add_host_op(
     graph = current_graph()
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     for b in blobs:
-        if b.dtype.np_dtype.kind == "O":
+        if is_host_only(b):
             raise host_only_error(b, f"an input of {op_type}")
     op_name = name if name is not None else graph.unique_name(default_prefix(op_type))
     op = graph.add_op(

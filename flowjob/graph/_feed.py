@@ -1,8 +1,10 @@
 """Feed ops: a job's host-side data pipeline (readers, decoders, image ops).
 
-A feed op (``OpNode.kind == "feed"``) takes no job argument. Its values are computed on the
-host for every call of the job, before the compiled program runs; its numeric outputs (fixed
-shapes) enter the program as extra inputs, after the job's arguments in ``JobGraph.inputs``.
+A feed op (``OpNode.kind == "feed"``) takes pipeline values or job arguments (then the pipeline
+runs in the calling thread, on that call's arguments). Its values are computed on the host for
+every call of the job, before the compiled program runs; its numeric outputs (fixed
+shapes, or padded dynamic ones) enter the program as extra inputs, after the job's arguments
+in ``JobGraph.inputs``.
 Outputs only the host can hold (a batch of records, images of differing sizes) feed other
 feed ops only.
 """
@@ -15,7 +17,21 @@ from typing import Any
 
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind, OpNode, OutputSpec
-from ._graph import check_blob, current_graph, default_prefix
+from ._graph import check_blob, current_graph, default_prefix, is_host_only
+
+
+class TensorList:
+    """The host value of a tensor list: arrays of one rank whose shapes may differ (one
+    device's ``tp.ListListNumpy`` argument, or ``tensor_buffer_to_tensor_list``'s output)."""
+
+    __slots__ = ("tensors",)
+
+    def __init__(self, tensors: Sequence[Any]):
+        self.tensors = list(tensors)
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(str(getattr(t, "shape", "?")) for t in self.tensors)
+        return f"TensorList([{shapes}])"
 
 
 @dataclass(eq=False)
@@ -26,11 +42,6 @@ class FeedOp:
     op: OpNode
     fn: Callable[..., Any]
     source: bool
-
-
-def is_host_only(blob: Blob) -> bool:
-    """Records and tensor buffers: values that exist only in the data pipeline."""
-    return blob.dtype.np_dtype.kind == "O"
 
 
 def add_feed_op(
@@ -49,25 +60,30 @@ def add_feed_op(
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     op_name = name if name is not None else graph.unique_name(prefix or default_prefix(op_type))
     feeds = {id(f.op) for f in graph.feeds}
-    for b in blobs:
-        if id(b.op) not in feeds:
+    for b in blobs:  # job arguments are read by the pipeline at each call, on the host
+        if id(b.op) not in feeds and b.op.kind != OpKind.INPUT:
             raise OpError(
                 f"op {op_name!r} ({op_type}) runs in the host data pipeline, before the job's "
                 f"program, so its input {b.lbn} must come from the pipeline too (a reader, "
-                f"decoder or image op), not from the job body\n  at "
+                f"decoder or image op) or be a job argument, not computed in the job body\n  at "
                 f"{describe_frame(user_frame())}"
             )
-    # Pipeline outputs reach the program as fixed-shape inputs, never padded dynamic ones.
-    specs = [(shape, dtype, False) for shape, dtype, _ in outputs]
+    # A dynamic output (tensor_buffer_to_list_of_tensors' dynamic_out) reaches the program
+    # zero-padded to its shape, with its real shape, as a ListNumpy argument does.
+    specs = [(shape, dtype, bool(dynamic)) for shape, dtype, dynamic in outputs]
+    attrs = dict(attrs or {})
     op = graph.add_op(
         name=op_name,
         op_type=op_type,
         kind=OpKind.FEED,
         lowering=None,
         inputs=blobs,
-        attrs=dict(attrs or {}),
+        attrs=attrs,
         outputs=specs,
     )
     graph.inputs.extend(b for b in op.outputs if not is_host_only(b))
-    graph.feeds.append(FeedOp(op, fn, source))
+    feed = FeedOp(op, fn, source)
+    graph.feeds.append(feed)
+    if graph.eager is not None:  # eager mode: run it now (add_op could not: fn was unknown)
+        graph.eager.feed(feed)
     return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)

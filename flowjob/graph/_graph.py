@@ -43,6 +43,9 @@ class JobGraph:
         # Locals of the scope the job was defined in: string annotations (handlers written
         # under ``from __future__ import annotations``) may name them.
         self.definition_locals: dict[str, Any] = {}
+        # Eager mode (runtime/_eager_call.py): evaluates each op as it is recorded and holds
+        # the values (``evaluate(op, index)``, ``value(blob)``); None while tracing lazily.
+        self.eager: Any = None
         self._names: set[str] = set()
         self._counters: dict[str, int] = {}
 
@@ -105,6 +108,8 @@ class JobGraph:
         )
         op.outputs = [Blob(self, op, i, s, d, dyn) for i, (s, d, dyn) in enumerate(outputs)]
         self.ops.append(op)
+        if self.eager is not None:
+            self.eager.evaluate(op, len(self.ops) - 1)
         return op
 
     # -- recorded by ops, optimizers and losses -------------------------------------------
@@ -214,11 +219,24 @@ def default_prefix(op_type: str) -> str:
     return "".join(part.capitalize() for part in op_type.split("_"))
 
 
+def is_tensor_list(blob: Blob) -> bool:
+    """A tensor list (``tp.ListListNumpy`` argument, ``tensor_buffer_to_tensor_list``): a
+    host value of several arrays, declared with the largest shape and its element dtype."""
+    return bool(blob.op.attrs.get("is_tensor_list"))
+
+
+def is_host_only(blob: Blob) -> bool:
+    """Records, tensor buffers and tensor lists: values only the host data pipeline holds."""
+    return blob.dtype.np_dtype.kind == "O" or is_tensor_list(blob)
+
+
 def host_only_error(blob: Blob, use: str) -> OpError:
     """The error for a data-pipeline blob (records, tensor buffers) used by the program."""
+    kind = "tensor list" if is_tensor_list(blob) else blob.dtype.name
     return OpError(
-        f"{blob.lbn} ({blob.dtype.name}) is produced by the host data pipeline and has no fixed "
+        f"{blob.lbn} ({kind}) is produced by the host data pipeline and has no fixed "
         f"numeric shape, so it cannot be {use}; decode it first (flow.data.OFRecordRawDecoder, "
-        "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w)"
+        "flow.image.Resize to a fixed size, flow.image.CropMirrorNormalize with crop_h/crop_w, "
+        "flow.tensor_list_to_tensor_buffer then flow.tensor_buffer_to_tensor)"
         f"\n  at {describe_frame(user_frame())}"
     )

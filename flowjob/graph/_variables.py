@@ -35,6 +35,10 @@ class VariableStore:
         self.seed = seed
         self.defs: dict[str, VariableDef] = {}
         self.values: dict[str, jax.Array] = {}
+        # Values loaded before their variable exists (eager jobs define variables when they
+        # first run): a variable defined later starts from its value instead of its
+        # initializer, as OneFlow's eager snapshot loading does.
+        self.pending: dict[str, np.ndarray] = {}
 
     def define(self, vdef: VariableDef, random_seed: int | None = None) -> VariableDef:
         old = self.defs.get(vdef.name)
@@ -49,7 +53,10 @@ class VariableStore:
         seed = (
             random_seed if random_seed is not None else (self.seed ^ zlib.crc32(vdef.name.encode()))
         )
-        value = vdef.initializer(jax.random.PRNGKey(seed), vdef.shape, vdef.dtype.np_dtype)
+        if vdef.name in self.pending:
+            value = self._loaded(vdef.name, vdef.shape, vdef.dtype)
+        else:
+            value = vdef.initializer(jax.random.PRNGKey(seed), vdef.shape, vdef.dtype.np_dtype)
         value = jax.numpy.asarray(value, dtype=vdef.dtype.np_dtype)
         if value.shape != vdef.shape:
             raise JobDefinitionError(
@@ -65,10 +72,25 @@ class VariableStore:
         if name in self.defs:
             return
         arr = jax.numpy.asarray(value)
+        if name in self.pending:
+            loaded = self._loaded(name, tuple(arr.shape), _dtypes.as_dtype(arr.dtype))
+            arr = jax.numpy.asarray(loaded)
         self.defs[name] = VariableDef(
             name, tuple(arr.shape), _dtypes.as_dtype(arr.dtype), None, trainable=False, system=True
         )
         self.values[name] = arr
+
+
+    def _loaded(self, name: str, shape: tuple[int, ...], dtype: _dtypes.DType) -> np.ndarray:
+        """The value loaded for ``name`` before it existed, checked against its definition."""
+        value = self.pending.pop(name)
+        if value.shape != shape or value.dtype != dtype.np_dtype:
+            raise JobDefinitionError(
+                f"variable {name!r} is defined with shape {shape} and dtype {dtype.name}, but "
+                f"the value loaded for it before it existed (flow.load_variables) has shape "
+                f"{value.shape} and dtype {value.dtype} ({describe_frame(user_frame())})"
+            )
+        return value
 
 
 def _free_argument_name(graph, name: str) -> None:

@@ -3,7 +3,7 @@ implements the Python operators of blobs (``a + b``, ``x[1:3]``, ``-x``...)."""
 
 from ..graph import OPERATORS
 from . import array_ops, initializers, layers, losses, math, nn, regularizers
-from ._assign import system_assign
+from ._assign import eager_assign_121, system_assign
 from ._binary import binary as _binary
 from ._creation import with_distribute
 from ._ctc import ctc_loss
@@ -57,6 +57,7 @@ __all__ = [
     "generate_random_batch_permutation_indices",
     "shuffle",
     "system_assign",
+    "eager_assign_121",
     "ctc_loss",
     "combined_margin_loss",
     "fake_quantization",

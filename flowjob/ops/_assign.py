@@ -2,8 +2,8 @@
 
 The job writes ``value`` into the variable after it ran (as its optimizer updates and the
 moving statistics of batch normalization): reads of the variable in the same call see the old
-value, the next call sees the new one. Train jobs only, for now: predict jobs do not write
-variables back (a clear error; OneFlow allowed it).
+value, the next call sees the new one. Train jobs and eager jobs only, for now: lazy predict
+jobs do not write variables back (a clear error; OneFlow allowed it).
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from ._util import fail, require_blob
 def _assign(public: str, ref: Blob, value: Blob, name: str | None) -> None:
     require_blob(public, ref, "ref", name)
     require_blob(public, value, "value", name)
-    if not current_graph().is_train:
-        # the runtime writes variables back only from train steps (runtime/_train_step.py)
+    graph = current_graph()
+    if not graph.is_train and graph.eager is None:
+        # lazy programs write variables back only from train steps (runtime/_train_step.py);
+        # eager calls write them back themselves (runtime/_eager_call.py)
         fail(
             public,
             "flowjob applies assignments in train jobs only "
-            '(@flow.global_function(type="train")); this job predicts',
+            '(@flow.global_function(type="train")) and in eager jobs; this lazy job predicts',
             name,
         )
     if ref.op.kind != "variable":
@@ -54,4 +56,14 @@ def system_assign(
 ) -> Blob:
     """``flow.system.assign``: ``flow.assign`` that returns ``ref``."""
     _assign("flow.system.assign", ref, value, name)
+    return ref
+
+
+def eager_assign_121(ref: Blob, value: Blob) -> Blob:
+    """OneFlow's ``flow.experimental.eager_assign_121`` (a one-to-one assign of eager mode):
+    ``flow.assign`` in an eager job, returning ``ref``."""
+    public = "flow.experimental.eager_assign_121"
+    if current_graph().eager is None:
+        fail(public, "needs eager mode (flow.enable_eager_execution(True)); lazy: flow.assign")
+    _assign(public, ref, value, None)
     return ref

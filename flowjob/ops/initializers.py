@@ -48,6 +48,7 @@ __all__ = [
     "kaiming_initializer",
     "empty_initializer",
     "compute_fans",
+    "FanMode",
     "from_conf",
 ]
 

@@ -1,6 +1,12 @@
 """The runtime: sessions, job functions, lowering to JAX and the completion thread."""
 
 from . import _config as config
+from ._bootstrap import (
+    BootstrapConf,
+    delete_worker_by_bootstrap,
+    delete_worker_of_multi_process,
+    init_bootstrap_confs,
+)
 from ._config import (
     FunctionConfig,
     compilation_cache,
@@ -20,6 +26,7 @@ from ._distributed import ctrl_port, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._job_function import JobFunction, function, global_function
+from ._resource import Resource, current_resource
 from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session
 from ._tuning import collective_boxing, config_flags, log_dir, logbuflevel, logtostderr
@@ -58,4 +65,10 @@ __all__ = [
     "log_dir",
     "logbuflevel",
     "logtostderr",
+    "BootstrapConf",
+    "init_bootstrap_confs",
+    "delete_worker_by_bootstrap",
+    "delete_worker_of_multi_process",
+    "Resource",
+    "current_resource",
 ]

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import JobArgumentError
+from ..graph import TensorList
 from ..typing import ArgBlobDef
 
 
@@ -105,9 +106,33 @@ def _check_array(
     return np.asarray(value, dtype=want, order="C")
 
 
+def _check_tensor_list(job: str, where: str, value: Any, d: ArgBlobDef, pieces: int) -> Any:
+    """A ``tp.ListListNumpy`` argument: one list of arrays per device, as a ``TensorList``."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (list, tuple)) for v in value):
+        raise _fail(
+            job, where, "a tp.ListListNumpy.Placeholder takes a list (one per device) of lists "
+            f"of numpy.ndarray, got {type(value).__name__}"
+        )
+    if len(value) != pieces:
+        raise _fail(job, where, f"expected {pieces} list(s) (one per device), got {len(value)}")
+    tensors = []
+    for i, tensor in enumerate(t for per_device in value for t in per_device):
+        loose = ArgBlobDef(d.shape, d.dtype, True, d.name, d.batch_axis)
+        tensors.append(_check_array(job, f"{where}[..][{i}]", tensor, loose, private=True))
+    total = sum(t.shape[0] for t in tensors)
+    if tensors and total > d.shape[0]:
+        raise _fail(
+            job, where, f"the tensors' first axes add up to {total}, more than the declared "
+            f"{d.shape[0]} of shape {d.shape}"
+        )
+    return TensorList(tensors)
+
+
 def _check_one(
     job: str, where: str, value: Any, d: ArgBlobDef, pieces: int, exact: bool, private: bool
 ) -> Any:
+    if d.tensor_list:
+        return _check_tensor_list(job, where, value, d, pieces)
     if not d.is_dynamic:
         return _check_array(job, where, value, d, private)
     if isinstance(value, np.ndarray) or not isinstance(value, (list, tuple)):
@@ -127,10 +152,10 @@ def _check_one(
     return [_check_array(job, f"{where}[{i}]", v, d, private) for i, v in enumerate(value)]
 
 
-def _pad(array: np.ndarray, d: ArgBlobDef) -> np.ndarray:
-    if array.shape == d.shape:
+def _pad(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    if array.shape == shape:
         return array
-    padded = np.zeros(d.shape, dtype=array.dtype)
+    padded = np.zeros(shape, dtype=array.dtype)
     padded[tuple(slice(0, n) for n in array.shape)] = array
     return padded
 
@@ -138,7 +163,7 @@ def _pad(array: np.ndarray, d: ArgBlobDef) -> np.ndarray:
 def exact_layouts(params: list) -> list[tuple[tuple[int, ...], np.dtype]] | None:
     """(shape, dtype) per argument when every placeholder is one fixed-shape array, else None:
     what ``prepare_arguments`` checks first, to pass arrays that already fit straight through."""
-    if any(spec.is_tuple or spec.defs[0].is_dynamic for spec in params):
+    if any(spec.is_tuple or spec.defs[0].is_dynamic or spec.defs[0].tensor_list for spec in params):
         return None
     return [(spec.defs[0].shape, spec.defs[0].dtype.np_dtype) for spec in params]
 
@@ -198,13 +223,15 @@ def prepare_arguments(
             exact = pieces > 1 and len(host) in on_device
             host.append(_check_one(job, where, v, d, pieces, exact, private))
             defs.append(d)
-    device = tuple(_device_value(host[i], defs[i], pieces) for i in device_inputs)
+    device = tuple(device_value(host[i], defs[i].shape, pieces) for i in device_inputs)
     return host, device
 
 
-def _device_value(value: Any, d: ArgBlobDef, pieces: int) -> np.ndarray:
+def device_value(value: Any, shape: tuple[int, ...], pieces: int = 1) -> np.ndarray:
+    """What the program gets for a host value: ListNumpy-style lists (dynamic arguments and
+    dynamic data-pipeline outputs) concatenated or zero-padded to ``shape``."""
     if not isinstance(value, list):
         return value
     if pieces > 1:
         return np.concatenate(value)
-    return _pad(value[0], d)
+    return _pad(value[0], shape)

@@ -11,7 +11,7 @@ from typing import Any
 import jax
 
 from . import _sharding
-from ._arguments import prepare_arguments
+from ._arguments import device_value, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
@@ -129,8 +129,12 @@ class Calls:
                 entry.layouts,
                 staging,
             )
-            host_args.extend(entry.feeder.next())
-            device_args = tuple(host_args[i] for i in lowered.device_inputs)
+            host_args.extend(entry.feeder.next(host_args))
+            inputs = entry.traced.graph.inputs
+            device_args = tuple(
+                device_value(host_args[i], inputs[i].shape, lowered.pieces)
+                for i in lowered.device_inputs
+            )
         if lowered.real_plan is not None:  # last in host_args, where value_of finds it
             real = lowered.real_plan.evaluate(host_args)
             host_args.append(real)

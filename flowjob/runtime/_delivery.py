@@ -20,7 +20,7 @@ import numpy as np
 
 from .._deprecation import warn_once
 from ..errors import describe_callable
-from ..graph import Form, JobGraph
+from ..graph import Form, JobGraph, TensorList
 from ._distributed import is_primary
 
 
@@ -127,9 +127,9 @@ class Results:
     def __call__(self, host_args: list[Any], outputs: list[np.ndarray]) -> Any:
         pieces = self.pieces
         if self.one_blob:
-            return LocalBlob(value_of(self.fetches[0], host_args, outputs), self.dynamic[0], pieces)
+            return local(value_of(self.fetches[0], host_args, outputs), self.dynamic[0], pieces)
         leaves = [
-            LocalBlob(value_of(f, host_args, outputs), dynamic, pieces)
+            local(value_of(f, host_args, outputs), dynamic, pieces)
             for f, dynamic in zip(self.fetches, self.dynamic)
         ]
         return jax.tree_util.tree_unflatten(self.tree, leaves)
@@ -224,6 +224,38 @@ def callback_name(fn: Any) -> str:
     return describe_callable(getattr(fn, "__wrapped__", fn))
 
 
+def local(value: Any, is_dynamic: bool, pieces: int) -> Any:
+    """A returned value on the host: a ``LocalTensorList`` for a tensor list."""
+    if isinstance(value, TensorList):
+        return LocalTensorList(value)
+    return LocalBlob(value, is_dynamic, pieces)
+
+
+class LocalTensorList:
+    """A returned tensor list (OneFlow's ``LocalMirroredTensorList``): ``numpy_lists()`` gives
+    one list of arrays per device."""
+
+    def __init__(self, value: TensorList):
+        self._tensors = list(value.tensors)
+
+    def numpy_lists(self) -> list[list[np.ndarray]]:
+        return [list(self._tensors)]
+
+    def ndarray_lists(self) -> list[list[np.ndarray]]:
+        warn_once(
+            "LocalMirroredTensorList.ndarray_lists",
+            "LocalMirroredTensorList.ndarray_lists is deprecated, please use "
+            "LocalMirroredTensorList.numpy_lists",
+        )
+        return self.numpy_lists()
+
+    def parallel_num(self) -> int:
+        return 1
+
+    def __repr__(self) -> str:
+        return f"LocalTensorList({[t.shape for t in self._tensors]})"
+
+
 class LocalBlob:
     """A job result on the host. ``numpy()`` gives the array; NumPy's API is forwarded to it,
     so ``job(x).get().mean()`` and ``labels == predictions`` work as in OneFlow."""
@@ -248,6 +280,10 @@ class LocalBlob:
     def numpy_list(self) -> list[np.ndarray]:
         """One array per device (a one-element list unless the job ran mirrored)."""
         return list(np.split(self._array, self._pieces)) if self._pieces > 1 else [self._array]
+
+    def numpy_lists(self) -> list[list[np.ndarray]]:
+        """``tp.ListListNumpy`` of a plain blob: each device's array as a one-tensor list."""
+        return [[a] for a in self.numpy_list()]
 
     def ndarray(self) -> np.ndarray:
         warn_once(

@@ -57,21 +57,7 @@ class RealShapePlan:
             return found
         shapes = {id(b): s for (_, b), s in zip(self.args, key)}
         for op in self.ops:
-            ins = [shapes.get(id(b), b.shape) for b in op.inputs]
-            padded = [b.shape if b.is_dynamic else None for b in op.inputs]
-            try:
-                out = op.real_shape.rule(ins, padded, **op.attrs)
-            except ValueError as exc:
-                shown = ", ".join(f"{b.lbn}: {s}" for b, s in zip(op.inputs, ins))
-                raise JobArgumentError(
-                    f"job {self.graph.name!r}, op {op.name!r} ({op.op_type}): the real shapes "
-                    f"of its inputs do not fit: {exc}\n  real input shapes: {shown}\n  op "
-                    f"defined at {describe_frame(op.user_frame)}"
-                ) from None
-            outs = [out] * len(op.outputs) if not out or isinstance(out[0], int) else out
-            for blob, real in zip(op.outputs, outs):
-                # A real size never exceeds the padded one the program holds.
-                shapes[id(blob)] = tuple(min(int(r), m) for r, m in zip(real, blob.shape))
+            infer_real_shapes(self.graph.name, op, shapes)
         vector = np.zeros((self.size,), np.int32)
         for bid, (offset, n) in self.offsets.items():
             vector[offset : offset + n] = shapes[bid]
@@ -83,6 +69,26 @@ class RealShapePlan:
     def unpack(self, vector: Any) -> dict[int, Any]:
         """In the program: the real shape arrays of the blobs it reads, from the vector."""
         return {bid: vector[o : o + n] for bid, (o, n) in self.offsets.items()}
+
+
+def infer_real_shapes(job_name: str, op: Any, shapes: dict[int, tuple[int, ...]]) -> None:
+    """Adds the real shapes of ``op``'s outputs to ``shapes`` (id(blob) -> real shape; a
+    blob not in it is static) by the op's rule; eager calls use it op by op."""
+    ins = [shapes.get(id(b), b.shape) for b in op.inputs]
+    padded = [b.shape if b.is_dynamic else None for b in op.inputs]
+    try:
+        out = op.real_shape.rule(ins, padded, **op.attrs)
+    except ValueError as exc:
+        shown = ", ".join(f"{b.lbn}: {s}" for b, s in zip(op.inputs, ins))
+        raise JobArgumentError(
+            f"job {job_name!r}, op {op.name!r} ({op.op_type}): the real shapes "
+            f"of its inputs do not fit: {exc}\n  real input shapes: {shown}\n  op "
+            f"defined at {describe_frame(op.user_frame)}"
+        ) from None
+    outs = [out] * len(op.outputs) if not out or isinstance(out[0], int) else out
+    for blob, real in zip(op.outputs, outs):
+        # A real size never exceeds the padded one the program holds.
+        shapes[id(blob)] = tuple(min(int(r), m) for r, m in zip(real, blob.shape))
 
 
 def real_of(real: dict[int, Any] | None, blob: Any) -> Any:

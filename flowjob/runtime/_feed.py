@@ -4,7 +4,9 @@ One thread per compiled job evaluates the whole pipeline once per call, in call 
 keeps up to ``depth`` calls' worth of inputs ready (as OneFlow's data readers kept a buffer of
 four batches), so reading and decoding overlap the programs of earlier calls. A failure in
 the pipeline (a truncated file, the end of a finite dataset) is raised by the call that would
-have used the failed batch, and by every later call.
+have used the failed batch, and by every later call. A pipeline that reads the job's
+arguments (tensor lists, image sizes) cannot run ahead: it runs in the calling thread,
+on that call's arguments.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FlowJobError, describe_frame
-from ..graph import Blob, JobGraph
+from ..graph import Blob, JobGraph, is_host_only
 
 DEPTH = 4
 
@@ -32,6 +34,10 @@ class Feeder:
     def __init__(self, graph: JobGraph, first: int, depth: int = DEPTH):
         self.graph = graph
         self.wanted: list[Blob] = graph.inputs[first:]
+        # job arguments the pipeline reads: their index in a call's host values
+        read = {id(b) for f in graph.feeds for b in f.op.inputs}
+        self.arguments = {id(b): i for i, b in enumerate(graph.inputs[:first]) if id(b) in read}
+        self._streams: dict[int, Any] | None = None
         self.depth = depth
         self.produced = 0  # calls' worth of inputs computed so far (read by tests)
         self._queue: queue.Queue = queue.Queue(maxsize=depth)
@@ -40,10 +46,17 @@ class Feeder:
         self._closed = threading.Event()
         self._failure: BaseException | None = None
 
-    def next(self) -> list[np.ndarray]:
-        """The next call's pipeline inputs (waits for them; starts the thread on first use)."""
+    def next(self, host_args: list[Any]) -> list[np.ndarray]:
+        """The next call's pipeline inputs (waits for them; starts the thread on first use).
+        ``host_args``: the call's checked arguments, for a pipeline that reads them."""
         if self._failure is not None:
             raise self._failure
+        if self.arguments:
+            with self._lock:
+                if self._streams is None:
+                    self._streams = {id(f.op): f.fn() for f in self.graph.feeds if f.source}
+                self.produced += 1
+                return self._step(self._streams, host_args)
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -86,30 +99,56 @@ class Feeder:
                 continue
         return False
 
-    def _step(self, streams: dict[int, Any]) -> list[np.ndarray]:
-        env: dict[int, Any] = {}
+    def _step(self, streams: dict[int, Any], host_args: list[Any] | None = None) -> list[Any]:
+        env: dict[int, Any] = {
+            bid: _argument(host_args[i]) for bid, i in self.arguments.items()
+        }
         for feed in self.graph.feeds:
             op = feed.op
-            try:
-                if feed.source:
-                    out = streams[id(op)]()
-                else:
-                    out = feed.fn(*[env[id(b)] for b in op.inputs])
-            except FlowJobError as exc:  # name the op and the user's line that created it
-                raise type(exc)(
-                    f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of "
-                    f"job {self.graph.name!r}, created at "
-                    f"{describe_frame(op.user_frame)}"
-                ) from None
+            inputs = [env[id(b)] for b in op.inputs]
+            out = feed_value(self.graph.name, feed, streams.get(id(op)), inputs)
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
-        return [_checked(blob, env[id(blob)]) for blob in self.wanted]
+        return [checked_feed(blob, env[id(blob)]) for blob in self.wanted]
 
 
-def _checked(blob: Blob, value: Any) -> np.ndarray:
-    """A pipeline value as the program input its blob promised (shape and dtype)."""
+def feed_value(job_name: str, feed: Any, stream: Any, inputs: list[Any]) -> Any:
+    """One pipeline op's value (a tuple for several outputs): a source's ``stream()`` (its
+    next batch), else ``fn(*inputs)``; flowjob errors name the op and where it was made."""
+    op = feed.op
+    try:
+        return stream() if feed.source else feed.fn(*inputs)
+    except FlowJobError as exc:
+        raise type(exc)(
+            f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job {job_name!r}, "
+            f"created at {describe_frame(op.user_frame)}"
+        ) from None
+
+
+def _argument(value: Any) -> Any:
+    """A job argument as a pipeline op reads it: a ListNumpy list as one array (the devices'
+    pieces concatenated), anything else (an array, a tensor list) as it is."""
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else np.concatenate(value)
+    return value
+
+
+def checked_feed(blob: Blob, value: Any) -> np.ndarray | list[np.ndarray]:
+    """A pipeline value as the program input its blob promised (shape and dtype); a dynamic
+    blob's value as a one-array list of its real shape, as a ListNumpy argument arrives.
+    Host-only values (a returned tensor list) pass as they are."""
+    if is_host_only(blob):
+        return value
     array = np.ascontiguousarray(value, dtype=blob.dtype.np_dtype)
+    if blob.is_dynamic:
+        if array.ndim == len(blob.shape) and all(a <= m for a, m in zip(array.shape, blob.shape)):
+            return [array]
+        raise ValueError(
+            f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "
+            f"{array.shape}, which does not fit within its dynamic blob {blob.lbn} of "
+            f"shape {blob.shape}"
+        )
     if array.shape != blob.shape:
         raise ValueError(
             f"data pipeline op {blob.op.name!r} ({blob.op.op_type}) produced shape "

@@ -14,6 +14,7 @@ from ..errors import JobDefinitionError
 from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
+from ._eager import eager_execution_enabled
 from ._real_shape import real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, check_callback, convert
 from ._session import default_session
@@ -25,7 +26,9 @@ class JobFunction:
 
     The body is traced once, at the first call (or when an API needs every variable); later
     calls only check and copy the inputs and dispatch the program. What the call returns
-    follows the return annotation (OneFlow's table, spec 2.3).
+    follows the return annotation (OneFlow's table, spec 2.3). A job defined in eager mode
+    (``flow.enable_eager_execution(True)``) runs its body on every call instead, op by op
+    (runtime/_eager_call.py); its results come back the same way.
     """
 
     def __init__(
@@ -45,6 +48,9 @@ class JobFunction:
         # One-device mirrored jobs: variants traced at real ListNumpy shapes (_real_shape).
         self._variants: dict[tuple, JobFunction] = {}
         self._dynamic_params: list[Any] | None = None  # parsed at the first call
+        self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
+        self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
+        self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
         self.session = default_session()  # the only session it may run in
         self.session.register(self)
 
@@ -54,14 +60,17 @@ class JobFunction:
                 f"job {self.__name__!r} takes positional arguments only, got "
                 f"keyword argument(s) {sorted(kwargs)}"
             )
-        if self._dynamic_params is None:
-            self._dynamic_params = self._mirrored_dynamic_params()
-        if self._dynamic_params:
-            variant = self._variant(args)
-            if variant is not None:
-                return variant(*args)
         session = default_session()
-        entry = session.compiled_job(self)
+        if self.eager:
+            entry = session.eager_entry(self, args)
+        else:
+            if self._dynamic_params is None:
+                self._dynamic_params = self._mirrored_dynamic_params()
+            if self._dynamic_params:
+                variant = self._variant(args)
+                if variant is not None:
+                    return variant(*args)
+            entry = session.compiled_job(self)
         kind, inner = entry.return_kind, entry.return_inner
         if kind is ReturnKind.BLOCKING:
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short
@@ -69,10 +78,10 @@ class JobFunction:
             return convert(inner, session.run(self, args, entry))
         returns = entry.traced.return_tree is not None
         if kind is ReturnKind.NONE:
-            session.launch(self, args)
+            session.launch(self, args, entry=entry)
             return None
         # Results that a callback may be registered on are held until it is (see launch).
-        future = session.launch(self, args, hold=returns)
+        future = session.launch(self, args, hold=returns, entry=entry)
         if kind is ReturnKind.LAZY:
             return LazyFutureRemoteBlobs(self.__name__, future, session) if returns else None
 
@@ -109,6 +118,7 @@ class JobFunction:
             if fn is None:
                 return None
             variant = JobFunction(fn, self.job_type, self.config, self.definition_locals)
+            variant.eager = False  # a lazy job's, whatever the mode now
             self._variants[shapes] = variant
         return variant
 

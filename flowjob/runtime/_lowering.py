@@ -87,8 +87,11 @@ def host_blobs(graph: JobGraph, returns: list[Blob]) -> list[Blob]:
     return blobs
 
 
-def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> LoweredJob:
-    """Builds the jitted step function of ``graph``; creates optimizer state variables."""
+def lower(
+    graph: JobGraph, returns: list[Blob], store: VariableStore, jit: bool = True
+) -> LoweredJob:
+    """Builds the jitted step function of ``graph``; creates optimizer state variables.
+    ``jit=False`` (eager mode, one device): the step function as it is, run op by op."""
     train = graph.is_train
     if train and not graph.losses:
         raise JobDefinitionError(
@@ -136,7 +139,10 @@ def lower(graph: JobGraph, returns: list[Blob], store: VariableStore) -> Lowered
     else:
         step = _predict_step(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     if mesh is None:
-        fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
+        if not jit:
+            fn = step
+        else:
+            fn = jax.jit(step, donate_argnums=(0,)) if train else jax.jit(step)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (

@@ -30,30 +30,7 @@ def _interpret(
     ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
-        if op.kind is OpKind.INPUT or op.kind is OpKind.FEED:  # an argument, or pipeline outputs
-            for blob in op.outputs:
-                if id(blob) in inputs:
-                    env[id(blob)] = inputs[id(blob)]
-        elif op.kind is OpKind.VARIABLE:
-            env[id(op.outputs[0])] = state[op.name]
-        elif op.kind is OpKind.DEVICE:
-            args = [env[id(b)] for b in op.inputs]
-            kwargs = dict(op.attrs)
-            if op.rng:
-                kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
-            if op.real_shape is not None and op.real_shape.masked is not None:
-                kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
-                out = op.real_shape.masked(*args, **kwargs)
-            elif promoted is not None and _int_grad.on_integer_path(op, promoted):
-                out = _int_grad.run_op(op, args, kwargs, promoted)
-            else:
-                out = op.lowering(*args, **kwargs)
-            if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
-                out = _sharding.constrain(out, op.attrs["distribute"], mesh)
-            elif op.op_type == "hierarchical_parallel_cast":
-                out = _sharding.constrain_nd(out, op.attrs["nd_sbp"], op.attrs["hierarchy"], mesh)
-            for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
-                env[id(blob)] = value
+        run_op(i, op, env, state, inputs, key, mesh, real, promoted)
         for blob in op.outputs:
             if id(blob) in perturb and id(blob) in env:
                 if promoted is None:
@@ -63,6 +40,45 @@ def _interpret(
                         env[id(blob)], blob, perturb[id(blob)], promoted
                     )
     return env
+
+
+def run_op(
+    i: int,
+    op: Any,
+    env: dict[int, Any],
+    state: dict[str, Any],
+    inputs: dict[int, Any],
+    key: Any,
+    mesh: Any = None,
+    real: dict[int, Any] | None = None,
+    promoted: set[int] | None = None,
+) -> None:
+    """Evaluates op ``i`` of a graph into ``env`` (id(blob) -> value); host ops do nothing.
+    The one evaluation of an op: the programs' (``_interpret``) and eager mode's."""
+    if op.kind is OpKind.INPUT or op.kind is OpKind.FEED:  # an argument, or pipeline outputs
+        for blob in op.outputs:
+            if id(blob) in inputs:
+                env[id(blob)] = inputs[id(blob)]
+    elif op.kind is OpKind.VARIABLE:
+        env[id(op.outputs[0])] = state[op.name]
+    elif op.kind is OpKind.DEVICE:
+        args = [env[id(b)] for b in op.inputs]
+        kwargs = dict(op.attrs)
+        if op.rng:
+            kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
+        if op.real_shape is not None and op.real_shape.masked is not None:
+            kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
+            out = op.real_shape.masked(*args, **kwargs)
+        elif promoted is not None and _int_grad.on_integer_path(op, promoted):
+            out = _int_grad.run_op(op, args, kwargs, promoted)
+        else:
+            out = op.lowering(*args, **kwargs)
+        if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
+            out = _sharding.constrain(out, op.attrs["distribute"], mesh)
+        elif op.op_type == "hierarchical_parallel_cast":
+            out = _sharding.constrain_nd(out, op.attrs["nd_sbp"], op.attrs["hierarchy"], mesh)
+        for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
+            env[id(blob)] = value
 
 
 def _op_key(call_key, index: int, seed: int | None):

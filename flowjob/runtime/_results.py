@@ -20,6 +20,8 @@ def convert(annotation: Any, value: Any) -> Any:
         return value.numpy()
     if annotation is tp.ListNumpy:
         return value.numpy_list()
+    if annotation is tp.ListListNumpy:
+        return value.numpy_lists()
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is tuple:

@@ -11,6 +11,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .._exit_status import mark_exit_failure
 from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, set_trace_all
@@ -19,6 +21,8 @@ from ._calls import Calls
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
+from ._eager import eager_execution_enabled
+from ._eager_call import run_body
 from ._lowering import lower
 from ._results import ResultFuture
 from ._state import State
@@ -108,6 +112,8 @@ class Session:
         """
         graphs = []
         for job in list(self.jobs.values()):
+            if job.eager:  # its variables exist once called; its body may read values
+                continue
             if self._trace_failures.get(job.__name__) is job and job.__name__ not in self.compiled:
                 continue  # warned already; retrying would trace (and fail) at every save
             try:
@@ -124,9 +130,23 @@ class Session:
         return graphs
 
     # -- calls ---------------------------------------------------------------------------
-    def launch(self, job: Any, args: tuple[Any, ...], hold: bool = False) -> ResultFuture:
-        """A call whose results (if any) come back through a future; see ``Calls.launch``."""
-        return self.calls.launch(job, self.compiled_job(job), args, hold)
+    def eager_entry(self, job: Any, args: tuple[Any, ...]) -> CompiledJob:
+        """Runs an eager job's body on ``args`` (runtime/_eager_call.py) and returns the call's
+        own ``CompiledJob``, which ``run`` or ``launch`` then completes like a lazy one's."""
+        if self.jobs.get(job.__name__) is not job:
+            raise self._stale(job)
+        return run_body(job, args, self.variables)
+
+    def launch(
+        self,
+        job: Any,
+        args: tuple[Any, ...],
+        hold: bool = False,
+        entry: CompiledJob | None = None,
+    ) -> ResultFuture:
+        """A call whose results (if any) come back through a future; see ``Calls.launch``.
+        ``entry``: the caller's ``compiled_job(job)`` (or an eager call's), if it has it."""
+        return self.calls.launch(job, entry or self.compiled_job(job), args, hold)
 
     def run(
         self, job: Any, args: tuple[Any, ...], entry: CompiledJob | None = None, array: bool = False
@@ -170,6 +190,15 @@ class Session:
     def assign_variables(self, arrays: dict[str, Any]) -> None:
         self.wait()
         self.state.assign(arrays)
+
+    def defers_variables(self) -> bool:
+        """Whether variables may still appear: an eager job defines its variables when it
+        first runs, so values loaded for names not yet defined are kept for them."""
+        return eager_execution_enabled() or any(job.eager for job in self.jobs.values())
+
+    def defer_variables(self, arrays: dict[str, np.ndarray]) -> None:
+        """Keeps loaded values for variables not defined yet (see ``defers_variables``)."""
+        self.variables.pending.update(arrays)
 
     def close(self, at_exit: bool = False) -> int:
         """Waits for everything launched; prints errors not yet raised; returns their count
@@ -220,6 +249,15 @@ def clear_default_session() -> None:
     if old is not None:
         old.close()
     _config.reset_device_num()
+
+
+def lazy_job_names() -> list[str]:
+    """The lazy jobs of the default session (none if it has not started): they fix the
+    execution mode (runtime/_eager.py)."""
+    session = _default
+    if session is None:
+        return []
+    return [name for name, job in session.jobs.items() if not job.eager]
 
 
 def sync_default_session() -> None:

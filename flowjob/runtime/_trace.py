@@ -11,12 +11,21 @@ import jax
 
 from .. import typing as tp
 from ..errors import JobDefinitionError
-from ..graph import Blob, JobGraph, OpKind, VariableStore, View, host_only_error, tracing
+from ..graph import (
+    Blob,
+    JobGraph,
+    OpKind,
+    VariableStore,
+    View,
+    host_only_error,
+    is_tensor_list,
+    tracing,
+)
 from ._sharding import mirrored_pieces
 
 _RETURN_HELP = (
-    "allowed return annotations: None, tp.Numpy, tp.ListNumpy, Tuple/List/Dict of "
-    "them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]"
+    "allowed return annotations: None, tp.Numpy, tp.ListNumpy, tp.ListListNumpy, "
+    "Tuple/List/Dict of them, tp.Callback[T], tp.Bundle[tp.Numpy | tp.ListNumpy]"
 )
 
 
@@ -133,6 +142,7 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
                         f"{pieces} (or use tp.ListNumpy.Placeholder, one array per device)"
                     )
                 shape = (shape[0] // pieces, *shape[1:])
+            listed = {"is_tensor_list": True} if d.tensor_list else {}
             op = graph.add_op(
                 name=name,
                 op_type="input",
@@ -144,6 +154,7 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
                     "dtype": d.dtype.name,
                     "is_dynamic": dynamic,
                     "batch_axis": d.batch_axis,
+                    **listed,
                 },
                 outputs=[(shape, d.dtype, dynamic)],
             )
@@ -165,6 +176,14 @@ def check_return(job_name: str, ann: Any, value: Any, where: str = "return value
     if ann is None or ann is type(None):
         if value is not None:
             fail("None (the job is annotated -> None)")
+        return
+    if ann in (tp.Numpy, tp.ListNumpy) and isinstance(value, Blob) and is_tensor_list(value):
+        raise JobDefinitionError(
+            f"job {job_name!r}: {value.lbn} is a tensor list; annotate it tp.ListListNumpy"
+        )
+    if ann is tp.ListListNumpy:
+        if not isinstance(value, Blob):
+            fail("a blob")
         return
     if ann is tp.Numpy:
         if not isinstance(value, Blob):
@@ -225,11 +244,17 @@ def trace(
     config: Any,
     store: VariableStore,
     definition_locals: dict[str, Any] | None = None,
+    eager: Any = None,
+    params: list[ParamSpec] | None = None,
 ) -> TracedJob:
-    """Runs ``fn`` once on placeholder blobs and records its graph."""
-    params, ret_ann = parse_params(job_name, fn, definition_locals)
+    """Runs ``fn`` once on placeholder blobs and records its graph. Eager mode: ``eager``
+    evaluates each op as it is recorded (runtime/_eager_call.py), and ``params`` are the
+    placeholders at the call's real shapes."""
+    parsed, ret_ann = parse_params(job_name, fn, definition_locals)
+    params = parsed if params is None else params
     graph = JobGraph(job_name, job_type, config)
     graph.definition_locals = dict(definition_locals or {})
+    graph.eager = eager
     with tracing(graph, store):
         scope = config.placement_scope
         if scope is not None:
@@ -243,6 +268,11 @@ def trace(
         return TracedJob(graph, params, [], None, ret_ann)
     leaves, tree = jax.tree_util.tree_flatten(result, is_leaf=lambda x: isinstance(x, Blob))
     for leaf in leaves:
+        if isinstance(leaf, Blob) and is_tensor_list(leaf):
+            # delivered from the host like an argument (its value never enters the program)
+            if all(b is not leaf for b in graph.inputs):
+                graph.inputs.append(leaf)
+            continue
         if isinstance(leaf, Blob) and leaf.dtype.np_dtype.kind == "O":
             raise host_only_error(leaf, f"returned by job {job_name!r}")
         if not isinstance(leaf, Blob) or leaf.graph is not graph:

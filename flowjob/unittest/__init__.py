@@ -3,8 +3,8 @@
 OneFlow's test files (``oneflow/python/test/ops/``) subclass ``flow.unittest.TestCase`` and
 decorate classes with ``flow.unittest.skip_unless_1n1d()`` and friends. The machine shape they
 run on comes from OneFlow's test environment variables (``ONEFLOW_TEST_DEVICE_NUM``,
-``ONEFLOW_TEST_NODE_LIST``), read by ``flowjob.unittest.env``. flowjob has no eager mode, so
-``env.eager_execution_enabled()`` is always false and eager-only tests skip themselves.
+``ONEFLOW_TEST_NODE_LIST``), read by ``flowjob.unittest.env``; each test starts in the
+execution mode ``ONEFLOW_TEST_ENABLE_EAGER`` asks for (lazy unless it is ``1``).
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ _F = TypeVar("_F")
 
 
 class TestCase(_std_unittest.TestCase):
-    """``unittest.TestCase`` whose every test starts from a fresh default session."""
+    """``unittest.TestCase`` whose every test starts from a fresh default session, in the
+    execution mode the test run asks for (``env.eager_execution_enabled()``)."""
 
     def setUp(self) -> None:
         from flowjob.runtime import clear_default_session, enable_eager_execution
 
         clear_default_session()
-        enable_eager_execution(False)
+        enable_eager_execution(env.eager_execution_enabled())
 
 
 def skip_unless(num_nodes: int, num_devices: int) -> Callable[[_F], _F]:

@@ -6,8 +6,9 @@ import os
 
 
 def eager_execution_enabled() -> bool:
-    """Always ``False``: flowjob runs jobs lazily only, so eager-only tests skip themselves."""
-    return False
+    """Whether the test run asks for eager mode (``ONEFLOW_TEST_ENABLE_EAGER=1``): every
+    ``flow.unittest.TestCase`` then starts in eager mode, and eager-only tests run."""
+    return os.getenv("ONEFLOW_TEST_ENABLE_EAGER") == "1"
 
 
 def typing_check_enabled() -> bool:

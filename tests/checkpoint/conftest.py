@@ -33,6 +33,9 @@ class FakeSession:
     def variable_specs(self) -> dict[str, tuple[tuple[int, ...], DType]]:
         return {name: (v.shape, self.dtypes[name]) for name, v in self.values.items()}
 
+    def defers_variables(self) -> bool:  # a lazy session: every variable exists
+        return False
+
     def assign_variables(self, new: dict[str, np.ndarray]) -> None:
         self.calls.append(("assign", sorted(new)))
         for name, value in new.items():

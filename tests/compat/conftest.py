@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.upstream import BENCHMARK, UpstreamError, extract
+from tests.upstream import BENCHMARK, DOCS, UpstreamError, extract
 
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -25,6 +25,18 @@ def benchmark() -> Path:
         pytest.skip(BENCHMARK.missing_line())
     try:
         return extract(BENCHMARK)
+    except UpstreamError as exc:
+        pytest.fail(str(exc))
+
+
+@pytest.fixture(scope="session")
+def documentation() -> Path:
+    """oneflow-documentation's v0.4.0 code samples (``en/docs/code``), extracted from the clone
+    named by ``FLOWJOB_DOCS_SRC``; skips (one line) without a clone."""
+    if DOCS.clone() is None:
+        pytest.skip(DOCS.missing_line())
+    try:
+        return extract(DOCS, "en/docs/code") / "en" / "docs" / "code"
     except UpstreamError as exc:
         pytest.fail(str(exc))
 

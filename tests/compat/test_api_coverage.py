@@ -85,6 +85,19 @@ PROVIDED = [
     "nn.torch_conv2d_transpose",
     "optimizer.CombinedOptimizer",
     "InitEagerGlobalSession",
+    "Tensor",
+    "tensor",
+    "nn.Module",
+    "nn.Parameter",
+    "nn.init.calculate_gain",
+    "nn.init.kaiming_normal_",
+    "nn.init.xavier_uniform_",
+    "current_resource",
+    "env.current_resource",
+    "env.init_bootstrap_confs",
+    "deprecated.delete_worker_by_bootstrap",
+    "deprecated.delete_worker_of_multi_process",
+    "eager_nccl_all_reduce",
 ]
 
 

@@ -202,6 +202,11 @@ def test_name_scope_and_variable_scope_are_namespaces():
     assert names == ["outer-inner-v"]
 
 
-def test_init_eager_global_session_says_there_is_no_eager_mode():
-    with pytest.raises(NotImplementedError, match="no eager mode"):
-        flow.InitEagerGlobalSession()
+def test_init_eager_global_session_starts_the_session_and_keeps_the_mode():
+    from flowjob.runtime import _session
+
+    flow.clear_default_session()
+    assert _session._default is None
+    flow.InitEagerGlobalSession()
+    assert _session._default is not None
+    assert flow.eager_execution_enabled() is False

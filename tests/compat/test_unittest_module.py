@@ -91,9 +91,13 @@ def test_bad_device_num_is_named(monkeypatch):
         flow.unittest.env.device_num()
 
 
-def test_no_eager_mode_even_when_asked(monkeypatch):
-    monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "1")
+def test_eager_mode_follows_oneflows_variable(monkeypatch):
+    monkeypatch.delenv("ONEFLOW_TEST_ENABLE_EAGER", raising=False)
     assert flow.unittest.env.eager_execution_enabled() is False
+    monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "true")  # OneFlow accepts only "1"
+    assert flow.unittest.env.eager_execution_enabled() is False
+    monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "1")
+    assert flow.unittest.env.eager_execution_enabled() is True
 
 
 def test_reached_through_the_oneflow_alias():
@@ -107,8 +111,18 @@ def test_reached_through_the_oneflow_alias():
         assert marked.__oneflow_test_case_num_nodes_required__ == 2
 
 
-def test_eager_execution_is_off_and_cannot_be_turned_on():
-    assert flow.eager_execution_enabled() is False
-    flow.enable_eager_execution(False)
-    with pytest.raises(NotImplementedError, match="flowjob has no eager mode"):
-        flow.enable_eager_execution()
+def test_test_case_starts_in_the_mode_the_run_asks_for(monkeypatch):
+    class Case(flow.unittest.TestCase):
+        def runTest(self):  # noqa: N802 - unittest's name
+            pass
+
+    try:
+        monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "1")
+        Case().setUp()
+        assert flow.eager_execution_enabled() is True
+        monkeypatch.delenv("ONEFLOW_TEST_ENABLE_EAGER")
+        Case().setUp()
+        assert flow.eager_execution_enabled() is False
+    finally:
+        flow.clear_default_session()
+        flow.enable_eager_execution(False)

@@ -54,7 +54,6 @@ FLOAT = r"-?\d+\.\d+(?:e[-+]?\d+)?"
 # load_mnist's two lines, then its first printed loss show it runs (tests/distributed/
 # test_doc_programs.py checks that the losses fall).
 PARALLEL_LOSS = rf"^{FLOAT}$"
-EAGER = "flow.enable_eager_execution: eager mode (another part of issue 21)"
 # distributed_train.py calls flow.env.machine after its job is defined (issue 20's defect).
 TWO_HOSTS_DEFECT = "flow.env.machine after a job is defined is ignored: it trains alone"
 
@@ -122,7 +121,7 @@ PROGRAMS: tuple[Program, ...] = (
         data=Data.IMAGE_FOLDER,
         stop_after=3,  # its loop runs 15,000 steps: three printed losses show it trains
     ),
-    Program("extended_topics/eager_mlp_mnist.py", EAGER, data=Data.MNIST),
+    Program("extended_topics/eager_mlp_mnist.py", data=Data.MNIST),
     Program(
         "extended_topics/consistent_strategy.py",
         expect=PARALLEL_LOSS,

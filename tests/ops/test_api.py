@@ -58,7 +58,11 @@ def test_scope_function_desc_split_axis_and_dtype_helpers():
 def test_facade_exports_the_ops_modules():
     import flowjob.ops as ops
 
-    assert flow.math is ops.math and flow.nn is ops.nn and flow.layers is ops.layers
+    assert flow.math is ops.math and flow.layers is ops.layers
+    # flow.nn is ops.nn's namespace plus the eager module API
+    assert flow.nn.Module is flow.eager.Module and flow.nn.init is flow.eager.init
+    for name in ops.nn.__all__:
+        assert getattr(flow.nn, name) is getattr(ops.nn, name), name
     assert flow.losses is ops.losses
     for name in ops.array_ops.__all__:
         assert getattr(flow, name) is getattr(ops.array_ops, name), name

@@ -1,0 +1,21 @@
+"""The start of OneFlow v0.4's eager API on JAX arrays: ``flow.Tensor``, ``flow.tensor``,
+``flow.nn.Module``, ``flow.nn.Parameter`` and ``flow.nn.init`` (no autograd, no eager op
+library: job functions remain flowjob's way to compute and train)."""
+
+from . import init
+from ._collective import eager_nccl_all_reduce
+from ._factory import tensor
+from ._gain import calculate_gain
+from ._module import Module, Parameter
+from ._tensor import Tensor, TensorFeatureError
+
+__all__ = [
+    "Module",
+    "Parameter",
+    "Tensor",
+    "TensorFeatureError",
+    "calculate_gain",
+    "eager_nccl_all_reduce",
+    "init",
+    "tensor",
+]

@@ -1,0 +1,101 @@
+"""``flow.eager_nccl_all_reduce``: OneFlow's eager all-reduce over the devices of a placement,
+as a JAX collective (``psum``) over the matching local JAX devices.
+
+In OneFlow each device's process passed its own tensor. flowjob drives all local devices from
+one process, so the call takes one value per device of ``parallel_conf``, in its order, and
+returns the sums, each on its device. The reduction is a real collective: XLA's all-reduce
+(NCCL on GPUs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from ..errors import ConfigError, OpError
+from ..graph import Blob, Placement
+from ..runtime import config as _runtime_config
+from ._tensor import Tensor
+
+_FIELD = re.compile(r'(device_tag|device_name)\s*:\s*"([^"]*)"')
+
+
+def _devices(parallel_conf: str) -> list[jax.Device]:
+    fields = _FIELD.findall(str(parallel_conf))
+    tags = [v for k, v in fields if k == "device_tag"]
+    names = tuple(v for k, v in fields if k == "device_name")
+    if len(tags) != 1 or not names:
+        raise ValueError(
+            "eager_nccl_all_reduce: parallel_conf must be a ParallelConf in text form with one "
+            'device_tag and device_name entries, e.g. \'device_tag: "gpu" device_name: '
+            f'"0:0-1"\', got {parallel_conf!r}'
+        )
+    ids = Placement(tags[0], names).device_ids()
+    if any(machine != jax.process_index() for machine, _ in ids):
+        raise ConfigError(
+            f"eager_nccl_all_reduce: parallel_conf names devices {ids} of other machines; "
+            f"this process is machine {jax.process_index()} and reduces its own devices only"
+        )
+    local = jax.local_devices()
+    if any(d >= len(local) for _, d in ids):
+        raise ConfigError(
+            f"eager_nccl_all_reduce: parallel_conf names devices {[d for _, d in ids]}; this "
+            f"machine has {len(local)} (flow.config.cpu_device_num/gpu_device_num)"
+        )
+    return [local[d] for _, d in ids]
+
+
+def _all_reduce(arrays: list[jax.Array], devices: list[jax.Device]) -> list[jax.Array]:
+    """psum over a one-axis mesh of ``devices``, value ``i`` living on ``devices[i]``."""
+    mesh = Mesh(np.array(devices), ("devices",))
+    spec = PartitionSpec("devices")
+    stacked = jax.make_array_from_single_device_arrays(
+        (len(arrays), *arrays[0].shape),
+        NamedSharding(mesh, spec),
+        [jax.device_put(a[None], d) for a, d in zip(arrays, devices)],
+    )
+    summed = jax.jit(
+        jax.shard_map(
+            lambda v: jax.lax.psum(v, "devices"), mesh=mesh, in_specs=spec, out_specs=spec
+        )
+    )(stacked)
+    by_device = {shard.device: shard.data[0] for shard in summed.addressable_shards}
+    return [by_device[d] for d in devices]
+
+
+def eager_nccl_all_reduce(
+    x: Sequence[Any] | Any, parallel_conf: str, name: str | None = None
+) -> list[Any] | Any:
+    """The element-wise sum of the values of all devices of ``parallel_conf`` (text
+    ``ParallelConf``), on each of them. ``x``: one value (Tensor, JAX or NumPy array) per
+    device, in the placement's order; a single value when it names one device. Returns a
+    list of sums (JAX arrays, or Tensors when given Tensors), or one sum for one value."""
+    if any(isinstance(v, Blob) for v in (x if isinstance(x, (list, tuple)) else [x])):
+        raise OpError(
+            "eager_nccl_all_reduce is an eager op and takes arrays, not the blobs of a job "
+            "body; in a job the consistent view (flow.scope.consistent_view()) already holds "
+            "one value for all devices, and the optimizer averages gradients over them"
+        )
+    _runtime_config.start_jax()
+    devices = _devices(parallel_conf)
+    single = not isinstance(x, (list, tuple))
+    values = [x] if single else list(x)
+    if len(values) != len(devices):
+        raise ValueError(
+            f"eager_nccl_all_reduce: {len(values)} value(s) for the {len(devices)} device(s) "
+            f"of parallel_conf {parallel_conf!r}; pass one per device"
+        )
+    arrays = [jnp.asarray(v.array if isinstance(v, Tensor) else v) for v in values]
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"eager_nccl_all_reduce: the values' shapes differ: {sorted(shapes)}")
+    out = _all_reduce(arrays, devices)
+    if any(isinstance(v, Tensor) for v in values):
+        out = [Tensor._wrap(a) for a in out]
+    return out[0] if single else out

@@ -1,0 +1,366 @@
+"""``flow.Tensor``: an array on a JAX device, OneFlow v0.4's eager tensor.
+
+The values live in a ``Cell`` that tensors can share: ``detach()``, ``.data`` and
+``nn.Parameter(t)`` see the same values as ``t``, and an in-place method (``fill_``,
+``uniform_``, ``copy_``, ``t[i] = v``...) rebinds the cell's JAX array, so every sharer sees the
+change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors.
+There is no autograd: ``requires_grad`` is a flag only (``nn.Parameter`` sets it).
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtypes
+from .._size import Size
+from ..errors import FlowJobError
+from ..ops import initializers
+from ..runtime import config as _runtime_config
+from . import _gain
+from ._storage import Cell, jax_device, next_key
+
+
+class TensorFeatureError(FlowJobError, NotImplementedError):
+    """A feature of OneFlow's eager tensor that flowjob does not provide (autograd,
+    consistent and lazy tensors)."""
+
+
+def _refuse(what: str, value: Any) -> None:
+    if value not in (None, False):
+        raise TensorFeatureError(
+            f"flow.Tensor: {what}={value!r} is not supported; flowjob's tensors are local "
+            "(one process, one device); use job functions for consistent and lazy blobs"
+        )
+
+
+def _is_shape(args: tuple) -> bool:
+    return bool(args) and all(isinstance(a, int) and not isinstance(a, bool) for a in args)
+
+
+class Tensor:
+    """``flow.Tensor(*shape)`` (zeros, or ``data_initializer``'s draw), ``flow.Tensor(data)``
+    (list, tuple, NumPy or JAX array; cast to ``dtype``, float32 by default) or
+    ``flow.Tensor(tensor)`` (a copy)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        dtype: _dtypes.DType | None = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        placement: Any = None,
+        sbp: Any = None,
+        is_consistent: bool = False,
+        is_lazy: bool = False,
+        data_initializer: Callable | None = None,
+        determining_initializer: Any = None,
+    ):
+        for what, value in (
+            ("placement", placement),
+            ("sbp", sbp),
+            ("is_consistent", is_consistent),
+            ("is_lazy", is_lazy),
+            ("determining_initializer", determining_initializer),
+        ):
+            _refuse(what, value)
+        _runtime_config.start_jax()  # 64-bit types and the device count, as jobs have them
+        one = args[0] if len(args) == 1 else None
+        if isinstance(one, Tensor):
+            dtype = one.dtype if dtype is None else dtype
+            array = one._cell.array
+        elif isinstance(one, (list, tuple, np.ndarray, jax.Array)):
+            array = jnp.asarray(np.asarray(one) if isinstance(one, (list, tuple)) else one)
+        elif _is_shape(args):
+            np_dtype = _dtypes.as_dtype(dtype or _dtypes.float32).np_dtype
+            if data_initializer is None:
+                array = jnp.zeros(args, np_dtype)
+            else:
+                array = data_initializer(next_key(), args, np_dtype)
+        else:
+            raise TypeError(
+                "flow.Tensor takes a shape (ints), a list, tuple, NumPy/JAX array or a Tensor, "
+                f"got {args!r}"
+            )
+        array = array.astype(_dtypes.as_dtype(dtype or _dtypes.float32).np_dtype)
+        if device is not None:
+            array = jax.device_put(array, jax_device(device))
+        self._cell = Cell(array)
+        self.requires_grad = requires_grad
+
+    @classmethod
+    def _wrap(cls, array: Any, requires_grad: bool = False) -> Tensor:
+        out = cls.__new__(cls)
+        out._cell = Cell(jnp.asarray(array))
+        out.requires_grad = requires_grad
+        return out
+
+    def _share(self, requires_grad: bool = False) -> Tensor:
+        out = Tensor.__new__(Tensor)
+        out._cell = self._cell
+        out.requires_grad = requires_grad
+        return out
+
+    # --- what it is -----------------------------------------------------------------------
+    @property
+    def array(self) -> jax.Array:
+        """The JAX array holding the values now (flowjob's; replaced by in-place methods)."""
+        return self._cell.array
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._cell.array.shape)
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return _dtypes.as_dtype(self._cell.array.dtype)
+
+    @property
+    def device(self) -> str:
+        """``"cpu:0"``, ``"gpu:1"``...: the JAX device holding the values."""
+        (dev,) = self._cell.array.devices()
+        return f"{dev.platform}:{dev.id}"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.startswith("gpu")
+
+    @property
+    def ndim(self) -> int:
+        return self._cell.array.ndim
+
+    def size(self, idx: int | None = None) -> Size | int:
+        return self.shape if idx is None else self.shape[idx]
+
+    def dim(self) -> int:
+        return self.ndim
+
+    ndimension = dim
+
+    def nelement(self) -> int:
+        return self.shape.numel()
+
+    numel = nelement
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    # --- autograd flags (no autograd: see the module docstring) ----------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"requires_grad must be a bool, got {value!r}")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return True
+
+    @property
+    def grad(self) -> None:
+        return None
+
+    @property
+    def grad_fn(self) -> None:
+        return None
+
+    def backward(self, gradient: Any = None, retain_graph: bool = False, create_graph=False):
+        raise TensorFeatureError(
+            "Tensor.backward: flowjob's eager tensors have no autograd; train in a job "
+            '(@flow.global_function(type="train")) or differentiate with jax.grad'
+        )
+
+    def retain_grad(self) -> None:
+        self.backward()
+
+    @property
+    def data(self) -> Tensor:
+        """The same values, without ``requires_grad`` (shares storage)."""
+        return self._share()
+
+    def detach(self) -> Tensor:
+        return self._share()
+
+    # --- OneFlow's consistent/lazy views: always a local, eager tensor ----------------------
+    is_consistent = property(lambda self: False)
+    is_lazy = property(lambda self: False)
+    placement = property(lambda self: None)
+    sbp = property(lambda self: None)
+    is_determined = property(lambda self: True)
+
+    def determine(self, determining_initializer: Any = None) -> Tensor:
+        return self
+
+    # --- to the host ------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A writable NumPy copy of the values."""
+        return np.array(self._cell.array)
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = np.asarray(self._cell.array)
+        return out if dtype is None else out.astype(dtype)
+
+    def to(self, device: Any = None, dtype: _dtypes.DType | None = None) -> Tensor:
+        array = self._cell.array
+        if dtype is not None:
+            array = array.astype(_dtypes.as_dtype(dtype).np_dtype)
+        if device is not None:
+            array = jax.device_put(array, jax_device(device))
+        return Tensor._wrap(array, self.requires_grad)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
+        return f"tensor({body}, dtype=oneflow.{self.dtype.name})"
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        if not self.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        return Tensor._wrap(_copy.deepcopy(self._cell.array, memo), self.requires_grad)
+
+    # --- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Tensor:
+        return Tensor._wrap(self._cell.array[_unwrap(key)])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        cell = self._cell
+        cell.array = cell.array.at[_unwrap(key)].set(jnp.asarray(_unwrap(value), cell.array.dtype))
+
+    # --- in-place fills (rebinding the shared storage) ---------------------------------------
+    def _fill_with(self, initializer: Callable) -> Tensor:
+        """Replaces the values with ``initializer(key, shape, np_dtype)`` (flowjob's
+        initializer protocol) and returns ``self``."""
+        cell = self._cell
+        cell.array = jnp.asarray(
+            initializer(next_key(), tuple(cell.array.shape), cell.array.dtype), cell.array.dtype
+        )
+        return self
+
+    def fill_(self, value: float) -> Tensor:
+        cell = self._cell
+        cell.array = jnp.full(cell.array.shape, value, cell.array.dtype)
+        return self
+
+    def zeros_(self) -> Tensor:
+        return self.fill_(0)
+
+    def copy_(self, other: Tensor | np.ndarray | jax.Array) -> Tensor:
+        """Copies ``other``'s values (same shape; cast to this tensor's dtype)."""
+        src = jnp.asarray(_unwrap(other))
+        if tuple(src.shape) != tuple(self.shape):
+            raise ValueError(f"copy_: source shape {tuple(src.shape)} != {tuple(self.shape)}")
+        cell = self._cell
+        (device,) = cell.array.devices()
+        cell.array = jax.device_put(src.astype(cell.array.dtype), device)
+        return self
+
+    def uniform_(self, a: float = 0, b: float = 1) -> Tensor:
+        """Draws from U(a, b)."""
+        return self._fill_with(initializers.random_uniform_initializer(a, b, self.dtype))
+
+    def normal_(self, mean: float = 0, std: float = 1) -> Tensor:
+        """Draws from N(mean, std**2)."""
+        return self._fill_with(initializers.random_normal_initializer(mean, std))
+
+    def xavier_uniform_(self, gain: float = 1.0, *, data_format: str = "NCHW") -> Tensor:
+        """U(-b, b) with ``b = gain * sqrt(6 / (fan_in + fan_out))``."""
+        fan_in, fan_out = _gain.fans("xavier_uniform_", self.shape, data_format)
+        bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return self.uniform_(-bound, bound)
+
+    def xavier_normal_(self, gain: float = 1.0, *, data_format: str = "NCHW") -> Tensor:
+        """N(0, std**2) with ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+        fan_in, fan_out = _gain.fans("xavier_normal_", self.shape, data_format)
+        return self.normal_(0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+    def kaiming_uniform_(
+        self,
+        a: float = 0,
+        mode: str = "fan_in",
+        nonlinearity: str = "leaky_relu",
+        *,
+        data_format: str = "NCHW",
+    ) -> Tensor:
+        """U(-b, b) with ``b = sqrt(3) * calculate_gain(nonlinearity, a) / sqrt(fan)``."""
+        std = _kaiming_std("kaiming_uniform_", self.shape, a, mode, nonlinearity, data_format)
+        bound = math.sqrt(3.0) * std
+        return self.uniform_(-bound, bound)
+
+    def kaiming_normal_(
+        self,
+        a: float = 0,
+        mode: str = "fan_in",
+        nonlinearity: str = "leaky_relu",
+        *,
+        data_format: str = "NCHW",
+    ) -> Tensor:
+        """N(0, std**2) with ``std = calculate_gain(nonlinearity, a) / sqrt(fan)``."""
+        std = _kaiming_std("kaiming_normal_", self.shape, a, mode, nonlinearity, data_format)
+        return self.normal_(0.0, std)
+
+
+def _kaiming_std(who, shape, a, mode, nonlinearity, data_format) -> float:
+    gain = _gain.calculate_gain(nonlinearity, a)
+    return gain / math.sqrt(_gain.fan(who, shape, mode, data_format))
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value._cell.array
+    if isinstance(value, tuple):
+        return tuple(_unwrap(v) for v in value)
+    return value
+
+
+def _binary(op: Callable, reflected: bool = False) -> Callable:
+    def method(self: Tensor, other: Any) -> Tensor:
+        a, b = self._cell.array, _unwrap(other)
+        return Tensor._wrap(op(b, a) if reflected else op(a, b))
+
+    return method
+
+
+def _unary(op: Callable) -> Callable:
+    return lambda self: Tensor._wrap(op(self._cell.array))
+
+
+for _name, _op in {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "matmul": operator.matmul,
+}.items():
+    setattr(Tensor, f"__{_name}__", _binary(_op))
+    setattr(Tensor, f"__r{_name}__", _binary(_op, reflected=True))
+_COMPARISONS = {"gt": operator.gt, "lt": operator.lt, "ge": operator.ge, "le": operator.le}
+for _name, _op in _COMPARISONS.items():
+    # OneFlow v0.4 has no bool type: comparisons give int8 (1 or 0)
+    setattr(Tensor, f"__{_name}__", _binary(lambda a, b, op=_op: op(a, b).astype(jnp.int8)))
+Tensor.__neg__ = _unary(operator.neg)
+Tensor.__abs__ = _unary(operator.abs)

@@ -1,0 +1,215 @@
+"""Eager mode's calls (OneFlow v0.4's ``flow.enable_eager_execution(True)``).
+
+The body runs on every call. Its graph is recorded as lazy tracing records it (the ops, the
+deliveries, the losses and optimizer) while ``Evaluator``, the graph's eager hook, evaluates
+each op as it is recorded with ``run_op``, the programs' own evaluation, so blobs have values
+in the body. The recorded graph then becomes the call's own ``CompiledJob``, lowered without
+``jax.jit``: a predict call's outputs are the values computed in the body; a train call
+replays the graph under ``jax.value_and_grad`` (``_train_step.py``, op by op) for the
+gradients of the losses and watch_diffs and applies the optimizer's ``TrainUpdate``. The
+call then completes through ``Calls`` and the ``Deliverer`` like a lazy one (results,
+handlers, host ops, callbacks), on the same variables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import ConfigError
+from ..graph import (
+    Blob,
+    FeedOp,
+    OpKind,
+    OpNode,
+    VariableStore,
+    View,
+    host_only_error,
+    is_host_only,
+)
+from . import _config
+from ._arguments import _pad, prepare_arguments
+from ._compiled import CompiledJob
+from ._delivery import Source
+from ._dynamic import infer_real_shapes
+from ._feed import checked_feed, feed_value
+from ._lowering import lower
+from ._program import _call_key, run_op
+from ._trace import ParamSpec, parse_params, trace
+from ._train_step import TRAIN_STEP_PREFIX
+
+
+class Evaluator:
+    """Evaluates each op of an eager call's graph as the body records it; keeps the values."""
+
+    def __init__(
+        self,
+        job_name: str,
+        store: VariableStore,
+        inputs: list[tuple[Any, tuple[int, ...] | None]],
+        key: Any,
+        streams: dict[str, Any],
+    ):
+        self.job_name = job_name
+        self.store = store
+        self.inputs = inputs  # (value, real shape if dynamic) of each argument, in order
+        self.real: dict[int, tuple[int, ...]] = {}  # real shapes of the dynamic blobs
+        self.key = key  # the call's random key (the op's position picks its stream)
+        self.streams = streams  # the job's data sources (op name -> stream), across calls
+        self.values: dict[int, Any] = {}  # id(blob) -> jax.Array
+        self.host: dict[int, Any] = {}  # the data pipeline's values, records included
+        self.fed: list[np.ndarray] = []  # its program inputs, in the order of graph.inputs
+        self._next_input = 0
+
+    def evaluate(self, op: OpNode, index: int) -> None:
+        if op.kind is OpKind.INPUT:  # recorded in placeholder order
+            blob = op.outputs[0]
+            value, real = self.inputs[self._next_input]
+            self._next_input += 1
+            # What a data pipeline op reading the argument sees: a dynamic blob's real part,
+            # a tensor list as it is.
+            self.host[id(blob)] = value if real is None else _cut(value, real)
+            if is_host_only(blob):  # a tensor list: only the data pipeline reads it
+                return
+            self.values[id(blob)] = jnp.asarray(value)
+            if blob.is_dynamic:
+                self.real[id(blob)] = real
+        elif op.kind is not OpKind.FEED:  # feed ops run once recorded whole (``feed``)
+            real = None
+            if op.real_shape is not None:  # a dynamic input: padded values, real shapes
+                real = {
+                    id(b): jnp.asarray(self.real[id(b)], jnp.int32)
+                    for b in op.inputs
+                    if id(b) in self.real
+                }
+                infer_real_shapes(self.job_name, op, self.real)
+            run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+
+    def feed(self, feed: FeedOp) -> None:
+        """Runs one data pipeline op (a source reads its stream's next batch)."""
+        op = feed.op
+        stream = self.streams.get(op.name)
+        if feed.source and stream is None:
+            stream = self.streams[op.name] = feed.fn()
+        inputs = [self.host[id(b)] for b in op.inputs]
+        out = feed_value(self.job_name, feed, stream, inputs)
+        for blob, value in zip(op.outputs, out if len(op.outputs) > 1 else (out,)):
+            self.host[id(blob)] = value
+            if not is_host_only(blob):
+                fed = checked_feed(blob, value)
+                self.fed.append(fed)
+                if isinstance(fed, list):  # a dynamic output: padded, with its real shape
+                    self.real[id(blob)] = tuple(fed[0].shape)
+                    fed = _pad(fed[0], blob.shape)
+                self.values[id(blob)] = jnp.asarray(fed)
+
+    def value(self, blob: Blob) -> np.ndarray:
+        if id(blob) not in self.values:  # a record or tensor buffer of the data pipeline
+            raise host_only_error(blob, "read with numpy()")
+        value = np.asarray(self.values[id(blob)])
+        real = self.real.get(id(blob))  # a dynamic blob: cut the padding off
+        return value if real is None else _cut(value, real)
+
+
+def _cut(value: np.ndarray, real: tuple[int, ...]) -> np.ndarray:
+    return value[tuple(slice(0, n) for n in real)]
+
+
+class _Fed:
+    """The call's data pipeline inputs, computed in the body (``Feeder``'s place)."""
+
+    def __init__(self, values: list[np.ndarray]):
+        self.values = values
+
+    def next(self, host_args: list[Any]) -> list[Any]:
+        return self.values  # the body already read the arguments it needed
+
+    def close(self) -> None:
+        pass
+
+
+def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list[Any]]:
+    """The placeholders the call's blobs are made from, and (value, real shape) per argument,
+    as a lazy call sees them: a ``tp.ListNumpy`` argument is a dynamic blob padded to its
+    placeholder in the consistent view, and in the one-device mirrored view a blob of its
+    array's shape (runtime/_real_shape.py)."""
+    params, _ = parse_params(job.__name__, job.fn, job.definition_locals)
+    host, _ = prepare_arguments(job.__name__, params, args, [], private=False)
+    mirrored = job.config.logical_view.name is View.MIRRORED
+    flat = iter(host)
+    specs, values = [], []
+    for spec in params:
+        defs = []
+        for d in spec.defs:
+            value = next(flat)
+            if not isinstance(value, list):  # a tp.Numpy or tp.ListListNumpy argument
+                values.append((value, None))
+            elif mirrored:
+                d = dataclasses.replace(d, shape=tuple(value[0].shape))
+                values.append((value[0], None))
+            else:
+                values.append((_pad(value[0], d.shape), tuple(value[0].shape)))
+            defs.append(d)
+        specs.append(ParamSpec(spec.name, defs, spec.is_tuple))
+    return specs, values
+
+
+def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJob:
+    """Runs ``job``'s body eagerly on ``args``; returns the call's ``CompiledJob`` (the caller
+    completes the call with it: ``Session.run`` or ``Session.launch``)."""
+    _config.start_backend()  # as a lazy job's first compile: machines and devices are final
+    params, values = eager_params(job, args)
+    train = job.job_type == "train"
+    if train:
+        stored = store.values.get(TRAIN_STEP_PREFIX + job.__name__)
+        counter = 0 if stored is None else int(np.asarray(stored).reshape(-1)[0])
+    else:
+        counter = job.eager_calls % (2**32)
+        job.eager_calls += 1
+    evaluator = Evaluator(
+        job.__name__, store, values, _call_key(counter, False), job.eager_streams
+    )
+    traced = trace(
+        job.__name__,
+        job.fn,
+        job.job_type,
+        job.config,
+        store,
+        job.definition_locals,
+        eager=evaluator,
+        params=params,
+    )
+    lowered = lower(traced.graph, traced.returns, store, jit=False)
+    if lowered.mesh is not None:
+        raise ConfigError(
+            f"job {job.__name__!r} runs eagerly on {lowered.mesh.size} devices: flowjob's "
+            "eager mode runs a job on one device; place it on one device, or define it with "
+            "eager execution off"
+        )
+    if not train:
+        lowered.fn = _computed(lowered, evaluator, traced.graph.assigns, store)
+    entry = CompiledJob.build(traced, lowered, job.config.concurrency)
+    if entry.feeder is not None:
+        entry.feeder = _Fed(evaluator.fed)
+    return entry
+
+
+def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: VariableStore) -> Any:
+    """A predict call's program: its outputs were computed in the body; it writes back the
+    body's ``flow.assign`` values (a train step's own write-back does that for train jobs)."""
+    outputs = sorted(
+        (fetch.index, blob_id)
+        for blob_id, fetch in lowered.fetches.items()
+        if fetch.source is Source.OUTPUT
+    )
+    computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs)
+    assigned = {name: evaluator.values[id(blob)] for name, blob in assigns}
+
+    def program(state: Any, inputs: Any, counter: int) -> tuple[Any, ...]:
+        store.values.update(assigned)  # under the dispatch lock, like a train step's update
+        return computed
+
+    return program
