@@ -185,9 +185,10 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     lowered = lower(traced.graph, traced.returns, store, jit=False)
     if lowered.mesh is not None:
         raise ConfigError(
-            f"job {job.__name__!r} runs eagerly on {lowered.mesh.size} devices: flowjob's "
-            "eager mode runs a job on one device; place it on one device, or define it with "
-            "eager execution off"
+            f"job {job.__name__!r} runs eagerly in the mirrored view on {lowered.mesh.size} "
+            "devices: flowjob's eager mode runs a job on one device (consistent-view jobs "
+            "compute their whole blobs there); place it on one device, use the consistent "
+            "view, or define it with eager execution off"
         )
     if not train:
         lowered.fn = _computed(lowered, evaluator, traced.graph.assigns, store)

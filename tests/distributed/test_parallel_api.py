@@ -193,3 +193,16 @@ def test_logical_slice_and_slice_assign_match_numpy():
 
     with pytest.raises(ValueError, match="one \\(start, stop, step\\) per axis"):
         bad()
+
+
+def test_eager_consistent_job_on_two_devices_trains_like_numpy():
+    out = _script(os.path.join(HERE, "_eager_two_devices.py"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    w = np.ones(4)
+    for k in range(3):  # loss = sum(w * x): each SGD step takes 0.1 * x off w
+        np.testing.assert_allclose(got["seen"][k], w, rtol=1e-6)
+        np.testing.assert_allclose(got["losses"][k], (w * x).sum(), rtol=1e-6)
+        w = w - 0.1 * x
+    np.testing.assert_allclose(got["w"], w, rtol=1e-6)

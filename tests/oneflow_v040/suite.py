@@ -192,8 +192,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_fused_self_attention_query_mul_key_and_value.py": "its job is declared "
     'type="predict" and calls minimize(); flowjob refuses to train in a predict job',
     **{name: _EAGER for name in ("test_model.py", "test_module_container.py")},
-    "test_2d_gpu_variable.py": "it runs an eager job on 2 devices; flowjob's eager mode runs "
-    "a job on one device",
     "test_quantize_op.py": "test_fake_quantize's NumPy reference rounds input / scale in "
     "float64 with a float64 scale; OneFlow's kernels, like flowjob, compute in the input's "
     "float32, so an element within float32 rounding of a .5 grid boundary (about 1 of 72,000 "
