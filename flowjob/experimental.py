@@ -1,8 +1,9 @@
-"""``flow.experimental``: of OneFlow v0.4's experimental namespace, flowjob has the
-Python-kernel custom op modules (``custom_op_module``), eager mode's one-to-one assign
-(``eager_assign_121``), the interface blob reads and writes of variables
-(``get/set_interface_blob_value``) and slices of whole split blobs (``logical_slice``,
-``logical_slice_assign``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
+"""``flow.experimental``: of OneFlow v0.4's experimental namespace, flowjob has the legacy
+ops exported there (``unique_with_counts``, ``indexed_slices_reduce_sum``, ``square_sum``,
+eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logical_slice`` and
+``logical_slice_assign``), the interface blob reads and writes of variables
+(``get/set_interface_blob_value``) and the Python-kernel custom op modules
+(``custom_op_module``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
 part of the legacy API flowjob re-creates."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .graph import Blob, apply_op
-from .ops import eager_assign_121
+from .ops import eager_assign_121, indexed_slices_reduce_sum, square_sum, unique_with_counts
 from .ops.array_ops import assign
 from .userop import CustomOpModule, custom_op_module
 
@@ -21,9 +22,12 @@ __all__ = [
     "custom_op_module",
     "eager_assign_121",
     "get_interface_blob_value",
+    "indexed_slices_reduce_sum",
     "logical_slice",
     "logical_slice_assign",
     "set_interface_blob_value",
+    "square_sum",
+    "unique_with_counts",
 ]
 
 

@@ -1,6 +1,6 @@
 """The job graph: lazy blobs, named ops, scopes, variables, and what the runtime delivers."""
 
-from ._apply import apply_op
+from ._apply import MicroBatches, apply_op
 from ._blob import INVALID_SPLIT_AXIS, OPERATORS, Blob, OpKind, OpNode
 from ._current import (
     FunctionDesc,
@@ -60,6 +60,7 @@ __all__ = [
     "OpNode",
     "add_host_op",
     "apply_op",
+    "MicroBatches",
     "check_blob",
     "current_context",
     "current_graph",

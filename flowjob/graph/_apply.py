@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import jax
@@ -25,13 +26,18 @@ def apply_op(
     rng: bool = False,
     elementwise: bool = False,
     real_shape: RealShape | None = None,
+    micro_batches: MicroBatches | None = None,
 ):
     """Records one op in the current job and returns its output blob(s).
 
     ``lowering(*arrays, **attrs)`` (plus ``key=`` when ``rng``) is the op's only
     implementation; output shapes and dtypes come from ``jax.eval_shape`` of it. Dynamic
     inputs need ``real_shape`` (``elementwise=True`` is its elementwise rule); the outputs of
-    an op with a dynamic input are dynamic.
+    an op with a dynamic input, or with a ``real_shape.device`` rule, are dynamic.
+
+    An op on micro-batched inputs (``Blob.micro_batches`` > 1) runs on each micro-batch
+    (``jax.vmap`` of its lowering) unless ``micro_batches`` says how it changes them
+    (``MicroBatches``).
     """
     graph = current_graph()
     attrs = dict(attrs or {})
@@ -43,6 +49,7 @@ def apply_op(
     if elementwise:
         real_shape = ELEMENTWISE
     dynamic = any(b.is_dynamic for b in blobs)
+    dynamic = dynamic or (real_shape is not None and real_shape.device is not None)
     if dynamic and real_shape is None:
         shown = ", ".join(b.lbn for b in blobs if b.is_dynamic)
         raise OpError(
@@ -51,7 +58,12 @@ def apply_op(
             "functions and typing); use tp.Numpy.Placeholder for this input\n  at "
             f"{describe_frame(user_frame())}"
         )
-    specs = [jax.ShapeDtypeStruct(b.shape, b.dtype.np_dtype) for b in blobs]
+    steps, timed = _micro_batches(op_type, op_name, graph.name, blobs, dynamic, micro_batches)
+    stacked = micro_batches is not None and micro_batches.gather
+    specs = [
+        jax.ShapeDtypeStruct((b.micro_batches,) * (stacked and t) + b.shape, b.dtype.np_dtype)
+        for b, t in zip(blobs, timed)
+    ]
     extra = {"key": jax.random.PRNGKey(0)} if rng else {}
     try:
         out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
@@ -67,7 +79,12 @@ def apply_op(
         ) from None
     multi = isinstance(out, tuple)
     leaves = out if multi else (out,)
-    outputs = [(o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves]
+    split = micro_batches is not None and micro_batches.count > 1
+    outputs = [
+        (o.shape[1:] if split else o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves
+    ]
+    if steps > 1 and micro_batches is None:  # the op runs on each micro-batch
+        lowering = _on_each(lowering, timed, rng)
     op = graph.add_op(
         name=op_name,
         op_type=op_type,
@@ -79,7 +96,59 @@ def apply_op(
         rng=rng,
         real_shape=real_shape if dynamic else None,
     )
+    out_steps = micro_batches.count if micro_batches is not None else steps
+    for blob in op.outputs:
+        blob.micro_batches = out_steps
     return tuple(op.outputs) if multi else op.outputs[0]
+
+
+@dataclass(frozen=True)
+class MicroBatches:
+    """How an op changes micro-batches: ``count`` > 1, its lowering returns that many stacked
+    on a leading axis (``flow.unpack``, ``flow.repeat``); ``gather``, it gets its inputs'
+    micro-batches stacked and returns one value (``flow.pack``, ``flow.acc``)."""
+
+    count: int = 1
+    gather: bool = False
+
+
+def _micro_batches(op_type, op_name, job, blobs, dynamic, change):
+    """The micro-batch count of an op's inputs, and which inputs have them."""
+    timed = [b.micro_batches > 1 for b in blobs]
+    counts = {b.micro_batches for b in blobs if b.micro_batches > 1}
+    problem = None
+    if len(counts) > 1:
+        problem = f"its inputs come in different numbers of micro-batches {sorted(counts)}"
+    elif counts and dynamic:
+        problem = "micro-batched dynamic blobs are not supported"
+    elif counts and change is not None and change.count > 1:
+        problem = "its input is micro-batched already"
+    elif change is not None and change.gather and not counts:
+        problem = "its input is not micro-batched (make it with flow.unpack or flow.repeat)"
+    if problem:
+        raise OpError(
+            f"op {op_name!r} ({op_type}) in job {job!r}: {problem}\n  at "
+            f"{describe_frame(user_frame())}"
+        )
+    return (counts.pop() if counts else 1), timed
+
+
+def _on_each(lowering, timed, rng):
+    """``lowering`` mapped over the leading micro-batch axis of the ``timed`` inputs (random
+    ops draw a different key for each micro-batch)."""
+    axes = tuple(0 if t else None for t in timed)
+
+    def each(*arrays, **attrs):
+        if not rng:
+            return jax.vmap(lambda *xs: lowering(*xs, **attrs), in_axes=axes)(*arrays)
+        key = attrs.pop("key")
+        steps = next(a.shape[0] for a, t in zip(arrays, timed) if t)
+        keys = jax.random.split(key, steps)
+        return jax.vmap(
+            lambda k, *xs: lowering(*xs, key=k, **attrs), in_axes=(0, *axes)
+        )(keys, *arrays)
+
+    return each
 
 
 def _short(attrs: dict[str, Any]) -> str:

@@ -29,7 +29,16 @@ class Blob:
     mode the body runs on every call and each blob also has its value (``numpy()``).
     """
 
-    __slots__ = ("graph", "op", "index", "shape", "dtype", "is_dynamic", "__weakref__")
+    __slots__ = (
+        "graph",
+        "op",
+        "index",
+        "shape",
+        "dtype",
+        "is_dynamic",
+        "micro_batches",
+        "__weakref__",
+    )
     __array_priority__ = 1000  # make `ndarray + blob` defer to Blob.__radd__
 
     def __init__(
@@ -47,6 +56,9 @@ class Blob:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtype
         self.is_dynamic = is_dynamic
+        # > 1: the blob is that many values in turn (flow.unpack / flow.repeat; its ops run on
+        # each, held stacked on a leading axis) until flow.pack / flow.acc gathers them
+        self.micro_batches = 1
 
     @property
     def op_name(self) -> str:

@@ -8,6 +8,11 @@ evaluates the rules once per distinct set of argument shapes and cuts results to
 shape. Padding holds arbitrary values after the first op, so an op whose result would depend on
 it (a reduction, a sort, an offset) gives ``masked``: its lowering for dynamic inputs, called
 with ``real=`` (one int32 array per input) in the compiled program.
+
+A few ops make dynamic blobs whose real shape depends on input *values* (``argwhere``,
+``sync_dynamic_resize``): they give ``device``, which computes that real shape in the program;
+their ``rule`` gives its upper bound. The real shapes of blobs computed from theirs are worked
+out in the program too (runtime/_dynamic.py).
 """
 
 from __future__ import annotations
@@ -26,10 +31,13 @@ class RealShape:
     """``rule(shapes, padded, **attrs)`` -> the real shape of every output (one tuple) or one
     per output (a list); ``padded[i]`` is input i's padded shape, None for a static input.
     ``masked(*arrays, real=..., **attrs)``: the lowering for dynamic inputs, when padding
-    could change the result."""
+    could change the result. ``device(*arrays, real=..., **attrs)``: for an op whose outputs'
+    real shapes depend on its input values, those shapes (an int array, or one per output)
+    computed in the program; its outputs are dynamic even when its inputs are not."""
 
     rule: Callable[..., Any]
     masked: Callable[..., Any] | None = None
+    device: Callable[..., Any] | None = None
 
 
 def _same_as_dynamic_inputs(

@@ -13,9 +13,11 @@ from ._linalg import matmul as _matmul
 from ._losses import combined_margin_loss
 from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
+from ._reduce import square_sum
 from ._slicing import getitem
 from ._unary import abs as _abs
 from ._unary import negative as _negative
+from ._unique import indexed_slices_reduce_sum, unique_with_counts
 
 
 def _register() -> None:
@@ -63,4 +65,7 @@ __all__ = [
     "fake_quantization",
     "min_max_observer",
     "moving_average_min_max_observer",
+    "square_sum",
+    "unique_with_counts",
+    "indexed_slices_reduce_sum",
 ]

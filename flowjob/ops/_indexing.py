@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtypes
 from ..graph import Blob, RealShape, apply_op, current_graph
 from ._creation import constant_like
+from ._data_dependent import argwhere
 from ._util import (
     as_constant,
     broadcast_shape,
@@ -38,17 +39,15 @@ def _lower_where_const(cond, *args, x_const, y_const, has_x):
 
 
 def where(condition: Blob, x: Any = None, y: Any = None, name: str | None = None) -> Blob:
-    """``x`` where ``condition`` is nonzero, else ``y``; all three broadcast together."""
+    """``x`` where ``condition`` is nonzero, else ``y``; all three broadcast together. Without
+    ``x`` and ``y``: ``flow.argwhere(condition)``."""
     public = "flow.where"
     name = check_name(public, name)
     require_blob(public, condition, "condition", name)
+    if x is None and y is None:  # OneFlow's one-argument form
+        return argwhere(condition, name=name)
     if x is None or y is None:
-        fail(
-            public,
-            "needs both x and y: the one-argument (argwhere) form produces a dynamic "
-            "shape, which flowjob does not support",
-            name,
-        )
+        fail(public, "takes both x and y, or neither (flow.argwhere); got only one", name)
     blobs = [v for v in (x, y) if isinstance(v, Blob)]
     for what, v in (("x", x), ("y", y)):
         if not isinstance(v, Blob) and not is_constant(v):

@@ -78,6 +78,10 @@ def _lower_transpose(x, *, perm):
     return jnp.transpose(x, perm)
 
 
+# A padded blob's real part is its leading corner on every axis, so it stays one when permuted.
+_TRANSPOSE_REAL = RealShape(lambda shapes, padded, *, perm: tuple(shapes[0][p] for p in perm))
+
+
 def transpose(
     a: Blob,
     perm: Sequence[int] | None = None,
@@ -103,7 +107,13 @@ def transpose(
             name,
         )
     return apply_op(
-        "transpose", _lower_transpose, [a], attrs={"perm": axes}, name=name, prefix="Transpose"
+        "transpose",
+        _lower_transpose,
+        [a],
+        attrs={"perm": axes},
+        name=name,
+        prefix="Transpose",
+        real_shape=_TRANSPOSE_REAL,
     )
 
 

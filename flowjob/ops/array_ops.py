@@ -16,11 +16,15 @@ from ._creation import (
     zeros,
     zeros_like,
 )
+from ._data_dependent import argwhere, nonzero, sync_dynamic_resize
 from ._dynamic import cast_to_static_shape, dynamic_reshape, elem_cnt
 from ._indexing import dim_gather, gather, gather_nd, masked_fill, one_hot, where
 from ._linalg import diag, matmul
+from ._micro_batch import acc, pack, repeat, unpack
+from ._ordinal_encode import categorical_ordinal_encode
 from ._pad import constant_pad2d, pad, reflection_pad2d, replication_pad2d, zero_pad2d
 from ._padding import pad_grad, same_padding
+from ._partial_fc import distributed_partial_fc_sample
 from ._reduce import count_not_finite, multi_count_not_finite
 from ._scatter import (
     scatter_nd,
@@ -45,6 +49,15 @@ from ._slicing import reverse, slice, slice_update, slice_v2
 from ._sort import argsort, sort
 
 __all__ = [
+    "distributed_partial_fc_sample",
+    "categorical_ordinal_encode",
+    "acc",
+    "pack",
+    "repeat",
+    "unpack",
+    "argwhere",
+    "nonzero",
+    "sync_dynamic_resize",
     "reshape",
     "flatten",
     "transpose",

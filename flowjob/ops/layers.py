@@ -11,6 +11,7 @@ from ._norm_layers import (
     layer_norm,
 )
 from ._normalization import layer_norm_grad, layer_norm_param_grad
+from ._ordinal_encode import categorical_ordinal_encoder
 from ._resample import upsample_2d
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "conv3d",
     "layer_norm_grad",
     "layer_norm_param_grad",
+    "categorical_ordinal_encoder",
 ]

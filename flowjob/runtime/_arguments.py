@@ -54,6 +54,8 @@ class StagingPool:
     def recycle(self, arrays: list[Any]) -> None:
         """Takes back the copies of a completed call (nothing else may refer to them)."""
         for a in arrays:
+            if not isinstance(a, np.ndarray):  # the call's RealShapes (runtime/_dynamic.py)
+                continue
             free = self._free.setdefault((a.shape, a.dtype), [])
             if len(free) < self._keep:
                 free.append(a)

@@ -205,6 +205,10 @@ class Calls:
             return (*fetched, *diffs) if diffs else fetched
         counter = entry.counter % (2**32)  # Python ints: cheaper jit arguments than NumPy's
         entry.counter += 1
+        if lowered.graph.assigns:  # a predict job that writes variables
+            fetched, written = lowered.fn(current, device_args, counter)
+            state.variables.values.update(written)
+            return fetched
         return lowered.fn(current, device_args, counter)
 
     def _completions_idle(self) -> bool:

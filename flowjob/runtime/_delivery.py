@@ -32,11 +32,13 @@ class Source(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Fetch:
     """Where the host gets one value. ``real``: the blob is dynamic and padded on the device;
-    its key in the call's ``RealShapes``, to cut the value back to its real shape."""
+    its key in the call's ``RealShapes``, to cut the value back to its real shape;
+    ``real_output``: the program output that holds that real shape when it depends on data."""
 
     source: Source
     index: int
     real: int | None = None
+    real_output: int | None = None
 
 
 def value_of(fetch: Fetch, host_args: list[Any], outputs: list[np.ndarray]) -> Any:
@@ -47,7 +49,10 @@ def value_of(fetch: Fetch, host_args: list[Any], outputs: list[np.ndarray]) -> A
             return value[0] if len(value) == 1 else np.concatenate(value)
         return value
     value = outputs[fetch.index]
-    if fetch.real is not None:  # padded on the device: cut back to the real shape
+    if fetch.real_output is not None:  # worked out by the program
+        real = np.asarray(outputs[fetch.real_output]).tolist()
+        value = value[tuple(slice(0, n) for n in real)]
+    elif fetch.real is not None:  # padded on the device: cut back to the real shape
         real = host_args[-1].shapes[fetch.real]  # the call's RealShapes (last argument)
         value = value[tuple(slice(0, n) for n in real)]
     return value

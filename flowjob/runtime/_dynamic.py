@@ -5,12 +5,18 @@ program serves every argument size. Per call the host works out the real shape o
 dynamic blob from the arguments' shapes (once per distinct set of shapes), hands the program
 the real shapes its masked lowerings read as one int32 vector, and cuts fetched values to
 their real shape.
+
+Blobs whose real shape depends on data (made by ops with a ``device`` rule, and the blobs
+computed from them) get it in the program instead: ``track`` works it out after each such op
+(the ops' host rules run as host callbacks on the traced shapes), masked lowerings read it
+from the same ``real`` dict, and the program returns the fetched ones beside their values.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -38,13 +44,27 @@ class RealShapePlan:
         self.graph = graph
         self.args = [(i, b) for i, b in enumerate(graph.inputs) if b.is_dynamic]
         self.ops = [op for op in graph.ops if op.real_shape is not None]
-        # Real shapes the program reads: inputs of masked lowerings, and dynamic losses.
-        read = [b for op in self.ops if op.real_shape.masked for b in op.inputs if b.is_dynamic]
+        # Data-dependent real shapes: the ops that work them out in the program, their blobs.
+        self.computed: set[int] = set()
+        self.tracked: set[int] = set()
+        for op in self.ops:
+            if op.real_shape.device is not None or any(id(b) in self.computed for b in op.inputs):
+                self.tracked.add(id(op))
+                self.computed.update(id(b) for b in op.outputs)
+        # Real shapes the program reads: inputs of masked lowerings and of tracked ops, and
+        # dynamic losses.
+        read = [
+            b
+            for op in self.ops
+            if op.real_shape.masked or id(op) in self.tracked
+            for b in op.inputs
+            if b.is_dynamic
+        ]
         read += [b for b in graph.losses if b.is_dynamic]
         self.offsets: dict[int, tuple[int, int]] = {}
         size = 0
         for blob in read:
-            if id(blob) not in self.offsets:
+            if id(blob) not in self.offsets and id(blob) not in self.computed:
                 self.offsets[id(blob)] = (size, blob.ndim)
                 size += blob.ndim
         self.size = size
@@ -57,6 +77,12 @@ class RealShapePlan:
             return found
         shapes = {id(b): s for (_, b), s in zip(self.args, key)}
         for op in self.ops:
+            if id(op) in self.tracked:
+                try:
+                    infer_real_shapes(self.graph.name, op, shapes)
+                except JobArgumentError:  # upper bounds only: the program checks the real ones
+                    shapes.update((id(b), b.shape) for b in op.outputs)
+                continue
             infer_real_shapes(self.graph.name, op, shapes)
         vector = np.zeros((self.size,), np.int32)
         for bid, (offset, n) in self.offsets.items():
@@ -69,6 +95,39 @@ class RealShapePlan:
     def unpack(self, vector: Any) -> dict[int, Any]:
         """In the program: the real shape arrays of the blobs it reads, from the vector."""
         return {bid: vector[o : o + n] for bid, (o, n) in self.offsets.items()}
+
+    def track(self, op: Any, args: list[Any], real: dict[int, Any]) -> None:
+        """In the program, after ``op`` (one of ``tracked``): its outputs' real shapes into
+        ``real``, from its input values (a ``device`` rule) or its inputs' real shapes."""
+        ins = tuple(jax.lax.stop_gradient(real_of(real, b)) for b in op.inputs)
+        if op.real_shape.device is not None:
+            out = op.real_shape.device(*args, real=ins, **op.attrs)
+            outs = out if isinstance(out, tuple) else (out,) * len(op.outputs)
+        else:
+            outs = _host_rule(self.graph.name, op, ins)
+        for blob, shape in zip(op.outputs, outs):
+            bound = jnp.asarray(blob.shape, jnp.int32)
+            real[id(blob)] = jnp.clip(jnp.asarray(shape).astype(jnp.int32), 0, bound)
+
+
+def _host_rule(job: str, op: Any, ins: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``op``'s host rule on real shapes known only in the program (a host callback)."""
+    padded = [b.shape if b.is_dynamic else None for b in op.inputs]
+
+    def rule(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        shapes = [tuple(int(v) for v in a) for a in arrays]
+        try:
+            out = op.real_shape.rule(shapes, padded, **op.attrs)
+        except ValueError as exc:
+            raise JobArgumentError(
+                f"job {job!r}, op {op.name!r} ({op.op_type}): the real shapes of its inputs "
+                f"{shapes} do not fit: {exc}\n  op defined at {describe_frame(op.user_frame)}"
+            ) from None
+        outs = [out] * len(op.outputs) if not out or isinstance(out[0], int) else out
+        return tuple(np.asarray(o, np.int32).reshape(b.ndim) for o, b in zip(outs, op.outputs))
+
+    specs = tuple(jax.ShapeDtypeStruct((b.ndim,), np.int32) for b in op.outputs)
+    return jax.pure_callback(rule, specs, *ins)
 
 
 def infer_real_shapes(job_name: str, op: Any, shapes: dict[int, tuple[int, ...]]) -> None:

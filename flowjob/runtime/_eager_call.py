@@ -87,6 +87,22 @@ class Evaluator:
                 }
                 infer_real_shapes(self.job_name, op, self.real)
             run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+            if op.real_shape is not None and op.real_shape.device is not None:
+                self._data_dependent(op, real)
+
+    def _data_dependent(self, op: OpNode, real: dict[int, Any]) -> None:
+        """The real shapes of an op whose output sizes depend on its input values (argwhere):
+        the rule ran on upper bounds; the values are here, so the op's own rule gives them."""
+        args = [self.values[id(b)] for b in op.inputs]
+        ins = tuple(real.get(id(b), jnp.asarray(b.shape, jnp.int32)) for b in op.inputs)
+        out = op.real_shape.device(*args, real=ins, **op.attrs)
+        for blob, shape in zip(
+            op.outputs, out if isinstance(out, tuple) else (out,) * len(op.outputs)
+        ):
+            bound = blob.shape
+            self.real[id(blob)] = tuple(
+                min(max(int(n), 0), m) for n, m in zip(np.asarray(shape).reshape(-1), bound)
+            )
 
     def feed(self, feed: FeedOp) -> None:
         """Runs one data pipeline op (a source reads its stream's next batch)."""
@@ -169,9 +185,7 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     else:
         counter = job.eager_calls % (2**32)
         job.eager_calls += 1
-    evaluator = Evaluator(
-        job.__name__, store, values, _call_key(counter, False), job.eager_streams
-    )
+    evaluator = Evaluator(job.__name__, store, values, _call_key(counter, False), job.eager_streams)
     traced = trace(
         job.__name__,
         job.fn,
@@ -206,7 +220,15 @@ def _computed(lowered: Any, evaluator: Evaluator, assigns: list, store: Variable
         for blob_id, fetch in lowered.fetches.items()
         if fetch.source is Source.OUTPUT
     )
-    computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs)
+    # A data-dependent size goes out after the values, as the lazy program returns it.
+    reals = sorted(
+        (fetch.real_output, blob_id)
+        for blob_id, fetch in lowered.fetches.items()
+        if fetch.real_output is not None
+    )
+    computed = tuple(evaluator.values[blob_id] for _, blob_id in outputs) + tuple(
+        np.asarray(evaluator.real[blob_id], np.int32) for _, blob_id in reals
+    )
     assigned = {name: evaluator.values[id(blob)] for name, blob in assigns}
 
     def program(state: Any, inputs: Any, counter: int) -> tuple[Any, ...]:

@@ -15,7 +15,7 @@ from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
 from ._eager import eager_execution_enabled
-from ._real_shape import real_shapes, variant_function
+from ._real_shape import fits_padded, real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, check_callback, convert
 from ._session import default_session
 from ._trace import parse_params
@@ -45,7 +45,9 @@ class JobFunction:
         self.definition_locals = definition_locals or {}
         self.job_type = job_type
         self.config = config
-        # One-device mirrored jobs: variants traced at real ListNumpy shapes (_real_shape).
+        # One-device mirrored jobs with ListNumpy inputs: padded dynamic blobs when every op
+        # of the body takes them, else variants traced at real shapes (_real_shape).
+        self.padded_mirrored = False
         self._variants: dict[tuple, JobFunction] = {}
         self._dynamic_params: list[Any] | None = None  # parsed at the first call
         self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
@@ -66,7 +68,11 @@ class JobFunction:
         else:
             if self._dynamic_params is None:
                 self._dynamic_params = self._mirrored_dynamic_params()
-            if self._dynamic_params:
+                if self._dynamic_params:
+                    self.padded_mirrored = self._traces_padded()
+            if self._dynamic_params and not (
+                self.padded_mirrored and fits_padded(self._dynamic_params, args)
+            ):
                 variant = self._variant(args)
                 if variant is not None:
                     return variant(*args)
@@ -106,6 +112,24 @@ class JobFunction:
             return []  # reported by the trace
         return params if any(s.defs[0].is_dynamic for s in params) else []
 
+    def _traces_padded(self) -> bool:
+        """Traces a one-device mirrored job with padded dynamic ListNumpy inputs, as OneFlow
+        has them; False (nothing kept) when the body does not take them that way, or the job
+        runs on several devices or was traced already."""
+        session = default_session()
+        if self.__name__ in session.compiled:
+            return False
+        self.padded_mirrored = True
+        try:
+            entry = session.compiled_job(self)
+        except Exception:  # noqa: BLE001 - any op that refuses dynamic blobs: use variants
+            entry = None
+        if entry is None or entry.lowered.mesh is not None:
+            session.discard_compiled(self.__name__)
+            self.padded_mirrored = False
+            return False
+        return True
+
     def _variant(self, args: tuple[Any, ...]) -> JobFunction | None:
         params = self._dynamic_params or []
         shapes = real_shapes(params, args)
@@ -119,6 +143,7 @@ class JobFunction:
                 return None
             variant = JobFunction(fn, self.job_type, self.config, self.definition_locals)
             variant.eager = False  # a lazy job's, whatever the mode now
+            variant._dynamic_params = []  # its placeholders have the real shapes
             self._variants[shapes] = variant
         return variant
 

@@ -109,14 +109,19 @@ def lower(
 
     fetches: dict[int, Fetch] = {}
     device_fetch: list[Blob] = []
+    _check_micro_batches(graph, host_blobs(graph, returns))
     for blob in host_blobs(graph, returns):
         if id(blob) in arg_index:
             fetches[id(blob)] = Fetch(Source.INPUT, arg_index[id(blob)])
         else:
             fetches[id(blob)] = Fetch(Source.OUTPUT, len(device_fetch), _real_key(real_plan, blob))
             device_fetch.append(blob)
+    # the program's outputs: fetched values, the real shapes of those that depend on data,
+    # then the watched gradients
+    computed = [] if real_plan is None else [b for b in device_fetch if id(b) in real_plan.computed]
+    first_diff = len(device_fetch) + len(computed)
     diff_fetches = {
-        id(w): Fetch(Source.OUTPUT, len(device_fetch) + i, _real_key(real_plan, w.blob))
+        id(w): Fetch(Source.OUTPUT, first_diff + i, _real_key(real_plan, w.blob))
         for i, w in enumerate(diff_watches)
     }
 
@@ -127,6 +132,16 @@ def lower(
         # Eager, consistent view: every blob is whole, so one device computes the same values
         # its placement's devices would (OneFlow's eager 2-device variables hold copies).
         mesh = None
+    if graph.assigns and not train and mesh is not None:
+        raise JobDefinitionError(
+            f"job {graph.name!r} writes variables ({graph.assigns[0][0]!r}...): flowjob runs "
+            "predict jobs that write variables on one device only, not yet on several"
+        )
+    if real_plan is not None and real_plan.tracked:
+        _check_data_dependent(graph, real_plan, mesh, diff_watches)
+        for k, blob in enumerate(computed):
+            f = fetches[id(blob)]
+            fetches[id(blob)] = Fetch(f.source, f.index, f.real, len(device_fetch) + k)
     mirrored = mesh is not None and graph.config.logical_view.name is View.MIRRORED
     if train:
         step = _TrainStep(
@@ -173,6 +188,38 @@ def lower(
     lowered.real_plan = real_plan
     lowered.diff_fetches = diff_fetches
     return lowered
+
+
+def _check_micro_batches(graph: JobGraph, blobs: list[Blob]) -> None:
+    """Results and watched blobs are whole values: micro-batches gathered first. (A loss may
+    be micro-batched: its micro-batches' gradients add up, each divided by its own element
+    count, as OneFlow accumulates them.)"""
+    for blob in blobs:
+        if blob.micro_batches > 1:
+            raise JobDefinitionError(
+                f"job {graph.name!r}: {blob.lbn} is {blob.micro_batches} micro-batches (from "
+                "flow.unpack or flow.repeat); gather them with flow.pack or flow.acc before "
+                "returning or watching it"
+            )
+
+
+def _check_data_dependent(
+    graph: JobGraph, plan: RealShapePlan, mesh: Any, diff_watches: list[HostDelivery]
+) -> None:
+    """Blobs whose real shape depends on data: one-device jobs, gradients not watched."""
+    for w in diff_watches:
+        if id(w.blob) in plan.computed:
+            raise JobDefinitionError(
+                f"job {graph.name!r}: flow.watch_diff of {w.blob.lbn}, whose size depends on "
+                "the data, is not supported yet; watch the gradient of a blob it comes from"
+            )
+    if mesh is None:
+        return
+    op = next(op for op in graph.ops if id(op) in plan.tracked)
+    raise JobDefinitionError(
+        f"job {graph.name!r}: op {op.name!r} ({op.op_type}) makes a blob whose size depends on "
+        "the data; flowjob runs such ops on one device only, not yet on several"
+    )
 
 
 def _real_key(plan: RealShapePlan | None, blob: Blob) -> int | None:

@@ -25,12 +25,16 @@ def _interpret(
     mesh: Any = None,
     real: dict[int, Any] | None = None,
     promoted: set[int] | None = None,
+    plan: RealShapePlan | None = None,
 ) -> dict[int, Any]:
-    """``real``: the real shape arrays of the dynamic blobs masked lowerings read.
+    """``real``: the real shape arrays of the dynamic blobs masked lowerings read; ``plan``
+    adds those of data-dependent blobs to it as they are computed.
     ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
     for i, op in enumerate(graph.ops):
         run_op(i, op, env, state, inputs, key, mesh, real, promoted)
+        if plan is not None and id(op) in plan.tracked:  # a data-dependent size
+            plan.track(op, [env[id(b)] for b in op.inputs], real)
         for blob in op.outputs:
             if id(blob) in perturb and id(blob) in env:
                 if promoted is None:
@@ -99,9 +103,9 @@ def _call_key(counter, mirrored: bool):
 
 
 def _real_shapes(plan: RealShapePlan | None, input_blobs: list[Blob], inputs) -> dict | None:
-    if plan is None or not plan.size:
+    if plan is None or not (plan.size or plan.tracked):
         return None
-    return plan.unpack(inputs[len(input_blobs)])
+    return plan.unpack(inputs[len(input_blobs)]) if plan.size else {}
 
 
 def _predict_step(
@@ -114,6 +118,7 @@ def _predict_step(
 ):
     def step(state, inputs, counter):
         key = _call_key(counter, mirrored)
+        real = _real_shapes(real_plan, input_blobs, inputs)
         env = _interpret(
             graph,
             state,
@@ -121,8 +126,15 @@ def _predict_step(
             {},
             key,
             None if mirrored else mesh,
-            _real_shapes(real_plan, input_blobs, inputs),
+            real,
+            plan=real_plan,
         )
-        return tuple(env[id(b)] for b in device_fetch)
+        fetched = tuple(env[id(b)] for b in device_fetch)
+        if real_plan is not None and real_plan.tracked:  # data-dependent real shapes
+            fetched += tuple(real[id(b)] for b in device_fetch if id(b) in real_plan.computed)
+        if graph.assigns:  # variables the job writes (e.g. flow.categorical_ordinal_encode)
+            dtypes = {n: state[n].dtype for n, _ in graph.assigns}
+            return fetched, {n: env[id(b)].astype(dtypes[n]) for n, b in graph.assigns}
+        return fetched
 
     return step

@@ -1,16 +1,21 @@
 """Mirrored view on one device: ListNumpy arguments smaller than their placeholders.
 
 OneFlow gives such an argument to the job as a dynamic blob of its real shape, and every op
-then works on the real data (argmax, concat, gather_nd, gradients...). flowjob runs the job
-traced at the real shapes instead: a variant job, compiled once per distinct set of shapes
-and sharing the variables, so results and watched values have the real size. It applies when
+then works on the real data (argmax, concat, gather_nd, gradients...). flowjob first traces
+the job with padded dynamic inputs, as OneFlow (``blob.shape`` is the declared maximum; one
+program for every size: JobFunction.padded_mirrored). When an op of the body does not take
+dynamic blobs, or an argument does not fit a padded blob (an empty dimension, or one larger
+than declared within the declared element count, which OneFlow accepts), the job runs traced
+at the real shapes instead: a variant job, compiled once per distinct set of shapes and
+sharing the variables, so results and watched values have the real size. It applies when
 every such argument is a one-array list (one device); with several devices, mirrored pieces
 keep their declared shape, and consistent-view ListNumpy blobs stay padded dynamic blobs.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import copy
+import math
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +23,9 @@ from typing import Any
 
 def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
     """Per parameter, the real shape of a one-array ListNumpy argument that fits its
-    placeholder (None for the others); None when every argument has its declared shape."""
+    placeholder (None for the others); None when every argument has its declared shape. As
+    in OneFlow, a real shape fits when it has the placeholder's rank and at most its number of
+    elements: one dimension may exceed the declared one (``(2, 10)`` in ``(3, 7)``)."""
     if len(args) != len(params):
         return None  # the usual argument check reports it
     shapes: list[tuple[int, ...] | None] = []
@@ -35,7 +42,7 @@ def real_shapes(params: Sequence[Any], args: Sequence[Any]) -> tuple | None:
             if (
                 real is not None
                 and len(real) == len(d.shape)
-                and all(0 < r <= m for r, m in zip(real, d.shape))
+                and math.prod(real) <= math.prod(d.shape)
             ):
                 shape = tuple(int(r) for r in real)
         shapes.append(None if shape == d.shape else shape)
@@ -57,10 +64,33 @@ def variant_function(
         return None
     for spec, shape in zip(params, shapes):
         if shape is not None:
-            annotations[spec.name] = dataclasses.replace(spec.defs[0], shape=shape)
+            real = copy.copy(spec.defs[0])
+            # not dataclasses.replace: a real shape may have 0-size dimensions (an empty index
+            # list), which a declared placeholder may not
+            object.__setattr__(real, "shape", shape)
+            annotations[spec.name] = real
     new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__annotations__ = annotations
     new.__module__ = fn.__module__
     new.__qualname__ = name
     return new
+
+
+def fits_padded(params: Sequence[Any], args: Sequence[Any]) -> bool:
+    """Whether every ListNumpy argument is one array no larger than its placeholder in any
+    dimension, nor empty: what a padded dynamic blob holds."""
+    if len(args) != len(params):
+        return True  # the usual argument check reports it
+    for spec, value in zip(params, args):
+        d = spec.defs[0]
+        if spec.is_tuple or not d.is_dynamic:
+            continue
+        if not isinstance(value, (list, tuple)) or len(value) != 1:
+            return True  # reported by the argument check
+        real = getattr(value[0], "shape", None)
+        if real is None or len(real) != len(d.shape):
+            return True
+        if not all(0 < r <= m for r, m in zip(real, d.shape)):
+            return False
+    return True

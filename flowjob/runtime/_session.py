@@ -80,11 +80,16 @@ class Session:
                     job.config,
                     self.variables,
                     job.definition_locals,
+                    padded_mirrored=job.padded_mirrored,
                 )
                 lowered = lower(traced.graph, traced.returns, self.variables)
                 entry = CompiledJob.build(traced, lowered, job.config.concurrency)
                 self.compiled[job.__name__] = entry
             return entry
+
+    def discard_compiled(self, name: str) -> None:
+        """Forgets a job's compiled program (it is traced again at its next call)."""
+        _close_feeder(self.compiled.pop(name, None))
 
     def _stale(self, job: Any) -> JobDefinitionError:
         """The error for calling a job that is not this session's job of its name."""

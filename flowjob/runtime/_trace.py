@@ -119,12 +119,12 @@ def parse_params(
     return specs, hints.get("return", inspect.Signature.empty)
 
 
-def _make_inputs(graph: JobGraph, params: list[ParamSpec]) -> list[Any]:
+def _make_inputs(graph: JobGraph, params: list[ParamSpec], padded: bool = False) -> list[Any]:
     # Mirrored view: a ListNumpy input is one fixed-shape piece per device; the body sees the
-    # piece (per-device shapes, as in OneFlow).
+    # piece (per-device shapes, as in OneFlow), a dynamic one when ``padded`` (one device).
     # A fixed-shape (tp.Numpy) input is split along axis 0 among the devices, and its blob
     # has a device's piece's shape too.
-    mirrored = graph.config.logical_view.name is View.MIRRORED
+    mirrored = graph.config.logical_view.name is View.MIRRORED and not padded
     pieces = mirrored_pieces(graph.config.placement_scope) if mirrored else 1
     args = []
     for spec in params:
@@ -246,10 +246,12 @@ def trace(
     definition_locals: dict[str, Any] | None = None,
     eager: Any = None,
     params: list[ParamSpec] | None = None,
+    padded_mirrored: bool = False,
 ) -> TracedJob:
     """Runs ``fn`` once on placeholder blobs and records its graph. Eager mode: ``eager``
     evaluates each op as it is recorded (runtime/_eager_call.py), and ``params`` are the
-    placeholders at the call's real shapes."""
+    placeholders at the call's real shapes. ``padded_mirrored``: the ListNumpy inputs of a
+    one-device mirrored job are padded dynamic blobs (_real_shape.py)."""
     parsed, ret_ann = parse_params(job_name, fn, definition_locals)
     params = parsed if params is None else params
     graph = JobGraph(job_name, job_type, config)
@@ -259,9 +261,9 @@ def trace(
         scope = config.placement_scope
         if scope is not None:
             with scope:
-                result = fn(*_make_inputs(graph, params))
+                result = fn(*_make_inputs(graph, params, padded_mirrored))
         else:
-            result = fn(*_make_inputs(graph, params))
+            result = fn(*_make_inputs(graph, params, padded_mirrored))
     if ret_ann is not inspect.Signature.empty:
         check_return(job_name, ret_ann, result)
     if result is None:

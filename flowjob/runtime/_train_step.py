@@ -89,7 +89,7 @@ class _TrainStep:
             store.define_system(name, value)
         self.step_name = TRAIN_STEP_PREFIX + graph.name
         store.define_system(self.step_name, np.zeros((1,), np.int64))
-        self.loss_count = graph.losses[0].numel()
+        self.loss_count = max(graph.losses[0].numel(), 1)  # an empty loss has no gradient
         self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
 
     def __call__(self, state, inputs, train_step):
@@ -110,7 +110,11 @@ class _TrainStep:
         # OneFlow's would); the optimizer chain divides it out of the parameter gradients.
         loss_scale = self.update.loss_scale(state)
 
+        plan = self.real_plan if self.real_plan is not None and self.real_plan.tracked else None
+
         def objective(params, perturb):
+            # data-dependent real shapes join a copy: they are values of this trace
+            shapes = dict(real) if plan is not None else real
             env = _interpret(
                 graph,
                 state | params,
@@ -118,22 +122,32 @@ class _TrainStep:
                 perturb,
                 key,
                 self.mesh,
-                real,
+                shapes,
                 set() if self.integer_paths else None,
+                plan,
             )
             total = sum(
-                jnp.sum(_real_part(env[id(loss)], loss, real).astype(jnp.float32))
+                jnp.sum(_real_part(env[id(loss)], loss, shapes).astype(jnp.float32))
                 for loss in graph.losses
             )
             fetched = tuple(env[id(b)] for b in self.device_fetch)
+            if plan is not None:  # the fetched blobs' computed real shapes, after them
+                fetched += tuple(shapes[id(b)] for b in self.device_fetch if id(b) in plan.computed)
             assigned = {name: env[id(blob)] for name, blob in graph.assigns}
             seeded = total if loss_scale is None else total * loss_scale
             rows = {name: env[id(blob)] for name, blob in self.sparse.items()}
-            return seeded, (fetched, assigned, rows)
+            computed_loss = None  # the first loss's real shape, when it depends on data
+            if plan is not None and id(graph.losses[0]) in plan.computed:
+                computed_loss = shapes[id(graph.losses[0])]
+            return seeded, (fetched, assigned, rows, computed_loss)
 
-        (_, (fetched, assigned, rows)), (grads, pgrads) = jax.value_and_grad(
+        (_, (fetched, assigned, rows, computed_loss)), (grads, pgrads) = jax.value_and_grad(
             objective, argnums=(0, 1), has_aux=True
         )(params, zeros)
+        if computed_loss is None:
+            loss_count = self._loss_count(real)
+        else:
+            loss_count = jnp.maximum(jnp.prod(computed_loss), 1).astype(jnp.float32)
         if self.mirrored:  # moving statistics are averaged like the gradients
             assigned = jax.lax.pmean(assigned, _sharding.AXIS)
         new_params, new_opt = self.update(
@@ -141,7 +155,7 @@ class _TrainStep:
             params,
             {n: state[n] for n in self.update.state_names},
             step=train_step,
-            loss_count=self._loss_count(real),
+            loss_count=loss_count,
             loss_scale=loss_scale,
             rows=rows,
             device_axis=_sharding.AXIS if self.mirrored else None,

@@ -12,41 +12,15 @@ from typing import Any
 import numpy as np
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo
 
-from .._enum import Mode
 from . import _anomaly_files as anomaly_files
 from . import _projector_files as files
 from ._anomaly import DEFAULT_THRESHOLD, OutlierScores, format_score, robust_outlier_scores
 from ._anomaly_summaries import write_anomaly_summaries
 from ._live_writers import acquire_writer, release_writer
+from ._projector_files import ProjectorKind, SampleType
 from ._projector_images import MAX_SPRITE_PX, encode_png, make_sprite, to_uint8_images
 
 __all__ = ["Projector"]
-
-
-class ProjectorKind(Mode):
-    """The two projectors of a ``Projector``; the value names its asset folder."""
-
-    EMBEDDING = "embedding"
-    EXCEPTION = "exception"
-
-    @property
-    def call(self) -> str:
-        """The public method that writes this kind (``embedding_projector``...)."""
-        return f"{self.value}_projector"
-
-
-class SampleType(Mode):
-    """``sample_type`` of a projector call; OneFlow spelled each lower or upper case."""
-
-    IMAGE = "image"
-    AUDIO = "audio"
-    TEXT = "text"
-
-    @classmethod
-    def parse(cls, value: object) -> SampleType | None:
-        if isinstance(value, str) and value in (value.lower(), value.upper()):
-            return cls.lookup(value.lower())
-        return None
 
 
 class Projector:

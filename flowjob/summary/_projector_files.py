@@ -21,7 +21,11 @@ import numpy as np
 from google.protobuf import text_format
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
+from .._enum import Mode
+
 __all__ = [
+    "ProjectorKind",
+    "SampleType",
     "CONFIG_NAME",
     "ASSET_DIR",
     "atomic_write",
@@ -37,6 +41,32 @@ CONFIG_NAME = "projector_config.pbtxt"
 ASSET_DIR = "projector"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _tmp_seq = itertools.count()
+
+
+class ProjectorKind(Mode):
+    """The two projectors of a ``Projector``; the value names its asset folder."""
+
+    EMBEDDING = "embedding"
+    EXCEPTION = "exception"
+
+    @property
+    def call(self) -> str:
+        """The public method that writes this kind (``embedding_projector``...)."""
+        return f"{self.value}_projector"
+
+
+class SampleType(Mode):
+    """``sample_type`` of a projector call; OneFlow spelled each lower or upper case."""
+
+    IMAGE = "image"
+    AUDIO = "audio"
+    TEXT = "text"
+
+    @classmethod
+    def parse(cls, value: object) -> SampleType | None:
+        if isinstance(value, str) and value in (value.lower(), value.upper()):
+            return cls.lookup(value.lower())
+        return None
 
 
 def atomic_write(path: str, data: bytes) -> None:

@@ -111,7 +111,8 @@ def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob.compat._errors.MissingOneFlowAPI: oneflow.experimental is not provided by flowjob"
+        "flowjob.compat._errors.MissingOneFlowAPI: oneflow.experimental.nn is not provided by "
+        "flowjob"
     )
 
 

@@ -345,8 +345,9 @@ def test_dynamic_blobs_train_as_in_lazy_mode():
             if eager:
                 sums.append((best.numpy(), y.numpy()))
             loss = flow.math.square(y)  # a dynamic loss: its padding reaches no gradient
-            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01]),
-                               momentum=0).minimize(loss)
+            flow.optimizer.SGD(
+                flow.optimizer.PiecewiseConstantScheduler([], [0.01]), momentum=0
+            ).minimize(loss)
             return y
 
         outs = [job([d])[0] for d in data]
@@ -384,3 +385,28 @@ def test_eager_assign_121_is_an_eager_assign():
 
     write(np.array([3.0, -1.0], np.float32))
     np.testing.assert_array_equal(read(), [3, -1])
+
+
+def test_data_dependent_sizes_come_from_the_values_in_eager_mode():
+    """flow.argwhere's row count depends on its input's values: an eager call sees the real
+    count in the body and returns what a lazy call and NumPy give."""
+    x = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]], np.float32)
+    seen = []
+
+    def session(eager):
+        flow.clear_default_session()
+        flow.enable_eager_execution(eager)
+
+        @flow.global_function()
+        def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.ListNumpy:
+            where = flow.argwhere(x)
+            if eager:
+                seen.append(where.numpy())
+            return where
+
+        return job(x)[0]
+
+    eager_out, lazy_out = session(True), session(False)
+    np.testing.assert_array_equal(eager_out, np.argwhere(x))
+    np.testing.assert_array_equal(lazy_out, np.argwhere(x))
+    np.testing.assert_array_equal(seen[0], np.argwhere(x))
