@@ -155,11 +155,6 @@ LISTED: tuple[str, ...] = (
     "test_zeros.py",
 )
 
-_EMPTY = (
-    "its empty-index case feeds a dynamic blob with a 0-size dimension: flowjob "
-    "placeholders need sizes >= 1, so that blob stays padded (the other cases pass)"
-)
-
 TOTAL_FILES = 224  # test_*.py of oneflow/python/test/ops at v0.4.0, less 2 helper modules
 COUNTS = (1, 2, 4)  # the device counts of one node that the files' classes are written for
 
@@ -171,14 +166,6 @@ def _missing(api: str) -> str:
 
 
 KNOWN_FAILURES: dict[str, str] = {
-    "test_concat.py": "its hybrid cases assert the static (maximum) shape of a concat of "
-    "dynamic blobs; flowjob traces one-device mirrored ListNumpy inputs at "
-    "their real shapes, so blob.shape is the real one (dynamic cases pass)",
-    "test_gather_nd.py": _EMPTY,
-    "test_scatter_nd.py": _EMPTY,
-    "test_slice_v2.py": "its dynamic cases feed arrays larger than the placeholder in one "
-    "dimension (OneFlow checked only the element count); flowjob checks "
-    "every dimension",
     "test_layers_conv3d.py": "flow.layers.conv3d's result differs from TensorFlow's beyond the "
     "file's tolerance in test_conv1; not yet investigated",
     "test_dropout.py": "test_dropout_module compares masks with literals from OneFlow's own "
@@ -203,7 +190,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "flowjob writes variables back from train jobs only",
     "test_logical_slice_assign.py": "its job assigns a slice of a variable in a predict job; "
     "flowjob writes variables back from train jobs only",
-    "test_partial_fc.py": _missing("flow.distributed_partial_fc_sample"),
     "test_nvtx_range.py": "tests CUDA NVTX profiling ranges (flow.profiler)",
     "test_ssp_variable_proxy.py": "tests pipelining (flow.experimental.ssp_variable_proxy)",
     "test_TestDataTypeAttr.py": "builds its op with flow.user_op_builder but needs flow.dtypes()",
@@ -221,14 +207,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_tensor_buffer_to_list_of_tensors.py": _missing("tensor buffers (flow.gen_tensor_buffer)"),
     "test_gpt_data_loader.py": "it reads OneFlow's private dataset "
     "(/dataset/Megatron-LM/dummy/gpt_sample_dataset_text_document)",
-    "test_argwhere.py": _missing("flow.argwhere"),
-    "test_categorical_ordinal_encoder.py": _missing("flow.layers.categorical_ordinal_encoder"),
-    "test_indexed_slices_reduce_sum.py": _missing("flow.experimental.indexed_slices_reduce_sum"),
-    "test_repeat_acc.py": _missing("flow.repeat / flow.acc (gradient accumulation ops)"),
-    "test_square_sum.py": _missing("flow.experimental.square_sum"),
-    "test_sync_dynamic_resize.py": _missing("flow.sync_dynamic_resize"),
-    "test_unique.py": _missing("flow.experimental.unique_with_counts"),
-    "test_unpack_pack.py": _missing("flow.pack / flow.unpack"),
 }
 
 # Files that run no test anywhere, with OneFlow's reason (the skip messages say the rest).
