@@ -190,9 +190,7 @@ KNOWN_FAILURES: dict[str, str] = {
     "flowjob writes variables back from train jobs only",
     "test_logical_slice_assign.py": "its job assigns a slice of a variable in a predict job; "
     "flowjob writes variables back from train jobs only",
-    "test_nvtx_range.py": "tests CUDA NVTX profiling ranges (flow.profiler)",
     "test_ssp_variable_proxy.py": "tests pipelining (flow.experimental.ssp_variable_proxy)",
-    "test_TestDataTypeAttr.py": "builds its op with flow.user_op_builder but needs flow.dtypes()",
     "test_TestDynamicSource.py": "its op type's output is dynamic (3 of 5 rows), which the "
     "builders' table does not produce",
     "test_TestSourceMultiGpuFixedOutNum.py": "its op type's output depends on the placement's "
@@ -203,8 +201,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_user_op_module.py": "needs flow.deprecated.nn.Module and flow.find_or_create_module",
     "test_quantization_aware_training.py": "tests quantization-aware training "
     "(func_config.qat), not provided",
-    "test_tensor_buffer_ops.py": _missing("tensor buffers (flow.tensor_to_tensor_buffer)"),
-    "test_tensor_buffer_to_list_of_tensors.py": _missing("tensor buffers (flow.gen_tensor_buffer)"),
     "test_gpt_data_loader.py": "it reads OneFlow's private dataset "
     "(/dataset/Megatron-LM/dummy/gpt_sample_dataset_text_document)",
 }
