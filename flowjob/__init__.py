@@ -5,6 +5,7 @@ Users write ``import flowjob as flow`` and ``import flowjob.typing as tp``.
 
 # JAX is configured when the first session starts (runtime/_config.py start_jax), not here.
 from . import (
+    advanced,
     checkpoint,
     config,
     data,
@@ -82,7 +83,7 @@ from .data import (
     tensor_list_to_tensor_buffer,
     tensor_to_tensor_buffer,
 )
-from .distribute import parallel_cast
+from .distribute import hierarchical_parallel_cast, parallel_cast
 from .distributed import current_machine_id
 from .errors import (
     CallbackError,

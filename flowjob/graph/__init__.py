@@ -37,6 +37,7 @@ from ._scope import (
     current_placement,
     mirrored_view,
     namespace,
+    parse_parallel_distribution,
     placement,
     split,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "current_placement",
     "mirrored_view",
     "namespace",
+    "parse_parallel_distribution",
     "placement",
     "split",
     "VariableDef",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 from collections.abc import Iterator
@@ -40,11 +41,20 @@ def namespace(name: str) -> Iterator[None]:
 # -- placements ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Placement:
-    """``device_tag`` ("cpu"/"gpu") and device ranges like ``"0:0-3"`` per machine."""
+    """Device ranges like ``"0:0-3"`` per machine, the tag the program named ("cpu"/"gpu")
+    and OneFlow's ``hierarchy``: the shape of the device mesh (``(2, 2)``: 4 devices as 2
+    groups of 2; ``None``: one axis)."""
 
-    device_tag: str
+    requested_tag: str
     machine_device_ids: tuple[str, ...]
-    requested_tag: str = ""  # the tag the program named ("gpu" runs on the CPU without GPUs)
+    hierarchy: tuple[int, ...] | None = None
+
+    @property
+    def device_tag(self) -> str:
+        """The tag the ops run with: "gpu" runs on the CPU where JAX finds no GPU. Asked
+        while a job is traced (when its devices are fixed), never when the scope is made, so
+        that making a placement starts no JAX backend."""
+        return _normalise_tag(self.requested_tag)
 
     def device_ids(self) -> list[tuple[int, int]]:
         """(machine, device) pairs named by the placement strings."""
@@ -73,6 +83,7 @@ class ParallelConf:
         return list(self.names)
 
 
+@functools.cache  # asked for every placed op's tag; JAX's devices do not change once started
 def _gpu_available() -> bool:
     import jax
 
@@ -82,9 +93,13 @@ def _gpu_available() -> bool:
         return False
 
 
-def _normalise_tag(device_tag: str) -> str:
+def _check_tag(device_tag: str) -> str:
     if device_tag not in ("cpu", "gpu"):
         raise ValueError(f"device tag must be 'cpu' or 'gpu', got {device_tag!r}")
+    return device_tag
+
+
+def _normalise_tag(device_tag: str) -> str:
     if device_tag == "gpu" and not _gpu_available():
         if not _NOTICE_SHOWN:
             _notice_once()
@@ -117,16 +132,40 @@ def _parse_ids(machine_device_ids: str | list[str] | tuple[str, ...]) -> tuple[s
     return ids
 
 
+def _parse_hierarchy(hierarchy: object, ids: tuple[str, ...]) -> tuple[int, ...] | None:
+    if hierarchy is None:
+        return None
+    try:
+        shape = tuple(hierarchy)  # type: ignore[call-overload]
+    except TypeError:
+        shape = ()
+    count = len(Placement("cpu", ids).device_ids())
+    if not shape or any(type(n) is not int or n < 1 for n in shape):
+        raise ValueError(
+            f"placement hierarchy must be a list of ints >= 1 (e.g. [2, 2]), got {hierarchy!r}"
+        )
+    size = 1
+    for n in shape:
+        size *= n
+    if size != count:
+        raise ValueError(
+            f"placement hierarchy {list(shape)} holds {size} devices, but {list(ids)} names "
+            f"{count}"
+        )
+    return shape
+
+
 class placement(contextlib.ContextDecorator):  # noqa: N801 - OneFlow's spelling
-    """``with flow.scope.placement("cpu", "0:0"):`` places the ops created inside."""
+    """``with flow.scope.placement("cpu", "0:0"):`` places the ops created inside;
+    ``hierarchy=[a, b]`` arranges its devices as an ``a x b`` mesh for 2-D SBP
+    (``flow.hierarchical_parallel_cast``)."""
 
     def __init__(
         self, device_tag: str, machine_device_ids: str | list[str] = "0:0", hierarchy: object = None
     ):
-        self.placement = Placement(
-            _normalise_tag(device_tag), _parse_ids(machine_device_ids), device_tag
-        )
-        self.hierarchy = hierarchy
+        ids = _parse_ids(machine_device_ids)
+        self.placement = Placement(_check_tag(device_tag), ids, _parse_hierarchy(hierarchy, ids))
+        self.hierarchy = self.placement.hierarchy
 
     def __enter__(self) -> placement:
         _get("placements").append(self.placement)
@@ -194,3 +233,33 @@ def broadcast() -> Distribute:
 
 def auto() -> Distribute:
     return Distribute(Sbp.AUTO)
+
+
+# -- 2-D SBP (OneFlow's parallel_distribution: one entry per axis of a placement hierarchy) --
+def parse_parallel_distribution(
+    entries: object, ndim: int, where: str
+) -> tuple[Distribute | None, ...]:
+    """``["S(0)", "B", "P"]`` -> one ``Distribute`` per mesh axis (``None`` for ``"P"``, a
+    partial sum: in flowjob a value is always whole, so it places like ``"B"``)."""
+    if isinstance(entries, str) or not isinstance(entries, (list, tuple)) or not entries:
+        raise ValueError(
+            f"{where}: parallel_distribution must be a non-empty list such as ['S(0)', 'B'], "
+            f"got {entries!r}"
+        )
+    out: list[Distribute | None] = []
+    for entry in entries:
+        text = str(entry).replace(" ", "")
+        if text == "B":
+            out.append(broadcast())
+        elif text == "P":
+            out.append(None)
+        elif text.startswith("S(") and text.endswith(")") and text[2:-1].lstrip("-").isdigit():
+            axis = int(text[2:-1])
+            if not -ndim <= axis < max(ndim, 1):
+                raise ValueError(
+                    f"{where}: {entry!r} splits axis {axis} of a {ndim}-d blob"
+                )
+            out.append(split(axis % max(ndim, 1)))
+        else:
+            raise ValueError(f"{where}: {entry!r} is not 'S(<axis>)', 'B' or 'P'")
+    return tuple(out)

@@ -147,11 +147,15 @@ def get_variable(
     random_seed: int | None = None,
     distribute: Any = None,
     reuse: bool = True,
+    parallel_distribution: Any = None,
 ) -> Blob:
     """Returns the variable ``<namespace>-<name>``, creating and initialising it if new.
 
     Variables are shared by name across all jobs; a second definition must agree on shape and
     dtype. Within one job, ``reuse=False`` makes a second request for the name an error.
+    ``parallel_distribution`` (OneFlow's 2-D SBP, e.g. ``["S(0)", "B"]``): the variable is
+    split along axis k when every entry says ``S(k)``, else replicated (state lives on a 1-D
+    mesh); its value is the same either way.
     """
     ctx = current_context()
     graph = ctx.graph
@@ -185,6 +189,12 @@ def get_variable(
                 f"({describe_frame(user_frame())})"
             )
     trainable = True if trainable is None else bool(trainable)
+    if parallel_distribution is not None:
+        nd_sbp = _scope.parse_parallel_distribution(
+            parallel_distribution, len(shape), f"get_variable({full!r})"
+        )
+        if distribute is None and len(set(nd_sbp)) == 1 and nd_sbp[0] is not None:
+            distribute = nd_sbp[0] if nd_sbp[0].kind is _scope.Sbp.SPLIT else None
     vdef = VariableDef(
         full,
         tuple(int(d) for d in shape),

@@ -151,6 +151,7 @@ class _ProcessConfig:
     def __init__(self) -> None:
         self.device_num = 1
         self.device_tag = "cpu"
+        self.cpu_device_num = 1  # what gpu_device_num(0) falls back to
         self.debug_mode = False
         self.legacy_model_io = False
         self.machine_count = 1
@@ -162,14 +163,18 @@ process = _ProcessConfig()
 
 def _set_device_num(n: int, tag: str) -> None:
     """Sets JAX's CPU device count now (a setting, no device is probed) and remembers the
-    kind; whether a GPU exists is looked at when the first session starts (``start_jax``)."""
+    kind; whether a GPU exists is looked at when the first session starts (``start_jax``).
+
+    The count JAX starts with only grows (``gpu_device_num(4)`` then, after
+    ``clear_default_session``, ``gpu_device_num(2)`` keeps 4 devices, of which jobs use 2);
+    once JAX runs it cannot change, so asking for more devices than it has is an error."""
     if type(n) is not int or n < 1:
-        raise ValueError(f"device count must be an int >= 1, got {n!r}")
+        raise ValueError(f"flow.config.{tag}_device_num: expected an int >= 1, got {n!r}")
     import jax
 
     if n > 1:
         try:
-            jax.config.update("jax_num_cpu_devices", n)
+            jax.config.update("jax_num_cpu_devices", max(n, jax.config.jax_num_cpu_devices))
         except RuntimeError:  # the backend was started already (by flowjob or the user)
             have = len(jax.devices())
             if have < n:
@@ -180,8 +185,16 @@ def _set_device_num(n: int, tag: str) -> None:
                 ) from None
     process.device_num = n
     process.device_tag = tag
-    if _jax_started:
+    if _backend_started:
         _check_gpu()
+
+
+def reset_device_num() -> None:
+    """Back to one device, as a new session starts in OneFlow (its device counts belong to
+    the session's config): ``clear_default_session`` calls this, so a later
+    ``gpu_device_num`` sets the count anew and tests that set none get one device."""
+    process.device_num = 1
+    process.device_tag = "cpu"
 
 
 def _check_gpu() -> None:
@@ -204,23 +217,32 @@ def _gpu_available() -> bool:
 
 
 def gpu_device_num(n: int) -> None:
+    """Devices per machine. Without a GPU they are virtual CPU devices, as OneFlow's CPU
+    build made ``gpu_device_num`` mean ``cpu_device_num``. ``0`` is OneFlow's "no GPU": jobs
+    run on the CPU devices (``cpu_device_num``, default 1)."""
+    if n == 0 and type(n) is int:
+        process.device_num = process.cpu_device_num
+        process.device_tag = "cpu"
+        return
     _set_device_num(n, "gpu")
 
 
 def cpu_device_num(n: int) -> None:
     _set_device_num(n, "cpu")
+    process.cpu_device_num = n
 
 
-_jax_started = False
+_jax_started = False  # JAX configured for flowjob (start_jax)
+_backend_started = False  # machines and devices fixed (start_backend)
 _cache_chosen = False  # flow.config.compilation_cache was called: leave the cache to it
 _start_lock = threading.Lock()
 
 
 def start_jax() -> None:
     """Configures JAX for flowjob, once, when the first session starts (never at import, so
-    ``import flowjob`` leaves other JAX users' settings alone and starts no backend, and the
-    device count can be set until then): 64-bit types, the persistent compilation cache,
-    ``jax.distributed``, and whether ``gpu_device_num`` finds a GPU."""
+    ``import flowjob`` leaves other JAX users' settings alone): 64-bit types and the
+    persistent compilation cache. It starts no backend: a program may define its jobs and
+    then call ``gpu_device_num`` or ``flow.env.machine`` (``start_backend`` does that)."""
     global _jax_started
     if _jax_started:
         return
@@ -233,9 +255,24 @@ def start_jax() -> None:
         jax.config.update("jax_enable_x64", True)
         if not _cache_chosen and jax.config.jax_compilation_cache_dir is None:
             _enable_cache(None)
-        _distributed.init()  # before anything starts the backend
-        _check_gpu()
         _jax_started = True
+
+
+def start_backend() -> None:
+    """When the first job is compiled, as OneFlow initialised its environment at the first
+    launch: starts ``jax.distributed`` for the machines of ``flow.env.machine`` (before
+    anything starts the backend), then looks whether ``gpu_device_num`` finds a GPU. The
+    machines cannot change afterwards (``flow.env.machine`` raises)."""
+    global _backend_started
+    if _backend_started:
+        return
+    start_jax()
+    with _start_lock:
+        if _backend_started:
+            return
+        _distributed.init()
+        _check_gpu()
+        _backend_started = True
 
 
 def machine_num(n: int) -> None:

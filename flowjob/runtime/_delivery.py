@@ -22,6 +22,7 @@ import numpy as np
 from .._deprecation import warn_once
 from ..errors import describe_callable
 from ..graph import Form, JobGraph, TensorList
+from ._distributed import is_primary
 
 
 class Source(enum.Enum):
@@ -149,10 +150,21 @@ class Deliverer:
     the first process only: others run no user code), then hands the results to the call's
     future, whose callback it runs. Runs as a completion task, or inline (``Calls.run``)."""
 
-    def __init__(self, completion: Any, primary: bool) -> None:
+    def __init__(self, completion: Any) -> None:
         self.completion = completion
-        self.primary = primary
-        self._callback_runner = self.run_callback if primary else _ignore_callback
+        self._primary: bool | None = None
+
+    @property
+    def primary(self) -> bool:
+        """Whether this is the first process; asked at the first delivery, when the job's run
+        has started JAX (a session is made before ``flow.env.machine`` may be called)."""
+        if self._primary is None:
+            self._primary = is_primary()
+        return self._primary
+
+    def _callback_runner(self, callback: Any, value: Any) -> None:
+        if self.primary:
+            self.run_callback(callback, value)
 
     def fetch(self, entry: Any, arrays: tuple[Any, ...]) -> list[np.ndarray] | None:
         """Host values of the program's outputs, writable as OneFlow's results were; None
@@ -233,10 +245,6 @@ def writable(array: np.ndarray) -> np.ndarray:
     memory = (ctypes.c_char * array.nbytes).from_address(array.ctypes.data)
     memory.owner = array  # the buffer lives as long as the writable array
     return np.frombuffer(memory, dtype=array.dtype).reshape(array.shape)
-
-
-def _ignore_callback(callback: Callable[[Any], None], value: Any) -> None:
-    pass
 
 
 def callback_name(fn: Any) -> str:

@@ -18,11 +18,24 @@ from ..errors import ConfigError
 _machines: list[dict[str, Any]] = []
 _port = 49155
 _started = False
+_fixed = False  # init() ran (the first job was compiled): the machines cannot change
+
+
+def _check_not_fixed(call: str) -> None:
+    """OneFlow read the machines when its environment started, at the first job launch;
+    flowjob starts ``jax.distributed`` then too, so a later change could not be honoured."""
+    if _fixed:
+        raise ConfigError(
+            f"{call}: the machines are fixed once the first job is compiled (this process "
+            f"runs as {len(_machines) or 1} machine(s)); call flow.env.machine and "
+            "flow.env.ctrl_port before the first job call"
+        )
 
 
 def machine(machines: list[dict[str, Any]] | dict[str, Any]) -> None:
     """Declares the machines, first one = coordinator, e.g. ``[{"addr": "192.168.1.12"}, ...]``."""
     global _machines
+    _check_not_fixed(f"flow.env.machine({machines!r})")
     items = [machines] if isinstance(machines, dict) else list(machines)
     for m in items:
         if not isinstance(m, dict) or "addr" not in m:
@@ -33,6 +46,7 @@ def machine(machines: list[dict[str, Any]] | dict[str, Any]) -> None:
 def ctrl_port(port: int) -> None:
     """The coordinator's port on the first machine."""
     global _port
+    _check_not_fixed(f"flow.env.ctrl_port({port!r})")
     if type(port) is not int or not 0 < port < 65536:
         raise ValueError(f"ctrl_port must be a port number, got {port!r}")
     _port = port
@@ -46,16 +60,21 @@ def _local_rank_guess() -> int:
         pass
     matches = [i for i, m in enumerate(_machines) if m["addr"] in local]
     if len(matches) != 1:
+        addrs = [m["addr"] for m in _machines]
+        which = "none of them is" if not matches else "several of them are"
         raise ConfigError(
-            "cannot tell which of flow.env.machine's entries this process is "
-            f"({len(matches)} local matches); set FLOWJOB_PROCESS_ID=<index> for each process"
+            f"flow.env.machine lists {len(addrs)} machines {addrs}, but {which} this one "
+            f"({sorted(local)}), so this process cannot tell its rank and will not train "
+            "alone: run the program on each listed machine, or set FLOWJOB_PROCESS_ID=<index> "
+            "for each process"
         )
     return matches[0]
 
 
 def init() -> bool:
     """Starts ``jax.distributed`` once if several processes are configured; True if it did."""
-    global _started
+    global _started, _fixed
+    _fixed = True
     if _started:
         return True
     coordinator = os.environ.get("FLOWJOB_COORDINATOR")

@@ -30,6 +30,7 @@ from ..graph import (
     host_only_error,
     is_host_only,
 )
+from . import _config
 from ._arguments import _pad, prepare_arguments
 from ._compiled import CompiledJob
 from ._delivery import Source
@@ -175,6 +176,7 @@ def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list
 def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJob:
     """Runs ``job``'s body eagerly on ``args``; returns the call's ``CompiledJob`` (the caller
     completes the call with it: ``Session.run`` or ``Session.launch``)."""
+    _config.start_backend()  # as a lazy job's first compile: machines and devices are final
     params, values = eager_params(job, args)
     train = job.job_type == "train"
     if train:
@@ -197,21 +199,26 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     lowered = lower(traced.graph, traced.returns, store, jit=False)
     if lowered.mesh is not None:
         raise ConfigError(
-            f"job {job.__name__!r} runs eagerly on {lowered.mesh.size} devices: flowjob's "
-            "eager mode runs a job on one device; place it on one device, or define it with "
-            "eager execution off"
+            f"job {job.__name__!r} runs eagerly in the mirrored view on {lowered.mesh.size} "
+            "devices: flowjob's eager mode runs a job on one device (consistent-view jobs "
+            "compute their whole blobs there); place it on one device, use the consistent "
+            "view, or define it with eager execution off"
         )
     if not train:
-        lowered.fn = _computed(lowered, evaluator, traced.graph.assigns)
+        lowered.fn, count = _computed(lowered, evaluator, traced.graph.assigns)
+        # Its outputs may be a variable's or an argument's own array: the host copies them
+        # all rather than writing into one (see _program.forwarded).
+        lowered.step.forwarded = frozenset(range(count))
     entry = CompiledJob.build(traced, lowered, job.config.concurrency)
     if entry.feeder is not None:
         entry.feeder = _Fed(evaluator.fed)
     return entry
 
 
-def _computed(lowered: Any, evaluator: Evaluator, assigns: list) -> Any:
-    """A predict call's program: its outputs were computed in the body; it also hands back
-    the body's ``flow.assign`` values, which the caller writes back as for a lazy call."""
+def _computed(lowered: Any, evaluator: Evaluator, assigns: list) -> tuple[Any, int]:
+    """A predict call's program and its output count: its outputs were computed in the body;
+    it also hands back the body's ``flow.assign`` values, which the caller writes back as
+    for a lazy call."""
     outputs = sorted(
         (fetch.index, blob_id)
         for blob_id, fetch in lowered.fetches.items()
@@ -232,4 +239,4 @@ def _computed(lowered: Any, evaluator: Evaluator, assigns: list) -> Any:
         # As a lazy predict program that assigns: the new state first; the caller keeps it.
         return ({**state, **assigned}, computed) if assigns else computed
 
-    return program
+    return program, len(computed)

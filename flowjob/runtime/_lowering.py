@@ -100,7 +100,8 @@ def lower(
     graph: JobGraph, returns: list[Blob], store: VariableStore, jit: bool = True
 ) -> LoweredJob:
     """Builds the jitted step function of ``graph``; creates optimizer state variables.
-    ``jit=False`` (eager mode, one device): the step function as it is, run op by op."""
+    ``jit=False`` (eager mode): the step function as it is, run op by op on one device (a
+    consistent-view job placed on several computes the same values there)."""
     train = graph.is_train
     if train and not graph.losses:
         raise JobDefinitionError(
@@ -137,6 +138,10 @@ def lower(
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
     mesh = _sharding.job_mesh(graph)
+    if not jit and graph.config.logical_view.name is not View.MIRRORED:
+        # Eager, consistent view: every blob is whole, so one device computes the same values
+        # its placement's devices would (OneFlow's eager 2-device variables hold copies).
+        mesh = None
     if real_plan is not None and real_plan.tracked:
         _check_data_dependent(graph, real_plan, mesh, diff_watches)
         for k, blob in enumerate(computed):

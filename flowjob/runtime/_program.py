@@ -83,6 +83,8 @@ def run_op(
             out = op.lowering(*args, **kwargs)
         if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
             out = _sharding.constrain(out, op.attrs["distribute"], mesh)
+        elif op.op_type == "hierarchical_parallel_cast":
+            out = _sharding.constrain_nd(out, op.attrs["nd_sbp"], op.attrs["hierarchy"], mesh)
         for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
             env[id(blob)] = value
 

@@ -46,7 +46,7 @@ def current_resource() -> Resource:
     runs on the CPU and counts as CPU devices)."""
     import jax
 
-    _config.start_jax()
+    _config.start_backend()
     process = _config.process
     on_gpu = process.device_tag == "gpu" and jax.devices()[0].platform == "gpu"
     knobs = {

@@ -11,7 +11,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import jax
 import numpy as np
 
 from .._exit_status import mark_exit_failure
@@ -38,18 +37,24 @@ class Session:
 
     def __init__(self) -> None:
         _config.start_jax()
-        # Only the first process runs handlers, host ops and callbacks (after gathering).
-        self.primary = jax.process_index() == 0
         self.state = State(seed=_config.process.seed)
         self.variables = self.state.variables
         self.jobs: dict[str, Any] = {}  # name -> JobFunction, in definition order
         self.compiled: dict[str, CompiledJob] = {}
         self.completion = CompletionQueue()
-        self.deliverer = Deliverer(self.completion, self.primary)
+        # Only the first process runs handlers, host ops and callbacks (after gathering).
+        self.deliverer = Deliverer(self.completion)
         self.calls = Calls(self.state, self.completion, self.deliverer)
         self._trace_lock = threading.RLock()
         self._trace_failures: dict[str, Any] = {}  # name -> job skipped by trace_all (warned)
         self.closed = False
+
+    @property
+    def primary(self) -> bool:
+        """Whether this process delivers results and writes checkpoints (the first one);
+        asking fixes the machines, as a job's first run does."""
+        _config.start_backend()
+        return self.deliverer.primary
 
     # -- jobs ------------------------------------------------------------------------------
     def register(self, job: Any) -> None:
@@ -67,6 +72,7 @@ class Session:
                 raise self._stale(job)
             entry = self.compiled.get(job.__name__)
             if entry is None:
+                _config.start_backend()  # the machines and device count are final from here
                 traced = trace(
                     job.__name__,
                     job.fn,
@@ -240,12 +246,14 @@ def default_session() -> Session:
 
 
 def clear_default_session() -> None:
-    """Waits for the current session, then drops its jobs and variables."""
+    """Waits for the current session, then drops its jobs and variables; the device count
+    goes back to one (it is the session's setting in OneFlow)."""
     global _default
     with _default_lock:
         old, _default = _default, None
     if old is not None:
         old.close()
+    _config.reset_device_num()
 
 
 def lazy_job_names() -> list[str]:

@@ -44,6 +44,16 @@ def job_devices(graph: JobGraph) -> list[Any]:
     return chosen
 
 
+def mirrored_pieces(default_placement: Any) -> int:
+    """How many devices a mirrored-view job runs on when its ops take the job's default
+    placement (``default_placement``, or the configured device count): the pieces its
+    fixed-shape inputs are split into along axis 0."""
+    per_process = max(1, len(jax.devices()) // max(1, jax.process_count()))
+    if default_placement is not None:
+        return len(_placed_ids(default_placement.placement, per_process))
+    return min(_config.process.device_num, per_process) * jax.process_count()
+
+
 def _placed_ids(placement: Any, per_process: int) -> list[tuple[int, int]]:
     """A placement's (machine, device) pairs. OneFlow's CPU devices are logical (threads of
     one host), so a ``"cpu"`` placement naming more devices than exist, e.g. ``"0:0-1"``
@@ -94,6 +104,39 @@ def constrain(value: Any, distribute: Distribute, mesh: Mesh | None) -> Any:
     if mesh is None:
         return value
     return jax.lax.with_sharding_constraint(value, sharding(mesh, value.shape, distribute))
+
+
+def constrain_nd(
+    value: Any,
+    nd_sbp: tuple[Distribute | None, ...],
+    hierarchy: tuple[int, ...] | None,
+    mesh: Mesh | None,
+) -> Any:
+    """``hierarchical_parallel_cast`` inside the program: the job's devices as a mesh of the
+    placement's hierarchy, axes named ``d0, d1, ...``; each ``S(k)`` entry shards tensor axis
+    k over its mesh axis (a tensor axis split by two entries is split over both), ``B`` and
+    ``P`` replicate. A split that does not divide evenly is left out."""
+    if mesh is None:
+        return value
+    devices = mesh.devices.reshape(-1)
+    shape = hierarchy if hierarchy and int(np.prod(hierarchy)) == devices.size else (devices.size,)
+    if len(shape) != len(nd_sbp):
+        shape = (devices.size,)
+        nd_sbp = nd_sbp[:1]
+    names = tuple(f"{AXIS}{i}" for i in range(len(shape)))
+    dims: list[list[str]] = [[] for _ in value.shape]
+    for name, sbp, size in zip(names, nd_sbp, shape):
+        if sbp is not None and sbp.kind is Sbp.SPLIT and size > 1:
+            dims[sbp.axis].append(name)
+    sizes = dict(zip(names, shape))
+    spec = []
+    for length, axes in zip(value.shape, dims):
+        if not axes or length % int(np.prod([sizes[a] for a in axes])):
+            spec.append(None)
+        else:
+            spec.append(axes[0] if len(axes) == 1 else tuple(axes))
+    nd_mesh = Mesh(devices.reshape(shape), names)
+    return jax.lax.with_sharding_constraint(value, NamedSharding(nd_mesh, PartitionSpec(*spec)))
 
 
 @dataclass

@@ -21,6 +21,7 @@ from ..graph import (
     is_tensor_list,
     tracing,
 )
+from ._sharding import mirrored_pieces
 
 _RETURN_HELP = (
     "allowed return annotations: None, tp.Numpy, tp.ListNumpy, tp.ListListNumpy, "
@@ -121,13 +122,26 @@ def parse_params(
 def _make_inputs(graph: JobGraph, params: list[ParamSpec], padded: bool = False) -> list[Any]:
     # Mirrored view: a ListNumpy input is one fixed-shape piece per device; the body sees the
     # piece (per-device shapes, as in OneFlow), a dynamic one when ``padded`` (one device).
+    # A fixed-shape (tp.Numpy) input is split along axis 0 among the devices, and its blob
+    # has a device's piece's shape too.
     mirrored = graph.config.logical_view.name is View.MIRRORED and not padded
+    pieces = mirrored_pieces(graph.config.placement_scope) if mirrored else 1
     args = []
     for spec in params:
         blobs = []
         for k, d in enumerate(spec.defs):
             dynamic = d.is_dynamic and not mirrored
             name = d.name or (spec.name if not spec.is_tuple else f"{spec.name}_{k}")
+            shape = d.shape
+            if pieces > 1 and not d.is_dynamic:
+                if not shape or shape[0] % pieces:
+                    raise JobDefinitionError(
+                        f"job {graph.name!r}, argument {name!r}: in the mirrored view a "
+                        f"tp.Numpy.Placeholder{shape} is split along axis 0 among {pieces} "
+                        "devices, which needs its first dimension to be a multiple of "
+                        f"{pieces} (or use tp.ListNumpy.Placeholder, one array per device)"
+                    )
+                shape = (shape[0] // pieces, *shape[1:])
             listed = {"is_tensor_list": True} if d.tensor_list else {}
             op = graph.add_op(
                 name=name,
@@ -136,13 +150,13 @@ def _make_inputs(graph: JobGraph, params: list[ParamSpec], padded: bool = False)
                 lowering=None,
                 inputs=[],
                 attrs={
-                    "shape": d.shape,
+                    "shape": shape,
                     "dtype": d.dtype.name,
                     "is_dynamic": dynamic,
                     "batch_axis": d.batch_axis,
                     **listed,
                 },
-                outputs=[(d.shape, d.dtype, dynamic)],
+                outputs=[(shape, d.dtype, dynamic)],
             )
             graph.inputs.append(op.outputs[0])
             blobs.append(op.outputs[0])

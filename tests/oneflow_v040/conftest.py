@@ -8,14 +8,11 @@ import pytest
 
 from tests.upstream import ONEFLOW, UpstreamError
 
-from ._run import ops_folder
+from ._run import ops_folder, test_files
 
 
 def pytest_collection_modifyitems(config, items):
-    wanted = os.environ.get("FLOWJOB_ONEFLOW_SUITE") == "1" or "oneflow_suite" in (
-        config.getoption("markexpr") or ""
-    ).replace("not oneflow_suite", "")
-    if wanted:
+    if _wanted(config):
         return
     skip = pytest.mark.skip(reason="OneFlow's op tests: set FLOWJOB_ONEFLOW_SUITE=1 to run them")
     for item in items:
@@ -32,3 +29,23 @@ def oneflow_ops():
         return ops_folder()
     except UpstreamError as exc:
         pytest.fail(str(exc))
+
+
+def _wanted(config) -> bool:
+    return os.environ.get("FLOWJOB_ONEFLOW_SUITE") == "1" or "oneflow_suite" in (
+        config.getoption("markexpr") or ""
+    ).replace("not oneflow_suite", "")
+
+
+def pytest_generate_tests(metafunc):
+    """One test per file of the clone's folder, named after it; without a clone (or when the
+    suite is not asked for) one placeholder that the ``oneflow_ops`` fixture skips."""
+    if "oneflow_file" not in metafunc.fixturenames:
+        return
+    names = ["no-clone"]
+    if _wanted(metafunc.config) and ONEFLOW.clone() is not None:
+        try:
+            names = test_files(ops_folder())
+        except UpstreamError:
+            pass  # the oneflow_ops fixture reports it
+    metafunc.parametrize("oneflow_file", names)

@@ -1,31 +1,47 @@
-"""OneFlow v0.4.0's own op tests, each file run unchanged through ``flowjob run``.
+"""OneFlow v0.4.0's own op tests, each file run unchanged through ``flowjob run`` at 1 device
+and at the device counts of its multi-device classes (2, 4 virtual CPU devices).
 
 Marked ``oneflow_suite`` and skipped unless ``FLOWJOB_ONEFLOW_SUITE=1`` (they need TensorFlow
 from the ``oneflow-tests`` extra and take minutes), and skipped without a OneFlow clone
-(``FLOWJOB_ONEFLOW_SRC``), from which the files are read. A file listed with a known cause in
-``suite.py`` is an expected failure; one that passes unexpectedly is reported as XPASS.
+(``FLOWJOB_ONEFLOW_SRC``), from which the files are read. A file with a known cause in
+``suite.py`` is an expected failure (xfail) and fails once it passes; a file that runs no test
+at any device count (skipped upstream, or 2-node classes only) is skipped with the reason.
 """
 
 import importlib.util
 
 import pytest
 
-from ._run import run_file
-from .suite import CPU_ONLY, SUITE
+from ._run import device_counts, needs_two_nodes, run_file, test_files
+from .suite import CPU_ONLY, KNOWN_FAILURES, TOTAL_FILES
+from .table import FileRecord
 
 pytestmark = pytest.mark.oneflow_suite
 
 
-@pytest.mark.parametrize("name", sorted(SUITE))
-def test_oneflow_file(name, oneflow_ops):
+def test_whole_folder_is_run(oneflow_ops):
+    assert len(test_files(oneflow_ops)) == TOTAL_FILES
+
+
+def test_oneflow_file(oneflow_file, oneflow_ops):
     if importlib.util.find_spec("tensorflow") is None:
         pytest.fail("TensorFlow is missing: pip install -e '.[oneflow-tests]'")
-    result = run_file(name, oneflow_ops, timeout=600, cpu_only=name in CPU_ONLY)
-    known = SUITE[name]
-    if result.status in ("fail", "timeout"):
-        tail = result.output[-4000:]
+    name = oneflow_file
+    path = oneflow_ops / name
+    runs = {
+        n: run_file(name, oneflow_ops, timeout=600, cpu_only=name in CPU_ONLY, devices=n)
+        for n in device_counts(path)
+    }
+    record = FileRecord(name, runs, tuple(runs), needs_two_nodes(path))
+    known = KNOWN_FAILURES.get(name)
+    status = record.status
+    if status == "fail":
+        bad = record.failure()
         if known:
-            pytest.xfail(f"{known}: {result.error}")
-        pytest.fail(f"{name}: {result.error}\n{tail}")
-    if result.status == "pass" and known:
+            pytest.xfail(f"{name} at {bad.devices} device(s): {known}: {bad.error}")
+        pytest.fail(f"{name} at {bad.devices} device(s): {bad.error}\n{bad.output[-4000:]}")
+    if status == "pass" and known:
         pytest.fail(f"{name} passes now: remove its known cause from suite.py ({known})")
+    if status != "pass":
+        reasons = sorted({r.skip_reason for r in runs.values() if r.skip_reason})
+        pytest.skip(f"{name}: {status} ({'; '.join(reasons) or 'no test runs'})")

@@ -410,3 +410,18 @@ def test_data_dependent_sizes_come_from_the_values_in_eager_mode():
     np.testing.assert_array_equal(eager_out, np.argwhere(x))
     np.testing.assert_array_equal(lazy_out, np.argwhere(x))
     np.testing.assert_array_equal(seen[0], np.argwhere(x))
+
+
+def test_eager_results_are_writable_copies_that_leave_variables_alone():
+    """Writing into a returned variable's value changes neither the variable nor the next
+    result (the host copies an eager call's outputs)."""
+    flow.enable_eager_execution(True)
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        return flow.get_variable("v", (3,), initializer=flow.constant_initializer(2.0))
+
+    first = job()
+    first[:] = -1.0
+    np.testing.assert_array_equal(job(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(flow.get_all_variables()["v"].numpy(), [2.0, 2.0, 2.0])
