@@ -60,9 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     def one(run: tuple[str, int]):
         name, n = run
         result = run_file(name, ops, args.timeout, cpu_only=name in CPU_ONLY, devices=n)
-        print(
-            f"{result.status:8} {n}d {result.seconds:6.1f}s {name} {result.error}", flush=True
-        )
+        print(f"{result.status:8} {n}d {result.seconds:6.1f}s {name} {result.error}", flush=True)
         return result
 
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:

@@ -143,9 +143,7 @@ def classify(name: str, returncode: int, out: str, seconds: float, devices: int 
     ``unittest.main()`` run as a script)."""
     ran = sum(int(n) for n in _RAN.findall(out))
     skipped = sum(int(n) for n in _SKIPPED.findall(out))
-    failed = sum(
-        int(n) for summary in _FAILED.findall(out) for n in _FAILED_COUNT.findall(summary)
-    )
+    failed = sum(int(n) for summary in _FAILED.findall(out) for n in _FAILED_COUNT.findall(summary))
     error = first_error(out)
     reason = ""
     if returncode == 0 and not ran:  # no test here (all commented out, or no main())

@@ -158,7 +158,10 @@ LISTED: tuple[str, ...] = (
 TOTAL_FILES = 224  # test_*.py of oneflow/python/test/ops at v0.4.0, less 2 helper modules
 COUNTS = (1, 2, 4)  # the device counts of one node that the files' classes are written for
 
-_EAGER = "eager only (flow.enable_eager_execution, flow.experimental); flowjob is lazy only"
+_EAGER = (
+    "tests OneFlow 0.5's eager module API (oneflow.experimental: autograd, optim, eager ops "
+    "on flow.Tensor), outside the v0.4 legacy API flowjob re-creates"
+)
 
 
 def _missing(api: str) -> str:
@@ -166,18 +169,8 @@ def _missing(api: str) -> str:
 
 
 KNOWN_FAILURES: dict[str, str] = {
-    "test_layers_conv3d.py": "flow.layers.conv3d's result differs from TensorFlow's beyond the "
-    "file's tolerance in test_conv1; not yet investigated",
     "test_dropout.py": "test_dropout_module compares masks with literals from OneFlow's own "
     "random stream; flowjob draws from JAX's PRNG (test_dropout passes)",
-    "test_ctc_loss.py": "its blank=4 case feeds targets that contain the blank label (invalid "
-    "input); OneFlow's reference then overwrites one gradient entry, flowjob gives the exact "
-    "gradient (the blank=0 cases pass)",
-    "test_shuffle.py": "it sorts a returned array in place; flowjob returns read-only arrays",
-    "test_assign.py": "it assigns to a variable in a predict job; flowjob writes variables "
-    "back from train jobs only",
-    "test_fused_self_attention_query_mul_key_and_value.py": "its job is declared "
-    'type="predict" and calls minimize(); flowjob refuses to train in a predict job',
     **{name: _EAGER for name in ("test_model.py", "test_module_container.py")},
     "test_quantize_op.py": "test_fake_quantize's NumPy reference rounds input / scale in "
     "float64 with a float64 scale; OneFlow's kernels, like flowjob, compute in the input's "
@@ -185,20 +178,7 @@ KNOWN_FAILURES: dict[str, str] = {
     "per case, at 1 and 4 devices alike) lands one step away",
     "test_lamb.py": "cannot run anywhere today: its reference, tensorflow_addons (end of life), "
     "does not install with TensorFlow >= 2.16",
-    "test_oneflow_export.py": "tests OneFlow's @oneflow_export decorator machinery",
-    "test_multi_process.py": "its job assigns a variable in a predict job; "
-    "flowjob writes variables back from train jobs only",
-    "test_logical_slice_assign.py": "its job assigns a slice of a variable in a predict job; "
-    "flowjob writes variables back from train jobs only",
     "test_ssp_variable_proxy.py": "tests pipelining (flow.experimental.ssp_variable_proxy)",
-    "test_TestDynamicSource.py": "its op type's output is dynamic (3 of 5 rows), which the "
-    "builders' table does not produce",
-    "test_TestSourceMultiGpuFixedOutNum.py": "its op type's output depends on the placement's "
-    "device count (2 devices), not in the builders' table",
-    "test_cpu_only_user_op.py": "reads blob.parallel_conf.device_tag(), not provided",
-    "test_dynamic_loss_scale_schedule.py": "its op type (dynamic_loss_scale_schedule) updates "
-    "variables in place, not in the builders' table",
-    "test_user_op_module.py": "needs flow.deprecated.nn.Module and flow.find_or_create_module",
     "test_quantization_aware_training.py": "tests quantization-aware training "
     "(func_config.qat), not provided",
     "test_gpt_data_loader.py": "it reads OneFlow's private dataset "
@@ -220,4 +200,3 @@ CPU_ONLY: dict[str, str] = {
     "test_matmul.py": "its gpu cases test float16 automatic mixed precision "
     "(flow.amp_white_identity), a GPU feature",
 }
-

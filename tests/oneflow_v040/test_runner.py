@@ -8,7 +8,7 @@ import unittest
 from ._run import Result, classify, device_counts, needs_two_nodes
 from .table import FileRecord, write_results
 
-FILE = '''
+FILE = """
 import oneflow as flow
 @flow.unittest.skip_unless_1n1d()
 class A(flow.unittest.TestCase): ...
@@ -16,7 +16,7 @@ class A(flow.unittest.TestCase): ...
 class B(flow.unittest.TestCase): ...
 @flow.unittest.skip_unless_2n1d()
 class C(flow.unittest.TestCase): ...
-'''
+"""
 
 
 def test_device_counts_come_from_the_skip_decorators(tmp_path):
