@@ -21,11 +21,11 @@ from ._config import (
     machine_num,
     seed,
 )
-from ._delivery import LocalBlob
 from ._distributed import ctrl_port, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._job_function import JobFunction, function, global_function
+from ._local_blob import LocalBlob
 from ._resource import Resource, current_resource
 from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session

@@ -112,8 +112,10 @@ def _check_tensor_list(job: str, where: str, value: Any, d: ArgBlobDef, pieces: 
     """A ``tp.ListListNumpy`` argument: one list of arrays per device, as a ``TensorList``."""
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, (list, tuple)) for v in value):
         raise _fail(
-            job, where, "a tp.ListListNumpy.Placeholder takes a list (one per device) of lists "
-            f"of numpy.ndarray, got {type(value).__name__}"
+            job,
+            where,
+            "a tp.ListListNumpy.Placeholder takes a list (one per device) of lists "
+            f"of numpy.ndarray, got {type(value).__name__}",
         )
     if len(value) != pieces:
         raise _fail(job, where, f"expected {pieces} list(s) (one per device), got {len(value)}")
@@ -124,8 +126,10 @@ def _check_tensor_list(job: str, where: str, value: Any, d: ArgBlobDef, pieces: 
     total = sum(t.shape[0] for t in tensors)
     if tensors and total > d.shape[0]:
         raise _fail(
-            job, where, f"the tensors' first axes add up to {total}, more than the declared "
-            f"{d.shape[0]} of shape {d.shape}"
+            job,
+            where,
+            f"the tensors' first axes add up to {total}, more than the declared "
+            f"{d.shape[0]} of shape {d.shape}",
         )
     return TensorList(tensors)
 

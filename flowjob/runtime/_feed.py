@@ -100,9 +100,7 @@ class Feeder:
         return False
 
     def _step(self, streams: dict[int, Any], host_args: list[Any] | None = None) -> list[Any]:
-        env: dict[int, Any] = {
-            bid: _argument(host_args[i]) for bid, i in self.arguments.items()
-        }
+        env: dict[int, Any] = {bid: _argument(host_args[i]) for bid, i in self.arguments.items()}
         for feed in self.graph.feeds:
             op = feed.op
             inputs = [env[id(b)] for b in op.inputs]

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import typing as tp
 from ..errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
-from ._delivery import LocalBlob
+from ._local_blob import LocalBlob
 
 
 # -- conversion by annotation --------------------------------------------------------------

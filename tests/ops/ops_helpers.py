@@ -176,3 +176,13 @@ def np_conv_nd(x, w, strides, pads, dilations, groups=1):
                 xs[index], ws, axes=(list(range(1, nd + 2)), list(range(1, nd + 2)))
             )
     return out
+
+
+def nhwc(a):
+    """NCHW -> NHWC (a contiguous copy)."""
+    return np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+
+
+def nchw(a):
+    """NHWC -> NCHW (a contiguous copy)."""
+    return np.ascontiguousarray(a.transpose(0, 3, 1, 2))

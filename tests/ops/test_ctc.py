@@ -107,9 +107,7 @@ def lattice_posteriors(log_probs, ext, frames):
         for p in itertools.product(range(width), repeat=frames)
         if p[0] < 2
         and p[-1] >= width - 2
-        and all(
-            b == a or b == a + 1 or (b == a + 2 and ext[b] != ext[a]) for a, b in zip(p, p[1:])
-        )
+        and all(b == a or b == a + 1 or (b == a + 2 and ext[b] != ext[a]) for a, b in zip(p, p[1:]))
     ]
     scores = np.array([sum(log_probs[t, ext[st]] for t, st in enumerate(p)) for p in paths])
     total = np.logaddexp.reduce(scores)

@@ -14,9 +14,7 @@ def test_partial_fc_sample_keeps_the_labels_then_random_classes():
 
     @flow.global_function(type="train")
     def job(labels: tp.Numpy.Placeholder((batch,), dtype=flow.int32)):
-        w = flow.get_variable(
-            "w", (classes, 3), initializer=flow.random_uniform_initializer(-1, 1)
-        )
+        w = flow.get_variable("w", (classes, 3), initializer=flow.random_uniform_initializer(-1, 1))
         mapped, sampled, rows = flow.distributed_partial_fc_sample(w, labels, num_sample)
         rows = flow.identity(rows)
         flow.watch_diff(rows, lambda g: grads.__setitem__("rows", g))
