@@ -44,12 +44,27 @@ def coco(tmp_path):
             {"id": i, "height": h, "width": w, "file_name": f"{i}.jpg"} for i, h, w in IMAGES
         ],
         "annotations": [
-            {"id": a, "image_id": im, "category_id": c, "bbox": b, "segmentation": s,
-             "iscrowd": 0, "area": 1.0}
+            {
+                "id": a,
+                "image_id": im,
+                "category_id": c,
+                "bbox": b,
+                "segmentation": s,
+                "iscrowd": 0,
+                "area": 1.0,
+            }
             for a, im, c, b, s in ANNOS
         ]
-        + [{"id": 4, "image_id": 9, "category_id": 5, "bbox": [0, 0, 5, 5],
-            "segmentation": {"counts": [], "size": [16, 16]}, "iscrowd": 1}],
+        + [
+            {
+                "id": 4,
+                "image_id": 9,
+                "category_id": 5,
+                "bbox": [0, 0, 5, 5],
+                "segmentation": {"counts": [], "size": [16, 16]},
+                "iscrowd": 1,
+            }
+        ],
         "categories": [{"id": 5, "name": "five"}, {"id": 2, "name": "two"}],
     }
     path = tmp_path / "instances.json"
@@ -112,8 +127,9 @@ def test_decode_flip_normalize_against_pillow(coco):
         flipped = flow.image.flip(decoded, 1)
         normed = flow.image_normalize(flipped, std=std, mean=mean)
         a, b = flow.tensor_buffer_to_list_of_tensors(normed, (40, 40, 3), flow.float32, True)
-        aligned = flow.image.batch_align(decoded, shape=(64, 64, 3), dtype=flow.float32,
-                                         alignment=16)
+        aligned = flow.image.batch_align(
+            decoded, shape=(64, 64, 3), dtype=flow.float32, alignment=16
+        )
         return a, b, aligned
 
     a, b, (aligned,) = job()
@@ -203,8 +219,7 @@ def test_grouping_and_bad_input_errors(coco, tmp_path):
 
     @flow.global_function(type="predict")
     def job() -> tp.Numpy:
-        return _reader(coco, remove_images_without_annotations=False,
-                       group_by_aspect_ratio=True)[1]
+        return _reader(coco, remove_images_without_annotations=False, group_by_aspect_ratio=True)[1]
 
     # OneFlow's GroupBatchDataset, groups by height // width: image 3 (20 // 30) is 0,
     # images 7 and 9 are 1. The first batch takes group 0 from image 3; 7 and 9 wait while

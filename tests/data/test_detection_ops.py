@@ -58,8 +58,11 @@ def test_bbox_flip_and_scale(code):
 def test_polygon_flip_scale_and_masks():
     # two images; image 0 has two objects (the second made of two squares), image 1 one
     squares = {
-        0: [[(2, 2), (9, 2), (9, 6), (2, 6)], [(12, 1), (15, 1), (15, 4), (12, 4)],
-            [(3, 10), (6, 10), (6, 13), (3, 13)]],
+        0: [
+            [(2, 2), (9, 2), (9, 6), (2, 6)],
+            [(12, 1), (15, 1), (15, 4), (12, 4)],
+            [(3, 10), (6, 10), (6, 13), (3, 13)],
+        ],
         1: [[(0, 0), (4, 0), (4, 4), (0, 4)]],
     }
     owners = {0: [0, 1, 1], 1: [0]}  # object of each polygon
@@ -118,8 +121,10 @@ def test_random_crop_windows_follow_their_limits_and_seed():
         @flow.global_function(type="predict", function_config=_mirrored())
         def job(x: tp.ListListNumpy.Placeholder((2, 40, 50, 3))) -> tp.ListListNumpy:
             crops = flow.image.random_crop(
-                flow.tensor_list_to_tensor_buffer(x), seed=seed,
-                random_area=[0.3, 0.6], random_aspect_ratio=[0.5, 2.0],
+                flow.tensor_list_to_tensor_buffer(x),
+                seed=seed,
+                random_area=[0.3, 0.6],
+                random_aspect_ratio=[0.5, 2.0],
             )
             return flow.tensor_buffer_to_tensor_list(crops, shape=(40, 50, 3), dtype=flow.float)
 
@@ -153,8 +158,10 @@ def test_bad_instances_raise_errors_naming_the_op_and_instance():
         return flow.tensor_buffer_to_tensor_list(bbox, shape=(5, 5), dtype=flow.float)
 
     with pytest.raises(flow.data.TensorBufferError, match=r"object_bbox_flip: instance 1 must"):
-        job([[np.zeros((1, 2, 4), np.float32), np.zeros((1, 2, 5), np.float32)]],
-            [np.int32([[4, 4], [4, 4]])])
+        job(
+            [[np.zeros((1, 2, 4), np.float32), np.zeros((1, 2, 5), np.float32)]],
+            [np.int32([[4, 4], [4, 4]])],
+        )
 
 
 def test_degenerate_polygons_fill_a_pixel_or_a_line():

@@ -88,20 +88,36 @@ def _coco(work, rng, name, count, portrait=0, empty=0):
         if image_id > count - empty:
             continue
         if image_id == 1:
-            annos.append({"id": 9000, "image_id": 1, "iscrowd": 1, "category_id": 1,
-                          "bbox": [0, 0, 4, 4], "segmentation": {"counts": [], "size": [h, w]}})
+            annos.append(
+                {
+                    "id": 9000,
+                    "image_id": 1,
+                    "iscrowd": 1,
+                    "category_id": 1,
+                    "bbox": [0, 0, 4, 4],
+                    "segmentation": {"counts": [], "size": [h, w]},
+                }
+            )
         for k in range(2):
             x, y = float(rng.uniform(0, w / 2)), float(rng.uniform(0, h / 2))
             bw, bh = float(rng.uniform(5, w / 2)), float(rng.uniform(5, h / 2))
             polys = [[x, y, x + bw, y, x + bw, y + bh, x, y + bh]]
             if k:
                 polys.append([x + 1, y + 1, x + 4, y + 1, x + 4, y + 3, x + 1, y + 3])
-            annos.append({"id": 10 * image_id + k, "image_id": image_id, "iscrowd": 0,
-                          "category_id": 3 + 4 * k, "bbox": [x, y, bw, bh],
-                          "segmentation": polys})
+            annos.append(
+                {
+                    "id": 10 * image_id + k,
+                    "image_id": image_id,
+                    "iscrowd": 0,
+                    "category_id": 3 + 4 * k,
+                    "bbox": [x, y, bw, bh],
+                    "segmentation": polys,
+                }
+            )
     path = work / f"{name}.json"
-    path.write_text(json.dumps({"images": images, "annotations": annos,
-                                "categories": [{"id": 7}, {"id": 3}]}))
+    path.write_text(
+        json.dumps({"images": images, "annotations": annos, "categories": [{"id": 7}, {"id": 3}]})
+    )
     return str(path)
 
 
@@ -146,8 +162,10 @@ def ops(tmp_path_factory):
             lambda _, count=count: repr(images[next(count) % len(images)]),
             text.replace(SKIP, ""),
         )
-        text = text.replace('"/dataset/mscoco_2017/annotations/instances_val2017.json"',
-                            repr(anno_files.get(name, objects)))
+        text = text.replace(
+            '"/dataset/mscoco_2017/annotations/instances_val2017.json"',
+            repr(anno_files.get(name, objects)),
+        )
         text = text.replace('"/dataset/mscoco_2017/val2017"', repr(str(work)))
         (work / name).write_text(text)
     return work

@@ -147,8 +147,9 @@ def test_ofrecord_image_classification_reader(tmp_path):
         Image.fromarray(p).save(buf, format="PNG")
         return buf.getvalue()
 
-    write_ofrecord(tmp_path, {"img": [png(p) for p in pixels],
-                              "lbl": np.asarray([[3], [9]], np.int64)})
+    write_ofrecord(
+        tmp_path, {"img": [png(p) for p in pixels], "lbl": np.asarray([[3], [9]], np.int64)}
+    )
 
     @flow.global_function(type="predict")
     def job() -> Tuple[tp.ListNumpy, tp.Numpy]:

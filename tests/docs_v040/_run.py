@@ -118,8 +118,9 @@ def run_once(program: Program, work: Path, timeout: float) -> Result:
     return Result(0 if ran else proc.returncode or 1, "".join(lines), err)
 
 
-def run_program(program: Program, programs: dict[str, Program], code: Path, tmp: Path,
-                timeout: float) -> Result:
+def run_program(
+    program: Program, programs: dict[str, Program], code: Path, tmp: Path, timeout: float
+) -> Result:
     """``code``: the ``docs/code`` folder of the program's language; ``programs``: by id."""
     folder = Path(program.path).parent
     work = tmp / folder

@@ -16,7 +16,9 @@ def docs() -> dict[str, Path]:
     if DOCS.clone() is None:
         pytest.skip(DOCS.missing_line())
     try:
-        return {lang: extract(DOCS, f"{lang}/docs/code") / lang / "docs" / "code"
-                for lang in ("en", "cn")}
+        return {
+            lang: extract(DOCS, f"{lang}/docs/code") / lang / "docs" / "code"
+            for lang in ("en", "cn")
+        }
     except UpstreamError as exc:
         pytest.fail(str(exc))

@@ -170,9 +170,7 @@ PROGRAMS: tuple[Program, ...] = (
         Outcome.NATIVE_BUILD,
         native="final_relu.so",
     ),
-    Program(
-        "extended_topics/myop_grad/test_myop.py", Outcome.NATIVE_BUILD, native="final_myop.so"
-    ),
+    Program("extended_topics/myop_grad/test_myop.py", Outcome.NATIVE_BUILD, native="final_myop.so"),
     Program(
         "extended_topics/data_loader/test_mini_dataloader.py",
         Outcome.NATIVE_BUILD,

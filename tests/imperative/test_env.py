@@ -26,7 +26,10 @@ def _env(**extra: str) -> dict:
 
 def _run(*args: str, **env: str) -> dict:
     out = subprocess.run(
-        [sys.executable, SCRIPT, *args], env=_env(**env), capture_output=True, text=True,
+        [sys.executable, SCRIPT, *args],
+        env=_env(**env),
+        capture_output=True,
+        text=True,
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]

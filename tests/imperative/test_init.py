@@ -116,7 +116,6 @@ def test_fans_need_rank_2_and_a_known_mode():
         init.xavier_normal_(flow.Tensor(5, 5), data_format="CHWN")
 
 
-
 def _draws_in_a_new_process(seed):
     code = (
         "import flowjob as flow\n"

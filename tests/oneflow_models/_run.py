@@ -46,7 +46,12 @@ def run_case(case: Case, models: Path, timeout: float = 600.0) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="oneflow_models_") as work:
         try:
             proc = subprocess.run(
-                cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
+                cmd,
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
                 stdin=subprocess.DEVNULL,
             )
         except subprocess.TimeoutExpired:

@@ -46,7 +46,8 @@ def test_every_cnn_class_is_listed_for_each_node_count():
     classes = {
         node.name
         for node in ast.parse((models / "cnns_tests.py").read_text()).body
-        if isinstance(node, ast.ClassDef) and node.name.endswith("Mixin")
+        if isinstance(node, ast.ClassDef)
+        and node.name.endswith("Mixin")
         and node.name != "TestNetMixin"
     }
     listed = {c.selector for c in CASES if c.file == "cnns_tests.py"}

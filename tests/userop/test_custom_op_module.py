@@ -140,8 +140,14 @@ def test_backward_op_runs_on_its_own_with_a_trial_run_for_its_shape(xtanh):
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder(x0.shape), dy: tp.Numpy.Placeholder(dy0.shape)) -> tp.Numpy:
         return (
-            flow.user_op_builder("b").Op("xtanh_backward").Input("x", [x]).Input("dy", [dy])
-            .Output("dx").Build().InferAndTryRun().SoleOutputBlob()
+            flow.user_op_builder("b")
+            .Op("xtanh_backward")
+            .Input("x", [x])
+            .Input("dy", [dy])
+            .Output("dx")
+            .Build()
+            .InferAndTryRun()
+            .SoleOutputBlob()
         )
 
     t = np.tanh(x0)
@@ -153,12 +159,18 @@ def test_definition_facts_are_read_from_the_builder_chains(tmp_path):
     defs = flow.userop.read_cpp_defs(folder / "xtanh_cpp_def.cpp")
     fw, bw = defs.ops["xtanh_forward"], defs.ops["xtanh_backward"]
     assert (fw.inputs, fw.outputs, fw.shape_from, fw.dtype_from) == (
-        ["x"], ["y"], {"y": "x"}, {"y": "x"}
+        ["x"],
+        ["y"],
+        {"y": "x"},
+        {"y": "x"},
     )
     text = (folder / "xtanh_cpp_def.cpp").read_text()
     shape_line = text[: text.index("= Shape({")].count("\n") + 1
     assert (bw.inputs, bw.shape_from, bw.dtype_from, bw.unread) == (
-        ["x", "dy"], {}, {}, [shape_line]
+        ["x", "dy"],
+        {},
+        {},
+        [shape_line],
     )
     grad = defs.grads["xtanh_forward"]
     assert grad.backward_type == "xtanh_backward"
@@ -177,7 +189,7 @@ def test_attributes_come_from_the_registration(xtanh):
 
 
 def test_op_without_grad_registration_has_no_gradient(tmp_path):
-    defs = DEFS[: DEFS.index('REGISTER_USER_OP_GRAD')] + "}\n"
+    defs = DEFS[: DEFS.index("REGISTER_USER_OP_GRAD")] + "}\n"
     write_module(tmp_path, defs=defs)
     module = flow.experimental.custom_op_module("xtanh", str(tmp_path))
     module.py_api().cpp_def().py_kernel().build_load()
@@ -197,12 +209,21 @@ def test_op_without_grad_registration_has_no_gradient(tmp_path):
     "old, new, what",
     [
         (".SetGetSbpFn(", ".SetCustomFn(", "SetCustomFn is not part of the pattern"),
-        ("ctx->DefineOp(op_name, make);", "ctx->DefineOp(op_name, make);\n foo();",
-         "statement not in the pattern"),
-        ('.Attr<float>("unused_scale", 2.5)', '.Attr<float>("unused_scale", kScale)',
-         "is not a literal"),
-        ('REGISTER_USER_OP("xtanh_backward")', 'REGISTER_USER_KERNEL("xtanh_backward")',
-         "REGISTER_USER_KERNEL is not read"),
+        (
+            "ctx->DefineOp(op_name, make);",
+            "ctx->DefineOp(op_name, make);\n foo();",
+            "statement not in the pattern",
+        ),
+        (
+            '.Attr<float>("unused_scale", 2.5)',
+            '.Attr<float>("unused_scale", kScale)',
+            "is not a literal",
+        ),
+        (
+            'REGISTER_USER_OP("xtanh_backward")',
+            'REGISTER_USER_KERNEL("xtanh_backward")',
+            "REGISTER_USER_KERNEL is not read",
+        ),
     ],
 )
 def test_unreadable_definitions_name_file_and_line(tmp_path, old, new, what):
