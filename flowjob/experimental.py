@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .graph import Blob, apply_op
+from .graph import Blob, apply_op, scope_config
 from .ops import eager_assign_121, indexed_slices_reduce_sum, square_sum, unique_with_counts
 from .ops.array_ops import assign
 from .userop import CustomOpModule, custom_op_module
@@ -25,10 +25,21 @@ __all__ = [
     "indexed_slices_reduce_sum",
     "logical_slice",
     "logical_slice_assign",
+    "scope",
     "set_interface_blob_value",
     "square_sum",
     "unique_with_counts",
 ]
+
+
+class _ScopeNamespace:
+    """``flow.experimental.scope``: ``config(**attrs)`` sets scope attributes (OneFlow's
+    ``quantization_aware_training``) for the ops created inside."""
+
+    config = staticmethod(scope_config)
+
+
+scope = _ScopeNamespace()
 
 
 def _variable(op_name: str, where: str):
@@ -103,6 +114,7 @@ def logical_slice_assign(
     slices = _slices("logical_slice_assign", x, slice_tup_list)
     updated = apply_op(
         "logical_slice_assign",
+    "scope",
         _lower_slice_assign,
         [x, value],
         attrs={"slices": slices},

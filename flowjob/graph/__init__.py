@@ -39,6 +39,8 @@ from ._scope import (
     namespace,
     parse_parallel_distribution,
     placement,
+    scope_attr,
+    scope_config,
     split,
 )
 from ._variables import VariableDef, VariableStore, get_variable
@@ -87,6 +89,8 @@ __all__ = [
     "namespace",
     "parse_parallel_distribution",
     "placement",
+    "scope_attr",
+    "scope_config",
     "split",
     "VariableDef",
     "VariableStore",

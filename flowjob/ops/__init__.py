@@ -11,6 +11,7 @@ from ._functional_losses import smooth_l1_loss
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
 from ._losses import combined_margin_loss
+from ._qat import QatBackend
 from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._reduce import square_sum
@@ -46,6 +47,7 @@ def _register() -> None:
 _register()
 
 __all__ = [
+    "QatBackend",
     "array_ops",
     "initializers",
     "layers",

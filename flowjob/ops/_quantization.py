@@ -94,14 +94,20 @@ def min_max_observer(
     )
 
 
-def _lower_moving_observer(x, moving_max, moving_min, *, bit, scheme, formula, momentum, training):
+def _lower_moving_observer(
+    x, moving_max, moving_min, step, *, bit, scheme, formula, momentum, training, stop_after
+):
     if training:
         high, low = x.max(), x.min()
         if scheme == Scheme.SYMMETRIC or formula == Formula.CAMBRICON:
             high = low = jnp.maximum(jnp.abs(high), jnp.abs(low))
         # the first observation (a zero average) is taken as it is
-        moving_max = jnp.where(moving_max == 0, high, moving_max * momentum + high * (1 - momentum))
-        moving_min = jnp.where(moving_min == 0, low, moving_min * momentum + low * (1 - momentum))
+        fresh_max = jnp.where(moving_max == 0, high, moving_max * momentum + high * (1 - momentum))
+        fresh_min = jnp.where(moving_min == 0, low, moving_min * momentum + low * (1 - momentum))
+        # OneFlow's kernel stops updating once the step passes stop_update_after_iters
+        updating = step.reshape(-1)[0] <= stop_after
+        moving_max = jnp.where(updating, fresh_max, moving_max)
+        moving_min = jnp.where(updating, fresh_min, moving_min)
     if scheme == Scheme.SYMMETRIC or formula == Formula.CAMBRICON:
         scale, zero = _scale_and_zero(
             moving_max, -moving_max, bit=bit, scheme=scheme, formula=formula
@@ -127,9 +133,28 @@ def moving_average_min_max_observer(
     public = "flow.quantization.moving_average_min_max_observer"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
-    scheme, formula = _modes(
-        public, quantization_bit, quantization_scheme, quantization_formula, name
+    # OneFlow's Python op keeps a step variable that stays 0 with a "stop updating"
+    # threshold of 1: it never stops
+    return observe_moving(
+        public, input, quantization_bit, quantization_scheme, quantization_formula, momentum,
+        name, stop_update_after_iters=None,
     )
+
+
+def observe_moving(
+    public: str,
+    input: Blob,  # noqa: A002
+    bit: int,
+    scheme_name: str,
+    formula_name: str,
+    momentum: float,
+    name: str | None,
+    *,
+    stop_update_after_iters: int | None,
+) -> tuple[Blob, Blob]:
+    """The moving observer; with ``stop_update_after_iters`` (the QAT rewrite's) its step
+    variable counts the train calls and the averages stay fixed once it passes that."""
+    scheme, formula = _modes(public, bit, scheme_name, formula_name, name)
     graph = current_graph()
     name = name if name is not None else graph.unique_name("MovingAverageMinMaxObserver")
     with namespace(name):
@@ -143,8 +168,7 @@ def moving_average_min_max_observer(
             )
             for v in ("moving_max", "moving_min")
         ]
-        # OneFlow keeps a step variable that stays 0 (its "stop updating" threshold is 1)
-        get_variable(
+        step = get_variable(
             "current_train_step",
             shape=(1,),
             dtype=_dtypes.int64,
@@ -154,13 +178,14 @@ def moving_average_min_max_observer(
     scale, zero, new_max, new_min = apply_op(
         "moving_average_min_max_observer",
         _lower_moving_observer,
-        [input, *moving],
+        [input, *moving, step],
         attrs={
-            "bit": quantization_bit,
+            "bit": bit,
             "scheme": scheme,
             "formula": formula,
             "momentum": float(momentum),
             "training": graph.is_trainable,
+            "stop_after": 1 if stop_update_after_iters is None else stop_update_after_iters,
         },
         name=name,
         prefix="MovingAverageMinMaxObserver",
@@ -168,6 +193,8 @@ def moving_average_min_max_observer(
     if graph.is_trainable:
         graph.assign(moving[0], new_max)
         graph.assign(moving[1], new_min)
+        if stop_update_after_iters is not None:
+            graph.assign(step, step + 1)
     return scale, zero
 
 
