@@ -42,6 +42,17 @@ def _modes(
     return s, f
 
 
+def _divide(a, b):
+    """``a / b`` rounded once to ``a``'s dtype, as IEEE division (OneFlow's kernels) gives it.
+
+    XLA turns a division by a broadcast scalar into a product with its reciprocal, which in
+    float32 is one ulp off the IEEE quotient for most elements; in float64 that error is far
+    below float32's resolution, so the float64 quotient rounds to the IEEE float32 one
+    (x64 is on in flowjob sessions)."""
+    wide = jnp.promote_types(a.dtype, jnp.float64)
+    return (a.astype(wide) / jnp.asarray(b, wide)).astype(a.dtype)
+
+
 def _scale_and_zero(high, low, *, bit, scheme, formula):
     """Scale and zero point from the observed maximum and minimum."""
     if formula == Formula.CAMBRICON:
@@ -49,9 +60,9 @@ def _scale_and_zero(high, low, *, bit, scheme, formula):
         return jnp.floor(jnp.log2(peak)) - (bit - 2), jnp.zeros_like(peak)
     if scheme == Scheme.SYMMETRIC:
         peak = jnp.maximum(jnp.abs(high), jnp.abs(low))
-        return peak / (2.0 ** (bit - 1) - 1), jnp.zeros_like(peak)
-    scale = (high - low) / (2.0**bit - 1)
-    return scale, -jnp.round(low / scale)
+        return _divide(peak, 2.0 ** (bit - 1) - 1), jnp.zeros_like(peak)
+    scale = _divide(high - low, 2.0**bit - 1)
+    return scale, -jnp.round(_divide(low, scale))
 
 
 def _lower_observer(x, *, bit, scheme, formula, per_layer):
@@ -216,15 +227,23 @@ _straight_through.defvjp(_st_forward, _st_backward)
 
 def _lower_fake_quant(x, scale, zero, *, bit, scheme, formula):
     per_channel = (-1,) + (1,) * (x.ndim - 1) if scale.shape[0] > 1 else (1,) * x.ndim
-    scale, zero = scale.reshape(per_channel), zero.reshape(per_channel)
+    # The grid step is the nearest integer to the exact x / scale (+ zero point), computed in
+    # float64 (see _divide). OneFlow's float32 kernel rounds the float32 quotient (and sum)
+    # first, which moves about one element in 500,000 lying near a .5 boundary to the
+    # neighbouring step; its tests' NumPy reference divides in float64, as here, and a float32
+    # quotient in float64 cannot land on a false .5. grid * scale is exact in float64, so the
+    # cast back rounds once, as OneFlow's float32 product does.
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    scale = scale.reshape(per_channel).astype(wide)
+    zero = zero.reshape(per_channel).astype(wide)
     if formula == Formula.CAMBRICON:
         scale = 2.0 ** jnp.trunc(scale)
     if scheme == Scheme.AFFINE and formula == Formula.GOOGLE:
         zero = jnp.round(zero)
-        grid = jnp.clip(jnp.round(x / scale + zero), 0, 2.0**bit - 1)
+        grid = jnp.clip(jnp.round(x.astype(wide) / scale + zero), 0, 2.0**bit - 1)
         return _straight_through(x, ((grid - zero) * scale).astype(x.dtype))
     top = 2.0 ** (bit - 1) - 1
-    grid = jnp.clip(jnp.round(x / scale), -top - 1, top)
+    grid = jnp.clip(jnp.round(x.astype(wide) / scale), -top - 1, top)
     return _straight_through(x, (grid * scale).astype(x.dtype))
 
 
