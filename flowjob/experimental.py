@@ -1,7 +1,8 @@
 """``flow.experimental``: of OneFlow v0.4's experimental namespace, flowjob has the legacy
 ops exported there (``unique_with_counts``, ``indexed_slices_reduce_sum``, ``square_sum``,
 eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logical_slice`` and
-``logical_slice_assign``), the interface blob reads and writes of variables
+``logical_slice_assign``), stale variable copies (``ssp_variable_proxy``), scope attributes
+(``scope.config``), the interface blob reads and writes of variables
 (``get/set_interface_blob_value``) and the Python-kernel custom op modules
 (``custom_op_module``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
 part of the legacy API flowjob re-creates."""
@@ -13,7 +14,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from .graph import Blob, apply_op, scope_config
-from .ops import eager_assign_121, indexed_slices_reduce_sum, square_sum, unique_with_counts
+from .ops import (
+    eager_assign_121,
+    indexed_slices_reduce_sum,
+    square_sum,
+    ssp_variable_proxy,
+    unique_with_counts,
+)
 from .ops.array_ops import assign
 from .userop import CustomOpModule, custom_op_module
 
@@ -28,6 +35,7 @@ __all__ = [
     "scope",
     "set_interface_blob_value",
     "square_sum",
+    "ssp_variable_proxy",
     "unique_with_counts",
 ]
 

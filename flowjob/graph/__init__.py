@@ -43,9 +43,10 @@ from ._scope import (
     scope_config,
     split,
 )
-from ._variables import VariableDef, VariableStore, get_variable
+from ._variables import VARIABLE_VIEWS, VariableDef, VariableStore, get_variable
 
 __all__ = [
+    "VARIABLE_VIEWS",
     "FunctionDesc",
     "Scope",
     "cast_to_current_logical_view",

@@ -267,13 +267,18 @@ def parse_parallel_distribution(
 
 # -- scope attributes (flow.experimental.scope.config) ------------------------------------
 # OneFlow's registered scope attributes and their defaults: ops read them while traced.
-SCOPE_ATTR_DEFAULTS: dict[str, bool] = {"quantization_aware_training": True}
+SCOPE_ATTR_DEFAULTS: dict[str, bool | int] = {
+    "quantization_aware_training": True,
+    "ssp_num_stages": -1,
+    "ssp_stage_id": -1,
+}
 
 
 @contextlib.contextmanager
-def scope_config(**attrs: bool) -> Iterator[None]:
+def scope_config(**attrs: bool | int) -> Iterator[None]:
     """Sets scope attributes for the ops created inside (``quantization_aware_training=False``
-    leaves them out of the QAT rewrite)."""
+    leaves them out of the QAT rewrite; ``ssp_num_stages``/``ssp_stage_id`` give their
+    variables' staleness under SSP training)."""
     for key, value in attrs.items():
         if key not in SCOPE_ATTR_DEFAULTS:
             raise ValueError(
@@ -293,7 +298,7 @@ def scope_config(**attrs: bool) -> Iterator[None]:
         stack.pop()
 
 
-def scope_attr(key: str) -> bool:
+def scope_attr(key: str) -> bool | int:
     """The innermost ``scope_config`` value of ``key``, else its default."""
     for attrs in reversed(_get("scope_attrs")):
         if key in attrs:

@@ -16,6 +16,7 @@ from ._quantization import fake_quantization, min_max_observer, moving_average_m
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._reduce import square_sum
 from ._slicing import getitem
+from ._ssp import ssp_variable_proxy
 from ._unary import abs as _abs
 from ._unary import negative as _negative
 from ._unique import indexed_slices_reduce_sum, unique_with_counts
@@ -47,6 +48,7 @@ def _register() -> None:
 _register()
 
 __all__ = [
+    "ssp_variable_proxy",
     "QatBackend",
     "array_ops",
     "initializers",

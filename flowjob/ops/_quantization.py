@@ -210,7 +210,8 @@ def observe_moving(
 
 
 @jax.custom_vjp
-def _straight_through(x, quantized):
+def straight_through(x, quantized):
+    """``quantized``'s value with the identity gradient to ``x``."""
     return quantized
 
 
@@ -222,7 +223,7 @@ def _st_backward(_, g):
     return g, None
 
 
-_straight_through.defvjp(_st_forward, _st_backward)
+straight_through.defvjp(_st_forward, _st_backward)
 
 
 def _lower_fake_quant(x, scale, zero, *, bit, scheme, formula):
@@ -241,10 +242,10 @@ def _lower_fake_quant(x, scale, zero, *, bit, scheme, formula):
     if scheme == Scheme.AFFINE and formula == Formula.GOOGLE:
         zero = jnp.round(zero)
         grid = jnp.clip(jnp.round(x.astype(wide) / scale + zero), 0, 2.0**bit - 1)
-        return _straight_through(x, ((grid - zero) * scale).astype(x.dtype))
+        return straight_through(x, ((grid - zero) * scale).astype(x.dtype))
     top = 2.0 ** (bit - 1) - 1
     grid = jnp.clip(jnp.round(x.astype(wide) / scale), -top - 1, top)
-    return _straight_through(x, (grid * scale).astype(x.dtype))
+    return straight_through(x, (grid * scale).astype(x.dtype))
 
 
 def fake_quantization(

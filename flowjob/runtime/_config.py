@@ -109,6 +109,7 @@ class FunctionConfig:
         self.train = _TrainConfig()
         self.qat = QatConfig()
         self.qat_enabled = False
+        self.ssp_enabled = False
 
     def default_data_type(self, dtype: Any) -> None:
         self.data_type = _dtypes.as_dtype(dtype)
@@ -140,6 +141,12 @@ class FunctionConfig:
         self.qat_enabled = bool(value)
 
     enable_quantization_aware_training = enable_qat
+
+    def enable_ssp(self, value: bool = True) -> None:
+        """Stale synchronous parallel training: in a train job, the trainable variables of a
+        scope with ``ssp_num_stages`` are read through ``flow.experimental.ssp_variable_proxy``
+        (``num_stages - stage_id`` calls stale); the optimizer updates the variables."""
+        self.ssp_enabled = bool(value)
 
     def concurrency_width(self, width: int) -> None:
         """Most calls of this job in flight at once; further calls wait (back-pressure)."""
