@@ -45,6 +45,42 @@ class QatBackend(Mode):
     TENSORRT7 = "tensorrt7"
 
 
+class QatConfig:
+    """``config.qat.*``: how quantization-aware training rewrites a job (OneFlow's
+    ``QatConfig`` fields and defaults; ``FunctionConfig.qat``)."""
+
+    def __init__(self) -> None:
+        self.symmetric_value = True
+        self.per_channel = False
+        self.momentum = 0.95
+        self.stop_update_after_iters: int | None = None
+        self.backend = QatBackend.DEFAULT
+
+    def symmetric(self, value: bool = True) -> None:
+        self.symmetric_value = bool(value)
+
+    def per_channel_weight_quantization(self, value: bool = True) -> None:
+        self.per_channel = bool(value)
+
+    def moving_min_max_momentum(self, value: float) -> None:
+        self.momentum = float(value)
+
+    def moving_min_max_stop_update_after_iters(self, value: int) -> None:
+        if type(value) is not int or value < 0:
+            raise ValueError(
+                f"qat.moving_min_max_stop_update_after_iters takes an int >= 0, got {value!r}"
+            )
+        self.stop_update_after_iters = value
+
+    def target_backend(self, value: str) -> None:
+        backend = QatBackend.lookup(value)
+        if backend is None:
+            raise ValueError(
+                f"qat.target_backend must be one of {[b.value for b in QatBackend]}, got {value!r}"
+            )
+        self.backend = backend
+
+
 _INT8_OPS = {
     QatBackend.DEFAULT: frozenset({"conv2d", "matmul", "batch_matmul"}),
     QatBackend.TENSORRT7: frozenset({"conv2d"}),

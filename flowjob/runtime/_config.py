@@ -11,7 +11,7 @@ from .. import _dtypes
 from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
-from ..ops import QatBackend
+from ..ops import QatConfig
 from . import _distributed
 
 _TRAIN_DEPRECATION = (
@@ -54,42 +54,6 @@ class _TrainConfig:
     def num_gradient_accumulation_steps(self, value: int) -> None:
         warn_once("train_conf", _TRAIN_DEPRECATION)
         self.gradient_accumulation_steps = int(value)
-
-
-class QatConfig:
-    """``config.qat.*``: how quantization-aware training rewrites a job (OneFlow's
-    ``QatConfig`` fields and defaults; read by ``flowjob.ops``' QAT rewrite)."""
-
-    def __init__(self) -> None:
-        self.symmetric_value = True
-        self.per_channel = False
-        self.momentum = 0.95
-        self.stop_update_after_iters: int | None = None
-        self.backend = QatBackend.DEFAULT
-
-    def symmetric(self, value: bool = True) -> None:
-        self.symmetric_value = bool(value)
-
-    def per_channel_weight_quantization(self, value: bool = True) -> None:
-        self.per_channel = bool(value)
-
-    def moving_min_max_momentum(self, value: float) -> None:
-        self.momentum = float(value)
-
-    def moving_min_max_stop_update_after_iters(self, value: int) -> None:
-        if type(value) is not int or value < 0:
-            raise ValueError(
-                f"qat.moving_min_max_stop_update_after_iters takes an int >= 0, got {value!r}"
-            )
-        self.stop_update_after_iters = value
-
-    def target_backend(self, value: str) -> None:
-        backend = QatBackend.lookup(value)
-        if backend is None:
-            raise ValueError(
-                f"qat.target_backend must be one of {[b.value for b in QatBackend]}, got {value!r}"
-            )
-        self.backend = backend
 
 
 class FunctionConfig:
