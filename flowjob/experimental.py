@@ -1,7 +1,8 @@
 """``flow.experimental``: of OneFlow v0.4's experimental namespace, flowjob has the legacy
 ops exported there (``unique_with_counts``, ``indexed_slices_reduce_sum``, ``square_sum``,
 eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logical_slice`` and
-``logical_slice_assign``), the interface blob reads and writes of variables
+``logical_slice_assign``), stale variable copies (``ssp_variable_proxy``), scope attributes
+(``scope.config``), the interface blob reads and writes of variables
 (``get/set_interface_blob_value``) and the Python-kernel custom op modules
 (``custom_op_module``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
 part of the legacy API flowjob re-creates."""
@@ -12,8 +13,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .graph import Blob, apply_op
-from .ops import eager_assign_121, indexed_slices_reduce_sum, square_sum, unique_with_counts
+from .graph import Blob, apply_op, scope_config
+from .ops import (
+    eager_assign_121,
+    indexed_slices_reduce_sum,
+    square_sum,
+    ssp_variable_proxy,
+    unique_with_counts,
+)
 from .ops.array_ops import assign
 from .userop import CustomOpModule, custom_op_module
 
@@ -25,10 +32,22 @@ __all__ = [
     "indexed_slices_reduce_sum",
     "logical_slice",
     "logical_slice_assign",
+    "scope",
     "set_interface_blob_value",
     "square_sum",
+    "ssp_variable_proxy",
     "unique_with_counts",
 ]
+
+
+class _ScopeNamespace:
+    """``flow.experimental.scope``: ``config(**attrs)`` sets scope attributes (OneFlow's
+    ``quantization_aware_training``) for the ops created inside."""
+
+    config = staticmethod(scope_config)
+
+
+scope = _ScopeNamespace()
 
 
 def _variable(op_name: str, where: str):
@@ -103,6 +122,7 @@ def logical_slice_assign(
     slices = _slices("logical_slice_assign", x, slice_tup_list)
     updated = apply_op(
         "logical_slice_assign",
+    "scope",
         _lower_slice_assign,
         [x, value],
         attrs={"slices": slices},

@@ -39,11 +39,14 @@ from ._scope import (
     namespace,
     parse_parallel_distribution,
     placement,
+    scope_attr,
+    scope_config,
     split,
 )
-from ._variables import VariableDef, VariableStore, get_variable
+from ._variables import VARIABLE_VIEWS, VariableDef, VariableStore, get_variable
 
 __all__ = [
+    "VARIABLE_VIEWS",
     "FunctionDesc",
     "Scope",
     "cast_to_current_logical_view",
@@ -87,6 +90,8 @@ __all__ = [
     "namespace",
     "parse_parallel_distribution",
     "placement",
+    "scope_attr",
+    "scope_config",
     "split",
     "VariableDef",
     "VariableStore",

@@ -263,3 +263,44 @@ def parse_parallel_distribution(
         else:
             raise ValueError(f"{where}: {entry!r} is not 'S(<axis>)', 'B' or 'P'")
     return tuple(out)
+
+
+# -- scope attributes (flow.experimental.scope.config) ------------------------------------
+# OneFlow's registered scope attributes and their defaults: ops read them while traced.
+SCOPE_ATTR_DEFAULTS: dict[str, bool | int] = {
+    "quantization_aware_training": True,
+    "ssp_num_stages": -1,
+    "ssp_stage_id": -1,
+}
+
+
+@contextlib.contextmanager
+def scope_config(**attrs: bool | int) -> Iterator[None]:
+    """Sets scope attributes for the ops created inside (``quantization_aware_training=False``
+    leaves them out of the QAT rewrite; ``ssp_num_stages``/``ssp_stage_id`` give their
+    variables' staleness under SSP training)."""
+    for key, value in attrs.items():
+        if key not in SCOPE_ATTR_DEFAULTS:
+            raise ValueError(
+                f"flow.experimental.scope.config: unknown scope attribute {key!r} (known: "
+                f"{sorted(SCOPE_ATTR_DEFAULTS)})"
+            )
+        if type(value) is not type(SCOPE_ATTR_DEFAULTS[key]):
+            raise TypeError(
+                f"flow.experimental.scope.config: {key} takes a "
+                f"{type(SCOPE_ATTR_DEFAULTS[key]).__name__}, got {value!r}"
+            )
+    stack = _get("scope_attrs")
+    stack.append(attrs)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def scope_attr(key: str) -> bool | int:
+    """The innermost ``scope_config`` value of ``key``, else its default."""
+    for attrs in reversed(_get("scope_attrs")):
+        if key in attrs:
+            return attrs[key]
+    return SCOPE_ATTR_DEFAULTS[key]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,6 +137,17 @@ def _variable_blob(graph, vdef: VariableDef, trainable: bool) -> Blob:
     return op.outputs[0]
 
 
+# Filled by flowjob.ops at import time: what a job body sees of a variable it asks for (SSP
+# training hands out a stale copy, ops/_ssp.py); the variable blob itself when none applies.
+VARIABLE_VIEWS: list[Callable[[Blob], Blob]] = []
+
+
+def _view(variable: Blob) -> Blob:
+    for view in VARIABLE_VIEWS:
+        variable = view(variable)
+    return variable
+
+
 def get_variable(
     name: str,
     shape: tuple[int, ...] | list[int] | None = None,
@@ -171,7 +183,7 @@ def get_variable(
             raise JobDefinitionError(
                 f"variable {full!r} has shape {existing.shape}, requested {tuple(shape)}"
             )
-        return existing
+        return _view(existing)
     known = ctx.variables.defs.get(full)
     if shape is None:
         if known is None:
@@ -205,4 +217,4 @@ def get_variable(
         distribute=distribute,
     )
     vdef = ctx.variables.define(vdef, random_seed)
-    return _variable_blob(graph, vdef, trainable)
+    return _view(_variable_blob(graph, vdef, trainable))

@@ -11,10 +11,12 @@ from ._functional_losses import smooth_l1_loss
 from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
 from ._losses import combined_margin_loss
+from ._qat import QatBackend, QatConfig
 from ._quantization import fake_quantization, min_max_observer, moving_average_min_max_observer
 from ._random import bernoulli, generate_random_batch_permutation_indices, shuffle
 from ._reduce import square_sum
 from ._slicing import getitem
+from ._ssp import ssp_variable_proxy
 from ._unary import abs as _abs
 from ._unary import negative as _negative
 from ._unique import indexed_slices_reduce_sum, unique_with_counts
@@ -46,6 +48,9 @@ def _register() -> None:
 _register()
 
 __all__ = [
+    "ssp_variable_proxy",
+    "QatBackend",
+    "QatConfig",
     "array_ops",
     "initializers",
     "layers",

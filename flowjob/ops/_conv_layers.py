@@ -9,6 +9,7 @@ from typing import Any
 
 from ..graph import Blob, get_variable, namespace
 from . import _convolution
+from ._activations import relu
 from ._convolution import ND_FORMATS, conv_nd
 from ._layers import Activation, or_default
 from ._linalg import bias_add
@@ -79,7 +80,7 @@ def conv2d(
     weight = _layer_variable(
         name, weight_name, "weight", shape, inputs.dtype, init, kernel_regularizer, trainable
     )
-    out = _convolution.conv2d(
+    out, rewrite = _convolution.conv2d_qat(
         inputs, weight, strides, padding, fmt, dilation_rate, groups=groups, name=name
     )
     if use_bias:
@@ -93,8 +94,14 @@ def conv2d(
             bias_regularizer,
             trainable,
         )
+        bias = rewrite.bias(bias)
         with namespace(name):
             out = bias_add(out, bias, fmt, name="bias_add")
+    # QAT quantizes a conv's output after its bias_add and relu (OneFlow's pattern)
+    if activation is relu:
+        with namespace(name):
+            return rewrite.output(activation(out, name="activation"))
+    out = rewrite.output(out)
     if callable(activation):
         with namespace(name):
             out = activation(out, name="activation")

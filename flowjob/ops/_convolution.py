@@ -17,7 +17,7 @@ import jax
 from jax import lax
 
 from ..graph import Blob, apply_op
-from . import _conv
+from . import _conv, _qat
 from ._modes import DataFormat, Padding, PoolMode
 from ._util import check_name, fail, failer, int_list, require_blob
 
@@ -37,6 +37,24 @@ def conv2d(
     ``filters`` is ``(out_channels, in_channels // groups, kh, kw)`` for NCHW and
     ``(out_channels, kh, kw, in_channels // groups)`` for NHWC. See ``_conv`` for padding.
     """
+    out, rewrite = conv2d_qat(
+        input, filters, strides, padding, data_format, dilations, groups, name
+    )
+    return rewrite.output(out)
+
+
+def conv2d_qat(
+    input: Blob,
+    filters: Blob,
+    strides: Any,
+    padding: Any,  # noqa: A002
+    data_format: str = "NCHW",
+    dilations: Any = None,
+    groups: int = 1,
+    name: str | None = None,
+) -> tuple[Blob, _qat.Rewrite]:
+    """``conv2d`` with its inputs fake-quantized under QAT, and the rewrite that quantizes
+    its output: a conv layer quantizes after its bias and relu, as OneFlow's pass did."""
     public = "flow.nn.conv2d"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
@@ -79,7 +97,9 @@ def conv2d(
                 f"{spatial} (padding {pads})",
                 name,
             )
-    return apply_op(
+    rewrite = _qat.Rewrite("conv2d")
+    input, filters = rewrite.inputs(input, filters)
+    out = apply_op(
         "conv2d",
         _conv.lower_conv2d,
         [input, filters],
@@ -93,6 +113,7 @@ def conv2d(
         name=name,
         prefix="Conv2d",
     )
+    return out, rewrite
 
 
 def _pool(

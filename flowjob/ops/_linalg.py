@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from ..graph import Blob, apply_op, current_graph
+from . import _qat
 from ._binary import add, multiply
 from ._creation import zeros_like
 from ._util import as_constant, check_name, fail, is_constant, require_blob
@@ -74,11 +75,16 @@ def matmul(
         "alpha": float(alpha),
     }
     op_type = "matmul" if len(shapes[0]) == 2 and len(shapes[1]) == 2 else "batch_matmul"
+    rewrite = _qat.Rewrite(op_type)
     if isinstance(a, Blob) and isinstance(b, Blob):
-        return apply_op(op_type, _lower_matmul, [a, b], attrs=attrs, name=name, prefix="Matmul")
+        a, b = rewrite.inputs(a, b)
+        out = apply_op(op_type, _lower_matmul, [a, b], attrs=attrs, name=name, prefix="Matmul")
+        return rewrite.output(out)
     reverse = not isinstance(a, Blob)
     attrs.update(operand=operands[0] if reverse else operands[1], reverse=reverse)
-    return apply_op(op_type, _lower_matmul_const, [blob], attrs=attrs, name=name, prefix="Matmul")
+    (blob,) = rewrite.inputs(blob)
+    out = apply_op(op_type, _lower_matmul_const, [blob], attrs=attrs, name=name, prefix="Matmul")
+    return rewrite.output(out)
 
 
 def _lower_add_n(*xs):

@@ -42,6 +42,17 @@ def _modes(
     return s, f
 
 
+def _divide(a, b):
+    """``a / b`` rounded once to ``a``'s dtype, as IEEE division (OneFlow's kernels) gives it.
+
+    XLA turns a division by a broadcast scalar into a product with its reciprocal, which in
+    float32 is one ulp off the IEEE quotient for most elements; in float64 that error is far
+    below float32's resolution, so the float64 quotient rounds to the IEEE float32 one
+    (x64 is on in flowjob sessions)."""
+    wide = jnp.promote_types(a.dtype, jnp.float64)
+    return (a.astype(wide) / jnp.asarray(b, wide)).astype(a.dtype)
+
+
 def _scale_and_zero(high, low, *, bit, scheme, formula):
     """Scale and zero point from the observed maximum and minimum."""
     if formula == Formula.CAMBRICON:
@@ -49,9 +60,9 @@ def _scale_and_zero(high, low, *, bit, scheme, formula):
         return jnp.floor(jnp.log2(peak)) - (bit - 2), jnp.zeros_like(peak)
     if scheme == Scheme.SYMMETRIC:
         peak = jnp.maximum(jnp.abs(high), jnp.abs(low))
-        return peak / (2.0 ** (bit - 1) - 1), jnp.zeros_like(peak)
-    scale = (high - low) / (2.0**bit - 1)
-    return scale, -jnp.round(low / scale)
+        return _divide(peak, 2.0 ** (bit - 1) - 1), jnp.zeros_like(peak)
+    scale = _divide(high - low, 2.0**bit - 1)
+    return scale, -jnp.round(_divide(low, scale))
 
 
 def _lower_observer(x, *, bit, scheme, formula, per_layer):
@@ -94,14 +105,20 @@ def min_max_observer(
     )
 
 
-def _lower_moving_observer(x, moving_max, moving_min, *, bit, scheme, formula, momentum, training):
+def _lower_moving_observer(
+    x, moving_max, moving_min, step, *, bit, scheme, formula, momentum, training, stop_after
+):
     if training:
         high, low = x.max(), x.min()
         if scheme == Scheme.SYMMETRIC or formula == Formula.CAMBRICON:
             high = low = jnp.maximum(jnp.abs(high), jnp.abs(low))
         # the first observation (a zero average) is taken as it is
-        moving_max = jnp.where(moving_max == 0, high, moving_max * momentum + high * (1 - momentum))
-        moving_min = jnp.where(moving_min == 0, low, moving_min * momentum + low * (1 - momentum))
+        fresh_max = jnp.where(moving_max == 0, high, moving_max * momentum + high * (1 - momentum))
+        fresh_min = jnp.where(moving_min == 0, low, moving_min * momentum + low * (1 - momentum))
+        # OneFlow's kernel stops updating once the step passes stop_update_after_iters
+        updating = step.reshape(-1)[0] <= stop_after
+        moving_max = jnp.where(updating, fresh_max, moving_max)
+        moving_min = jnp.where(updating, fresh_min, moving_min)
     if scheme == Scheme.SYMMETRIC or formula == Formula.CAMBRICON:
         scale, zero = _scale_and_zero(
             moving_max, -moving_max, bit=bit, scheme=scheme, formula=formula
@@ -127,9 +144,28 @@ def moving_average_min_max_observer(
     public = "flow.quantization.moving_average_min_max_observer"
     name = check_name(public, name)
     require_blob(public, input, "input", name)
-    scheme, formula = _modes(
-        public, quantization_bit, quantization_scheme, quantization_formula, name
+    # OneFlow's Python op keeps a step variable that stays 0 with a "stop updating"
+    # threshold of 1: it never stops
+    return observe_moving(
+        public, input, quantization_bit, quantization_scheme, quantization_formula, momentum,
+        name, stop_update_after_iters=None,
     )
+
+
+def observe_moving(
+    public: str,
+    input: Blob,  # noqa: A002
+    bit: int,
+    scheme_name: str,
+    formula_name: str,
+    momentum: float,
+    name: str | None,
+    *,
+    stop_update_after_iters: int | None,
+) -> tuple[Blob, Blob]:
+    """The moving observer; with ``stop_update_after_iters`` (the QAT rewrite's) its step
+    variable counts the train calls and the averages stay fixed once it passes that."""
+    scheme, formula = _modes(public, bit, scheme_name, formula_name, name)
     graph = current_graph()
     name = name if name is not None else graph.unique_name("MovingAverageMinMaxObserver")
     with namespace(name):
@@ -143,8 +179,7 @@ def moving_average_min_max_observer(
             )
             for v in ("moving_max", "moving_min")
         ]
-        # OneFlow keeps a step variable that stays 0 (its "stop updating" threshold is 1)
-        get_variable(
+        step = get_variable(
             "current_train_step",
             shape=(1,),
             dtype=_dtypes.int64,
@@ -154,13 +189,14 @@ def moving_average_min_max_observer(
     scale, zero, new_max, new_min = apply_op(
         "moving_average_min_max_observer",
         _lower_moving_observer,
-        [input, *moving],
+        [input, *moving, step],
         attrs={
-            "bit": quantization_bit,
+            "bit": bit,
             "scheme": scheme,
             "formula": formula,
             "momentum": float(momentum),
             "training": graph.is_trainable,
+            "stop_after": 1 if stop_update_after_iters is None else stop_update_after_iters,
         },
         name=name,
         prefix="MovingAverageMinMaxObserver",
@@ -168,11 +204,14 @@ def moving_average_min_max_observer(
     if graph.is_trainable:
         graph.assign(moving[0], new_max)
         graph.assign(moving[1], new_min)
+        if stop_update_after_iters is not None:
+            graph.assign(step, step + 1)
     return scale, zero
 
 
 @jax.custom_vjp
-def _straight_through(x, quantized):
+def straight_through(x, quantized):
+    """``quantized``'s value with the identity gradient to ``x``."""
     return quantized
 
 
@@ -184,21 +223,29 @@ def _st_backward(_, g):
     return g, None
 
 
-_straight_through.defvjp(_st_forward, _st_backward)
+straight_through.defvjp(_st_forward, _st_backward)
 
 
 def _lower_fake_quant(x, scale, zero, *, bit, scheme, formula):
     per_channel = (-1,) + (1,) * (x.ndim - 1) if scale.shape[0] > 1 else (1,) * x.ndim
-    scale, zero = scale.reshape(per_channel), zero.reshape(per_channel)
+    # The grid step is the nearest integer to the exact x / scale (+ zero point), computed in
+    # float64 (see _divide). OneFlow's float32 kernel rounds the float32 quotient (and sum)
+    # first, which moves about one element in 500,000 lying near a .5 boundary to the
+    # neighbouring step; its tests' NumPy reference divides in float64, as here, and a float32
+    # quotient in float64 cannot land on a false .5. grid * scale is exact in float64, so the
+    # cast back rounds once, as OneFlow's float32 product does.
+    wide = jnp.promote_types(x.dtype, jnp.float64)
+    scale = scale.reshape(per_channel).astype(wide)
+    zero = zero.reshape(per_channel).astype(wide)
     if formula == Formula.CAMBRICON:
         scale = 2.0 ** jnp.trunc(scale)
     if scheme == Scheme.AFFINE and formula == Formula.GOOGLE:
         zero = jnp.round(zero)
-        grid = jnp.clip(jnp.round(x / scale + zero), 0, 2.0**bit - 1)
-        return _straight_through(x, ((grid - zero) * scale).astype(x.dtype))
+        grid = jnp.clip(jnp.round(x.astype(wide) / scale + zero), 0, 2.0**bit - 1)
+        return straight_through(x, ((grid - zero) * scale).astype(x.dtype))
     top = 2.0 ** (bit - 1) - 1
-    grid = jnp.clip(jnp.round(x / scale), -top - 1, top)
-    return _straight_through(x, (grid * scale).astype(x.dtype))
+    grid = jnp.clip(jnp.round(x.astype(wide) / scale), -top - 1, top)
+    return straight_through(x, (grid * scale).astype(x.dtype))
 
 
 def fake_quantization(

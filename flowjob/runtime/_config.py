@@ -11,6 +11,7 @@ from .. import _dtypes
 from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
+from ..ops import QatConfig
 from . import _distributed
 
 _TRAIN_DEPRECATION = (
@@ -70,6 +71,9 @@ class FunctionConfig:
         self.concurrency: int = 128
         self.flags: dict[str, Any] = {}
         self.train = _TrainConfig()
+        self.qat = QatConfig()
+        self.qat_enabled = False
+        self.ssp_enabled = False
 
     def default_data_type(self, dtype: Any) -> None:
         self.data_type = _dtypes.as_dtype(dtype)
@@ -94,6 +98,19 @@ class FunctionConfig:
 
     def default_initializer_conf(self, conf: Any) -> None:
         self.initializer_conf = conf
+
+    def enable_qat(self, value: bool = True) -> None:
+        """Quantization-aware training: fake quantization around the job's convolutions and
+        matrix products (``config.qat`` says how)."""
+        self.qat_enabled = bool(value)
+
+    enable_quantization_aware_training = enable_qat
+
+    def enable_ssp(self, value: bool = True) -> None:
+        """Stale synchronous parallel training: in a train job, the trainable variables of a
+        scope with ``ssp_num_stages`` are read through ``flow.experimental.ssp_variable_proxy``
+        (``num_stages - stage_id`` calls stale); the optimizer updates the variables."""
+        self.ssp_enabled = bool(value)
 
     def concurrency_width(self, width: int) -> None:
         """Most calls of this job in flight at once; further calls wait (back-pressure)."""
