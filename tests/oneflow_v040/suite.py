@@ -172,15 +172,8 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_dropout.py": "test_dropout_module compares masks with literals from OneFlow's own "
     "random stream; flowjob draws from JAX's PRNG (test_dropout passes)",
     **{name: _EAGER for name in ("test_model.py", "test_module_container.py")},
-    "test_quantize_op.py": "test_fake_quantize's NumPy reference rounds input / scale in "
-    "float64 with a float64 scale; OneFlow's kernels, like flowjob, compute in the input's "
-    "float32, so an element within float32 rounding of a .5 grid boundary (about 1 of 72,000 "
-    "per case, at 1 and 4 devices alike) lands one step away",
     "test_lamb.py": "cannot run anywhere today: its reference, tensorflow_addons (end of life), "
     "does not install with TensorFlow >= 2.16",
-    "test_ssp_variable_proxy.py": "tests pipelining (flow.experimental.ssp_variable_proxy)",
-    "test_quantization_aware_training.py": "tests quantization-aware training "
-    "(func_config.qat), not provided",
     "test_gpt_data_loader.py": "it reads OneFlow's private dataset "
     "(/dataset/Megatron-LM/dummy/gpt_sample_dataset_text_document)",
 }
