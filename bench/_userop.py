@@ -39,8 +39,13 @@ def _activation(kernel: str):
 
     def apply(x):
         return (
-            flow.user_op_builder(f"{kernel}_tanh").Op(op_type).Input("in", [x]).Output("out")
-            .Build().InferAndTryRun().SoleOutputBlob()
+            flow.user_op_builder(f"{kernel}_tanh")
+            .Op(op_type)
+            .Input("in", [x])
+            .Output("out")
+            .Build()
+            .InferAndTryRun()
+            .SoleOutputBlob()
         )
 
     return apply

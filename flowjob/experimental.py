@@ -102,14 +102,16 @@ def _lower_slice_assign(x, value, *, slices):
     return x.at[slices].set(value.astype(x.dtype))
 
 
-def logical_slice(
-    x: Blob, slice_tup_list: Sequence[tuple], name: str | None = None
-) -> Blob:
+def logical_slice(x: Blob, slice_tup_list: Sequence[tuple], name: str | None = None) -> Blob:
     """``x[start:stop:step, ...]`` of the whole (logical) blob, however it is split among
     devices."""
     slices = _slices("logical_slice", x, slice_tup_list)
     return apply_op(
-        "logical_slice", _lower_slice, [x], attrs={"slices": slices}, name=name,
+        "logical_slice",
+        _lower_slice,
+        [x],
+        attrs={"slices": slices},
+        name=name,
         prefix="LogicalSlice",
     )
 
@@ -122,7 +124,7 @@ def logical_slice_assign(
     slices = _slices("logical_slice_assign", x, slice_tup_list)
     updated = apply_op(
         "logical_slice_assign",
-    "scope",
+        "scope",
         _lower_slice_assign,
         [x, value],
         attrs={"slices": slices},

@@ -47,18 +47,25 @@ def tensor_to_tensor_buffer(x: Blob, instance_dims: int, name: str | None = None
     x = _check_blob(op, x)
     if not isinstance(instance_dims, int) or not 0 < instance_dims < x.ndim:
         raise _fail(
-            op, f"instance_dims must be an int in [1, {x.ndim - 1}] for shape {x.shape}, "
-            f"got {instance_dims!r}"
+            op,
+            f"instance_dims must be an int in [1, {x.ndim - 1}] for shape {x.shape}, "
+            f"got {instance_dims!r}",
         )
     if x.dtype.np_dtype.kind == "O":
         raise _fail(op, f"input must be a numeric blob, got {x.dtype.name}")
     attrs = {"instance_dims": instance_dims}
     if not _in_pipeline(x):
-        return apply_op(_DENSE_BUFFER, _identity, [x], attrs=attrs, name=name,
-                        prefix="TensorToTensorBuffer")
+        return apply_op(
+            _DENSE_BUFFER, _identity, [x], attrs=attrs, name=name, prefix="TensorToTensorBuffer"
+        )
     fn = functools.partial(_buffers.split, instance_dims=instance_dims)
     return add_feed_op(
-        op, [x], fn, name=name, prefix="TensorToTensorBuffer", attrs=attrs,
+        op,
+        [x],
+        fn,
+        name=name,
+        prefix="TensorToTensorBuffer",
+        attrs=attrs,
         outputs=[(x.shape[: x.ndim - instance_dims], _dtypes.tensor_buffer, False)],
     )
 
@@ -78,8 +85,9 @@ def tensor_buffer_to_tensor(
         have = x.shape[x.ndim - k :]
         if have != instance_shape or x.dtype is not dt:
             raise _fail(
-                op, f"the buffer {x.lbn} holds instances of shape {have} and dtype "
-                f"{x.dtype.name}, asked for instance_shape {instance_shape} and dtype {dt.name}"
+                op,
+                f"the buffer {x.lbn} holds instances of shape {have} and dtype "
+                f"{x.dtype.name}, asked for instance_shape {instance_shape} and dtype {dt.name}",
             )
         return apply_op(op, _identity, [x], attrs=attrs, name=name, prefix="TensorBufferToTensor")
     if x.dtype is not _dtypes.tensor_buffer:
@@ -88,7 +96,12 @@ def tensor_buffer_to_tensor(
         _buffers.join, outer=x.shape, instance_shape=instance_shape, dtype=dt.np_dtype, op=op
     )
     return add_feed_op(
-        op, [x], fn, name=name, prefix="TensorBufferToTensor", attrs=attrs,
+        op,
+        [x],
+        fn,
+        name=name,
+        prefix="TensorBufferToTensor",
+        attrs=attrs,
         outputs=[((*x.shape, *instance_shape), dt, False)],
     )
 
@@ -109,21 +122,35 @@ def gen_tensor_buffer(
     count = int(np.prod(shape, dtype=np.int64))
     if len(shape_list) != count or len(value_list) != count:
         raise _fail(
-            op, f"shape {shape} holds {count} instance(s), got {len(shape_list)} in "
-            f"shape_list and {len(value_list)} in value_list"
+            op,
+            f"shape {shape} holds {count} instance(s), got {len(shape_list)} in "
+            f"shape_list and {len(value_list)} in value_list",
         )
     dt = _dtypes.as_dtype(data_type)
     # fresh arrays every call: a returned instance may be changed by its receiver
-    fn = functools.partial(_buffers.generate, shape, [tuple(s) for s in shape_list],
-                           [float(v) for v in value_list], dt.np_dtype)
+    fn = functools.partial(
+        _buffers.generate,
+        shape,
+        [tuple(s) for s in shape_list],
+        [float(v) for v in value_list],
+        dt.np_dtype,
+    )
     attrs = {
-        "shape": shape, "shape_list": [tuple(s) for s in shape_list],
-        "value_list": [float(v) for v in value_list], "data_type": dt.name,
+        "shape": shape,
+        "shape_list": [tuple(s) for s in shape_list],
+        "value_list": [float(v) for v in value_list],
+        "data_type": dt.name,
         "dynamic_out": dynamic_out,
     }
     return add_feed_op(
-        op, [], lambda: fn, source=True, name=name, prefix="GenTensorBuffer",
-        attrs=attrs, outputs=[(shape, _dtypes.tensor_buffer, False)],
+        op,
+        [],
+        lambda: fn,
+        source=True,
+        name=name,
+        prefix="GenTensorBuffer",
+        attrs=attrs,
+        outputs=[(shape, _dtypes.tensor_buffer, False)],
     )
 
 
@@ -147,13 +174,15 @@ def tensor_buffer_to_list_of_tensors(
         inner = x.shape[x.ndim - k :]
         if int(np.prod(inner)) != int(np.prod(out_shape)) or x.dtype is not dt:
             raise _fail(
-                op, f"the buffer {x.lbn} holds instances of shape {inner} and dtype "
-                f"{x.dtype.name}, which do not fit out_shape {out_shape} and dtype {dt.name}"
+                op,
+                f"the buffer {x.lbn} holds instances of shape {inner} and dtype "
+                f"{x.dtype.name}, which do not fit out_shape {out_shape} and dtype {dt.name}",
             )
         count = int(np.prod(x.shape[: x.ndim - k]))
         lowering = functools.partial(_unstack, count=count, out_shape=out_shape)
-        outs = apply_op(op, lowering, [x], attrs=attrs, name=name,
-                        prefix="TensorBufferToListOfTensors")
+        outs = apply_op(
+            op, lowering, [x], attrs=attrs, name=name, prefix="TensorBufferToListOfTensors"
+        )
         return list(outs) if isinstance(outs, tuple) else [outs]
     if x.dtype is not _dtypes.tensor_buffer:
         raise _fail(op, f"input must be a tensor buffer, got {x.lbn} of dtype {x.dtype.name}")
@@ -164,7 +193,12 @@ def tensor_buffer_to_list_of_tensors(
         _buffers.to_list, out_shape=out_shape, dtype=dt.np_dtype, dynamic=dynamic_out, op=op
     )
     outs = add_feed_op(
-        op, [x], fn, name=name, prefix="TensorBufferToListOfTensors", attrs=attrs,
+        op,
+        [x],
+        fn,
+        name=name,
+        prefix="TensorBufferToListOfTensors",
+        attrs=attrs,
         outputs=[(out_shape, dt, dynamic_out)] * count,
     )
     return list(outs) if isinstance(outs, tuple) else [outs]
@@ -179,13 +213,20 @@ def tensor_list_to_tensor_buffer(input: Blob, name: str | None = None) -> Blob: 
     if not is_tensor_list(x):
         raise _fail(op, f"input must be a tensor list (tp.ListListNumpy), got {x.lbn}")
     return add_feed_op(
-        op, [x], _buffers.from_list, name=name, prefix="TensorListToBuffer",
+        op,
+        [x],
+        _buffers.from_list,
+        name=name,
+        prefix="TensorListToBuffer",
         outputs=[((x.shape[0],), _dtypes.tensor_buffer, False)],
     )
 
 
 def tensor_buffer_to_tensor_list(
-    input: Blob, shape: Sequence[int], dtype: Any, name: str | None = None  # noqa: A002
+    input: Blob,
+    shape: Sequence[int],
+    dtype: Any,
+    name: str | None = None,  # noqa: A002
 ) -> Blob:
     """A tensor buffer as a tensor list of declared shape ``(N, *shape)``: instance ``x``
     becomes the tensor ``x[None]`` in ``dtype``; return it with ``-> tp.ListListNumpy``."""
@@ -197,7 +238,11 @@ def tensor_buffer_to_tensor_list(
     shape = tuple(int(d) for d in shape)
     fn = functools.partial(_buffers.to_tensor_list, shape=shape, dtype=dt.np_dtype, op=op)
     return add_feed_op(
-        op, [x], fn, name=name, prefix="TensorBufferToList",
+        op,
+        [x],
+        fn,
+        name=name,
+        prefix="TensorBufferToList",
         attrs={"shape": shape, "data_type": dt.name, "is_tensor_list": True},
         outputs=[((int(np.prod(x.shape)), *shape), dt, False)],
     )

@@ -37,7 +37,12 @@ def make(instances: Sequence[np.ndarray], shape: Sequence[int] | None = None) ->
 
 
 def check_instance(
-    op: str, i: int, x: np.ndarray, *, ndim: int | None = None, last: int | None = None,
+    op: str,
+    i: int,
+    x: np.ndarray,
+    *,
+    ndim: int | None = None,
+    last: int | None = None,
     dtype_kind: str | None = None,
 ) -> np.ndarray:
     """Instance ``i`` of op ``op``'s input, checked for rank, last axis and dtype kind."""
@@ -84,13 +89,13 @@ def join(
 
 
 def generate(
-    shape: Sequence[int], shape_list: Sequence[Sequence[int]], values: Sequence[float],
+    shape: Sequence[int],
+    shape_list: Sequence[Sequence[int]],
+    values: Sequence[float],
     dtype: np.dtype,
 ) -> np.ndarray:
     """``gen_tensor_buffer``: instance i filled with ``values[i]`` in ``shape_list[i]``."""
-    return make(
-        [np.full(tuple(s), v, dtype) for s, v in zip(shape_list, values)], shape
-    )
+    return make([np.full(tuple(s), v, dtype) for s, v in zip(shape_list, values)], shape)
 
 
 def to_list(
@@ -139,9 +144,7 @@ def from_list(value: TensorList) -> np.ndarray:
     return make(out)
 
 
-def to_tensor_list(
-    value: Any, shape: Sequence[int], dtype: np.dtype, op: str
-) -> TensorList:
+def to_tensor_list(value: Any, shape: Sequence[int], dtype: np.dtype, op: str) -> TensorList:
     """``tensor_buffer_to_tensor_list``: instance ``x`` becomes a tensor ``x[None]`` of
     ``dtype`` (converted), of ``shape``'s rank and at most its element count."""
     shape = tuple(shape)

@@ -105,8 +105,9 @@ class COCOMeta:
             x, y, bw, bh = (np.float32(v) for v in anno["bbox"])
             one, zero = np.float32(1), np.float32(0)
             right, bottom = x + max(bw - one, zero), y + max(bh - one, zero)
-            box = [min(max(v, zero), lim - one) for v, lim in
-                   ((x, w), (y, h), (right, w), (bottom, h))]
+            box = [
+                min(max(v, zero), lim - one) for v, lim in ((x, w), (y, h), (right, w), (bottom, h))
+            ]
             if box[2] > box[0] and box[3] > box[1]:
                 boxes.append(box)
             category = int(anno["category_id"])
@@ -122,7 +123,9 @@ class COCOMeta:
                     points.append(poly[2 * pt : 2 * pt + 2])
                     index.append((pt, pi, s))
         return (
-            data, image_id, (h, w),
+            data,
+            image_id,
+            (h, w),
             np.asarray(boxes, np.float32).reshape(-1, 4),
             np.asarray(labels, np.int32),
             np.asarray(points, np.float32).reshape(-1, 2),
@@ -135,8 +138,16 @@ class _Shard:
     shuffled) image order, strided (device d takes d, d + n, ...) or contiguous (a block of
     ceil(size / n)); it wraps into the next epoch without a break."""
 
-    def __init__(self, size: int, shards: int, rank: int, stride: bool, shuffle: bool,
-                 seed: int, epochs: int | None):
+    def __init__(
+        self,
+        size: int,
+        shards: int,
+        rank: int,
+        stride: bool,
+        shuffle: bool,
+        seed: int,
+        epochs: int | None,
+    ):
         self.size, self.shards, self.stride = size, shards, stride
         self.shuffle, self.seed, self.epochs = shuffle, seed, epochs
         self.block = math.ceil(size / shards)
@@ -148,9 +159,11 @@ class _Shard:
         if self.epochs is not None and self.epoch >= self.epochs:
             raise EndOfData(f"coco_reader: {self.epochs} epoch(s) read")
         order = np.arange(self.size)
-        self.order = np.random.default_rng(self.seed + self.epoch).permutation(order) if (
-            self.shuffle
-        ) else order
+        self.order = (
+            np.random.default_rng(self.seed + self.epoch).permutation(order)
+            if (self.shuffle)
+            else order
+        )
         self.epoch += 1
 
     def next(self) -> int:
@@ -204,8 +217,17 @@ class COCOStream:
     ``shards`` devices (``batch_size / shards`` images each, as OneFlow's per-device readers),
     grouped by ``height // width`` when ``group`` is set."""
 
-    def __init__(self, meta: COCOMeta, batch_size: int, shuffle: bool, seed: int,
-                 group: bool, epochs: int | None = None, shards: int = 1, stride: bool = True):
+    def __init__(
+        self,
+        meta: COCOMeta,
+        batch_size: int,
+        shuffle: bool,
+        seed: int,
+        group: bool,
+        epochs: int | None = None,
+        shards: int = 1,
+        stride: bool = True,
+    ):
         if len(meta.ids) < batch_size:
             raise COCOError(
                 f"{meta.path}: {len(meta.ids)} usable image(s), fewer than batch_size {batch_size}"
@@ -217,8 +239,11 @@ class COCOStream:
             return int(image["height"]) // int(image["width"]) if group else 0
 
         self.loaders = [
-            _Grouped(_Shard(len(meta.ids), shards, rank, stride, shuffle, seed, epochs),
-                     self.per_shard, group_of)
+            _Grouped(
+                _Shard(len(meta.ids), shards, rank, stride, shuffle, seed, epochs),
+                self.per_shard,
+                group_of,
+            )
             for rank in range(shards)
         ]
 

@@ -41,8 +41,11 @@ def resize_one(
     resample = _resample(interpolation, w, h, width, height)
     if image.dtype != np.uint8:  # float images: each channel as a 32-bit float plane ("F")
         planes = [
-            np.asarray(Image.fromarray(np.ascontiguousarray(image[:, :, k], np.float32), "F")
-                       .resize((width, height), resample))
+            np.asarray(
+                Image.fromarray(np.ascontiguousarray(image[:, :, k], np.float32), "F").resize(
+                    (width, height), resample
+                )
+            )
             for k in range(c)
         ]
         return np.stack(planes, axis=-1).astype(image.dtype, copy=False)

@@ -24,14 +24,16 @@ def flip_code_inputs(op: str, blob: Blob, flip_code: int | Blob) -> tuple[list[B
     if isinstance(flip_code, Blob):
         if flip_code.numel() != count:
             raise _fail(
-                op, f"flip_code {flip_code.lbn} has shape {flip_code.shape}, expected "
-                f"{count} code(s), one per instance of {blob.lbn}"
+                op,
+                f"flip_code {flip_code.lbn} has shape {flip_code.shape}, expected "
+                f"{count} code(s), one per instance of {blob.lbn}",
             )
         return [flip_code], None
     if not isinstance(flip_code, int) or flip_code not in _image_buffers.FLIP_CODES:
         raise _fail(
-            op, f"flip_code must be 0, 1 (left-right), 16 (top-bottom), 17 (both) or an int8 "
-            f"blob, got {flip_code!r}"
+            op,
+            f"flip_code must be 0, 1 (left-right), 16 (top-bottom), 17 (both) or an int8 "
+            f"blob, got {flip_code!r}",
         )
     return [], flip_code
 
@@ -52,7 +54,11 @@ def decode(
         raise _fail(op, f"dtype must be uint8 or float32, got {dt.name}")
     fn = functools.partial(_image_buffers.decode, color_space=space, dtype=dt.np_dtype)
     return add_feed_op(
-        "image_decode", [images_bytes_buffer], fn, name=name, prefix="ImageDecode",
+        "image_decode",
+        [images_bytes_buffer],
+        fn,
+        name=name,
+        prefix="ImageDecode",
         attrs={"color_space": space.value, "data_type": dt.name},
         outputs=[(images_bytes_buffer.shape, _dtypes.tensor_buffer, False)],
     )
@@ -65,7 +71,11 @@ def flip(image: Blob, flip_code: int | Blob, name: str | None = None) -> Blob:
     extra, code = flip_code_inputs(op, image, flip_code)
     fn = _image_buffers.flip if code is None else functools.partial(_flip_all, code=code)
     return add_feed_op(
-        "image_flip", [image, *extra], fn, name=name, prefix="ImageFlip",
+        "image_flip",
+        [image, *extra],
+        fn,
+        name=name,
+        prefix="ImageFlip",
         outputs=[(image.shape, _dtypes.tensor_buffer, False)],
     )
 
@@ -83,7 +93,11 @@ def normalize(
     std_v, mean_v = [float(v) for v in std], [float(v) for v in mean]
     fn = functools.partial(_image_buffers.normalize, std=std_v, mean=mean_v)
     return add_feed_op(
-        "image_normalize", [image], fn, name=name, prefix="ImageNormalize",
+        "image_normalize",
+        [image],
+        fn,
+        name=name,
+        prefix="ImageNormalize",
         attrs={"std": std_v, "mean": mean_v},
         outputs=[(image.shape, _dtypes.tensor_buffer, False)],
     )
@@ -110,8 +124,10 @@ def random_crop(
     op_name, seed = _name_and_seed(_module_name(name, "ImageRandomCrop"), "ImageRandomCrop", seed)
     crop = _decode.RandomCrop(seed, num_attempts, area, ratio)
     return add_feed_op(
-        "image_random_crop", [input_blob],
-        functools.partial(_image_buffers.random_crop, crop=crop), name=op_name,
+        "image_random_crop",
+        [input_blob],
+        functools.partial(_image_buffers.random_crop, crop=crop),
+        name=op_name,
         attrs={"num_attempts": num_attempts, "random_area": area, "random_aspect_ratio": ratio},
         outputs=[(input_blob.shape, _dtypes.tensor_buffer, False)],
     )
@@ -130,9 +146,14 @@ def target_resize(
     ``(images, new (w, h) int32, scale (w, h) float32)`` (note: size before scale, unlike
     ``image.resize``)."""
     res, scale, size = Resize(
-        images, target_size=target_size, min_size=min_size, max_size=max_size,
-        keep_aspect_ratio=True, resize_side=resize_side,
-        interpolation_type=interpolation_type, name=name,
+        images,
+        target_size=target_size,
+        min_size=min_size,
+        max_size=max_size,
+        keep_aspect_ratio=True,
+        resize_side=resize_side,
+        interpolation_type=interpolation_type,
+        name=name,
     )
     return res, size, scale
 
@@ -157,7 +178,11 @@ def batch_align(
         _image_buffers.batch_align, shape=shape, dtype=dt.np_dtype, alignment=alignment
     )
     return add_feed_op(
-        "image_batch_align", [images], fn, name=name, prefix="ImageBatchAlign",
+        "image_batch_align",
+        [images],
+        fn,
+        name=name,
+        prefix="ImageBatchAlign",
         attrs={"shape": shape, "data_type": dt.name, "alignment": alignment},
         outputs=[((batch, *shape), dt, True)],
     )

@@ -73,8 +73,9 @@ def normalize(images: Any, std: Sequence[float], mean: Sequence[float]) -> np.nd
     """``image_normalize``: ``(x - mean[c]) / std[c]`` per channel of floating-point images."""
     out = []
     for i, image in enumerate(_buffers.items(images)):
-        image = _buffers.check_instance("image.normalize", i, np.asarray(image), ndim=3,
-                                        dtype_kind="f")
+        image = _buffers.check_instance(
+            "image.normalize", i, np.asarray(image), ndim=3, dtype_kind="f"
+        )
         if image.shape[2] != len(std) or image.shape[2] != len(mean):
             raise TensorBufferError(
                 f"image.normalize: image {i} has {image.shape[2]} channels, but std has "
@@ -96,9 +97,7 @@ def random_crop(images: Any, crop: RandomCrop) -> np.ndarray:
     return _buffers.make(out, np.shape(images))
 
 
-def batch_align(
-    images: Any, shape: Sequence[int], dtype: np.dtype, alignment: int
-) -> np.ndarray:
+def batch_align(images: Any, shape: Sequence[int], dtype: np.dtype, alignment: int) -> np.ndarray:
     """``image_batch_align``: images zero-padded at the bottom and right into one batch of
     the largest height and width, each rounded up to a multiple of ``alignment``."""
     parts = _buffers.items(images)

@@ -23,8 +23,14 @@ from ._stream import EndOfData
 
 MAGIC = b"MMIDIDX\x00\x00"
 DTYPES = {
-    1: np.uint8, 2: np.int8, 3: np.int16, 4: np.int32,
-    5: np.int64, 6: np.float32, 7: np.float64, 8: np.uint16,
+    1: np.uint8,
+    2: np.int8,
+    3: np.int16,
+    4: np.int32,
+    5: np.int64,
+    6: np.float32,
+    7: np.float64,
+    8: np.uint16,
 }
 
 
@@ -107,8 +113,16 @@ class GPTSamples:
     token), documents and samples shuffled with ``seed`` (NumPy's generator: the order
     differs from OneFlow's ``std::mt19937`` one; without shuffling it is the same)."""
 
-    def __init__(self, data: IndexedDataset, seq_length: int, num_samples: int,
-                 split_sizes: Sequence[int], split_index: int, shuffle: bool, seed: int):
+    def __init__(
+        self,
+        data: IndexedDataset,
+        seq_length: int,
+        num_samples: int,
+        split_sizes: Sequence[int],
+        split_index: int,
+        shuffle: bool,
+        seed: int,
+    ):
         self.data, self.seq = data, seq_length
         rng = np.random.default_rng(seed)
         docs = _split(split_sizes, split_index, len(data))

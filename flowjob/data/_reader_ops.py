@@ -49,13 +49,16 @@ def coco_reader(
     if name is None:
         raise _fail(op, "name is required (OneFlow asserts it)")
     _positive(op, "batch_size", batch_size)
-    for what, path, check in (("annotation_file", annotation_file, os.path.isfile),
-                              ("image_dir", image_dir, os.path.isdir)):
+    for what, path, check in (
+        ("annotation_file", annotation_file, os.path.isfile),
+        ("image_dir", image_dir, os.path.isdir),
+    ):
         if not check(os.fspath(path)):
             raise _fail(op, f"{what} {os.fspath(path)!r} not found")
     try:
-        meta = _coco.COCOMeta(os.fspath(annotation_file), os.fspath(image_dir),
-                              remove_images_without_annotations)
+        meta = _coco.COCOMeta(
+            os.fspath(annotation_file), os.fspath(image_dir), remove_images_without_annotations
+        )
     except DecodeError as exc:
         raise _fail(op, str(exc)) from None
     name, seed = _name_and_seed(name, "COCOReader", random_seed)
@@ -64,20 +67,39 @@ def coco_reader(
     if batch_size % shards:
         raise _fail(op, f"batch_size {batch_size} does not split among {shards} devices")
     stream = functools.partial(
-        _coco.COCOStream, meta, batch_size, shuffle, seed, group_by_aspect_ratio, epochs,
-        shards, stride_partition,
+        _coco.COCOStream,
+        meta,
+        batch_size,
+        shuffle,
+        seed,
+        group_by_aspect_ratio,
+        epochs,
+        shards,
+        stride_partition,
     )
     buffer = ((batch_size,), _dtypes.tensor_buffer, False)
-    outputs = [buffer, ((batch_size,), _dtypes.int64, False), ((batch_size, 2), _dtypes.int32,
-               False), buffer, buffer, buffer, buffer]
+    outputs = [
+        buffer,
+        ((batch_size,), _dtypes.int64, False),
+        ((batch_size, 2), _dtypes.int32, False),
+        buffer,
+        buffer,
+        buffer,
+        buffer,
+    ]
     attrs = {
-        "annotation_file": os.fspath(annotation_file), "image_dir": os.fspath(image_dir),
-        "batch_size": batch_size, "shuffle_after_epoch": shuffle, "random_seed": seed,
-        "group_by_ratio": group_by_aspect_ratio, "stride_partition": stride_partition,
+        "annotation_file": os.fspath(annotation_file),
+        "image_dir": os.fspath(image_dir),
+        "batch_size": batch_size,
+        "shuffle_after_epoch": shuffle,
+        "random_seed": seed,
+        "group_by_ratio": group_by_aspect_ratio,
+        "stride_partition": stride_partition,
         "remove_images_without_annotations": remove_images_without_annotations,
     }
-    return add_feed_op("COCOReader", [], stream, source=True, name=name, attrs=attrs,
-                       outputs=outputs)
+    return add_feed_op(
+        "COCOReader", [], stream, source=True, name=name, attrs=attrs, outputs=outputs
+    )
 
 
 def ofrecord_image_classification_reader(
@@ -101,13 +123,22 @@ def ofrecord_image_classification_reader(
     ``num_decode_threads_per_machine`` tune OneFlow's decoder threads and are ignored (images
     are decoded on flowjob's image pool)."""
     records = ofrecord_reader(
-        ofrecord_dir, batch_size, data_part_num, part_name_prefix, part_name_suffix_length,
-        random_shuffle, shuffle_buffer_size, shuffle_after_epoch, name=name,
+        ofrecord_dir,
+        batch_size,
+        data_part_num,
+        part_name_prefix,
+        part_name_suffix_length,
+        random_shuffle,
+        shuffle_buffer_size,
+        shuffle_after_epoch,
+        name=name,
     )
-    image = OFRecordImageDecoder(records, image_feature_name, color_space,
-                                 name=f"{name}_image" if name else None)
-    label = OFRecordRawDecoder(records, label_feature_name, (), _dtypes.int32,
-                               name=f"{name}_label" if name else None)
+    image = OFRecordImageDecoder(
+        records, image_feature_name, color_space, name=f"{name}_image" if name else None
+    )
+    label = OFRecordRawDecoder(
+        records, label_feature_name, (), _dtypes.int32, name=f"{name}_label" if name else None
+    )
     return image, label
 
 
@@ -151,18 +182,30 @@ def megatron_gpt_mmap_data_loader(
     except DecodeError as exc:
         raise _fail(op, str(exc)) from None
     if start_from_saved_progress:
-        raise _fail(op, "start_from_saved_progress (resuming from a saved iteration variable) "
-                    "is not supported: every run starts at sample 0")
+        raise _fail(
+            op,
+            "start_from_saved_progress (resuming from a saved iteration variable) "
+            "is not supported: every run starts at sample 0",
+        )
     attrs = {
-        "data_file_prefix": prefix, "seq_length": seq_length, "label_length": 1,
-        "num_samples": num_samples, "batch_size": batch_size, "dtype": dt.name,
-        "shuffle": shuffle, "random_seed": seed, "split_sizes": split_sizes,
-        "split_index": split_index, "parallel_distribution": [str(d) for d in
-                                                               parallel_distribution or []],
+        "data_file_prefix": prefix,
+        "seq_length": seq_length,
+        "label_length": 1,
+        "num_samples": num_samples,
+        "batch_size": batch_size,
+        "dtype": dt.name,
+        "shuffle": shuffle,
+        "random_seed": seed,
+        "split_sizes": split_sizes,
+        "split_index": split_index,
+        "parallel_distribution": [str(d) for d in parallel_distribution or []],
     }
     return add_feed_op(
-        "megatron_gpt_mmap_data_loader", [],
+        "megatron_gpt_mmap_data_loader",
+        [],
         functools.partial(_megatron.GPTStream, samples, batch_size, dt.np_dtype),
-        source=True, name=name, attrs=attrs,
+        source=True,
+        name=name,
+        attrs=attrs,
         outputs=[((batch_size, seq_length + 1), dt, False)],
     )

@@ -152,9 +152,9 @@ def _on_each(lowering, timed, rng):
         key = attrs.pop("key")
         steps = next(a.shape[0] for a, t in zip(arrays, timed) if t)
         keys = jax.random.split(key, steps)
-        return jax.vmap(
-            lambda k, *xs: lowering(*xs, key=k, **attrs), in_axes=(0, *axes)
-        )(keys, *arrays)
+        return jax.vmap(lambda k, *xs: lowering(*xs, key=k, **attrs), in_axes=(0, *axes))(
+            keys, *arrays
+        )
 
     return each
 

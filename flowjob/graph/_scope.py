@@ -149,8 +149,7 @@ def _parse_hierarchy(hierarchy: object, ids: tuple[str, ...]) -> tuple[int, ...]
         size *= n
     if size != count:
         raise ValueError(
-            f"placement hierarchy {list(shape)} holds {size} devices, but {list(ids)} names "
-            f"{count}"
+            f"placement hierarchy {list(shape)} holds {size} devices, but {list(ids)} names {count}"
         )
     return shape
 
@@ -256,9 +255,7 @@ def parse_parallel_distribution(
         elif text.startswith("S(") and text.endswith(")") and text[2:-1].lstrip("-").isdigit():
             axis = int(text[2:-1])
             if not -ndim <= axis < max(ndim, 1):
-                raise ValueError(
-                    f"{where}: {entry!r} splits axis {axis} of a {ndim}-d blob"
-                )
+                raise ValueError(f"{where}: {entry!r} splits axis {axis} of a {ndim}-d blob")
             out.append(split(axis % max(ndim, 1)))
         else:
             raise ValueError(f"{where}: {entry!r} is not 'S(<axis>)', 'B' or 'P'")

@@ -81,7 +81,6 @@ class VariableStore:
         )
         self.values[name] = arr
 
-
     def _loaded(self, name: str, shape: tuple[int, ...], dtype: _dtypes.DType) -> np.ndarray:
         """The value loaded for ``name`` before it existed, checked against its definition."""
         value = self.pending.pop(name)

@@ -26,8 +26,10 @@ def _lower_sample(weight, label, *, num_sample, parallel_num, key):
     score = jnp.where(positive, order, jax.random.uniform(key, (classes,)))
     local = jnp.argsort(score.reshape(parallel_num, per_class), axis=1)[:, :per_sample]
     sampled = (local + jnp.arange(parallel_num)[:, None] * per_class).reshape(-1)
-    position = jnp.zeros((classes,), label.dtype).at[sampled].set(
-        jnp.arange(num_sample, dtype=label.dtype)
+    position = (
+        jnp.zeros((classes,), label.dtype)
+        .at[sampled]
+        .set(jnp.arange(num_sample, dtype=label.dtype))
     )
     return position[label], sampled.astype(label.dtype), weight[sampled]
 

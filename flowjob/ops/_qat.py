@@ -156,7 +156,10 @@ class Rewrite:
         observer = _dashed(blob) + "-fake-quant-observer"
         if blob.op.kind == OpKind.VARIABLE:
             scale, zero = min_max_observer(
-                blob, 8, per_layer_quantization=not self.qat.per_channel, name=observer,
+                blob,
+                8,
+                per_layer_quantization=not self.qat.per_channel,
+                name=observer,
                 **self._modes,
             )
         else:
@@ -168,8 +171,13 @@ class Rewrite:
                 )
             modes = self._modes
             scale, zero = observe_moving(
-                "func_config.qat", blob, 8, modes["quantization_scheme"],
-                modes["quantization_formula"], self.qat.momentum, observer,
+                "func_config.qat",
+                blob,
+                8,
+                modes["quantization_scheme"],
+                modes["quantization_formula"],
+                self.qat.momentum,
+                observer,
                 stop_update_after_iters=self.qat.stop_update_after_iters,
             )
         quantized = fake_quantization(

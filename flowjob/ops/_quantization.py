@@ -147,8 +147,14 @@ def moving_average_min_max_observer(
     # OneFlow's Python op keeps a step variable that stays 0 with a "stop updating"
     # threshold of 1: it never stops
     return observe_moving(
-        public, input, quantization_bit, quantization_scheme, quantization_formula, momentum,
-        name, stop_update_after_iters=None,
+        public,
+        input,
+        quantization_bit,
+        quantization_scheme,
+        quantization_formula,
+        momentum,
+        name,
+        stop_update_after_iters=None,
     )
 
 

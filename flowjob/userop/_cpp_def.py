@@ -195,12 +195,13 @@ def _read_op(r: _Reader, op: OpDef, pos: int) -> int:
         elif name == "Attr":
             attr = re.fullmatch(r'"(\w+)"\s*(?:,\s*(.+))?', args, re.S)
             if attr is None or m.group(2) is None:
-                raise r.fail(pos, f"op {op.op_type!r}: expected .Attr<type>(\"name\"[, default])")
+                raise r.fail(pos, f'op {op.op_type!r}: expected .Attr<type>("name"[, default])')
             try:
                 op.attrs[attr.group(1)] = None if attr.group(2) is None else _literal(attr.group(2))
             except ValueError:
-                raise r.fail(pos, f"op {op.op_type!r}: attribute default {attr.group(2)!r} "
-                             "is not a literal") from None
+                raise r.fail(
+                    pos, f"op {op.op_type!r}: attribute default {attr.group(2)!r} is not a literal"
+                ) from None
         elif name in ("SetTensorDescInferFn", "SetDataTypeInferFn"):
             lam = _LAMBDA.match(r.text, r.skip_space(args_start + 1))
             if lam is None:
@@ -259,22 +260,28 @@ def _read_grad(r: _Reader, fw: str, pos: int) -> GradDef:
     if left is not None:
         raise r.fail(body + left, f"REGISTER_USER_OP_GRAD({fw!r}): statement not in the pattern")
     if len(funcs) != 1:
-        raise r.fail(pos, f"REGISTER_USER_OP_GRAD({fw!r}): expected one backward op, "
-                     f"found {len(funcs)}")
-    (func_var, func), = funcs.items()
+        raise r.fail(
+            pos, f"REGISTER_USER_OP_GRAD({fw!r}): expected one backward op, found {len(funcs)}"
+        )
+    ((func_var, func),) = funcs.items()
     chain = func.group(3)
     binds = {b.group(1): (Source(b.group(2)), b.group(3)) for b in _INPUT_BIND.finditer(chain)}
     outputs = [o.group(1) for o in _OUTPUT.finditer(chain)]
     rest = _OUTPUT.sub("", _INPUT_BIND.sub("", chain)).strip()
     if rest:
-        raise r.fail(body + func.start(3), f"REGISTER_USER_OP_GRAD({fw!r}): {rest!r} is not "
-                     "an .InputBind/.Output of the pattern")
+        raise r.fail(
+            body + func.start(3),
+            f"REGISTER_USER_OP_GRAD({fw!r}): {rest!r} is not an .InputBind/.Output of the pattern",
+        )
     input_grads = {}
     for bind in grad_binds:
         name_var, out = getters.get(bind.group(2), (None, None))
         if name_var is None or defines.get(name_var) != func_var or out not in outputs:
-            raise r.fail(body + bind.start(), f"REGISTER_USER_OP_GRAD({fw!r}): the gradient of "
-                         f"{bind.group(1)!r} is not an output of the backward op")
+            raise r.fail(
+                body + bind.start(),
+                f"REGISTER_USER_OP_GRAD({fw!r}): the gradient of "
+                f"{bind.group(1)!r} is not an output of the backward op",
+            )
         input_grads[bind.group(1)] = out
     if _spaced(r" \) ;").match(r.text, end) is None:
         raise r.fail(end, f"REGISTER_USER_OP_GRAD({fw!r}): expected ');' after the function")
@@ -291,8 +298,11 @@ def read_cpp_defs(path: str | Path) -> CppDefs:
         what, pos = m.group(0), m.end()
         head = re.compile(r'\s*\(\s*"(\w+)"\s*\)').match(r.text, pos)
         if what not in ("REGISTER_USER_OP", "REGISTER_USER_OP_GRAD") or head is None:
-            raise r.fail(m.start(), f"{what} is not read (only REGISTER_USER_OP(\"type\") "
-                         "and REGISTER_USER_OP_GRAD(\"type\"))")
+            raise r.fail(
+                m.start(),
+                f'{what} is not read (only REGISTER_USER_OP("type") '
+                'and REGISTER_USER_OP_GRAD("type"))',
+            )
         if what == "REGISTER_USER_OP":
             op = OpDef(head.group(1), r.line(m.start()))
             _read_op(r, op, head.end())
@@ -303,10 +313,14 @@ def read_cpp_defs(path: str | Path) -> CppDefs:
     for fw, grad in grads.items():
         for op_type in (fw, grad.backward_type):
             if op_type not in ops:
-                raise CppDefError(f"{path}:{grad.line}: REGISTER_USER_OP_GRAD({fw!r}) names op "
-                                  f"{op_type!r}, which the file does not register")
+                raise CppDefError(
+                    f"{path}:{grad.line}: REGISTER_USER_OP_GRAD({fw!r}) names op "
+                    f"{op_type!r}, which the file does not register"
+                )
         unknown = [a for a in grad.binds if a not in ops[grad.backward_type].inputs]
         if unknown:
-            raise CppDefError(f"{path}:{grad.line}: {grad.backward_type!r} has no input(s) "
-                              f"{unknown}; its inputs are {ops[grad.backward_type].inputs}")
+            raise CppDefError(
+                f"{path}:{grad.line}: {grad.backward_type!r} has no input(s) "
+                f"{unknown}; its inputs are {ops[grad.backward_type].inputs}"
+            )
     return CppDefs(path, ops, grads)

@@ -76,8 +76,9 @@ class _KernelOp:
                 f"zeros failed: {exc!r}"
             ) from exc
         return tuple(
-            jax.ShapeDtypeStruct(s.shape if s is not None else t.shape,
-                                 d.dtype if d is not None else t.dtype)
+            jax.ShapeDtypeStruct(
+                s.shape if s is not None else t.shape, d.dtype if d is not None else t.dtype
+            )
             for (s, d), t in zip(known, tried)
         )
 
@@ -157,8 +158,13 @@ class _KernelOp:
             out = out if isinstance(out, tuple) else (out,)
             return {a: [b] for a, b in zip(self.op.outputs, out)}
 
-        return OpSpec(self.op.op_type, tuple(self.op.inputs), tuple(self.op.outputs), build,
-                      dict(self.op.attrs))
+        return OpSpec(
+            self.op.op_type,
+            tuple(self.op.inputs),
+            tuple(self.op.outputs),
+            build,
+            dict(self.op.attrs),
+        )
 
 
 class CustomOpModule:

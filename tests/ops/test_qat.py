@@ -13,9 +13,10 @@ import flowjob as flow
 import flowjob.typing as tp
 
 PADS = ((1, 1), (1, 1))
-W1, B1, W2, B2 = (uniform(*s, seed=i, low=-0.5, high=0.5) for i, s in enumerate(
-    [(4, 3, 3, 3), (4,), (4, 4, 3, 3), (4,)]
-))
+W1, B1, W2, B2 = (
+    uniform(*s, seed=i, low=-0.5, high=0.5)
+    for i, s in enumerate([(4, 3, 3, 3), (4,), (4, 4, 3, 3), (4,)])
+)
 
 
 def qat_config(symmetric, per_channel, backend, stop_after=1000):
@@ -32,13 +33,25 @@ def conv_job(config):
     @flow.global_function(type="train", function_config=config)
     def job(x: tp.Numpy.Placeholder((2, 3, 5, 5))) -> tp.Numpy:
         y = flow.layers.conv2d(
-            x, 4, 3, 1, "SAME", kernel_initializer=FixedInit(W1),
-            bias_initializer=FixedInit(B1), name="conv1",
+            x,
+            4,
+            3,
+            1,
+            "SAME",
+            kernel_initializer=FixedInit(W1),
+            bias_initializer=FixedInit(B1),
+            name="conv1",
         )
         with flow.experimental.scope.config(quantization_aware_training=False):
             z = flow.layers.conv2d(
-                y, 4, 3, 1, "SAME", kernel_initializer=FixedInit(W2),
-                bias_initializer=FixedInit(B2), name="conv2",
+                y,
+                4,
+                3,
+                1,
+                "SAME",
+                kernel_initializer=FixedInit(W2),
+                bias_initializer=FixedInit(B2),
+                name="conv2",
             )
         sgd(0.0).minimize(z)
         return z
@@ -65,8 +78,14 @@ def np_qat_conv(x, symmetric, per_channel, backend):
 
 @pytest.mark.parametrize(
     "symmetric, per_channel, backend",
-    [(True, False, ""), (False, False, ""), (True, True, ""), (False, True, ""),
-     (True, False, "cambricon"), (False, False, "cambricon")],
+    [
+        (True, False, ""),
+        (False, False, ""),
+        (True, True, ""),
+        (False, True, ""),
+        (True, False, "cambricon"),
+        (False, False, "cambricon"),
+    ],
 )
 def test_conv_layers_match_numpy_of_fake_quantized_operands(symmetric, per_channel, backend):
     x = uniform(2, 3, 5, 5, seed=9)
