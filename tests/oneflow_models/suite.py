@@ -38,19 +38,9 @@ class Case:
 _CNN_DATA = "/dataset/PNGS/cnns_model_for_test/{}/models/"
 _BERT_DATA = "/dataset/bert_regression_test/of_random_init_L-12_H-768_A-12"
 _GAN_DATA = "/dataset/gan_test/dcgan/"
-_ASSIGN = (
-    "flow.assign in a predict job (copyQNetToQnetT); done on branch `fixes` "
-    "(01f97d2, predict programs write their assignments back)"
-)
-
 CASES: tuple[Case, ...] = (
-    Case("test_dqn.py", "1node_test.py", "test_dqn.test_1n1c", known=_ASSIGN),
-    Case(
-        "test_dqn.py",
-        "eager_1node_test.py",
-        "test_dqn.test_1n1c",
-        known="eager mode (branch `eager`) and " + _ASSIGN,
-    ),
+    Case("test_dqn.py", "1node_test.py", "test_dqn.test_1n1c"),
+    Case("test_dqn.py", "eager_1node_test.py", "test_dqn.test_1n1c"),
     *(
         Case("cnns_tests.py", "1node_test.py", f"{cls}.test_{n}", Need.PRIVATE_DATA, data)
         for cls, data in (
