@@ -24,6 +24,7 @@ from ._config import (
 from ._distributed import ctrl_port, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
+from ._eager_op import run_eagerly
 from ._job_function import JobFunction, function, global_function
 from ._local_blob import LocalBlob
 from ._resource import Resource, current_resource
@@ -37,6 +38,7 @@ __all__ = [
     "function_config",
     "eager_execution_enabled",
     "enable_eager_execution",
+    "run_eagerly",
     "JobFunction",
     "function",
     "global_function",

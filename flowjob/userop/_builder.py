@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
+from .. import _dtypes
 from .._deprecation import warn_once
-from ..errors import OpError
-from ..graph import Blob
+from ..errors import OpError, OutsideJobError
+from ..graph import Blob, in_job
+from ..imperative import Tensor
+from ..runtime import eager_execution_enabled, run_eagerly
 from ._registry import OpCall, OpSpec, lookup
 
 
@@ -200,7 +205,24 @@ class BuiltinOp:
         self._name, self._type = name, op_type
         self._input_slots, self._outputs, self._attrs = inputs, outputs, attrs
 
-    def __call__(self, *blobs: Blob, **attrs: Any) -> tuple[Blob, ...]:
+    def __call__(self, *blobs: Any, **attrs: Any) -> tuple[Blob, ...] | list[Tensor]:
+        """In a job: the output blobs. Outside any job in eager mode: the op runs at once on
+        ``flow.Tensor``s or arrays and gives its outputs as a list of ``flow.Tensor``s."""
+        if in_job():
+            return self._record(blobs, attrs)
+        if not eager_execution_enabled():
+            raise OutsideJobError(
+                f"builtin op {self._type!r} was called outside a job function in lazy mode: "
+                "call it inside a @flow.global_function body, or turn eager execution on "
+                "(flow.enable_eager_execution(True)) to run it at once on tensors"
+            )
+        values = [b.numpy() if isinstance(b, Tensor) else np.asarray(b) for b in blobs]
+        outputs = run_eagerly(
+            self._name or self._type, lambda ins: self._record(tuple(ins), attrs), values
+        )
+        return [Tensor(v, dtype=_dtypes.as_dtype(v.dtype)) for v in outputs]
+
+    def _record(self, blobs: tuple[Blob, ...], attrs: dict[str, Any]) -> tuple[Blob, ...]:
         wanted = sum(n for _, n in self._input_slots)
         if len(blobs) != wanted:
             raise OpError(

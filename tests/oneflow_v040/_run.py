@@ -19,9 +19,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 TESTS = "oneflow/python/test"  # the folder extracted; its ops/ holds the files run here
 
-# One node, no eager; the device count is set per run (run_file). ONEFLOW_TEST_CPU_ONLY stays
-# unset: the "gpu" cases run too, on the CPU (a device tag picks a placement in flowjob; every
-# op has one JAX lowering).
+# One node, lazy mode unless the file is eager-only (eager_only); the device count is set
+# per run (run_file). ONEFLOW_TEST_CPU_ONLY stays unset: the "gpu" cases run too, on the CPU
+# (a device tag picks a placement in flowjob; every op has one JAX lowering).
 # TensorFlow (the files' reference) is pinned so that the host CPU does not choose its kernels:
 # without oneDNN (TensorFlow turns it on by itself only on some Intel CPUs) its CPU build has
 # no NCHW and no dilated convolution or pooling, and conv1d/conv3d/pooling references fail.
@@ -39,6 +39,11 @@ HELPERS = frozenset({"test_util.py", "test_global_storage.py"})
 # one machine (their classes skip themselves and are reported as such).
 _ONE_NODE = re.compile(r"skip_unless_1n(\d)d\(")
 _TWO_NODES = re.compile(r"skip_unless_[2-9]n\d+d\(")
+# A test class and the module-level decorator that skips a class unless the run is eager.
+_CLASS = re.compile(r"^class \w+\(", re.M)
+_EAGER_ONLY = re.compile(
+    r"^@unittest\.skipIf\(\s*not\s+flow\.unittest\.env\.eager_execution_enabled\(\)", re.M
+)
 
 
 def test_files(ops: Path) -> list[str]:
@@ -56,6 +61,15 @@ def device_counts(path: Path) -> tuple[int, ...]:
 def needs_two_nodes(path: Path) -> bool:
     """Whether ``path`` has classes for several nodes (``skip_unless_2n1d`` ...)."""
     return bool(_TWO_NODES.search(path.read_text(encoding="utf-8")))
+
+
+def eager_only(path: Path) -> bool:
+    """Whether every class of ``path`` skips itself unless eager mode is on: such a file
+    runs with ``ONEFLOW_TEST_ENABLE_EAGER=1`` (a lazy run would only skip), as OneFlow's
+    CI ran the folder in both modes."""
+    text = path.read_text(encoding="utf-8")
+    classes = len(_CLASS.findall(text))
+    return classes > 0 and len(_EAGER_ONLY.findall(text)) == classes
 
 
 def ops_folder(clone: str | os.PathLike | None = None) -> Path:
@@ -85,6 +99,7 @@ class Result:
     error: str = ""  # the first exception line of the output, for the table
     skip_reason: str = ""  # the first skip message, when every test skipped
     output: str = ""
+    eager: bool = False  # run with ONEFLOW_TEST_ENABLE_EAGER=1 (an eager-only file)
 
 
 def run_file(
@@ -98,13 +113,17 @@ def run_file(
     finds them whichever test runs first.
 
     ``cpu_only``: set ``ONEFLOW_TEST_CPU_ONLY=1`` (the file then skips its "gpu" cases).
+    An eager-only file (``eager_only``) runs in eager mode (``ONEFLOW_TEST_ENABLE_EAGER=1``).
     """
+    eager = eager_only(ops / name)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ONEFLOW_TEST_")}
     env.update(ENV)
     env["ONEFLOW_TEST_DEVICE_NUM"] = str(devices)
     env["JAX_NUM_CPU_DEVICES"] = str(devices)
     if cpu_only:
         env["ONEFLOW_TEST_CPU_ONLY"] = "1"
+    if eager:
+        env["ONEFLOW_TEST_ENABLE_EAGER"] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     # As OneFlow's CI: one device runs each file as a script; 2 and 4 devices ran the folder
     # through unittest discovery, which also runs the files without unittest.main().
@@ -129,12 +148,15 @@ def run_file(
             name,
             "timeout",
             devices,
+            eager=eager,
             seconds=time.monotonic() - start,
             error=f"no result within {timeout:.0f} s",
             output=out,
         )
     out = proc.stdout + proc.stderr
-    return classify(name, proc.returncode, out, time.monotonic() - start, devices)
+    result = classify(name, proc.returncode, out, time.monotonic() - start, devices)
+    result.eager = eager
+    return result
 
 
 def classify(name: str, returncode: int, out: str, seconds: float, devices: int = 1) -> Result:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unittest
 
-from ._run import Result, classify, device_counts, needs_two_nodes
+from ._run import Result, classify, device_counts, eager_only, needs_two_nodes, run_file
 from .table import FileRecord, write_results
 
 FILE = """
@@ -27,6 +27,37 @@ def test_device_counts_come_from_the_skip_decorators(tmp_path):
     path.write_text("class A(flow.unittest.TestCase): ...\n")  # undecorated: one device
     assert device_counts(path) == (1,)
     assert not needs_two_nodes(path)
+
+
+EAGER_ONLY = """
+import unittest
+import oneflow as flow
+@unittest.skipIf(
+    not flow.unittest.env.eager_execution_enabled(),
+    "eager only",
+)
+class A(flow.unittest.TestCase):
+    def test_eager_builtin_op(self):
+        op = flow.builtin_op("expand_dims").Input("in").Output("out").Build()
+        y = op(flow.Tensor([[1.0, 2.0]]), axis=0)[0]
+        self.assertEqual(y.shape, flow.Size((1, 1, 2)))
+if __name__ == "__main__":
+    unittest.main()
+"""
+
+
+def test_eager_only_files_run_in_eager_mode(tmp_path):
+    path = tmp_path / "test_eager.py"
+    path.write_text(EAGER_ONLY)
+    assert eager_only(path)
+    result = run_file(path.name, tmp_path, timeout=300)
+    assert (result.status, result.ran, result.skipped, result.eager) == ("pass", 1, 0, True)
+    # A second class without the decorator runs in lazy mode: the file is not eager-only.
+    lazy_class = "class B(flow.unittest.TestCase): ...\nif __name__"
+    path.write_text(EAGER_ONLY.replace("if __name__", lazy_class))
+    assert not eager_only(path)
+    path.write_text(FILE)  # no eager decorator at all
+    assert not eager_only(path)
 
 
 def _unittest_output(case: type[unittest.TestCase]) -> tuple[int, str]:
