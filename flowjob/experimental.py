@@ -124,7 +124,6 @@ def logical_slice_assign(
     slices = _slices("logical_slice_assign", x, slice_tup_list)
     updated = apply_op(
         "logical_slice_assign",
-        "scope",
         _lower_slice_assign,
         [x, value],
         attrs={"slices": slices},
