@@ -132,6 +132,21 @@ def _error(message: str) -> int:
     return 2
 
 
+def _bindable(host: str, port: int) -> bool:
+    """Whether ``port`` on ``host`` can be bound now."""
+    import socket
+
+    for family, kind, proto, _, address in socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    ):
+        with socket.socket(family, kind, proto) as probe:
+            try:
+                probe.bind(address)
+            except OSError:
+                return False
+    return True
+
+
 def _server_factory(servers: list, busy: list[int]):
     """A ``server_class`` for ``program.TensorBoard``: binds the first free port from the
     requested one up (each busy one is appended to ``busy``), around the live-page wrapper;
@@ -149,6 +164,16 @@ def _server_factory(servers: list, busy: list[int]):
             try:
                 server = program.WerkzeugServer(app, subflags)
             except program.TensorBoardPortInUseError:
+                busy.append(port)
+                continue
+            except SystemExit:
+                # Werkzeug >= 2 prints and exits on any bind error instead of raising, so
+                # TensorBoard's in-use check can miss a port taken a moment ago (an
+                # ephemeral port handed to another connection): skip it if it is taken.
+                if _bindable(flags.host, port):
+                    raise program.TensorBoardServerException(
+                        f"cannot bind port {port} on {flags.host!r}"
+                    ) from None
                 busy.append(port)
                 continue
             servers.append(server)

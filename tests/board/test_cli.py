@@ -88,3 +88,57 @@ def test_doctor_positional_damage_sets_the_status(tmp_path, capsys):
     (tmp_path / "not_a_checkpoint").mkdir()
     assert main(["doctor", str(tmp_path / "not_a_checkpoint")]) == 1
     assert "DAMAGED" in capsys.readouterr().out
+
+
+def test_a_port_werkzeug_exits_on_is_skipped_when_it_is_taken():
+    """Werkzeug exits (SystemExit) instead of raising on a bind error; a port taken between
+    TensorBoard's check and the bind is skipped like any busy port, and a bind error on a
+    free port is reported, not mistaken for a busy one."""
+    import argparse
+    import importlib
+    import socket
+
+    from flowjob.cli import board
+
+    # the module itself: `from tensorboard import program` is a lazy proxy of it
+    program = importlib.import_module("tensorboard.program")
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    made = []
+
+    class ExitingServer:  # what werkzeug does on EADDRINUSE
+        def __init__(self, app, flags):
+            probe = socket.socket()
+            try:
+                probe.bind((flags.host, flags.port))
+            except OSError:
+                raise SystemExit(1) from None
+            finally:
+                probe.close()
+            made.append(flags.port)
+
+    original = program.WerkzeugServer
+    program.WerkzeugServer = ExitingServer
+    try:
+        servers, busy = [], []
+        make = board._server_factory(servers, busy)
+        make(lambda *a: None, argparse.Namespace(host="127.0.0.1", port=port))
+        assert busy == [port] and made and made[0] != port
+
+        class AlwaysExits:
+            def __init__(self, app, flags):
+                raise SystemExit(1)
+
+        program.WerkzeugServer = AlwaysExits
+        free = socket.socket()
+        free.bind(("127.0.0.1", 0))
+        free_port = free.getsockname()[1]
+        free.close()
+        with pytest.raises(program.TensorBoardServerException, match="cannot bind"):
+            make(lambda *a: None, argparse.Namespace(host="127.0.0.1", port=free_port))
+    finally:
+        program.WerkzeugServer = original
+        taken.close()
