@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flowjob.data import write_ofrecord, write_onerec
+from flowjob.data import write_ofrecord
+from tests.wdl_data import write_wdl_dataset
 
 REPO = Path(__file__).resolve().parents[2]
 # Failures that mean "another part of issue 14 is not merged yet", not a data pipeline bug.
@@ -125,29 +126,8 @@ def test_bert_pretraining_loss_falls(tmp_path, benchmark):
 
 @pytest.mark.parametrize("dataset_format", ["ofrecord", "onerec"])
 def test_wide_and_deep_loss_falls(tmp_path, dataset_format, benchmark):
-    rng = np.random.default_rng(0)
-    n, vocab = 640, 64
-    dense = rng.normal(size=(n, 13)).astype(np.float32)
-    wide = rng.integers(0, vocab, (n, 2)).astype(np.int32)
-    deep = rng.integers(0, vocab, (n, 26)).astype(np.int32)
-    logit = 2.0 * dense[:, 0] + np.where(wide[:, 0] < vocab // 2, 1.5, -1.5)
-    labels = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int32)[:, None]
-    for split, rows in (("train", slice(0, 512)), ("val", slice(512, n))):
-        fields = {
-            "labels": labels[rows],
-            "dense_fields": dense[rows],
-            "wide_sparse_fields": wide[rows],
-            "deep_sparse_fields": deep[rows],
-        }
-        if dataset_format == "ofrecord":
-            write_ofrecord(tmp_path / split, fields, part_num=2, part_name_suffix_length=5)
-        else:  # the program globs <dir>/*.onerec
-            (tmp_path / split).mkdir()
-            for part in range(2):
-                write_onerec(
-                    tmp_path / split / f"part-{part}.onerec",
-                    {k: v[part::2] for k, v in fields.items()},
-                )
+    vocab = 64
+    write_wdl_dataset(tmp_path, dataset_format, n=640, train=512, vocab=vocab)
     out = _run(
         benchmark / "ClickThroughRate/WideDeepLearning/wdl_train_eval.py",
         [
