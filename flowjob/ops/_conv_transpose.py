@@ -116,20 +116,7 @@ def conv2d_transpose(
                 f"size other than the input's {x.shape}",
                 name,
             )
-    return apply_op(
-        "deconv2d",
-        _lower_deconv,
-        [x, w],
-        attrs={
-            "output_shape": output_shape,
-            "strides": strides,
-            "pads": pads,
-            "dilations": dilations,
-            "data_format": fmt,
-        },
-        name=name,
-        prefix="Deconv2d",
-    )
+    return _deconv_op(x, w, output_shape, strides, pads, dilations, fmt, name)
 
 
 def torch_conv2d_transpose(
@@ -196,6 +183,11 @@ def torch_conv2d_transpose(
     )
     # the gradient of a convolution padded by padding_needed / 2 on both sides
     pads = tuple((p // 2, p // 2) for p in needed)
+    return _deconv_op(x, w, output_shape, strides, pads, dilations, fmt, name)
+
+
+def _deconv_op(x, w, output_shape, strides, pads, dilations, fmt, name) -> Blob:
+    """Records the one ``deconv2d`` op both spellings (OneFlow's and torch-style) lower to."""
     return apply_op(
         "deconv2d",
         _lower_deconv,
