@@ -65,10 +65,11 @@ def _load_program(path: str) -> None:
 
 
 def _pick_job(name: str | None):
+    from ..graph import JobType
     from ..runtime import default_session
 
     jobs = default_session().jobs
-    predict = [job for job in jobs.values() if job.job_type == "predict"]
+    predict = [job for job in jobs.values() if job.job_type == JobType.PREDICT]
     if name is not None:
         if name not in jobs:
             raise ValueError(

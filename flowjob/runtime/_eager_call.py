@@ -23,6 +23,7 @@ from ..errors import ConfigError
 from ..graph import (
     Blob,
     FeedOp,
+    JobType,
     OpKind,
     OpNode,
     VariableStore,
@@ -178,7 +179,7 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     completes the call with it: ``Session.run`` or ``Session.launch``)."""
     _config.start_backend()  # as a lazy job's first compile: machines and devices are final
     params, values = eager_params(job, args)
-    train = job.job_type == "train"
+    train = job.job_type == JobType.TRAIN
     if train:
         stored = store.values.get(TRAIN_STEP_PREFIX + job.__name__)
         counter = 0 if stored is None else int(np.asarray(stored).reshape(-1)[0])

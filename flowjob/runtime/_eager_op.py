@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import typing as tp
-from ..graph import Blob, JobGraph, VariableStore, tracing
+from ..graph import Blob, JobGraph, JobType, VariableStore, tracing
 from . import _config
 from ._eager_call import Evaluator
 from ._program import _call_key
@@ -46,7 +46,7 @@ def run_eagerly(
     store = VariableStore()
     counter = next(_calls) % (2**32)
     evaluator = Evaluator(name, store, [(a, None) for a in arrays], _call_key(counter, False), {})
-    graph = JobGraph(name, "predict", _config.FunctionConfig())
+    graph = JobGraph(name, JobType.PREDICT, _config.FunctionConfig())
     graph.eager = evaluator
     with tracing(graph, store):
         outputs = list(body(_make_inputs(graph, params)))
