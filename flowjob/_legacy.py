@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any, ContextManager
 
 from . import _dtypes
-from ._deprecation import warn_once
+from ._src._deprecation import warn_once
 from .graph import (
     LogicalView,
     Scope,

@@ -1,7 +1,7 @@
 """``flow.env``: several machines (processes) training together through ``jax.distributed``,
 and OneFlow's logging flags (``log_dir`` creates the directory; the others are ignored)."""
 
-from ._deprecation import warn_once
+from ._src._deprecation import warn_once
 from .runtime import (
     ctrl_port,
     current_resource,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 
-from flowjob._deprecation import warn_once
+from flowjob._src._deprecation import warn_once
 from flowjob.checkpoint import _api
 from flowjob.checkpoint._blobs import SNAPSHOT_DONE
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..graph import Blob, add_feed_op
 from . import _decode, _image
 from ._modes import ColorSpace, Interpolation, Layout, ResizeSide

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _dtypes
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..graph import Blob, add_feed_op
 from . import _decode
 from ._dataset import check_parts

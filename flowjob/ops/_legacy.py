@@ -3,7 +3,7 @@ once per process and otherwise works as before (``flow.truncated_normal``)."""
 
 from __future__ import annotations
 
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ._distributions import Initializer, _truncated
 
 

@@ -12,7 +12,7 @@ import dataclasses
 import os
 import shutil
 
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..errors import ConfigError
 from . import _config, _distributed
 

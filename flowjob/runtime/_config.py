@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from .. import _dtypes
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
 from ..ops import QatConfig

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import typing as tp
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..errors import JobDefinitionError
 from ..graph import View
 from ._compiled import ReturnKind

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..graph import TensorList
 
 

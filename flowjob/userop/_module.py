@@ -10,7 +10,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._deprecation import warn_once
+from .._src._deprecation import warn_once
 from ..errors import OpError
 from ..graph import current_graph
 

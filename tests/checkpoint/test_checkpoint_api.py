@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import flowjob.checkpoint as ckpt
-from flowjob import _deprecation, _dtypes
+from flowjob import _dtypes
+from flowjob._src import _deprecation
 from flowjob.checkpoint import CheckpointError, VariableBlob
 
 

@@ -1,0 +1,1 @@
+"""flowjob's engine: everything that implements the public namespaces above it."""
