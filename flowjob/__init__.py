@@ -37,7 +37,18 @@ from . import (
     userop,
     util,
 )
-from ._dtypes import (
+from ._legacy import (
+    FixedTensorDef,
+    InitEagerGlobalSession,
+    MirroredTensorDef,
+    device_prior_placement,
+    fixed_placement,
+    inter_job_reuse_mem_strategy,
+    is_deprecated,
+    name_scope,
+)
+from ._size import Size
+from ._src._dtypes import (
     bfloat16,
     char,
     convert_oneflow_dtype_to_numpy_dtype,
@@ -52,17 +63,6 @@ from ._dtypes import (
     int64,
     uint8,
 )
-from ._legacy import (
-    FixedTensorDef,
-    InitEagerGlobalSession,
-    MirroredTensorDef,
-    device_prior_placement,
-    fixed_placement,
-    inter_job_reuse_mem_strategy,
-    is_deprecated,
-    name_scope,
-)
-from ._size import Size
 from .checkpoint import get_all_variables, load_variables
 from .data import (
     gen_tensor_buffer,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ContextManager
 
-from . import _dtypes
+from ._src import _dtypes
 from ._src._deprecation import warn_once
 from .graph import (
     LogicalView,

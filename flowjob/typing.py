@@ -16,7 +16,7 @@ from __future__ import annotations
 import typing
 from dataclasses import dataclass
 
-from . import _dtypes
+from ._src import _dtypes
 from .errors import JobArgumentError, JobDefinitionError
 
 T = typing.TypeVar("T")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from flowjob._dtypes import DType, as_dtype
+from flowjob._src._dtypes import DType, as_dtype
 from flowjob.checkpoint._meta import CheckpointError, parse_meta
 
 DATA_FILENAME = "out"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from flowjob import _dtypes
-from flowjob._dtypes import DType
+from flowjob._src import _dtypes
+from flowjob._src._dtypes import DType
 from flowjob.errors import FlowJobError
 
 

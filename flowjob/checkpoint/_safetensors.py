@@ -12,8 +12,8 @@ import math
 import os
 from collections.abc import Mapping
 
-from flowjob import _dtypes
-from flowjob._dtypes import DType
+from flowjob._src import _dtypes
+from flowjob._src._dtypes import DType
 from flowjob.checkpoint._atomic import atomic_file
 from flowjob.checkpoint._blobs import VariableBlob, from_little_endian, value_chunks, value_spec
 from flowjob.checkpoint._meta import CheckpointError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, apply_op
 from ._op_args import _fail
 

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, add_feed_op
 from . import _decode, _image_buffers
 from ._image_ops import Resize

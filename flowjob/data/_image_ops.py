@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from .._src._deprecation import warn_once
 from ..graph import Blob, add_feed_op
 from . import _decode, _image

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from .._src._deprecation import warn_once
 from ..graph import Blob, add_feed_op
 from . import _decode

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, add_feed_op
 from ._modes import ShuffleMode
 from ._op_args import _fail, _mode, _name_and_seed

@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..errors import OpError, describe_frame, user_frame
 from ..graph import Blob, current_context
 from ._modes import Mode, ModeError

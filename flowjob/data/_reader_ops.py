@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, add_feed_op, current_placement
 from . import _coco, _megatron
 from ._decode import DecodeError

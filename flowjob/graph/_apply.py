@@ -8,7 +8,7 @@ from typing import Any
 
 import jax
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
 from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only

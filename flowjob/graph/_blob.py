@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtypes
 from .._enum import Mode
+from .._src import _dtypes
 from . import _scope
 from ._real_shape import RealShape
 

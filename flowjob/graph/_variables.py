@@ -10,7 +10,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..errors import JobDefinitionError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind

@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
 from .._size import Size
+from .._src import _dtypes
 from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 
 # Standard deviation of a unit normal truncated to [-2, 2]; variance scaling divides by it.
 _TRUNC_STD = 0.87962566103423978

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, RealShape, apply_op, current_graph
 from ._creation import constant_like
 from ._data_dependent import argwhere

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, broadcast, current_graph, get_variable, namespace
 from . import _normalization
 from ._activations import relu

@@ -10,7 +10,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._dtypes import as_dtype
+from .._src._dtypes import as_dtype
 from ..graph import Blob, apply_op, current_graph
 from ._indexing import gather
 from ._util import check_name, fail, require_blob

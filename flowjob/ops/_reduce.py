@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, apply_op
 from ._binary import not_equal
 from ._creation import zeros_like

@@ -18,7 +18,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import (
     VARIABLE_VIEWS,
     Blob,

@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, apply_op
 from ._util import check_name, dtype_arg, fail, require_blob, require_int_blob
 

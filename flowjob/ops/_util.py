@@ -7,7 +7,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..errors import OpError, describe_frame, user_frame
 from ..graph import Blob, current_graph
 

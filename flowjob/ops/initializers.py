@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from ._distributions import (
     _TRUNC_STD,
     Initializer,

@@ -7,7 +7,7 @@ import sys
 import threading
 from typing import Any
 
-from .. import _dtypes
+from .._src import _dtypes
 from .._src._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from .._src._deprecation import warn_once
 from ..errors import OpError, OutsideJobError
 from ..graph import Blob, in_job

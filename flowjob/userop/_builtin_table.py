@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, apply_op
 from ..ops import array_ops, math, nn
 from ..optimizer import loss_scale

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._src import _dtypes
 from ..graph import Blob, RealShape, add_feed_op, apply_op, current_placement
 from ..ops import array_ops, math
 from ..runtime import config as runtime_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flowjob._dtypes import DType, as_dtype
+from flowjob._src._dtypes import DType, as_dtype
 from flowjob.checkpoint import _api
 
 

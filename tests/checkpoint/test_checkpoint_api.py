@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import flowjob.checkpoint as ckpt
-from flowjob import _dtypes
-from flowjob._src import _deprecation
+from flowjob._src import _deprecation, _dtypes
 from flowjob.checkpoint import CheckpointError, VariableBlob
 
 

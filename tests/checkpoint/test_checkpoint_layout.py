@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import flowjob.checkpoint as ckpt
-from flowjob import _dtypes
+from flowjob._src import _dtypes
 from flowjob.checkpoint import CheckpointError, FileBackendVariableBlob
 
 pytestmark = pytest.mark.skipif(sys.byteorder != "little", reason="reference bytes are native")

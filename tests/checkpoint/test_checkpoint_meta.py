@@ -7,7 +7,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, te
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flowjob import _dtypes
+from flowjob._src import _dtypes
 from flowjob.checkpoint import CheckpointError
 from flowjob.checkpoint._meta import parse_meta, render_meta
 

@@ -12,7 +12,7 @@ import safetensors.flax
 import safetensors.numpy
 
 import flowjob.checkpoint as ckpt
-from flowjob import _dtypes
+from flowjob._src import _dtypes
 from flowjob.checkpoint import CheckpointError, VariableBlob
 
 

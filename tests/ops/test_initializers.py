@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
-from flowjob import _dtypes
+from flowjob._src import _dtypes
 from flowjob.ops import initializers as I
 
 KEY = jax.random.PRNGKey(7)

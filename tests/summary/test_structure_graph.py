@@ -203,8 +203,8 @@ def test_graph_errors(tmp_path):
 def test_real_job_graph_through_flowjob_graph(tmp_path):
     import jax.numpy as jnp
 
-    from flowjob import _dtypes
     from flowjob import graph as fg
+    from flowjob._src import _dtypes
 
     job = fg.JobGraph("RealJob", "predict", None)
     with fg.tracing(job, None):

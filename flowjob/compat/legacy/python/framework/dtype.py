@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flowjob import _dtypes
-from flowjob._dtypes import DType, convert_oneflow_dtype_to_numpy_dtype
+from flowjob._src import _dtypes
+from flowjob._src._dtypes import DType, convert_oneflow_dtype_to_numpy_dtype
 
 
 def convert_numpy_dtype_to_oneflow_dtype(numpy_dtype) -> DType:
