@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._enum import Mode
 from .._src._deprecation import warn_once
+from .._src._enum import Mode
 from ..errors import JobDefinitionError, OpError, OutsideJobError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind, OpNode, OutputSpec

@@ -1,12 +1,12 @@
 """The modes the ops take as OneFlow strings (``data_format="NCHW"``, ``padding="SAME"``...),
 as enums: a public function converts the user's string once (``Mode.lookup``) and everything
-after it compares members, never string literals. Being ``str``-valued (``flowjob._enum``),
+after it compares members, never string literals. Being ``str``-valued (``flowjob._src._enum``),
 op attributes recorded in graphs, structure graphs and exports read exactly as before.
 """
 
 from __future__ import annotations
 
-from .._enum import Mode
+from .._src._enum import Mode
 
 
 class DataFormat(Mode):

@@ -29,8 +29,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from .._enum import Mode
 from .._src import _dtypes
+from .._src._enum import Mode
 from ..errors import OpError
 from ..graph import Blob, OpKind, apply_op, current_graph, get_variable, scope_attr
 from ._quantization import fake_quantization, min_max_observer, observe_moving

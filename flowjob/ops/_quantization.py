@@ -12,8 +12,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .._enum import Mode
 from .._src import _dtypes
+from .._src._enum import Mode
 from ..graph import Blob, apply_op, current_graph, get_variable, namespace
 from ._util import check_name, fail, require_blob
 from .initializers import zeros_initializer

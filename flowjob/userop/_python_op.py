@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import jax
 import numpy as np
 
-from .._enum import Mode
+from .._src._enum import Mode
 from ..errors import OpError
 from ..graph import Blob, apply_op
 from ._registry import OpCall, OpSpec, register
