@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._exit_status import mark_exit_failure
+from .._src._exit_status import mark_exit_failure
 from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, set_trace_all
 from . import _config
