@@ -47,7 +47,6 @@ from ._legacy import (
     is_deprecated,
     name_scope,
 )
-from ._size import Size
 from ._src._dtypes import (
     bfloat16,
     char,
@@ -63,6 +62,7 @@ from ._src._dtypes import (
     int64,
     uint8,
 )
+from ._src._size import Size
 from .checkpoint import get_all_variables, load_variables
 from .data import (
     gen_tensor_buffer,

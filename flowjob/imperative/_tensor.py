@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._size import Size
 from .._src import _dtypes
+from .._src._size import Size
 from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
