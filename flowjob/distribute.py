@@ -8,7 +8,7 @@ from ._legacy import (
     mirrored_strategy,
     mirrored_strategy_enabled,
 )
-from .errors import FlowJobError, JobDefinitionError
+from ._src.errors import FlowJobError, JobDefinitionError
 from .graph import (
     Blob,
     Distribute,

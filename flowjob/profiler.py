@@ -13,7 +13,7 @@ import threading
 
 import jax
 
-from .errors import FlowJobError
+from ._src.errors import FlowJobError
 from .graph import Blob, apply_op
 
 __all__ = ["nvtx_end", "nvtx_start", "open_ranges", "range_pop", "range_push"]

@@ -5,7 +5,7 @@ build, so the feature probes answer for flowjob and the build-path queries raise
 
 from __future__ import annotations
 
-from .errors import NativeBuildError
+from ._src.errors import NativeBuildError
 
 __all__ = [
     "get_compile_flags",

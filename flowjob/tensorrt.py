@@ -6,7 +6,7 @@ pretending a calibration table was written.
 
 from __future__ import annotations
 
-from .errors import NativeBuildError
+from ._src.errors import NativeBuildError
 
 __all__ = ["cache_int8_calibration", "write_int8_calibration"]
 

@@ -17,7 +17,7 @@ import typing
 from dataclasses import dataclass
 
 from ._src import _dtypes
-from .errors import JobArgumentError, JobDefinitionError
+from ._src.errors import JobArgumentError, JobDefinitionError
 
 T = typing.TypeVar("T")
 

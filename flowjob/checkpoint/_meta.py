@@ -11,7 +11,7 @@ import re
 
 from flowjob._src import _dtypes
 from flowjob._src._dtypes import DType
-from flowjob.errors import FlowJobError
+from flowjob._src.errors import FlowJobError
 
 
 class CheckpointError(FlowJobError, ValueError):

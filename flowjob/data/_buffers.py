@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FlowJobError
+from .._src.errors import FlowJobError
 from ..graph import TensorList
 
 

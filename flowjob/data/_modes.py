@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 
-from ..errors import FlowJobError
+from .._src.errors import FlowJobError
 
 
 class ModeError(FlowJobError, ValueError):

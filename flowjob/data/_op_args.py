@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._src import _dtypes
-from ..errors import OpError, describe_frame, user_frame
+from .._src.errors import OpError, describe_frame, user_frame
 from ..graph import Blob, current_context
 from ._modes import Mode, ModeError
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FlowJobError, describe_frame
+from .._src.errors import FlowJobError, describe_frame
 from ..graph import Blob, JobGraph, OpNode
 from ..runtime import JobFunction, default_session
 

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import typing as tp
-from ..errors import JobDefinitionError, describe_callable, describe_frame, safe_repr, user_frame
+from .._src.errors import (
+    JobDefinitionError,
+    describe_callable,
+    describe_frame,
+    safe_repr,
+    user_frame,
+)
 from ._blob import Blob, OpKind, OpNode
 from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
 

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ..errors import ConfigError, OpError
+from .._src.errors import ConfigError, OpError
 from ..graph import Blob, Placement
 from ..runtime import config as _runtime_config
 from ._tensor import Tensor

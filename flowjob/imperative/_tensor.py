@@ -21,7 +21,7 @@ import numpy as np
 
 from .._src import _dtypes
 from .._src._size import Size
-from ..errors import FlowJobError
+from .._src.errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
 from . import _gain

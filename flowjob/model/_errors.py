@@ -1,6 +1,6 @@
 """The error ``flow.model`` raises for a misdeclared model, data module or callback."""
 
-from ..errors import FlowJobError
+from .._src.errors import FlowJobError
 
 
 class ModelError(FlowJobError, TypeError):

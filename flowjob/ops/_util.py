@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from .._src import _dtypes
-from ..errors import OpError, describe_frame, user_frame
+from .._src.errors import OpError, describe_frame, user_frame
 from ..graph import Blob, current_graph
 
 

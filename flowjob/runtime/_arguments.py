@@ -7,7 +7,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import JobArgumentError
+from .._src.errors import JobArgumentError
 from ..graph import TensorList
 from ..typing import ArgBlobDef
 

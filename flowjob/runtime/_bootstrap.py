@@ -13,7 +13,7 @@ import os
 import shutil
 
 from .._src._deprecation import warn_once
-from ..errors import ConfigError
+from .._src.errors import ConfigError
 from . import _config, _distributed
 
 

@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CallbackError
+from .._src.errors import CallbackError
 
 
 class CompletionQueue:

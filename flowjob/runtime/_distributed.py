@@ -13,7 +13,7 @@ import os
 import socket
 from typing import Any
 
-from ..errors import ConfigError
+from .._src.errors import ConfigError
 
 _machines: list[dict[str, Any]] = []
 _port = 49155

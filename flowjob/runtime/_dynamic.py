@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import JobArgumentError, describe_frame
+from .._src.errors import JobArgumentError, describe_frame
 from ..graph import JobGraph
 
 _CACHE_SIZE = 256

@@ -19,7 +19,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ConfigError
+from .._src.errors import ConfigError
 from ..graph import (
     Blob,
     FeedOp,

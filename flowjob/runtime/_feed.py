@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FlowJobError, describe_frame
+from .._src.errors import FlowJobError, describe_frame
 from ..graph import Blob, JobGraph, is_host_only
 
 DEPTH = 4

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import typing as tp
 from .._src._deprecation import warn_once
-from ..errors import JobDefinitionError
+from .._src.errors import JobDefinitionError
 from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig

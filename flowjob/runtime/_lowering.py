@@ -12,7 +12,7 @@ from typing import Any
 
 import jax
 
-from ..errors import JobDefinitionError
+from .._src.errors import JobDefinitionError
 from ..graph import Blob, HostDelivery, JobGraph, OpKind, VariableStore, View, warn_unreachable_diff
 from . import _sharding
 from ._delivery import Fetch, Source

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import typing as tp
-from ..errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
+from .._src.errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
 from ._local_blob import LocalBlob
 
 

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ..errors import ConfigError, JobDefinitionError
+from .._src.errors import ConfigError, JobDefinitionError
 from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, split
 from . import _config
 

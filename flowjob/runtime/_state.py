@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import JobDefinitionError
+from .._src.errors import JobDefinitionError
 from ..graph import VariableStore
 from . import _sharding
 

@@ -10,7 +10,7 @@ from typing import Any
 import jax
 
 from .. import typing as tp
-from ..errors import JobDefinitionError
+from .._src.errors import JobDefinitionError
 from ..graph import (
     Blob,
     JobGraph,

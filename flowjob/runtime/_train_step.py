@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import JobDefinitionError
+from .._src.errors import JobDefinitionError
 from ..graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
 from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from . import _int_grad, _sharding

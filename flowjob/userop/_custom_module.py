@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import NativeBuildError, OpError
+from .._src.errors import NativeBuildError, OpError
 from ..graph import Blob, apply_op
 from ._cpp_def import CppDefs, GradDef, OpDef, Source, read_cpp_defs
 from ._python_op import PythonKernelError, host_kernel

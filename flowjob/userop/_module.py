@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._src._deprecation import warn_once
-from ..errors import OpError
+from .._src.errors import OpError
 from ..graph import current_graph
 
 _unnamed = itertools.count()

@@ -17,7 +17,7 @@ import jax
 import numpy as np
 
 from .._src._enum import Mode
-from ..errors import OpError
+from .._src.errors import OpError
 from ..graph import Blob, apply_op
 from ._registry import OpCall, OpSpec, register
 

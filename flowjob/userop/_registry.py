@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Sequence
 
-from ..errors import OpError
+from .._src.errors import OpError
 from ..graph import Blob
 
 
