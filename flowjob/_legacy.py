@@ -14,6 +14,7 @@ from typing import Any, ContextManager
 
 from ._src import _dtypes
 from ._src._deprecation import warn_once
+from ._src.typing import ArgBlobDef, ListNumpy, Numpy
 from .graph import (
     LogicalView,
     Scope,
@@ -26,7 +27,6 @@ from .graph import (
     placement,
 )
 from .runtime import default_session
-from .typing import ArgBlobDef, ListNumpy, Numpy
 
 _PLACEMENT_HINT = (
     "oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "

@@ -11,101 +11,14 @@ elementwise device ops accept dynamic blobs (others fail at trace time with a cl
 device) for the host data pipeline; ``-> tp.ListListNumpy`` returns lists of arrays.
 """
 
-from __future__ import annotations
-
-import typing
-from dataclasses import dataclass
-
-from ._src import _dtypes
-from ._src.errors import JobArgumentError, JobDefinitionError
-
-T = typing.TypeVar("T")
-
-
-@dataclass(frozen=True)
-class ArgBlobDef:
-    """An input placeholder: its (maximum) shape, dtype and whether it is dynamic."""
-
-    shape: tuple[int, ...]
-    dtype: _dtypes.DType
-    is_dynamic: bool
-    name: str | None = None
-    batch_axis: int | None = 0
-    # tp.ListListNumpy: a list of arrays per device, read by the data pipeline only
-    tensor_list: bool = False
-
-    def __post_init__(self) -> None:
-        if type(self.shape) is not tuple:
-            raise JobDefinitionError(
-                f"placeholder shape should be a tuple. {type(self.shape).__name__} found: "
-                f"{self.shape!r}"
-            )
-        for d in self.shape:
-            if type(d) is not int or d <= 0:
-                raise JobArgumentError(
-                    f"every dimension of a placeholder shape must be an int > 0, got {self.shape!r}"
-                )
-
-
-def _placeholder(shape, dtype, dynamic: bool, batch_axis=0, name=None) -> ArgBlobDef:
-    if isinstance(shape, list):
-        raise JobDefinitionError(f"placeholder shape should be a tuple. list found: {shape!r}")
-    return ArgBlobDef(shape, _dtypes.as_dtype(dtype), dynamic, name, batch_axis)
-
-
-class PyStructCompatibleToBlob:
-    """Base of the annotations that describe how a blob is converted for Python."""
-
-
-class Numpy(PyStructCompatibleToBlob):
-    """Annotation: a fixed-shape blob delivered as one ``np.ndarray``."""
-
-    @staticmethod
-    def Placeholder(
-        shape: tuple[int, ...],
-        dtype=_dtypes.float32,  # noqa: N802
-        batch_axis: int | None = 0,
-    ) -> ArgBlobDef:
-        return _placeholder(shape, dtype, False, batch_axis)
-
-
-class ListNumpy(PyStructCompatibleToBlob):
-    """Annotation: a blob delivered as a list of ``np.ndarray``, one per device."""
-
-    @staticmethod
-    def Placeholder(
-        shape: tuple[int, ...],
-        dtype=_dtypes.float32,  # noqa: N802
-        batch_axis: int | None = 0,
-    ) -> ArgBlobDef:
-        return _placeholder(shape, dtype, True, batch_axis)
-
-
-class ListListNumpy(PyStructCompatibleToBlob):
-    """Annotation: a tensor list delivered as a list (one per device) of lists of
-    ``np.ndarray`` (``numpy_lists()``)."""
-
-    @staticmethod
-    def Placeholder(
-        shape: tuple[int, ...],
-        dtype=_dtypes.float32,  # noqa: N802
-        batch_axis: int | None = 0,
-    ) -> ArgBlobDef:
-        """A tensor-list input: ``[[t0, t1, ...]]`` (one list per device) of arrays of the
-        placeholder's rank, each no larger than ``shape`` on any axis, their first axes
-        adding up to at most ``shape[0]``. It feeds ``flow.tensor_list_to_tensor_buffer``
-        (the data pipeline) only."""
-        if isinstance(shape, list):
-            raise JobDefinitionError(f"placeholder shape should be a tuple. list found: {shape!r}")
-        return ArgBlobDef(shape, _dtypes.as_dtype(dtype), False, None, batch_axis, True)
-
-
-class Callback(typing.Generic[T]):
-    """``-> tp.Callback[T]``: the call returns a function that registers a callback of T."""
-
-
-class Bundle(typing.Generic[T]):
-    """``-> tp.Bundle[tp.Numpy]``: any nesting of list/tuple/dict of blobs, leaves converted."""
-
-
-__all__ = ["Numpy", "ListNumpy", "ListListNumpy", "Callback", "Bundle", "ArgBlobDef"]
+from ._src.typing import (
+    ArgBlobDef,
+    Bundle,
+    Callback,
+    JobArgumentError,
+    JobDefinitionError,
+    ListListNumpy,
+    ListNumpy,
+    Numpy,
+    PyStructCompatibleToBlob,
+)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import typing as tp
+from .._src import typing as tp
 from .._src.errors import (
     JobDefinitionError,
     describe_callable,

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import typing as tp
+from .._src import typing as tp
 from .._src._dtypes import as_dtype
 from ._errors import ModelError
 

@@ -15,8 +15,8 @@ from typing import Any, Callable, Sequence
 import jax
 import numpy as np
 
-from .. import typing as tp
 from .._src import _dtypes
+from .._src import typing as tp
 from ..graph import Blob, JobGraph, JobType, VariableStore, tracing
 from . import _config
 from ._eager_call import Evaluator

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .. import typing as tp
+from .._src import typing as tp
 from .._src._deprecation import warn_once
 from .._src.errors import JobDefinitionError
 from ..graph import View

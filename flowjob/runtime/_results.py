@@ -8,7 +8,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from .. import typing as tp
+from .._src import typing as tp
 from .._src.errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
 from ._local_blob import LocalBlob
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import jax
 
-from .. import typing as tp
+from .._src import typing as tp
 from .._src.errors import JobDefinitionError
 from ..graph import (
     Blob,
