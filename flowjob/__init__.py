@@ -63,6 +63,15 @@ from ._src._dtypes import (
     uint8,
 )
 from ._src._size import Size
+from ._src.graph import (
+    INVALID_SPLIT_AXIS,
+    cast_to_current_logical_view,
+    current_global_function_desc,
+    current_scope,
+    get_variable,
+    watch,
+    watch_diff,
+)
 from .checkpoint import get_all_variables, load_variables
 from .data import (
     gen_tensor_buffer,
@@ -92,15 +101,6 @@ from .errors import (
     JobArgumentError,
     JobDefinitionError,
     OpError,
-)
-from .graph import (
-    INVALID_SPLIT_AXIS,
-    cast_to_current_logical_view,
-    current_global_function_desc,
-    current_scope,
-    get_variable,
-    watch,
-    watch_diff,
 )
 from .imperative import Tensor, eager_nccl_all_reduce, tensor
 from .model import Model

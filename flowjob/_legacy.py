@@ -14,8 +14,7 @@ from typing import Any, ContextManager
 
 from ._src import _dtypes
 from ._src._deprecation import warn_once
-from ._src.typing import ArgBlobDef, ListNumpy, Numpy
-from .graph import (
+from ._src.graph import (
     LogicalView,
     Scope,
     consistent_view,
@@ -26,6 +25,7 @@ from .graph import (
     namespace,
     placement,
 )
+from ._src.typing import ArgBlobDef, ListNumpy, Numpy
 from .runtime import default_session
 
 _PLACEMENT_HINT = (

@@ -17,7 +17,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from ._src.errors import JobDefinitionError
-from .graph import Blob, apply_op, current_placement, placement
+from ._src.graph import Blob, apply_op, current_placement, placement
 from .runtime import config as _runtime_config
 
 __all__ = [

@@ -9,7 +9,7 @@ from ._legacy import (
     mirrored_strategy_enabled,
 )
 from ._src.errors import FlowJobError, JobDefinitionError
-from .graph import (
+from ._src.graph import (
     Blob,
     Distribute,
     apply_op,

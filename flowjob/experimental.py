@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .graph import Blob, apply_op, scope_config
+from ._src.graph import Blob, apply_op, scope_config
 from .ops import (
     eager_assign_121,
     indexed_slices_reduce_sum,

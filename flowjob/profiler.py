@@ -14,7 +14,7 @@ import threading
 import jax
 
 from ._src.errors import FlowJobError
-from .graph import Blob, apply_op
+from ._src.graph import Blob, apply_op
 
 __all__ = ["nvtx_end", "nvtx_start", "open_ranges", "range_pop", "range_push"]
 

@@ -2,7 +2,7 @@
 
 from ._legacy import mirrored_view_enabled
 from ._legacy import scope_current_scope as current_scope
-from .graph import consistent_view, mirrored_view, namespace, placement
+from ._src.graph import consistent_view, mirrored_view, namespace, placement
 
 
 def consistent_view_enabled() -> bool:

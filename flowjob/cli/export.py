@@ -65,7 +65,7 @@ def _load_program(path: str) -> None:
 
 
 def _pick_job(name: str | None):
-    from ..graph import JobType
+    from .._src.graph import JobType
     from ..runtime import default_session
 
     jobs = default_session().jobs

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._src.errors import FlowJobError
-from ..graph import TensorList
+from .._src.graph import TensorList
 
 
 class TensorBufferError(FlowJobError, ValueError):

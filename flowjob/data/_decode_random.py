@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._src import _dtypes
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._op_args import _fail
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._src import _dtypes
 from .._src.errors import OpError, describe_frame, user_frame
-from ..graph import Blob, current_context
+from .._src.graph import Blob, current_context
 from ._modes import Mode, ModeError
 
 

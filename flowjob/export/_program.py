@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._src.errors import FlowJobError, describe_frame
-from ..graph import Blob, JobGraph, OpNode
+from .._src.graph import Blob, JobGraph, OpNode
 from ..runtime import JobFunction, default_session
 
 

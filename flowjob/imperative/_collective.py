@@ -19,7 +19,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .._src.errors import ConfigError, OpError
-from ..graph import Blob, Placement
+from .._src.graph import Blob, Placement
 from ..runtime import config as _runtime_config
 from ._tensor import Tensor
 

@@ -1,7 +1,7 @@
-"""Ops, layers and losses. Importing this package fills ``flowjob.graph.OPERATORS``, which
+"""Ops, layers and losses. Importing this package fills ``flowjob._src.graph.OPERATORS``, which
 implements the Python operators of blobs (``a + b``, ``x[1:3]``, ``-x``...)."""
 
-from ..graph import OPERATORS
+from .._src.graph import OPERATORS
 from . import array_ops, initializers, layers, losses, math, nn, regularizers
 from ._assign import eager_assign_121, system_assign
 from ._binary import binary as _binary

@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._unary import math_unary, unary
 from ._util import check_name, fail, norm_axis, require_blob
 

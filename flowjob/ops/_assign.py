@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph import Blob, current_graph
+from .._src.graph import Blob, current_graph
 from ._creation import cast
 from ._util import fail, require_blob
 

@@ -20,7 +20,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._unary import square
 from ._util import (
     as_constant,

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, RealShape, apply_op
+from .._src.graph import Blob, RealShape, apply_op
 from ._util import check_name, fail, norm_axis, require_blob, shape_tuple
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph import Blob, get_variable, namespace
+from .._src.graph import Blob, get_variable, namespace
 from . import _convolution
 from ._activations import relu
 from ._convolution import ND_FORMATS, conv_nd

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from . import _conv
 from ._modes import DataFormat, Padding
 from ._util import check_name, fail, failer, int_list, require_blob

@@ -16,7 +16,7 @@ from typing import Any
 import jax
 from jax import lax
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from . import _conv, _qat
 from ._modes import DataFormat, Padding, PoolMode
 from ._util import check_name, fail, failer, int_list, require_blob

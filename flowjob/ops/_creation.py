@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src import _dtypes
-from ..graph import Blob, Distribute, RealShape, apply_op
+from .._src.graph import Blob, Distribute, RealShape, apply_op
 from ._util import check_name, dtype_arg, fail, norm_axis, require_blob, shape_tuple
 
 

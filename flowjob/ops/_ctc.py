@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._modes import Reduction
 from ._util import check_name, fail, require_blob
 

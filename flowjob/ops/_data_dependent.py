@@ -15,7 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._src import _dtypes
-from ..graph import Blob, RealShape, apply_op, valid_mask
+from .._src.graph import Blob, RealShape, apply_op, valid_mask
 from ._shape import transpose
 from ._util import check_name, dtype_arg, fail, require_blob, require_int_blob
 

@@ -15,7 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._src import _dtypes
-from ..graph import Blob, RealShape, apply_op, valid_mask
+from .._src.graph import Blob, RealShape, apply_op, valid_mask
 from ._util import check_name, fail, require_blob, shape_tuple
 
 

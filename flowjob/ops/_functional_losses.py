@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_graph
+from .._src.graph import Blob, apply_op, current_graph
 from ._activations import log_sigmoid
 from ._binary import multiply, subtract
 from ._modes import Reduction

@@ -10,7 +10,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_graph
+from .._src.graph import Blob, apply_op, current_graph
 from ._activations import gelu
 from ._linalg import bias_add, lower_tril
 from ._random import dropout, random_mask_like

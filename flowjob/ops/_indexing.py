@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src import _dtypes
-from ..graph import Blob, RealShape, apply_op, current_graph
+from .._src.graph import Blob, RealShape, apply_op, current_graph
 from ._creation import constant_like
 from ._data_dependent import argwhere
 from ._util import (

@@ -12,7 +12,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..graph import Blob, Distribute, apply_op, broadcast, get_variable, namespace
+from .._src.graph import Blob, Distribute, apply_op, broadcast, get_variable, namespace
 from ._linalg import bias_add, matmul
 from ._shape import reshape
 from ._util import check_name, fail, layer_name, require_blob

@@ -7,7 +7,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_graph
+from .._src.graph import Blob, apply_op, current_graph
 from . import _qat
 from ._binary import add, multiply
 from ._creation import zeros_like

@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_graph
+from .._src.graph import Blob, apply_op, current_graph
 from ._shape import squeeze
 from ._util import check_name, fail, require_blob
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..graph import Blob, MicroBatches, apply_op
+from .._src.graph import Blob, MicroBatches, apply_op
 from ._util import check_name, fail, require_blob
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._src import _dtypes
-from ..graph import Blob, broadcast, current_graph, get_variable, namespace
+from .._src.graph import Blob, broadcast, current_graph, get_variable, namespace
 from . import _normalization
 from ._activations import relu
 from ._layers import or_default

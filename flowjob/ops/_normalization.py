@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ..graph import Blob, apply_op, current_graph, namespace
+from .._src.graph import Blob, apply_op, current_graph, namespace
 from ._reduce import reduce_mean, reduce_variance
 from ._util import check_name, fail, norm_axes, norm_axis, require_blob
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_graph, get_variable, namespace
+from .._src.graph import Blob, apply_op, current_graph, get_variable, namespace
 from ._unique import first_occurrence_unique
 from ._util import check_name, fail, require_blob
 from .initializers import constant_initializer

@@ -12,7 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._modes import PadMode
 from ._util import check_name, fail, int_list, require_blob
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from . import _conv
 from ._modes import DataFormat
 from ._util import check_name, fail, failer, int_list, require_blob

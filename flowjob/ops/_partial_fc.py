@@ -13,7 +13,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_placement
+from .._src.graph import Blob, apply_op, current_placement
 from ._util import check_name, fail, require_blob, require_int_blob
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph import Blob
+from .._src.graph import Blob
 from ._convolution import avg_pool2d, max_pool2d
 from ._modes import PoolMode
 from ._shape import reshape

@@ -32,7 +32,7 @@ from typing import Any
 from .._src import _dtypes
 from .._src._enum import Mode
 from .._src.errors import OpError
-from ..graph import Blob, OpKind, apply_op, current_graph, get_variable, scope_attr
+from .._src.graph import Blob, OpKind, apply_op, current_graph, get_variable, scope_attr
 from ._quantization import fake_quantization, min_max_observer, observe_moving
 from .initializers import zeros_initializer
 

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 
 from .._src import _dtypes
 from .._src._enum import Mode
-from ..graph import Blob, apply_op, current_graph, get_variable, namespace
+from .._src.graph import Blob, apply_op, current_graph, get_variable, namespace
 from ._util import check_name, fail, require_blob
 from .initializers import zeros_initializer
 

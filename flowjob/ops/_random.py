@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 
 from .._src._dtypes import as_dtype
-from ..graph import Blob, apply_op, current_graph
+from .._src.graph import Blob, apply_op, current_graph
 from ._indexing import gather
 from ._util import check_name, fail, require_blob
 

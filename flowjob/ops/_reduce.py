@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from .._src import _dtypes
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._binary import not_equal
 from ._creation import zeros_like
 from ._unary import abs as abs_

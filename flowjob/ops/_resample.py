@@ -10,7 +10,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._modes import DataFormat, Interpolation
 from ._util import check_name, fail, layer_name, require_blob
 

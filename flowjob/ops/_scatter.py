@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, RealShape, apply_op, valid_mask
+from .._src.graph import Blob, RealShape, apply_op, valid_mask
 from ._util import check_name, fail, norm_axis, require_blob, require_int_blob, shape_tuple
 
 

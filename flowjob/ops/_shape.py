@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, RealShape, apply_op
+from .._src.graph import Blob, RealShape, apply_op
 from ._util import broadcast_shape, check_name, fail, norm_axis, require_blob, shape_tuple
 
 

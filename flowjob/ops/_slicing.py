@@ -11,7 +11,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import Blob, RealShape, apply_op
+from .._src.graph import Blob, RealShape, apply_op
 from ._util import check_name, fail, norm_axes, require_blob
 
 

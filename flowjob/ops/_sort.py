@@ -8,7 +8,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, RealShape, apply_op, lowest, valid_mask
+from .._src.graph import Blob, RealShape, apply_op, lowest, valid_mask
 from ._modes import SortDirection
 from ._util import check_name, fail, norm_axis, require_blob
 

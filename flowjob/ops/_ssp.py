@@ -19,7 +19,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._src import _dtypes
-from ..graph import (
+from .._src.graph import (
     VARIABLE_VIEWS,
     Blob,
     OpKind,

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._util import check_name, fail, require_blob
 
 

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from .._src import _dtypes
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._util import check_name, dtype_arg, fail, require_blob, require_int_blob
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._src import _dtypes
 from .._src.errors import OpError, describe_frame, user_frame
-from ..graph import Blob, current_graph
+from .._src.graph import Blob, current_graph
 
 
 def fail(op: str, message: str, name: str | None = None) -> NoReturn:

@@ -8,8 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src.errors import JobArgumentError
+from .._src.graph import TensorList
 from .._src.typing import ArgBlobDef
-from ..graph import TensorList
 
 
 def _fail(job: str, where: str, message: str) -> JobArgumentError:

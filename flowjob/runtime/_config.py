@@ -10,7 +10,7 @@ from typing import Any
 from .._src import _dtypes
 from .._src._deprecation import warn_once
 from .._src.errors import ConfigError
-from ..graph import LogicalView, consistent_view
+from .._src.graph import LogicalView, consistent_view
 from ..ops import QatConfig
 from . import _distributed
 

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from .._src.errors import describe_callable
-from ..graph import Form, JobGraph
+from .._src.graph import Form, JobGraph
 from ._distributed import is_primary
 from ._local_blob import LocalBlob, local
 

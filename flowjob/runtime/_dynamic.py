@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src.errors import JobArgumentError, describe_frame
-from ..graph import JobGraph
+from .._src.graph import JobGraph
 
 _CACHE_SIZE = 256
 

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src.errors import ConfigError
-from ..graph import (
+from .._src.graph import (
     Blob,
     FeedOp,
     JobType,

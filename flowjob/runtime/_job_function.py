@@ -11,7 +11,7 @@ from typing import Any
 from .._src import typing as tp
 from .._src._deprecation import warn_once
 from .._src.errors import JobDefinitionError
-from ..graph import View
+from .._src.graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
 from ._eager import eager_execution_enabled

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._src._deprecation import warn_once
-from ..graph import TensorList
+from .._src.graph import TensorList
 
 
 def local(value: Any, is_dynamic: bool, pieces: int) -> Any:

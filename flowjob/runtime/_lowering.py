@@ -13,7 +13,15 @@ from typing import Any
 import jax
 
 from .._src.errors import JobDefinitionError
-from ..graph import Blob, HostDelivery, JobGraph, OpKind, VariableStore, View, warn_unreachable_diff
+from .._src.graph import (
+    Blob,
+    HostDelivery,
+    JobGraph,
+    OpKind,
+    VariableStore,
+    View,
+    warn_unreachable_diff,
+)
 from . import _sharding
 from ._delivery import Fetch, Source
 from ._dynamic import RealShapePlan

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._src._exit_status import mark_exit_failure
 from .._src.errors import JobDefinitionError, describe_callable
-from ..graph import JobGraph, set_trace_all
+from .._src.graph import JobGraph, set_trace_all
 from . import _config
 from ._calls import Calls
 from ._compiled import CompiledJob

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src.errors import JobDefinitionError
-from ..graph import VariableStore
+from .._src.graph import VariableStore
 from . import _sharding
 
 

@@ -11,7 +11,7 @@ import jax
 
 from .._src import typing as tp
 from .._src.errors import JobDefinitionError
-from ..graph import (
+from .._src.graph import (
     Blob,
     JobGraph,
     OpKind,

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src.errors import JobDefinitionError
-from ..graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
+from .._src.graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
 from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan

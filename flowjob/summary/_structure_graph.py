@@ -292,7 +292,7 @@ class Graph:
         summary writer, or a new file).
 
         ``jobs`` (flowjob extension) defaults to every job of the session
-        (``flowjob.graph.all_job_graphs()``, which traces jobs not traced yet). A second call
+        (``flowjob._src.graph.all_job_graphs()``, which traces jobs not traced yet). A second call
         on the same object while the file exists raises OSError, as in OneFlow.
         """
         if self._written and os.path.exists(self._path):
@@ -301,7 +301,7 @@ class Graph:
                 f"({self._path} was already written by this Graph object)"
             )
         if jobs is None:
-            from ..graph import all_job_graphs
+            from .._src.graph import all_job_graphs
 
             jobs = all_job_graphs()
         jobs = list(jobs)

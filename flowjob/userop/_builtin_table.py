@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._src import _dtypes
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ..ops import array_ops, math, nn
 from ..optimizer import loss_scale
 from ._registry import OpCall, define

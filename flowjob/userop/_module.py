@@ -12,7 +12,7 @@ from typing import Any
 
 from .._src._deprecation import warn_once
 from .._src.errors import OpError
-from ..graph import current_graph
+from .._src.graph import current_graph
 
 _unnamed = itertools.count()
 _lock = threading.Lock()

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._src._enum import Mode
 from .._src.errors import OpError
-from ..graph import Blob, apply_op
+from .._src.graph import Blob, apply_op
 from ._registry import OpCall, OpSpec, register
 
 

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any, Callable, Sequence
 
 from .._src.errors import OpError
-from ..graph import Blob
+from .._src.graph import Blob
 
 
 class UnknownOpTypeError(OpError):

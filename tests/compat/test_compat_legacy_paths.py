@@ -22,8 +22,8 @@ def test_oneflow_internal_blob_classes_and_sbp(alias):
     import oneflow.typing as tp
 
     internal = oneflow._oneflow_internal
-    assert internal.BlobDesc is flowjob.graph.Blob
-    assert internal.ConsistentBlob is internal.MirroredBlob is flowjob.graph.Blob
+    assert internal.BlobDesc is flowjob._src.graph.Blob
+    assert internal.ConsistentBlob is internal.MirroredBlob is flowjob._src.graph.Blob
     assert internal.INVALID_SPLIT_AXIS == oneflow.INVALID_SPLIT_AXIS == -22
     assert internal.distribute.split(1).axis == 1
 
@@ -85,7 +85,7 @@ def test_python_framework_and_ops_helpers(alias):
     assert dtype_util.convert_numpy_dtype_to_oneflow_dtype(np.int32) is flow.int32
     a, b = id_util.UniqueStr("Op_"), id_util.UniqueStr("Op_")
     assert a != b and a.startswith("Op_")
-    assert remote_blob_util.BlobDef is flowjob.graph.Blob
+    assert remote_blob_util.BlobDef is flowjob._src.graph.Blob
     assert session_ctx.GetDefaultSession() is flowjob.runtime.default_session()
     assert oft.Numpy is tp.Numpy
     perm = get_perm_when_transpose_axis_to_last_dim(4, -3)

@@ -81,7 +81,7 @@ session = flow.runtime.default_session()
 lowered = session.compiled_job(hierarchical).lowered
 out["mesh"] = 0 if lowered.mesh is None else lowered.mesh.size
 # The cast's lowering: a sharding constraint on the job's devices as a 2 x 2 mesh.
-nd_sbp = flow.graph.parse_parallel_distribution(["S(0)", "S(1)"], 2, "test")
+nd_sbp = flow._src.graph.parse_parallel_distribution(["S(0)", "S(1)"], 2, "test")
 cast = jax.jit(lambda v: constrain_nd(v, nd_sbp, (2, 2), lowered.mesh))(x)
 out["cast_mesh"] = dict(cast.sharding.mesh.shape)
 out["cast_spec"] = str(cast.sharding.spec)

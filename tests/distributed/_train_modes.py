@@ -15,7 +15,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.graph import apply_op
+from flowjob._src.graph import apply_op
 
 MODE, DEVICES, STEPS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 BATCH = 16

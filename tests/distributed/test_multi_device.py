@@ -142,7 +142,7 @@ def test_placement_beyond_configured_devices_names_the_job():
     import jax.numpy as jnp
 
     import flowjob.typing as tp
-    from flowjob.graph import apply_op
+    from flowjob._src.graph import apply_op
 
     flow.clear_default_session()
 

@@ -10,7 +10,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.graph import namespace
+from flowjob._src.graph import namespace
 
 
 def test_scope_function_desc_split_axis_and_dtype_helpers():

@@ -5,7 +5,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.graph import apply_op, current_graph
+from flowjob._src.graph import apply_op, current_graph
 from flowjob.ops.initializers import constant_initializer
 from flowjob.ops.regularizers import l2
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from flowjob._src.graph import JobGraph, VariableStore, get_variable, tracing
 from flowjob.errors import JobDefinitionError
-from flowjob.graph import JobGraph, VariableStore, get_variable, tracing
 from flowjob.ops.initializers import constant_initializer
 from flowjob.optimizer import SGD, PiecewiseConstantScheduler
 

@@ -10,7 +10,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.graph import apply_op
+from flowjob._src.graph import apply_op
 
 
 def relu(x):

@@ -11,7 +11,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.graph import apply_op
+from flowjob._src.graph import apply_op
 
 
 def double(x):

@@ -17,7 +17,7 @@ from flowjob.summary._structure_graph import Graph, graph_def, structure_graph_j
 from flowjob.summary._writer import SummaryWriter
 
 
-# -- small stand-ins with the attributes of flowjob.graph's JobGraph/OpNode/Blob ------------
+# -- small stand-ins with the attributes of flowjob._src.graph's JobGraph/OpNode/Blob ------------
 @dataclass
 class DType:
     name: str
@@ -203,8 +203,8 @@ def test_graph_errors(tmp_path):
 def test_real_job_graph_through_flowjob_graph(tmp_path):
     import jax.numpy as jnp
 
-    from flowjob import graph as fg
     from flowjob._src import _dtypes
+    from flowjob._src import graph as fg
 
     job = fg.JobGraph("RealJob", "predict", None)
     with fg.tracing(job, None):
@@ -249,7 +249,7 @@ def test_structure_graph_of_real_global_functions(tmp_path, fresh_session):
 
     out = ScoreJob(np.ones((4, 3), np.float32))
     np.testing.assert_allclose(out, np.full((4, 2), 3.0))
-    Graph(tmp_path).write_structure_graph()  # jobs from flowjob.graph.all_job_graphs()
+    Graph(tmp_path).write_structure_graph()  # jobs from flowjob._src.graph.all_job_graphs()
 
     doc = json.loads((tmp_path / "graph" / "structure_graph.json").read_text())
     assert sorted(m["config"]["name"] for m in doc) == ["OtherJob", "ScoreJob"]

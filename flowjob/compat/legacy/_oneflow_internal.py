@@ -5,7 +5,7 @@ flowjob has one lazy blob class, so every OneFlow blob class name is ``flowjob``
 """
 
 from ... import distribute
-from ...graph import INVALID_SPLIT_AXIS, Blob
+from ..._src.graph import INVALID_SPLIT_AXIS, Blob
 
 BlobDesc = ConsistentBlob = MirroredBlob = Blob
 LazyConsistentBlob = LazyMirroredBlob = EagerConsistentBlob = EagerMirroredBlob = Blob

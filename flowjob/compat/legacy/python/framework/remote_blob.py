@@ -1,6 +1,6 @@
 """``oneflow.python.framework.remote_blob``: the blob class names used in annotations."""
 
-from flowjob.graph import Blob
+from flowjob._src.graph import Blob
 
 BlobDef = RemoteBlob = ConsistentBlob = MirroredBlob = Blob
 LazyConsistentBlob = LazyMirroredBlob = EagerConsistentBlob = EagerMirroredBlob = Blob

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._src import typing as tp
-from .._src.errors import (
+from .. import typing as tp
+from ..errors import (
     JobDefinitionError,
     describe_callable,
     describe_frame,

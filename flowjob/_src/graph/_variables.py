@@ -10,8 +10,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from .._src import _dtypes
-from .._src.errors import JobDefinitionError, describe_frame, user_frame
+from .. import _dtypes
+from ..errors import JobDefinitionError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind
 from ._graph import current_context

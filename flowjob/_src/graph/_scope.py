@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .._src._enum import Mode
+from .._enum import Mode
 
 _local = threading.local()
 

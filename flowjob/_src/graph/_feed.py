@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._src.errors import OpError, describe_frame, user_frame
+from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind, OpNode, OutputSpec
 from ._graph import check_blob, current_graph, default_prefix, is_host_only
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import jax
 
-from .._src import _dtypes
-from .._src.errors import OpError, describe_frame, user_frame
+from .. import _dtypes
+from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
 from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
 from ._real_shape import ELEMENTWISE, RealShape

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._src._deprecation import warn_once
-from .._src._enum import Mode
-from .._src.errors import JobDefinitionError, OpError, OutsideJobError, describe_frame, user_frame
+from .._deprecation import warn_once
+from .._enum import Mode
+from ..errors import JobDefinitionError, OpError, OutsideJobError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind, OpNode, OutputSpec
 from ._real_shape import RealShape

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._src import _dtypes
-from .._src._enum import Mode
+from .. import _dtypes
+from .._enum import Mode
 from . import _scope
 from ._real_shape import RealShape
 
