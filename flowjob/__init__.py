@@ -72,6 +72,17 @@ from ._src.graph import (
     watch,
     watch_diff,
 )
+from ._src.runtime import (
+    FunctionConfig,
+    clear_default_session,
+    current_resource,
+    eager_execution_enabled,
+    enable_eager_execution,
+    function,
+    function_config,
+    global_function,
+    sync_default_session,
+)
 from .checkpoint import get_all_variables, load_variables
 from .data import (
     gen_tensor_buffer,
@@ -198,17 +209,6 @@ from .ops.initializers import (
     zeros_initializer,
 )
 from .ops.math import in_top_k
-from .runtime import (
-    FunctionConfig,
-    clear_default_session,
-    current_resource,
-    eager_execution_enabled,
-    enable_eager_execution,
-    function,
-    function_config,
-    global_function,
-    sync_default_session,
-)
 from .userop import (
     builtin_op,
     consistent_user_op_builder,

@@ -25,8 +25,8 @@ from ._src.graph import (
     namespace,
     placement,
 )
+from ._src.runtime import default_session
 from ._src.typing import ArgBlobDef, ListNumpy, Numpy
-from .runtime import default_session
 
 _PLACEMENT_HINT = (
     "oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "

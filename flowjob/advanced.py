@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 from ._src.errors import JobDefinitionError
 from ._src.graph import Blob, apply_op, current_placement, placement
-from .runtime import config as _runtime_config
+from ._src.runtime import config as _runtime_config
 
 __all__ = [
     "distribute_add",

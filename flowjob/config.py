@@ -4,7 +4,7 @@ OneFlow's runtime tuning knobs (NCCL, collective boxing, TF32, thread and memory
 accepted and ignored; see runtime/_tuning.py.
 """
 
-from .runtime import (
+from ._src.runtime import (
     collective_boxing,
     compilation_cache,
     compilation_cache_dir,

@@ -3,7 +3,7 @@
 from types import SimpleNamespace
 
 from ._legacy import name_scope as variable_scope
-from .runtime import delete_worker_by_bootstrap, delete_worker_of_multi_process
+from ._src.runtime import delete_worker_by_bootstrap, delete_worker_of_multi_process
 from .userop import Module
 
 # flow.deprecated.nn.Module: OneFlow's op module (userop/_module.py)

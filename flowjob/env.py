@@ -2,7 +2,7 @@
 and OneFlow's logging flags (``log_dir`` creates the directory; the others are ignored)."""
 
 from ._src._deprecation import warn_once
-from .runtime import (
+from ._src.runtime import (
     ctrl_port,
     current_resource,
     init_bootstrap_confs,
@@ -12,7 +12,7 @@ from .runtime import (
     logtostderr,
     machine,
 )
-from .runtime import init_distributed as init
+from ._src.runtime import init_distributed as init
 
 __all__ = [
     "ctrl_port",

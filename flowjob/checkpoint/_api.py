@@ -25,7 +25,7 @@ class CheckpointFormat(Mode):
 
 def _session() -> Any:
     """The default session (imported lazily; tests substitute a fake here)."""
-    from flowjob.runtime import default_session
+    from flowjob._src.runtime import default_session
 
     return default_session()
 

@@ -66,7 +66,7 @@ def _load_program(path: str) -> None:
 
 def _pick_job(name: str | None):
     from .._src.graph import JobType
-    from ..runtime import default_session
+    from .._src.runtime import default_session
 
     jobs = default_session().jobs
     predict = [job for job in jobs.values() if job.job_type == JobType.PREDICT]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._src.errors import FlowJobError, describe_frame
 from .._src.graph import Blob, JobGraph, OpNode
-from ..runtime import JobFunction, default_session
+from .._src.runtime import JobFunction, default_session
 
 
 class ExportError(FlowJobError, ValueError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from ..runtime import FunctionConfig
+from .._src.runtime import FunctionConfig
 from ._data import DataModule
 
 

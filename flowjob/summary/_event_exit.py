@@ -43,7 +43,7 @@ def _drain_jobs() -> None:
     # Jobs still in flight deliver their summary host ops on the runtime's completion thread;
     # the runtime's own atexit hook was registered first, so it would run after this one and
     # write into closed writers. Drain it here first (runtime/ sits below summary/).
-    runtime = sys.modules.get("flowjob.runtime")
+    runtime = sys.modules.get("flowjob._src.runtime")
     sync = getattr(runtime, "sync_default_session", None)
     if sync is None:
         return

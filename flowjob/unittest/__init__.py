@@ -25,7 +25,7 @@ class TestCase(_std_unittest.TestCase):
     execution mode the test run asks for (``env.eager_execution_enabled()``)."""
 
     def setUp(self) -> None:
-        from flowjob.runtime import clear_default_session, enable_eager_execution
+        from flowjob._src.runtime import clear_default_session, enable_eager_execution
 
         clear_default_session()
         enable_eager_execution(env.eager_execution_enabled())

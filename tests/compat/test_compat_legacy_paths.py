@@ -86,7 +86,7 @@ def test_python_framework_and_ops_helpers(alias):
     a, b = id_util.UniqueStr("Op_"), id_util.UniqueStr("Op_")
     assert a != b and a.startswith("Op_")
     assert remote_blob_util.BlobDef is flowjob._src.graph.Blob
-    assert session_ctx.GetDefaultSession() is flowjob.runtime.default_session()
+    assert session_ctx.GetDefaultSession() is flowjob._src.runtime.default_session()
     assert oft.Numpy is tp.Numpy
     perm = get_perm_when_transpose_axis_to_last_dim(4, -3)
     assert perm == (0, 2, 3, 1)
@@ -112,7 +112,7 @@ def test_tuning_knobs_are_accepted_with_oneflow_types(alias, tmp_path):
     log = tmp_path / "of_log"
     flow.env.log_dir(str(log))
     assert log.is_dir()
-    from flowjob.runtime._tuning import settings
+    from flowjob._src.runtime._tuning import settings
 
     assert settings["config.collective_boxing.nccl_fusion_threshold_mb"] == 16
     assert settings["config.enable_tensor_float_32_compute"] is False

@@ -203,7 +203,7 @@ def test_name_scope_and_variable_scope_are_namespaces():
 
 
 def test_init_eager_global_session_starts_the_session_and_keeps_the_mode():
-    from flowjob.runtime import _session
+    from flowjob._src.runtime import _session
 
     flow.clear_default_session()
     assert _session._default is None

@@ -10,7 +10,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob import compat
-from flowjob.runtime import default_session
+from flowjob._src.runtime import default_session
 
 
 def _run_case(case_class: type) -> unittest.TestResult:

@@ -12,8 +12,8 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob._src.runtime._session import default_session
 from flowjob.data import write_ofrecord
-from flowjob.runtime._session import default_session
 
 N = 20
 

@@ -13,7 +13,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.runtime._sharding import constrain_nd
+from flowjob._src.runtime._sharding import constrain_nd
 
 rng = np.random.default_rng(int(sys.argv[1]))
 out: dict = {}
@@ -77,7 +77,7 @@ x = rng.normal(size=(8, 4)).astype(np.float32)
 indices = rng.integers(0, 8, size=6).astype(np.int32)
 out["hierarchical"] = hierarchical(x, indices).tolist()
 out["hierarchical_v"] = flow.get_all_variables()["v"].numpy().tolist()
-session = flow.runtime.default_session()
+session = flow._src.runtime.default_session()
 lowered = session.compiled_job(hierarchical).lowered
 out["mesh"] = 0 if lowered.mesh is None else lowered.mesh.size
 # The cast's lowering: a sharding constraint on the job's devices as a 2 x 2 mesh.

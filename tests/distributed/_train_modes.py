@@ -120,7 +120,7 @@ params = {k: v.numpy().tolist() for k, v in flow.get_all_variables().items()}
 flow.sync_default_session()
 if len(sys.argv) > 4:  # checkpoints work unchanged: the first process writes them
     flow.checkpoint.save(sys.argv[4])
-session = flow.runtime.default_session()
+session = flow._src.runtime.default_session()
 lowered = session.compiled_job(train).lowered
 weight = session.variables.values["hidden-weight"]
 print(

@@ -76,7 +76,7 @@ def test_gpu_device_num_after_jobs_are_defined_and_machine_after_a_run(tmp_path)
         "    return x * 2\n"
         "flow.config.gpu_device_num(2)\n"
         "print(f(np.ones((4, 2), np.float32)).sum())\n"
-        "print(flow.runtime.default_session().compiled_job(f).lowered.mesh.size)\n"
+        "print(flow._src.runtime.default_session().compiled_job(f).lowered.mesh.size)\n"
         "try:\n"
         "    flow.env.machine([{'addr': '10.0.0.1'}, {'addr': '10.0.0.2'}])\n"
         "except flow.ConfigError as exc:\n"
@@ -110,11 +110,11 @@ def test_two_hosts_that_are_not_this_machine_refuse_to_train(tmp_path):
 def test_clear_default_session_resets_the_device_count_and_zero_gpus_mean_cpu():
     flow.config.gpu_device_num(1)
     flow.config.gpu_device_num(0)  # OneFlow: no GPU, jobs run on the CPU device
-    assert flow.runtime.config.process.device_num == 1
-    assert flow.runtime.config.process.device_tag == "cpu"
-    flow.runtime.config.process.device_num = 3  # as gpu_device_num(3) leaves it
+    assert flow._src.runtime.config.process.device_num == 1
+    assert flow._src.runtime.config.process.device_tag == "cpu"
+    flow._src.runtime.config.process.device_num = 3  # as gpu_device_num(3) leaves it
     flow.clear_default_session()
-    assert flow.runtime.config.process.device_num == 1
+    assert flow._src.runtime.config.process.device_num == 1
 
     config = flow.function_config()
     config.default_logical_view(flow.scope.mirrored_view())

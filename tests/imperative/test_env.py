@@ -114,7 +114,7 @@ def test_bootstrap_of_two_nodes_starts_jax_distributed():
 
 
 def test_bootstrap_refuses_several_processes_per_node(monkeypatch):
-    from flowjob.runtime import config
+    from flowjob._src.runtime import config
 
     monkeypatch.setattr(config, "_jax_started", False)
     with pytest.raises(flow.ConfigError, match="several processes per node.*FLOWJOB_COORDINATOR"):

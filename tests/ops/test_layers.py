@@ -18,7 +18,7 @@ from ops_helpers import (
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.runtime import default_session
+from flowjob._src.runtime import default_session
 
 
 def _np_conv_weight_grad(x, g, w_shape, strides, pads):

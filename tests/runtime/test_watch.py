@@ -263,7 +263,7 @@ def test_nothing_watched_compiles_the_same_program():
             return y
 
         Job(np.zeros(4, np.float32))
-        from flowjob.runtime import default_session
+        from flowjob._src.runtime import default_session
 
         lowered = default_session().compiled_job(Job).lowered
         return lowered.fn.lower({}, (np.zeros(4, np.float32),), np.uint32(0)).as_text()

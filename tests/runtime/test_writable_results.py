@@ -97,7 +97,7 @@ def test_writing_a_returned_variable_leaves_the_variable_alone(job_type):
     x = np.array([5.0, 6.0, 7.0], np.float32)
     v, back = job(x)
     # seen while tracing: the first program output is the variable's own input array
-    assert flow.runtime.default_session().compiled_job(job).lowered.step.forwarded == {0}
+    assert flow._src.runtime.default_session().compiled_job(job).lowered.step.forwarded == {0}
     v[:] = -1.0
     back[:] = -2.0
     np.testing.assert_array_equal(x, [5.0, 6.0, 7.0])  # the caller's argument

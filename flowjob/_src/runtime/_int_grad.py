@@ -16,7 +16,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._src.graph import Blob, JobGraph
+from ..graph import Blob, JobGraph
 
 
 def float_dtype() -> Any:

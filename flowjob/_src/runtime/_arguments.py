@@ -7,9 +7,9 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from .._src.errors import JobArgumentError
-from .._src.graph import TensorList
-from .._src.typing import ArgBlobDef
+from ..errors import JobArgumentError
+from ..graph import TensorList
+from ..typing import ArgBlobDef
 
 
 def _fail(job: str, where: str, message: str) -> JobArgumentError:

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .._src._exit_status import mark_exit_failure
-from .._src.errors import JobDefinitionError, describe_callable
-from .._src.graph import JobGraph, set_trace_all
+from .._exit_status import mark_exit_failure
+from ..errors import JobDefinitionError, describe_callable
+from ..graph import JobGraph, set_trace_all
 from . import _config
 from ._calls import Calls
 from ._compiled import CompiledJob

@@ -10,8 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._src.errors import JobDefinitionError
-from .._src.graph import VariableStore
+from ..errors import JobDefinitionError
+from ..graph import VariableStore
 from . import _sharding
 
 

@@ -14,8 +14,8 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from .._src.errors import ConfigError, JobDefinitionError
-from .._src.graph import Blob, Distribute, JobGraph, Sbp, VariableStore, split
+from ..errors import ConfigError, JobDefinitionError
+from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, split
 from . import _config
 
 AXIS = "d"

@@ -15,9 +15,9 @@ from typing import Any, Callable, Sequence
 import jax
 import numpy as np
 
-from .._src import _dtypes
-from .._src import typing as tp
-from .._src.graph import Blob, JobGraph, JobType, VariableStore, tracing
+from .. import _dtypes
+from .. import typing as tp
+from ..graph import Blob, JobGraph, JobType, VariableStore, tracing
 from . import _config
 from ._eager_call import Evaluator
 from ._program import _call_key

@@ -19,8 +19,8 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from .._src.errors import ConfigError
-from .._src.graph import (
+from ..errors import ConfigError
+from ..graph import (
     Blob,
     FeedOp,
     JobType,

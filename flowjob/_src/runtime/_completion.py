@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from .._src.errors import CallbackError
+from ..errors import CallbackError
 
 
 class CompletionQueue:

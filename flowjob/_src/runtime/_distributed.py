@@ -13,7 +13,7 @@ import os
 import socket
 from typing import Any
 
-from .._src.errors import ConfigError
+from ..errors import ConfigError
 
 _machines: list[dict[str, Any]] = []
 _port = 49155

@@ -19,8 +19,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from .._src.errors import describe_callable
-from .._src.graph import Form, JobGraph
+from ..errors import describe_callable
+from ..graph import Form, JobGraph
 from ._distributed import is_primary
 from ._local_blob import LocalBlob, local
 

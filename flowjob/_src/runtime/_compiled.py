@@ -13,7 +13,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from .._src import typing as tp
+from .. import typing as tp
 from ._arguments import StagingPool, exact_layouts
 from ._delivery import Delivery, Results, Source, build_plan
 from ._feed import Feeder

@@ -20,8 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._src.errors import JobArgumentError, describe_frame
-from .._src.graph import JobGraph
+from ..errors import JobArgumentError, describe_frame
+from ..graph import JobGraph
 
 _CACHE_SIZE = 256
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import jax
 
-from .._src.errors import JobDefinitionError
-from .._src.graph import (
+from ..errors import JobDefinitionError
+from ..graph import (
     Blob,
     HostDelivery,
     JobGraph,

@@ -9,8 +9,8 @@ OneFlow never adds them to the session. How an eager call runs: ``_eager_call.py
 
 from __future__ import annotations
 
-from .._src.errors import ConfigError
-from .._src.graph import current_graph, in_job
+from ..errors import ConfigError
+from ..graph import current_graph, in_job
 
 _enabled = False
 

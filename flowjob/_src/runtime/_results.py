@@ -8,8 +8,8 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from .._src import typing as tp
-from .._src.errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
+from .. import typing as tp
+from ..errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
 from ._local_blob import LocalBlob
 
 

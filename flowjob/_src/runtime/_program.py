@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._src.graph import Blob, JobGraph, OpKind
+from ..graph import Blob, JobGraph, OpKind
 from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan, real_of
 

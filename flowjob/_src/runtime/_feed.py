@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .._src.errors import FlowJobError, describe_frame
-from .._src.graph import Blob, JobGraph, is_host_only
+from ..errors import FlowJobError, describe_frame
+from ..graph import Blob, JobGraph, is_host_only
 
 DEPTH = 4
 

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .._src import typing as tp
-from .._src._deprecation import warn_once
-from .._src.errors import JobDefinitionError
-from .._src.graph import View
+from .. import typing as tp
+from .._deprecation import warn_once
+from ..errors import JobDefinitionError
+from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
 from ._eager import eager_execution_enabled

@@ -12,8 +12,8 @@ import dataclasses
 import os
 import shutil
 
-from .._src._deprecation import warn_once
-from .._src.errors import ConfigError
+from .._deprecation import warn_once
+from ..errors import ConfigError
 from . import _config, _distributed
 
 

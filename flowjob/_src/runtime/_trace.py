@@ -9,9 +9,9 @@ from typing import Any
 
 import jax
 
-from .._src import typing as tp
-from .._src.errors import JobDefinitionError
-from .._src.graph import (
+from .. import typing as tp
+from ..errors import JobDefinitionError
+from ..graph import (
     Blob,
     JobGraph,
     OpKind,

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .._src._deprecation import warn_once
-from .._src.graph import TensorList
+from .._deprecation import warn_once
+from ..graph import TensorList
 
 
 def local(value: Any, is_dynamic: bool, pieces: int) -> Any:
