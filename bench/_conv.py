@@ -118,7 +118,7 @@ def _ablation_table(rounds: int) -> str:
     first = next(iter(ABLATIONS))
     rows = [[k, *rate_cells(s), H.fmt_ratio(H.ratio(series, k, first))] for k, s in series.items()]
     return (
-        "\nThe same choices in flowjob's own LeNet job (`flowjob.ops._conv` switches set "
+        "\nThe same choices in flowjob's own LeNet job (`flowjob._src.ops._conv` switches set "
         "by the benchmark worker; op lowerings can only transpose per op, like "
         "`perop_chunk`):\n\n" + table(["flowjob LeNet", "steps/s", "range", "vs as shipped"], rows)
     )

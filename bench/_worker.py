@@ -69,9 +69,9 @@ def _events() -> dict:
 
 
 def _patch_flowjob(spec: dict) -> None:
-    """Ablations: set ``flowjob.ops._conv`` / ``flowjob.kernels`` switches before tracing."""
+    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob.kernels`` switches before tracing."""
     from flowjob import kernels
-    from flowjob.ops import _conv
+    from flowjob._src.ops import _conv
 
     for name, value in spec.get("conv", {}).items():
         setattr(_conv, name, value)

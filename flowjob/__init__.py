@@ -72,50 +72,7 @@ from ._src.graph import (
     watch,
     watch_diff,
 )
-from ._src.runtime import (
-    FunctionConfig,
-    clear_default_session,
-    current_resource,
-    eager_execution_enabled,
-    enable_eager_execution,
-    function,
-    function_config,
-    global_function,
-    sync_default_session,
-)
-from .checkpoint import get_all_variables, load_variables
-from .data import (
-    gen_tensor_buffer,
-    image_batch_align,
-    image_decode,
-    image_flip,
-    image_normalize,
-    image_random_crop,
-    image_target_resize,
-    object_bbox_flip,
-    object_bbox_scale,
-    object_segmentation_polygon_flip,
-    object_segmentation_polygon_scale,
-    object_segmentation_polygon_to_mask,
-    tensor_buffer_to_list_of_tensors,
-    tensor_buffer_to_tensor,
-    tensor_buffer_to_tensor_list,
-    tensor_list_to_tensor_buffer,
-    tensor_to_tensor_buffer,
-)
-from .distribute import hierarchical_parallel_cast, parallel_cast
-from .distributed import current_machine_id
-from .errors import (
-    CallbackError,
-    ConfigError,
-    FlowJobError,
-    JobArgumentError,
-    JobDefinitionError,
-    OpError,
-)
-from .imperative import Tensor, eager_nccl_all_reduce, tensor
-from .model import Model
-from .ops import (
+from ._src.ops import (
     combined_margin_loss,
     ctc_loss,
     layers,
@@ -125,7 +82,7 @@ from .ops import (
     smooth_l1_loss,
     truncated_normal,
 )
-from .ops.array_ops import (
+from ._src.ops.array_ops import (
     acc,
     amp_white_identity,
     argsort,
@@ -193,7 +150,7 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
-from .ops.initializers import (
+from ._src.ops.initializers import (
     constant_initializer,
     empty_initializer,
     glorot_normal_initializer,
@@ -208,7 +165,50 @@ from .ops.initializers import (
     xavier_uniform_initializer,
     zeros_initializer,
 )
-from .ops.math import in_top_k
+from ._src.ops.math import in_top_k
+from ._src.runtime import (
+    FunctionConfig,
+    clear_default_session,
+    current_resource,
+    eager_execution_enabled,
+    enable_eager_execution,
+    function,
+    function_config,
+    global_function,
+    sync_default_session,
+)
+from .checkpoint import get_all_variables, load_variables
+from .data import (
+    gen_tensor_buffer,
+    image_batch_align,
+    image_decode,
+    image_flip,
+    image_normalize,
+    image_random_crop,
+    image_target_resize,
+    object_bbox_flip,
+    object_bbox_scale,
+    object_segmentation_polygon_flip,
+    object_segmentation_polygon_scale,
+    object_segmentation_polygon_to_mask,
+    tensor_buffer_to_list_of_tensors,
+    tensor_buffer_to_tensor,
+    tensor_buffer_to_tensor_list,
+    tensor_list_to_tensor_buffer,
+    tensor_to_tensor_buffer,
+)
+from .distribute import hierarchical_parallel_cast, parallel_cast
+from .distributed import current_machine_id
+from .errors import (
+    CallbackError,
+    ConfigError,
+    FlowJobError,
+    JobArgumentError,
+    JobDefinitionError,
+    OpError,
+)
+from .imperative import Tensor, eager_nccl_all_reduce, tensor
+from .model import Model
 from .userop import (
     builtin_op,
     consistent_user_op_builder,

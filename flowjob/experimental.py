@@ -14,14 +14,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._src.graph import Blob, apply_op, scope_config
-from .ops import (
+from ._src.ops import (
     eager_assign_121,
     indexed_slices_reduce_sum,
     square_sum,
     ssp_variable_proxy,
     unique_with_counts,
 )
-from .ops.array_ops import assign
+from ._src.ops.array_ops import assign
 from .userop import CustomOpModule, custom_op_module
 
 __all__ = [

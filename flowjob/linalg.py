@@ -1,5 +1,5 @@
 """``flow.linalg``: OneFlow's second home of ``matmul``."""
 
-from .ops.array_ops import matmul
+from ._src.ops.array_ops import matmul
 
 __all__ = ["matmul"]

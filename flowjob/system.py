@@ -1,5 +1,5 @@
 """``flow.system``: OneFlow's ``system.assign`` (write a value into a variable)."""
 
-from .ops import system_assign as assign
+from ._src.ops import system_assign as assign
 
 __all__ = ["assign"]

@@ -20,7 +20,7 @@ def decode_random(
 ) -> Blob:
     """A ``(batch_size, *shape)`` blob of fresh values from ``initializer`` on every call
     (default ``random_uniform_initializer()``): synthetic data. ``tick`` is ignored."""
-    from ..ops.initializers import random_uniform_initializer
+    from .._src.ops.initializers import random_uniform_initializer
 
     del tick  # OneFlow's scheduling hint; calls are ordered anyway
     init = initializer if initializer is not None else random_uniform_initializer()

@@ -22,8 +22,8 @@ import numpy as np
 from .._src import _dtypes
 from .._src._size import Size
 from .._src.errors import FlowJobError
+from .._src.ops import initializers
 from .._src.runtime import config as _runtime_config
-from ..ops import initializers
 from . import _gain
 from ._storage import Cell, jax_device, next_key
 

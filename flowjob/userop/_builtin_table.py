@@ -12,7 +12,7 @@ import numpy as np
 
 from .._src import _dtypes
 from .._src.graph import Blob, apply_op
-from ..ops import array_ops, math, nn
+from .._src.ops import array_ops, math, nn
 from ..optimizer import loss_scale
 from ._registry import OpCall, define
 

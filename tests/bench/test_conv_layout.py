@@ -16,7 +16,7 @@ from jax import lax
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob import kernels
-from flowjob.ops import _conv
+from flowjob._src.ops import _conv
 
 
 @pytest.fixture(autouse=True)

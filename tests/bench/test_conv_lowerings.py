@@ -11,7 +11,7 @@ import pytest
 from jax import lax
 
 from flowjob import kernels
-from flowjob.ops import _conv
+from flowjob._src.ops import _conv
 
 
 @pytest.fixture(autouse=True)

@@ -96,7 +96,7 @@ def test_primitives_are_reused_across_shapes_and_calls():
 
 
 def test_conv_lowering_chooses_onednn_for_float32_and_xla_otherwise():
-    from flowjob.ops import _conv
+    from flowjob._src.ops import _conv
 
     attrs = dict(
         strides=(1, 1), pads=((0, 0), (0, 0)), dilations=(1, 1), groups=1, data_format="NCHW"

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_activations.py``: activations, softmax and the explicit gradient ops."""
+"""``flowjob/_src/ops/_activations.py``: activations, softmax and the explicit gradient ops."""
 
 from __future__ import annotations
 

@@ -61,7 +61,7 @@ def test_scope_function_desc_split_axis_and_dtype_helpers():
 
 
 def test_facade_exports_the_ops_modules():
-    import flowjob.ops as ops
+    import flowjob._src.ops as ops
 
     assert flow.math is ops.math and flow.layers is ops.layers
     # flow.nn is ops.nn's namespace plus the imperative module API (flowjob/imperative)

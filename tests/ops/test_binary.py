@@ -1,4 +1,4 @@
-"""``flowjob/ops/_binary.py``: elementwise binary arithmetic, comparisons and float math."""
+"""``flowjob/_src/ops/_binary.py``: elementwise binary arithmetic, comparisons and float math."""
 
 from __future__ import annotations
 

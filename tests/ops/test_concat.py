@@ -1,4 +1,4 @@
-"""``flowjob/ops/_concat.py``: concat, stack and split."""
+"""``flowjob/_src/ops/_concat.py``: concat, stack and split."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_convolution.py``: convolutions (1-D to 3-D, transposed) and pooling."""
+"""``flowjob/_src/ops/_convolution.py``: convolutions (1-D to 3-D, transposed) and pooling."""
 
 from __future__ import annotations
 

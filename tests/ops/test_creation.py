@@ -1,4 +1,4 @@
-"""``flowjob/ops/_creation.py``: constants, casts, ranges and identities."""
+"""``flowjob/_src/ops/_creation.py``: constants, casts, ranges and identities."""
 
 from __future__ import annotations
 

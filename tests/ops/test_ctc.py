@@ -1,4 +1,4 @@
-"""``flowjob/ops/_ctc.py``: CTC loss against a brute-force sum over every alignment (NumPy
+"""``flowjob/_src/ops/_ctc.py``: CTC loss against a brute-force sum over every alignment (NumPy
 forward, jax.grad of the same enumeration for the gradient). OneFlow's gradient (PyTorch's
 too) is the one with respect to the logits behind ``log_probs = log_softmax(logits)``; as
 ``log_softmax`` leaves log-probabilities unchanged, that is the gradient of

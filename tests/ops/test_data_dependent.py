@@ -1,4 +1,4 @@
-"""``flowjob/ops/_data_dependent.py``: argwhere, nonzero and sync_dynamic_resize make dynamic
+"""``flowjob/_src/ops/_data_dependent.py``: argwhere, nonzero and sync_dynamic_resize make dynamic
 blobs whose real shape depends on the data (worked out in the program), against NumPy."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_dynamic.py``: elem_cnt, dynamic_reshape and cast_to_static_shape on static
+"""``flowjob/_src/ops/_dynamic.py``: elem_cnt, dynamic_reshape and cast_to_static_shape on static
 and dynamic (``tp.ListNumpy``) blobs, against NumPy."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_fused.py``: OneFlow's fused ops."""
+"""``flowjob/_src/ops/_fused.py``: OneFlow's fused ops."""
 
 from __future__ import annotations
 

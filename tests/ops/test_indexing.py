@@ -1,4 +1,4 @@
-"""``flowjob/ops/_indexing.py``: where, gather(_nd), dim_gather, masked_fill and one_hot."""
+"""``flowjob/_src/ops/_indexing.py``: where, gather(_nd), dim_gather, masked_fill and one_hot."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import pytest
 
 import flowjob as flow
 from flowjob._src import _dtypes
-from flowjob.ops import initializers as I
+from flowjob._src.ops import initializers as I
 
 KEY = jax.random.PRNGKey(7)
 N = 400_000

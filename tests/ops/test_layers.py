@@ -1,4 +1,4 @@
-"""``flowjob/ops/_layers.py``: dense, convolution and prelu layers."""
+"""``flowjob/_src/ops/_layers.py``: dense, convolution and prelu layers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_linalg.py``: matmul, bias_add and the matrix helpers."""
+"""``flowjob/_src/ops/_linalg.py``: matmul, bias_add and the matrix helpers."""
 
 from __future__ import annotations
 

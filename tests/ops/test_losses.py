@@ -1,4 +1,4 @@
-"""``flowjob/ops/_losses.py``: cross-entropies and the functional losses."""
+"""``flowjob/_src/ops/_losses.py``: cross-entropies and the functional losses."""
 
 from __future__ import annotations
 

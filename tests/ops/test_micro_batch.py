@@ -1,4 +1,4 @@
-"""``flowjob/ops/_micro_batch.py``: unpack/pack and repeat/acc run the ops between them on
+"""``flowjob/_src/ops/_micro_batch.py``: unpack/pack and repeat/acc run the ops between them on
 each micro-batch; values against NumPy, gradients against jax.grad."""
 
 import jax

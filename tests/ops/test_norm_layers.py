@@ -1,4 +1,4 @@
-"""``flowjob/ops/_norm_layers.py``: batch normalization and layer normalization layers."""
+"""``flowjob/_src/ops/_norm_layers.py``: batch normalization and layer normalization layers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_normalization.py``: moments and the functional normalizations."""
+"""``flowjob/_src/ops/_normalization.py``: moments and the functional normalizations."""
 
 from __future__ import annotations
 

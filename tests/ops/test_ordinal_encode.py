@@ -1,4 +1,4 @@
-"""``flowjob/ops/_ordinal_encode.py``: the hash table of categorical_ordinal_encode against a
+"""``flowjob/_src/ops/_ordinal_encode.py``: the hash table of categorical_ordinal_encode against a
 NumPy copy of OneFlow's sequential CPU kernel, over several calls of one job."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_padding.py``: same_padding and pad_grad against NumPy and jax.grad."""
+"""``flowjob/_src/ops/_padding.py``: same_padding and pad_grad against NumPy and jax.grad."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_partial_fc.py``: distributed_partial_fc_sample on one device, checked as
+"""``flowjob/_src/ops/_partial_fc.py``: distributed_partial_fc_sample on one device, checked as
 OneFlow's test_partial_fc checks it (labels first, distinct samples, mapped labels, rows and
 their gradient)."""
 

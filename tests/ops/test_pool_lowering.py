@@ -1,4 +1,4 @@
-"""``flowjob/ops/_conv.py``'s 2-D pooling lowerings against NumPy references: values, the
+"""``flowjob/_src/ops/_conv.py``'s 2-D pooling lowerings against NumPy references: values, the
 max-pool gradient's tie rule and the reduce-window-free path of non-overlapping windows."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ops_helpers import nchw, nhwc, same_pads, sgd
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.ops import _conv
+from flowjob._src.ops import _conv
 
 
 def _out_size(n, k, s, pad, ceil_mode):

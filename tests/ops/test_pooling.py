@@ -1,4 +1,4 @@
-"""``flowjob/ops/_pooling.py``: 1-D and 3-D pooling against a ``lax.reduce_window`` reference
+"""``flowjob/_src/ops/_pooling.py``: 1-D and 3-D pooling against a ``lax.reduce_window`` reference
 (forward, and gradients through jax.grad)."""
 
 from __future__ import annotations

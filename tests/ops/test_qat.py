@@ -1,4 +1,4 @@
-"""Quantization-aware training (``func_config.enable_qat``, ``flowjob/ops/_qat.py``): a QAT
+"""Quantization-aware training (``func_config.enable_qat``, ``flowjob/_src/ops/_qat.py``): a QAT
 job's outputs against NumPy convolutions and products of fake-quantized inputs, weights and
 biases, following OneFlow v0.4's QuantAwareTraining pass."""
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_quantization.py``: observers and fake quantization against NumPy versions of
+"""``flowjob/_src/ops/_quantization.py``: observers and fake quantization against NumPy versions of
 OneFlow v0.4's kernel formulas; the fake quantization gradient is the identity."""
 
 from __future__ import annotations

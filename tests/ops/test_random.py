@@ -1,4 +1,4 @@
-"""``flowjob/ops/_random.py``: dropout and random masks."""
+"""``flowjob/_src/ops/_random.py``: dropout and random masks."""
 
 from __future__ import annotations
 

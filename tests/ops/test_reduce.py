@@ -1,4 +1,4 @@
-"""``flowjob/ops/_reduce.py``: reductions, counts and element counts."""
+"""``flowjob/_src/ops/_reduce.py``: reductions, counts and element counts."""
 
 from __future__ import annotations
 

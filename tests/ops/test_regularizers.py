@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from flowjob.ops import regularizers as R
+from flowjob._src.ops import regularizers as R
 
 
 def test_constructors_defaults_and_conf():

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_resample.py``: pixel shuffle and upsampling."""
+"""``flowjob/_src/ops/_resample.py``: pixel shuffle and upsampling."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_scatter.py``: scatters and segment sums."""
+"""``flowjob/_src/ops/_scatter.py``: scatters and segment sums."""
 
 from __future__ import annotations
 

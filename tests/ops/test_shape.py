@@ -1,4 +1,4 @@
-"""``flowjob/ops/_shape.py``: reshape, transpose, squeeze, expand and broadcasts."""
+"""``flowjob/_src/ops/_shape.py``: reshape, transpose, squeeze, expand and broadcasts."""
 
 from __future__ import annotations
 

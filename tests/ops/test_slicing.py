@@ -1,4 +1,4 @@
-"""``flowjob/ops/_slicing.py``: slices, blob indexing, slice_update, reverse and paddings."""
+"""``flowjob/_src/ops/_slicing.py``: slices, blob indexing, slice_update, reverse and paddings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_sort.py``: sort, argsort, argmax, top_k and in_top_k."""
+"""``flowjob/_src/ops/_sort.py``: sort, argsort, argmax, top_k and in_top_k."""
 
 from __future__ import annotations
 

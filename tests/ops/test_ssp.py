@@ -1,4 +1,4 @@
-"""SSP variables (``flowjob/ops/_ssp.py``): ``flow.experimental.ssp_variable_proxy`` and
+"""SSP variables (``flowjob/_src/ops/_ssp.py``): ``flow.experimental.ssp_variable_proxy`` and
 ``function_config.enable_ssp`` against a NumPy history of the variable."""
 
 from __future__ import annotations

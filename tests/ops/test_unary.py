@@ -1,4 +1,4 @@
-"""``flowjob/ops/_unary.py``: elementwise unary math."""
+"""``flowjob/_src/ops/_unary.py``: elementwise unary math."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flowjob/ops/_unique.py`` (flow.experimental): unique_with_counts and
+"""``flowjob/_src/ops/_unique.py`` (flow.experimental): unique_with_counts and
 indexed_slices_reduce_sum against NumPy, with the values' gradient against jax.grad."""
 
 import jax

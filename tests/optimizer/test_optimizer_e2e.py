@@ -6,8 +6,8 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src.graph import apply_op, current_graph
-from flowjob.ops.initializers import constant_initializer
-from flowjob.ops.regularizers import l2
+from flowjob._src.ops.initializers import constant_initializer
+from flowjob._src.ops.regularizers import l2
 
 X = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
 

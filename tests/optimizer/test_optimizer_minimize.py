@@ -3,8 +3,8 @@
 import pytest
 
 from flowjob._src.graph import JobGraph, VariableStore, get_variable, tracing
+from flowjob._src.ops.initializers import constant_initializer
 from flowjob.errors import JobDefinitionError
-from flowjob.ops.initializers import constant_initializer
 from flowjob.optimizer import SGD, PiecewiseConstantScheduler
 
 

@@ -8,7 +8,7 @@ from test_optimizer_updates import adam_rule, assert_close, make_problem, ref_ru
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob import optimizer as opt
-from flowjob.ops.initializers import constant_initializer
+from flowjob._src.ops.initializers import constant_initializer
 
 pytestmark = pytest.mark.usefixtures("fresh_session")
 

@@ -114,7 +114,7 @@ def test_dynamic_blobs_train_as_in_lazy_mode():
 
 
 def test_eager_assign_121_is_an_eager_assign():
-    from flowjob.ops import eager_assign_121
+    from flowjob._src.ops import eager_assign_121
 
     @flow.global_function()
     def lazy(x: tp.Numpy.Placeholder((2,))) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.ops.initializers import constant_initializer
+from flowjob._src.ops.initializers import constant_initializer
 
 LR = 0.1
 

@@ -1,4 +1,4 @@
-"""``apply_op``: how every device op of ``flowjob.ops`` is recorded in the current job."""
+"""``apply_op``: how every device op of ``flowjob._src.ops`` is recorded in the current job."""
 
 from __future__ import annotations
 

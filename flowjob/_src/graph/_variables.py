@@ -136,7 +136,7 @@ def _variable_blob(graph, vdef: VariableDef, trainable: bool) -> Blob:
     return op.outputs[0]
 
 
-# Filled by flowjob.ops at import time: what a job body sees of a variable it asks for (SSP
+# Filled by flowjob._src.ops at import time: what a job body sees of a variable it asks for (SSP
 # training hands out a stale copy, ops/_ssp.py); the variable blob itself when none applies.
 VARIABLE_VIEWS: list[Callable[[Blob], Blob]] = []
 

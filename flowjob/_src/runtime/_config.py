@@ -7,11 +7,11 @@ import sys
 import threading
 from typing import Any
 
-from ...ops import QatConfig
 from .. import _dtypes
 from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
+from ..ops import QatConfig
 from . import _distributed
 
 _TRAIN_DEPRECATION = (
@@ -123,7 +123,7 @@ class FunctionConfig:
         conf = self.initializer_conf
         if conf is None or callable(conf):
             return conf
-        from ...ops import initializers
+        from ..ops import initializers
 
         return initializers.from_conf(conf)
 

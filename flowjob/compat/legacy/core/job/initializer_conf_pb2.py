@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowjob.ops import initializers
+from flowjob._src.ops import initializers
 
 from .._message import Message
 
