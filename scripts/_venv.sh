@@ -18,7 +18,7 @@ if [ "$(cat "$_stamp" 2>/dev/null || true)" != "$_want" ]; then
   echo "flowjob: installing flowjob${EXTRAS:-} and its dependencies into .venv" \
        "(the first time takes a few minutes; pip shows its progress) ..."
   .venv/bin/python -m pip install --progress-bar on -e ".${EXTRAS:-}"
-  # The optional oneDNN convolutions (flowjob/kernels): needs a C++ compiler; without them
+  # The optional oneDNN convolutions (flowjob/_src/kernels): needs a C++ compiler; without them
   # flowjob uses XLA's convolutions. FLOWJOB_ONEDNN=0 skips the build.
   if [ "${FLOWJOB_ONEDNN:-1}" != 0 ] && ! command -v c++ > /dev/null; then
     echo "flowjob: no C++ compiler (c++): oneDNN kernels not built; using XLA's convolutions."

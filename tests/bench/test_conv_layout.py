@@ -15,7 +15,7 @@ from jax import lax
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob import kernels
+from flowjob._src import kernels
 from flowjob._src.ops import _conv
 
 

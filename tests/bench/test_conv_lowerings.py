@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from flowjob import kernels
+from flowjob._src import kernels
 from flowjob._src.ops import _conv
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from flowjob import kernels
+from flowjob._src import kernels
 
 pytestmark = pytest.mark.skipif(
     not kernels.onednn_available(), reason="flowjob-onednn (kernels/onednn) is not installed"

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ... import kernels
+from .. import kernels
 from ._modes import DataFormat, Padding, PoolMode
 
 Pads = tuple[tuple[int, int], ...]
@@ -142,7 +142,7 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
 
 
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
-    if kernels.onednn_conv_supported(x, w):  # the optional compiled kernels (flowjob/kernels)
+    if kernels.onednn_conv_supported(x, w):  # the optional compiled kernels (flowjob/_src/kernels)
         return kernels.conv2d_onednn(
             x, w, tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format
         )

@@ -1,7 +1,7 @@
 """Where the compiled oneDNN convolution handler and its runtime library are installed.
 
 flowjob loads them with ctypes and registers the handler as an XLA FFI target
-(``flowjob/kernels``); this package has no Python API of its own.
+(``flowjob/_src/kernels``); this package has no Python API of its own.
 """
 
 from __future__ import annotations
