@@ -72,6 +72,7 @@ from ._src.graph import (
     watch,
     watch_diff,
 )
+from ._src.imperative import Tensor, eager_nccl_all_reduce, tensor
 from ._src.ops import (
     combined_margin_loss,
     ctc_loss,
@@ -207,7 +208,6 @@ from .errors import (
     JobDefinitionError,
     OpError,
 )
-from .imperative import Tensor, eager_nccl_all_reduce, tensor
 from .model import Model
 from .userop import (
     builtin_op,

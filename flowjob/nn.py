@@ -1,8 +1,8 @@
 """``flow.nn``: the job-body ops of ``flowjob._src.ops.nn`` (convolution, pooling, normalization,
 losses...) and the eager module API (``Module``, ``Parameter``, ``init``)."""
 
+from ._src.imperative import Module, Parameter, init
 from ._src.ops import nn as _ops_nn
 from ._src.ops.nn import *  # noqa: F403 - this namespace is ops.nn's plus the eager names
-from .imperative import Module, Parameter, init
 
 __all__ = [*_ops_nn.__all__, "Module", "Parameter", "init"]

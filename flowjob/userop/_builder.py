@@ -15,8 +15,8 @@ from .._src import _dtypes
 from .._src._deprecation import warn_once
 from .._src.errors import OpError, OutsideJobError
 from .._src.graph import Blob, in_job
+from .._src.imperative import Tensor
 from .._src.runtime import eager_execution_enabled, run_eagerly
-from ..imperative import Tensor
 from ._registry import OpCall, OpSpec, lookup
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
-from flowjob.imperative import TensorFeatureError
+from flowjob._src.imperative import TensorFeatureError
 
 
 def test_shape_constructor_gives_zeros_of_float32():

@@ -64,8 +64,10 @@ def test_facade_exports_the_ops_modules():
     import flowjob._src.ops as ops
 
     assert flow.math is ops.math and flow.layers is ops.layers
-    # flow.nn is ops.nn's namespace plus the imperative module API (flowjob/imperative)
-    assert flow.nn.Module is flow.imperative.Module and flow.nn.init is flow.imperative.init
+    # flow.nn is ops.nn's namespace plus the imperative module API (flowjob/_src/imperative)
+    assert (
+        flow.nn.Module is flow._src.imperative.Module and flow.nn.init is flow._src.imperative.init
+    )
     for name in ops.nn.__all__:
         assert getattr(flow.nn, name) is getattr(ops.nn, name), name
     assert flow.losses is ops.losses

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .._src.ops.initializers import FanMode, compute_fans
+from ..ops.initializers import FanMode, compute_fans
 
 _LINEAR = (
     "linear",

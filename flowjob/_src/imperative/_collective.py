@@ -18,9 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from .._src.errors import ConfigError, OpError
-from .._src.graph import Blob, Placement
-from .._src.runtime import config as _runtime_config
+from ..errors import ConfigError, OpError
+from ..graph import Blob, Placement
+from ..runtime import config as _runtime_config
 from ._tensor import Tensor
 
 _FIELD = re.compile(r'(device_tag|device_name)\s*:\s*"([^"]*)"')

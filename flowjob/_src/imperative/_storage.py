@@ -9,7 +9,7 @@ from typing import Any
 
 import jax
 
-from .._src.runtime import config as _runtime_config
+from ..runtime import config as _runtime_config
 
 
 class Cell:

@@ -8,7 +8,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from .._src import _dtypes
+from .. import _dtypes
 from ._tensor import Tensor
 
 

@@ -19,11 +19,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._src import _dtypes
-from .._src._size import Size
-from .._src.errors import FlowJobError
-from .._src.ops import initializers
-from .._src.runtime import config as _runtime_config
+from .. import _dtypes
+from .._size import Size
+from ..errors import FlowJobError
+from ..ops import initializers
+from ..runtime import config as _runtime_config
 from . import _gain
 from ._storage import Cell, jax_device, next_key
 
