@@ -22,7 +22,7 @@ from ._src.ops import (
     unique_with_counts,
 )
 from ._src.ops.array_ops import assign
-from .userop import CustomOpModule, custom_op_module
+from ._src.userop import CustomOpModule, custom_op_module
 
 __all__ = [
     "CustomOpModule",

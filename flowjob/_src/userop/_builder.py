@@ -11,12 +11,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._src import _dtypes
-from .._src._deprecation import warn_once
-from .._src.errors import OpError, OutsideJobError
-from .._src.graph import Blob, in_job
-from .._src.imperative import Tensor
-from .._src.runtime import eager_execution_enabled, run_eagerly
+from .. import _dtypes
+from .._deprecation import warn_once
+from ..errors import OpError, OutsideJobError
+from ..graph import Blob, in_job
+from ..imperative import Tensor
+from ..runtime import eager_execution_enabled, run_eagerly
 from ._registry import OpCall, OpSpec, lookup
 
 

@@ -8,10 +8,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._src import _dtypes
-from .._src.graph import Blob, RealShape, add_feed_op, apply_op, current_placement
-from .._src.ops import array_ops, math
-from .._src.runtime import config as runtime_config
+from .. import _dtypes
+from ..graph import Blob, RealShape, add_feed_op, apply_op, current_placement
+from ..ops import array_ops, math
+from ..runtime import config as runtime_config
 from ._registry import OpCall, define
 
 

@@ -10,9 +10,9 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._src._deprecation import warn_once
-from .._src.errors import OpError
-from .._src.graph import current_graph
+from .._deprecation import warn_once
+from ..errors import OpError
+from ..graph import current_graph
 
 _unnamed = itertools.count()
 _lock = threading.Lock()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Sequence
 
-from .._src.errors import OpError
-from .._src.graph import Blob
+from ..errors import OpError
+from ..graph import Blob
 
 
 class UnknownOpTypeError(OpError):

@@ -16,9 +16,9 @@ from typing import Any, Callable, Sequence
 import jax
 import numpy as np
 
-from .._src._enum import Mode
-from .._src.errors import OpError
-from .._src.graph import Blob, apply_op
+from .._enum import Mode
+from ..errors import OpError
+from ..graph import Blob, apply_op
 from ._registry import OpCall, OpSpec, register
 
 

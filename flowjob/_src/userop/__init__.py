@@ -11,7 +11,7 @@ kernels. OneFlow's C++ op libraries cannot load: ``load_library`` raises, naming
 
 from __future__ import annotations
 
-from .._src.errors import NativeBuildError
+from ..errors import NativeBuildError
 from . import _builtin_table, _test_ops  # noqa: F401 - fill the op table
 from ._builder import (
     BuiltinOp,

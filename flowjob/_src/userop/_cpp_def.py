@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 
 
 class CppDefError(FlowJobError, ValueError):

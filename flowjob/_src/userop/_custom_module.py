@@ -24,8 +24,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._src.errors import NativeBuildError, OpError
-from .._src.graph import Blob, apply_op
+from ..errors import NativeBuildError, OpError
+from ..graph import Blob, apply_op
 from ._cpp_def import CppDefs, GradDef, OpDef, Source, read_cpp_defs
 from ._python_op import PythonKernelError, host_kernel
 from ._registry import OpCall, OpSpec, register
