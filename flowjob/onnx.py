@@ -1,5 +1,5 @@
 """``flow.onnx``: ONNX models of predict jobs (oneflow-onnx's ``export`` API)."""
 
-from .export import export_onnx as export
+from ._src.export import export_onnx as export
 
 __all__ = ["export"]

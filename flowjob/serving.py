@@ -1,5 +1,5 @@
 """``flow.serving``: run saved models (OneFlow's InferenceSession API)."""
 
-from .export import InferenceSession, ModelVersionPolicy, SessionOption
+from ._src.export import InferenceSession, ModelVersionPolicy, SessionOption
 
 __all__ = ["InferenceSession", "ModelVersionPolicy", "SessionOption"]

@@ -9,7 +9,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.export import ExportError
+from flowjob._src.export import ExportError
 
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")

@@ -11,7 +11,7 @@ from export_zoo import BATCH, define_jobs, make_inputs, run_python
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.export import ExportError
+from flowjob._src.export import ExportError
 
 # The saved program is the job's own StableHLO; only XLA's fusion choices can differ between
 # the two compilations (float32 sums reassociated), hence float32-rounding tolerances.

@@ -1,6 +1,6 @@
 """``oneflow.core.serving.saved_model_pb2``: importable, so serving programs load.
 
-flowjob saved models describe themselves in ``saved_model.json`` (see flowjob.export) and
+flowjob saved models describe themselves in ``saved_model.json`` (see flowjob._src.export) and
 hold compiled programs, not OneFlow op lists; these messages only take fields as set."""
 
 from .._message import Message

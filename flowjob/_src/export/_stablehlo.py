@@ -14,7 +14,7 @@ import jax
 import numpy as np
 from jax import export
 
-from .._src import kernels
+from .. import kernels
 from ._program import ExportError, JobProgram
 
 # Lowered for both, so a model saved on a CPU machine is served on a GPU one and back.

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from .._src.graph import OpNode
+from ..graph import OpNode
 from ._program import ExportError
 
 _ONNX_TYPES = {

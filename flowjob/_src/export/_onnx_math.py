@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from onnx import helper
 
-from .._src.graph import OpNode
+from ..graph import OpNode
 from ._onnx_graph import OnnxGraph, onnx_type, out_dtype, register, scalar
 
 # -- elementwise ----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from .._src import _dtypes
+from .. import _dtypes
 from ._loader import LoadedFunction, ModelVersionPolicy, SavedModel, Signature
 from ._program import ExportError, TensorSpec
 

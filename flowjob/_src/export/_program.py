@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .._src.errors import FlowJobError, describe_frame
-from .._src.graph import Blob, JobGraph, OpNode
-from .._src.runtime import JobFunction, default_session
+from ..errors import FlowJobError, describe_frame
+from ..graph import Blob, JobGraph, OpNode
+from ..runtime import JobFunction, default_session
 
 
 class ExportError(FlowJobError, ValueError):
