@@ -51,7 +51,7 @@ scope = _ScopeNamespace()
 
 
 def _variable(op_name: str, where: str):
-    from .checkpoint import get_all_variables
+    from ._src.checkpoint import get_all_variables
 
     variables = get_all_variables()
     if op_name not in variables:
@@ -72,7 +72,7 @@ def get_interface_blob_value(op_name: str) -> np.ndarray:
 def set_interface_blob_value(op_name: str, ndarray: np.ndarray) -> None:
     """OneFlow's write of an interface blob by op name: assigns ``ndarray`` (same shape and
     dtype) to variable ``op_name``; later calls of every job see it."""
-    from .checkpoint import load_variables
+    from ._src.checkpoint import load_variables
 
     _variable(op_name, "set_interface_blob_value")
     load_variables({op_name: ndarray}, ignore_mismatch=False)

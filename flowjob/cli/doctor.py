@@ -230,7 +230,7 @@ def check_logdir(logdir: str, report: Report) -> None:
 
 # --- checkpoints ----------------------------------------------------------------------------
 def _is_snapshot(path: str) -> bool:
-    from flowjob.checkpoint import DATA_FILENAME, SNAPSHOT_DONE
+    from flowjob._src.checkpoint import DATA_FILENAME, SNAPSHOT_DONE
 
     if os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
         return True
@@ -249,12 +249,12 @@ def _listdir(path: str) -> list[str]:
 
 
 def _is_leftover(name: str) -> bool:
-    # flowjob.checkpoint._atomic builds checkpoints in ".<name>.<hex>.tmp" siblings.
+    # flowjob._src.checkpoint._atomic builds checkpoints in ".<name>.<hex>.tmp" siblings.
     return name.startswith(".") and name.endswith(".tmp")
 
 
 def _check_variable(var_dir: str, report: Report) -> bool:
-    from flowjob.checkpoint import CheckpointError, FileBackendVariableBlob
+    from flowjob._src.checkpoint import CheckpointError, FileBackendVariableBlob
 
     try:
         blob = FileBackendVariableBlob(var_dir)
@@ -271,7 +271,7 @@ def _check_variable(var_dir: str, report: Report) -> bool:
 
 
 def _check_snapshot(path: str, report: Report) -> None:
-    from flowjob.checkpoint import DATA_FILENAME, META_FILENAME, SNAPSHOT_DONE
+    from flowjob._src.checkpoint import DATA_FILENAME, META_FILENAME, SNAPSHOT_DONE
 
     if os.path.isfile(os.path.join(path, DATA_FILENAME)):  # a single variable's directory
         if _check_variable(path, report):

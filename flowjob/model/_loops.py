@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import checkpoint
+from .._src import checkpoint
 from .._src.runtime import JobFunction, global_function
 from ..optimizer import Optimizer
 from ._callback import Callback

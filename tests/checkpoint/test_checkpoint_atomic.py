@@ -45,7 +45,7 @@ def test_failure_mid_safetensors_save_leaves_nothing(tmp_path, monkeypatch):
         yield b"partial"
         raise RuntimeError("device lost")
 
-    monkeypatch.setattr("flowjob.checkpoint._safetensors.value_chunks", broken)
+    monkeypatch.setattr("flowjob._src.checkpoint._safetensors.value_chunks", broken)
     with pytest.raises(RuntimeError, match="device lost"):
         ckpt.save(tmp_path / "m.safetensors", _values(2), format="safetensors")
     assert os.listdir(tmp_path) == []

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flowjob._src import _dtypes
+from flowjob._src.checkpoint._meta import parse_meta, render_meta
 from flowjob.checkpoint import CheckpointError
-from flowjob.checkpoint._meta import parse_meta, render_meta
 
 # oneflow/core/common/data_type.proto (numbers from the spec, 6.6; kBFloat16 from later releases).
 _ENUM = [

@@ -11,7 +11,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from ... import checkpoint
+from .. import checkpoint
 from ._program import ExportError, TensorSpec
 from ._saved_model import FORMAT, META_FILE
 from ._stablehlo import call, deserialize

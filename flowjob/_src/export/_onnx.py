@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import checkpoint
+from .. import checkpoint
 from ._program import ExportError, build_program, describe_op, needed_ops
 
 DEFAULT_OPSET = 13

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from typing import Any
 
-from ... import checkpoint
+from .. import checkpoint
 from ._program import ExportError, build_program
 from ._stablehlo import serialize
 

@@ -14,9 +14,14 @@ from collections.abc import Mapping
 
 from flowjob._src import _dtypes
 from flowjob._src._dtypes import DType
-from flowjob.checkpoint._atomic import atomic_file
-from flowjob.checkpoint._blobs import VariableBlob, from_little_endian, value_chunks, value_spec
-from flowjob.checkpoint._meta import CheckpointError
+from flowjob._src.checkpoint._atomic import atomic_file
+from flowjob._src.checkpoint._blobs import (
+    VariableBlob,
+    from_little_endian,
+    value_chunks,
+    value_spec,
+)
+from flowjob._src.checkpoint._meta import CheckpointError
 
 _CODES: dict[str, DType] = {
     "F32": _dtypes.float32,

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from flowjob._src._dtypes import DType, as_dtype
-from flowjob.checkpoint._meta import CheckpointError, parse_meta
+from flowjob._src.checkpoint._meta import CheckpointError, parse_meta
 
 DATA_FILENAME = "out"
 META_FILENAME = "meta"

@@ -6,8 +6,8 @@ import os
 import warnings
 from collections.abc import Mapping
 
-from flowjob.checkpoint._atomic import atomic_directory, ensure_free, fsync_dir, write_file
-from flowjob.checkpoint._blobs import (
+from flowjob._src.checkpoint._atomic import atomic_directory, ensure_free, fsync_dir, write_file
+from flowjob._src.checkpoint._blobs import (
     DATA_FILENAME,
     META_FILENAME,
     SNAPSHOT_DONE,
@@ -15,7 +15,7 @@ from flowjob.checkpoint._blobs import (
     value_chunks,
     value_spec,
 )
-from flowjob.checkpoint._meta import CheckpointError, render_meta
+from flowjob._src.checkpoint._meta import CheckpointError, render_meta
 
 
 def check_var_name(name: object) -> str:

@@ -11,9 +11,14 @@ from typing import Any
 import numpy as np
 
 from flowjob._src._enum import Mode
-from flowjob.checkpoint import _oneflow_dir, _safetensors
-from flowjob.checkpoint._blobs import FileBackendVariableBlob, VariableBlob, value_array, value_spec
-from flowjob.checkpoint._meta import CheckpointError
+from flowjob._src.checkpoint import _oneflow_dir, _safetensors
+from flowjob._src.checkpoint._blobs import (
+    FileBackendVariableBlob,
+    VariableBlob,
+    value_array,
+    value_spec,
+)
+from flowjob._src.checkpoint._meta import CheckpointError
 
 
 class CheckpointFormat(Mode):

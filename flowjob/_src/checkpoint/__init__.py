@@ -1,15 +1,15 @@
 """Checkpoints: OneFlow's directory layout, safetensors, and the variable load/save API."""
 
-from flowjob.checkpoint._api import get, get_all_variables, load_variables, save
-from flowjob.checkpoint._blobs import (
+from flowjob._src.checkpoint._api import get, get_all_variables, load_variables, save
+from flowjob._src.checkpoint._blobs import (
     DATA_FILENAME,
     META_FILENAME,
     SNAPSHOT_DONE,
     FileBackendVariableBlob,
     VariableBlob,
 )
-from flowjob.checkpoint._legacy import CheckPoint, SimpleCheckPointManager
-from flowjob.checkpoint._meta import CheckpointError
+from flowjob._src.checkpoint._legacy import CheckPoint, SimpleCheckPointManager
+from flowjob._src.checkpoint._meta import CheckpointError
 
 __all__ = [
     "DATA_FILENAME",

@@ -6,8 +6,8 @@ import datetime
 import os
 
 from flowjob._src._deprecation import warn_once
-from flowjob.checkpoint import _api
-from flowjob.checkpoint._blobs import SNAPSHOT_DONE
+from flowjob._src.checkpoint import _api
+from flowjob._src.checkpoint._blobs import SNAPSHOT_DONE
 
 _CHECKPOINT_HINT = (
     "'flow.train.CheckPoint' is deprecated. Please use the new API:\n"
