@@ -6,8 +6,8 @@ from __future__ import annotations
 import random as _random
 import sys
 
+from ._src.data import CoinFlip
 from ._src.ops import bernoulli, generate_random_batch_permutation_indices, shuffle
-from .data import CoinFlip
 
 coin_flip = CoinFlip
 

@@ -192,7 +192,7 @@ def test_resize_scale_flip_masks_against_numpy(coco):
 
 
 def test_triangle_mask_against_numpy_half_planes():
-    from flowjob.data._detection import poly_to_mask
+    from flowjob._src.data._detection import poly_to_mask
 
     tri = np.float32([[2, 2], [25, 5], [8, 18]])
     index = np.int32([[0, 0, 0], [1, 0, 0], [2, 0, 0]])

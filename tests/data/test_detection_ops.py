@@ -165,7 +165,7 @@ def test_bad_instances_raise_errors_naming_the_op_and_instance():
 
 
 def test_degenerate_polygons_fill_a_pixel_or_a_line():
-    from flowjob.data._detection import poly_to_mask
+    from flowjob._src.data._detection import poly_to_mask
 
     # one object: a single point (polygon 0) and a horizontal two-point segment (polygon 1)
     points = np.float32([[3.4, 2.6], [1, 5], [6, 5]])
@@ -183,7 +183,7 @@ def test_masks_match_opencv_fillpoly_inside_the_image():
     """OneFlow filled masks with OpenCV's fillPoly: the same pixels, for polygons inside the
     image (convex or not, several per object, overlaps cancelling as even-odd fills do)."""
     cv2 = pytest.importorskip("cv2")
-    from flowjob.data._detection import poly_to_mask
+    from flowjob._src.data._detection import poly_to_mask
 
     rng = np.random.default_rng(11)
     for _ in range(100):

@@ -224,7 +224,7 @@ def test_cli_npz_and_inspect(tmp_path, capsys):
 def test_progress_lines_for_long_scans():
     import io
 
-    from flowjob.data._progress import Progress
+    from flowjob._src.data._progress import Progress
 
     stream = io.StringIO()
     meter = Progress("scanning d", total=3, stream=stream, interval=0.0)

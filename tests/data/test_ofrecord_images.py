@@ -12,8 +12,8 @@ from PIL import Image
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob._src.data._decode import RandomCrop
 from flowjob.data import write_image_folder, write_ofrecord
-from flowjob.data._decode import RandomCrop
 
 SIZES = [(20, 30), (32, 24), (25, 25), (18, 40)]  # (height, width)
 

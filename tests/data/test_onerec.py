@@ -35,7 +35,7 @@ def test_generated_module_is_flatc_output_of_the_schema(tmp_path):
     if "2.0.8" not in version:  # other versions lay the generated code out differently
         pytest.skip(f"the committed file is flatc 2.0.8's output; this is {version.strip()}")
     done = subprocess.run(
-        [sys.executable, "-m", "flowjob.data._regen_onerec", "--output", str(tmp_path)],
+        [sys.executable, "-m", "flowjob._src.data._regen_onerec", "--output", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,

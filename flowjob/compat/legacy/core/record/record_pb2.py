@@ -1,7 +1,7 @@
 """``oneflow.core.record.record_pb2``: the OFRecord message classes, as programs that write
 their own datasets import them (``ofrecord.OFRecord(feature={...})``)."""
 
-from flowjob.data import (
+from flowjob._src.data import (
     BytesList,
     DoubleList,
     Feature,

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .._src import _dtypes
-from .._src._deprecation import warn_once
-from .._src.graph import Blob, add_feed_op
+from .. import _dtypes
+from .._deprecation import warn_once
+from ..graph import Blob, add_feed_op
 from . import _decode, _image
 from ._modes import ColorSpace, Interpolation, Layout, ResizeSide
 from ._op_args import _batch, _check_range, _fail, _mode, _module_name, _name_and_seed

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .._src.errors import FlowJobError
-from .._src.graph import TensorList
+from ..errors import FlowJobError
+from ..graph import TensorList
 
 
 class TensorBufferError(FlowJobError, ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 
 
 class ModeError(FlowJobError, ValueError):

@@ -7,8 +7,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from .._src import _dtypes
-from .._src.graph import Blob, add_feed_op
+from .. import _dtypes
+from ..graph import Blob, add_feed_op
 from . import _decode, _image_buffers
 from ._image_ops import Resize
 from ._modes import ColorSpace

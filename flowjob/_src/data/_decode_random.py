@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._src import _dtypes
-from .._src.graph import Blob, apply_op
+from .. import _dtypes
+from ..graph import Blob, apply_op
 from ._op_args import _fail
 
 
@@ -20,7 +20,7 @@ def decode_random(
 ) -> Blob:
     """A ``(batch_size, *shape)`` blob of fresh values from ``initializer`` on every call
     (default ``random_uniform_initializer()``): synthetic data. ``tick`` is ignored."""
-    from .._src.ops.initializers import random_uniform_initializer
+    from ..ops.initializers import random_uniform_initializer
 
     del tick  # OneFlow's scheduling hint; calls are ordered anyway
     init = initializer if initializer is not None else random_uniform_initializer()

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .._src import _dtypes
-from .._src.graph import Blob, OpKind, add_feed_op, apply_op, is_tensor_list
+from .. import _dtypes
+from ..graph import Blob, OpKind, add_feed_op, apply_op, is_tensor_list
 from . import _buffers
 from ._op_args import _fail
 

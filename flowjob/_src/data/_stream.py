@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 from ._record import RecordBatch, iter_raw_records, parse_record
 
 # OneFlow seeds its per-epoch file shuffle with a constant plus the epoch number.

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._src._deprecation import warn_once
-from .._src.graph import Blob
+from .._deprecation import warn_once
+from ..graph import Blob
 from . import _image_ops, _ofrecord_ops
 
 

@@ -7,8 +7,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .._src import _dtypes
-from .._src.graph import Blob, add_feed_op
+from .. import _dtypes
+from ..graph import Blob, add_feed_op
 from . import _detection
 from ._image_buffer_ops import flip_code_inputs
 from ._op_args import _batch, _fail

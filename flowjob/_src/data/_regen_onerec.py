@@ -1,7 +1,7 @@
 """Regenerates ``_onerec_generated.py`` from ``onerec_example.fbs`` with flatc.
 
-``python -m flowjob.data._regen_onerec`` rewrites the committed file;
-``python -m flowjob.data._regen_onerec --output DIR`` writes it into DIR instead (the test
+``python -m flowjob._src.data._regen_onerec`` rewrites the committed file;
+``python -m flowjob._src.data._regen_onerec --output DIR`` writes it into DIR instead (the test
 compares the two). Needs ``flatc`` on PATH (Debian/Ubuntu: the ``flatbuffers-compiler``
 package); the committed file was made with flatc 2.0.8.
 """
@@ -38,7 +38,7 @@ def generate(output: Path, flatc: str = "flatc") -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m flowjob.data._regen_onerec", description=__doc__
+        prog="python -m flowjob._src.data._regen_onerec", description=__doc__
     )
     parser.add_argument(
         "--output",

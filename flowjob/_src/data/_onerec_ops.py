@@ -8,8 +8,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .._src import _dtypes
-from .._src.graph import Blob, add_feed_op
+from .. import _dtypes
+from ..graph import Blob, add_feed_op
 from ._modes import ShuffleMode
 from ._op_args import _fail, _mode, _name_and_seed
 from ._stream import RecordStream

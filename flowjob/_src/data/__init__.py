@@ -3,7 +3,7 @@
 with its manifest, ``inspect_ofrecord``), OneRec files, COCO and Megatron GPT readers, tensor
 buffers and the image and detection ops on them."""
 
-from flowjob.data._buffer_ops import (
+from flowjob._src.data._buffer_ops import (
     gen_tensor_buffer,
     is_tensor_buffer,
     tensor_buffer_to_list_of_tensors,
@@ -12,44 +12,44 @@ from flowjob.data._buffer_ops import (
     tensor_list_to_tensor_buffer,
     tensor_to_tensor_buffer,
 )
-from flowjob.data._buffers import TensorBufferError
-from flowjob.data._coco import COCOError
-from flowjob.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
-from flowjob.data._decode import DecodeError
-from flowjob.data._decode_random import decode_random
-from flowjob.data._detection_ops import (  # flow.detection
+from flowjob._src.data._buffers import TensorBufferError
+from flowjob._src.data._coco import COCOError
+from flowjob._src.data._dataset import MANIFEST_NAME, DatasetExistsError, Manifest, read_manifest
+from flowjob._src.data._decode import DecodeError
+from flowjob._src.data._decode_random import decode_random
+from flowjob._src.data._detection_ops import (  # flow.detection
     object_bbox_flip,
     object_bbox_scale,
     object_segmentation_polygon_flip,
     object_segmentation_polygon_scale,
     object_segmentation_polygon_to_mask,
 )
-from flowjob.data._image_buffer_ops import (  # flow.image
+from flowjob._src.data._image_buffer_ops import (  # flow.image
     batch_align as image_batch_align,
 )
-from flowjob.data._image_buffer_ops import (
+from flowjob._src.data._image_buffer_ops import (
     decode as image_decode,
 )
-from flowjob.data._image_buffer_ops import (
+from flowjob._src.data._image_buffer_ops import (
     flip as image_flip,
 )
-from flowjob.data._image_buffer_ops import (
+from flowjob._src.data._image_buffer_ops import (
     normalize as image_normalize,
 )
-from flowjob.data._image_buffer_ops import (
+from flowjob._src.data._image_buffer_ops import (
     random_crop as image_random_crop,
 )
-from flowjob.data._image_buffer_ops import (
+from flowjob._src.data._image_buffer_ops import (
     target_resize as image_target_resize,
 )
-from flowjob.data._image_ops import (  # flow.image/.random
+from flowjob._src.data._image_ops import (  # flow.image/.random
     CoinFlip,
     CropMirrorNormalize,
     ImageDecoderRandomCropResize,
     Resize,
 )
-from flowjob.data._inspect import DatasetReport, Problem, ProblemKind, inspect_ofrecord
-from flowjob.data._legacy import (
+from flowjob._src.data._inspect import DatasetReport, Problem, ProblemKind, inspect_ofrecord
+from flowjob._src.data._legacy import (
     BlobConf,
     ImageCodec,
     ImagePreprocessor,
@@ -58,9 +58,9 @@ from flowjob.data._legacy import (
     RawCodec,
     decode_ofrecord,
 )
-from flowjob.data._mnist import load_mnist
-from flowjob.data._modes import ModeError
-from flowjob.data._ofrecord_ops import (
+from flowjob._src.data._mnist import load_mnist
+from flowjob._src.data._modes import ModeError
+from flowjob._src.data._ofrecord_ops import (
     OFRecordBytesDecoder,
     OFRecordImageDecoder,
     OFRecordImageDecoderRandomCrop,
@@ -68,14 +68,14 @@ from flowjob.data._ofrecord_ops import (
     ofrecord_loader,
     ofrecord_reader,
 )
-from flowjob.data._onerec import make_example, parse_example, write_onerec
-from flowjob.data._onerec_ops import onerec_decoder, onerec_reader
-from flowjob.data._reader_ops import (
+from flowjob._src.data._onerec import make_example, parse_example, write_onerec
+from flowjob._src.data._onerec_ops import onerec_decoder, onerec_reader
+from flowjob._src.data._reader_ops import (
     coco_reader,
     megatron_gpt_mmap_data_loader,
     ofrecord_image_classification_reader,
 )
-from flowjob.data._record import (
+from flowjob._src.data._record import (
     BytesList,
     DoubleList,
     Feature,
@@ -88,8 +88,8 @@ from flowjob.data._record import (
     parse_record,
     read_records,
 )
-from flowjob.data._stream import EndOfData, part_paths
-from flowjob.data._writer import make_record, write_image_folder, write_ofrecord, write_records
+from flowjob._src.data._stream import EndOfData, part_paths
+from flowjob._src.data._writer import make_record, write_image_folder, write_ofrecord, write_records
 
 # OneFlow's snake_case aliases
 ofrecord_raw_decoder = OFRecordRawDecoder

@@ -8,9 +8,9 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from .._src import _dtypes
-from .._src.errors import OpError, describe_frame, user_frame
-from .._src.graph import Blob, current_context
+from .. import _dtypes
+from ..errors import OpError, describe_frame, user_frame
+from ..graph import Blob, current_context
 from ._modes import Mode, ModeError
 
 

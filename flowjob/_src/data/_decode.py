@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 from ._modes import ColorSpace
 from ._parallel import parallel_map
 from ._record import describe_record

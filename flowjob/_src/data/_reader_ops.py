@@ -9,8 +9,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .._src import _dtypes
-from .._src.graph import Blob, add_feed_op, current_placement
+from .. import _dtypes
+from ..graph import Blob, add_feed_op, current_placement
 from . import _coco, _megatron
 from ._decode import DecodeError
 from ._ofrecord_ops import OFRecordImageDecoder, OFRecordRawDecoder, ofrecord_reader

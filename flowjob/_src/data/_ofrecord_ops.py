@@ -12,9 +12,9 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from .._src import _dtypes
-from .._src._deprecation import warn_once
-from .._src.graph import Blob, add_feed_op
+from .. import _dtypes
+from .._deprecation import warn_once
+from ..graph import Blob, add_feed_op
 from . import _decode
 from ._dataset import check_parts
 from ._modes import ColorSpace

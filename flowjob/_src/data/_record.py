@@ -19,7 +19,7 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 
 _HEADER = struct.Struct("<q")
 # A serialized OFRecord larger than this is not a record: the length field is garbage.
