@@ -155,7 +155,7 @@ def check_event_file(path: str, report: Report) -> int:
     from google.protobuf.message import DecodeError
     from tensorboard.compat.proto import event_pb2
 
-    from flowjob.summary import RecordCorruptError, read_records
+    from flowjob._src.summary import RecordCorruptError, read_records
 
     count = 0
     try:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowjob.summary._anomaly import DEFAULT_THRESHOLD, report_table, robust_outlier_scores
+from flowjob._src.summary._anomaly import DEFAULT_THRESHOLD, report_table, robust_outlier_scores
 
 
 def _median(a: np.ndarray, axis: int | None = None) -> np.ndarray:

@@ -15,8 +15,8 @@ from tensorboard.backend.event_processing import event_accumulator, plugin_event
 from tensorboard.plugins.projector import projector_plugin as tbp
 from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
 
-from flowjob.summary._projector import Projector
-from flowjob.summary._writer import SummaryWriter
+from flowjob._src.summary._projector import Projector
+from flowjob._src.summary._writer import SummaryWriter
 
 
 def reference_scores(x: np.ndarray) -> np.ndarray:

@@ -16,8 +16,8 @@ import urllib.request
 
 import pytest
 
+from flowjob._src.summary._writer import SummaryWriter
 from flowjob.cli import board
-from flowjob.summary._writer import SummaryWriter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

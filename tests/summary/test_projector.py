@@ -13,8 +13,8 @@ from PIL import Image
 from tensorboard.plugins.projector import projector_plugin as tbp
 from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
 
-from flowjob.summary._projector import Projector
-from flowjob.summary._projector_images import MAX_SPRITE_PX
+from flowjob._src.summary._projector import Projector
+from flowjob._src.summary._projector_images import MAX_SPRITE_PX
 
 
 def read_config(logdir) -> tuple[str, ProjectorConfig]:

@@ -13,8 +13,8 @@ from google.protobuf import text_format
 from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.compat.proto import graph_pb2, types_pb2
 
-from flowjob.summary._structure_graph import Graph, graph_def, structure_graph_json
-from flowjob.summary._writer import SummaryWriter
+from flowjob._src.summary._structure_graph import Graph, graph_def, structure_graph_json
+from flowjob._src.summary._writer import SummaryWriter
 
 
 # -- small stand-ins with the attributes of flowjob._src.graph's JobGraph/OpNode/Blob ------------

@@ -10,8 +10,8 @@ from PIL import Image
 from tensorboard.plugins.histogram.summary_v2 import histogram_pb
 from tensorboard.util import tensor_util
 
-from flowjob.summary._histogram import histogram_buckets
-from flowjob.summary._image import as_image_batch, encode_png, image_value
+from flowjob._src.summary._histogram import histogram_buckets
+from flowjob._src.summary._image import as_image_batch, encode_png, image_value
 
 
 def tb_reference(values, bins):
@@ -212,7 +212,7 @@ def test_large_histogram_at_interpreter_exit_is_counted_without_the_thread_pool(
 
     code = (
         "import atexit, numpy as np\n"
-        "from flowjob.summary._histogram import histogram_buckets\n"
+        "from flowjob._src.summary._histogram import histogram_buckets\n"
         "atexit.register(lambda: print('counts', histogram_buckets("
         "np.arange(1 << 20, dtype=np.float32), 4)[0][:, 2].tolist()))\n"
     )

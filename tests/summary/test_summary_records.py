@@ -12,7 +12,7 @@ from tensorboard.backend.event_processing.event_file_loader import RawEventFileL
 from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.compat.tensorflow_stub import pywrap_tensorflow as tb_stub
 
-from flowjob.summary._records import (
+from flowjob._src.summary._records import (
     RecordCorruptError,
     crc32c,
     frame_record,
@@ -102,7 +102,7 @@ def test_corrupt_complete_record_is_detected(where):
     wall=st.floats(min_value=1.0, max_value=1e12),
 )  # a real time.time(), never proto3's 0
 def test_scalar_wire_encoding_equals_protobuf(tag, value, step, wall):
-    from flowjob.summary._scalar import scalar_event_bytes, scalar_tag_prefix
+    from flowjob._src.summary._scalar import scalar_event_bytes, scalar_tag_prefix
 
     ref = event_pb2.Event(
         wall_time=wall,

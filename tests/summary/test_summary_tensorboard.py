@@ -16,8 +16,8 @@ from tensorboard.backend.event_processing.event_file_loader import EventFileLoad
 from tensorboard.util import tensor_util
 
 import flowjob.summary as fs
+from flowjob._src.summary._histogram import histogram_buckets
 from flowjob.summary import SummaryWriter
-from flowjob.summary._histogram import histogram_buckets
 
 N_STEPS = 1200  # > 1000: every point must come back (--samples_per_plugin scalars=0)
 NONFINITE = {5: float("nan"), 6: float("inf"), 7: float("-inf")}

@@ -301,7 +301,7 @@ class Graph:
                 f"({self._path} was already written by this Graph object)"
             )
         if jobs is None:
-            from .._src.graph import all_job_graphs
+            from ..graph import all_job_graphs
 
             jobs = all_job_graphs()
         jobs = list(jobs)

@@ -23,7 +23,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 from ._anomaly import OutlierScores
 from ._projector_files import read_config
 

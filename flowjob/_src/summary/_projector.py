@@ -36,7 +36,7 @@ class Projector:
     ``logdir`` (one is opened if there is none), so the run shows once in TensorBoard with
     one live event file. flowjob extensions: ``writer`` (a ``SummaryWriter`` to log them with
     instead) and ``outlier_threshold``, the robust z-score above which a sample is flagged
-    (see ``flowjob.summary._anomaly``).
+    (see ``flowjob._src.summary._anomaly``).
     """
 
     def __init__(

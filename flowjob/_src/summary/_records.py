@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 import google_crc32c
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 
 __all__ = ["crc32c", "masked_crc32c", "frame_record", "read_records", "RecordCorruptError"]
 

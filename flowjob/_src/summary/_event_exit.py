@@ -16,7 +16,7 @@ import time
 import traceback
 import weakref
 
-from .._src._exit_status import mark_exit_failure
+from .._exit_status import mark_exit_failure
 
 _SIGNAL_FLUSH_TIMEOUT_S = 5.0
 

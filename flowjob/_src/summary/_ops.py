@@ -16,8 +16,8 @@ import threading
 
 import numpy as np
 
-from .._src import graph as _graph
-from .._src.errors import OpError, describe_frame, user_frame
+from .. import graph as _graph
+from ..errors import OpError, describe_frame, user_frame
 from ._event_exit import install_exit_hooks
 from ._live_writers import acquire_writer, release_writer
 from ._writer import SummaryWriter

@@ -21,7 +21,7 @@ import numpy as np
 from google.protobuf import text_format
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
-from .._src._enum import Mode
+from .._enum import Mode
 
 __all__ = [
     "ProjectorKind",

@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 from tensorboard.compat.proto import event_pb2
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 from ._event_exit import _live, _Marker, install_exit_hooks
 from ._event_files import _create_file, make_logdir
 from ._record_file import RecordFile
