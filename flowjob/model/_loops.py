@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._src import checkpoint
+from .._src.optimizer import Optimizer
 from .._src.runtime import JobFunction, global_function
-from ..optimizer import Optimizer
 from ._callback import Callback
 from ._configs import CheckpointConfig, TrainingConfig, ValidationConfig
 from ._data import NumpyDataModule

@@ -13,9 +13,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from ..errors import JobDefinitionError
 from ..graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
+from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
 from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan
 from ._program import _call_key, _interpret, _real_shapes, forwarded

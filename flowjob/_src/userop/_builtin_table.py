@@ -10,10 +10,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from ...optimizer import loss_scale
 from .. import _dtypes
 from ..graph import Blob, apply_op
 from ..ops import array_ops, math, nn
+from ..optimizer import loss_scale
 from ._registry import OpCall, define
 
 # OneFlow's math unary ops are registered with arguments "x" -> "y".

@@ -8,7 +8,7 @@ import math
 
 import jax.numpy as jnp
 
-from .._src._deprecation import warn_once
+from .._deprecation import warn_once
 from ._schedules import LrScheduler, _positive_int
 from .warmup import Warmup
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._src._deprecation import warn_once
+from .._deprecation import warn_once
 from . import _decay_schedules as D
 from . import _schedules as S
 from . import warmup as W

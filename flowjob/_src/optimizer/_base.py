@@ -230,7 +230,7 @@ class Optimizer:
     # -- job definition ------------------------------------------------------------------------
     def minimize(self, loss) -> None:
         """Registers this optimizer and ``loss`` (a blob or a list of blobs) in the train job."""
-        from .._src.graph import current_graph  # lazy: update rules stay usable without a job
+        from ..graph import current_graph  # lazy: update rules stay usable without a job
 
         losses = list(loss) if isinstance(loss, collections.abc.Sequence) else [loss]
         if not losses:
