@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .._src.summary import SummaryWriter
+from ..summary import SummaryWriter
 from ._callback import Callback
 from ._loops import first_output
 

@@ -12,9 +12,9 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._src import checkpoint
-from .._src.optimizer import Optimizer
-from .._src.runtime import JobFunction, global_function
+from .. import checkpoint
+from ..optimizer import Optimizer
+from ..runtime import JobFunction, global_function
 from ._callback import Callback
 from ._configs import CheckpointConfig, TrainingConfig, ValidationConfig
 from ._data import NumpyDataModule

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._src import typing as tp
-from .._src._dtypes import as_dtype
+from .. import typing as tp
+from .._dtypes import as_dtype
 from ._errors import ModelError
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .._src.runtime import FunctionConfig
+from ..runtime import FunctionConfig
 from ._data import DataModule
 
 

@@ -1,6 +1,6 @@
 """The error ``flow.model`` raises for a misdeclared model, data module or callback."""
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 
 
 class ModelError(FlowJobError, TypeError):

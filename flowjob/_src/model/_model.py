@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .._src.runtime import clear_default_session
+from ..runtime import clear_default_session
 from ._callback import Callback
 from ._configs import CheckpointConfig, TrainingConfig, ValidationConfig
 from ._errors import ModelError

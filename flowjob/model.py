@@ -1,0 +1,20 @@
+"""``flow.model``: OneFlow v0.4's Keras-like training loop on job functions.
+
+``Model`` (``training_step``, ``validation_step``, ``configure_optimizers``, ``fit``), its data
+sources ``DataModule``/``NumpyDataModule``, the ``TrainingConfig``/``ValidationConfig``/
+``CheckpointConfig`` settings and ``Callback`` hooks; ``ProgressBar`` and
+``TensorBoardLogger`` are ready-made callbacks (``fit(progress_bar=..., summary_logdir=...)``).
+"""
+
+from ._src.model import (
+    Callback,
+    CheckpointConfig,
+    DataModule,
+    Model,
+    ModelError,
+    NumpyDataModule,
+    ProgressBar,
+    TensorBoardLogger,
+    TrainingConfig,
+    ValidationConfig,
+)
