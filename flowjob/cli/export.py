@@ -53,7 +53,7 @@ def _progress(start: float, message: str) -> None:
 
 
 def _load_program(path: str) -> None:
-    from ..compat import aliased
+    from .._src.compat import aliased
 
     directory = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, directory)  # the program's own imports (as `python PROGRAM` would)

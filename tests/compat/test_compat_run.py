@@ -96,7 +96,7 @@ def test_uncaught_exception_prints_the_programs_traceback(flowjob_run, tmp_path)
     assert lines[0] == "Traceback (most recent call last):"
     assert lines[1].startswith(f'  File "{script}", line 4, in <module>')
     assert lines[-1] == "ValueError: broken on purpose"
-    assert "flowjob/compat" not in proc.stderr and "flowjob/cli" not in proc.stderr
+    assert "flowjob/_src/compat" not in proc.stderr and "flowjob/cli" not in proc.stderr
 
 
 def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
@@ -111,7 +111,7 @@ def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob.compat._errors.MissingOneFlowAPI: oneflow.experimental.nn is not provided by "
+        "flowjob._src.compat._errors.MissingOneFlowAPI: oneflow.experimental.nn is not provided by "
         "flowjob"
     )
 
@@ -121,7 +121,7 @@ def test_missing_oneflow_module_is_named(flowjob_run, tmp_path):
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob.compat._errors.MissingOneFlowModule: oneflow.core.job.job_pb2 is not provided "
+        "flowjob._src.compat._errors.MissingOneFlowModule: oneflow.core.job.job_pb2 is not provided "
         "by flowjob"
     )
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from flowjob.compat._script import run_script
+from flowjob._src.compat._script import run_script
 
 
 def test_removed_numpy_aliases_exist_during_the_run_only(tmp_path, capsys):

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from .._src.errors import FlowJobError
+from ..errors import FlowJobError
 
 ENV_VAR = "FLOWJOB_ONEFLOW_SRC"
 DEFAULT_TAG = "v0.4.0"

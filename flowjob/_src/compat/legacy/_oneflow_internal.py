@@ -4,8 +4,8 @@
 flowjob has one lazy blob class, so every OneFlow blob class name is ``flowjob`` 's ``Blob``.
 """
 
-from ... import distribute
-from ..._src.graph import INVALID_SPLIT_AXIS, Blob
+from .... import distribute
+from ...graph import INVALID_SPLIT_AXIS, Blob
 
 BlobDesc = ConsistentBlob = MirroredBlob = Blob
 LazyConsistentBlob = LazyMirroredBlob = EagerConsistentBlob = EagerMirroredBlob = Blob

@@ -49,7 +49,7 @@ def run_script(script: str, args: Sequence[str] = (), *, sync: bool = False) -> 
     exist. After the program returns, the default session is synced so pending callbacks run
     and their errors set the exit status.
     ``sync``: every job call completes, with its handlers and callbacks, before the program
-    goes on (see ``flowjob.compat._sync``).
+    goes on (see ``flowjob._src.compat._sync``).
     """
     path = os.path.abspath(script)
     if not os.path.isfile(path):
