@@ -19,7 +19,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.cli.board import board_command
+from flowjob._src.cli.board import board_command
 
 LOG_CONFIG = flow.function_config()
 LOG_CONFIG.default_logical_view(flow.scope.mirrored_view())

@@ -15,7 +15,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.cli.board import board_command
+from flowjob._src.cli.board import board_command
 
 
 def tag_bytes(tag):

@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli.main import main
+from ._src.cli.main import main
 
 sys.exit(main())

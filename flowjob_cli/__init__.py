@@ -2,7 +2,7 @@
 
 Importing anything below ``flowjob`` runs ``flowjob/__init__.py``, which imports JAX (about a
 second, several under load). ``flowjob --help``, a missing or misspelt command are answered
-here from :data:`COMMANDS` alone; a real command is handed to ``flowjob.cli.main``, which
+here from :data:`COMMANDS` alone; a real command is handed to ``flowjob._src.cli.main``, which
 imports only that command's module.
 """
 
@@ -15,7 +15,7 @@ __all__ = ["COMMANDS", "DESCRIPTION", "main"]
 
 DESCRIPTION = "OneFlow's job functions on JAX"
 # Command name -> the one-line help shown by ``flowjob --help`` (also used by each command's
-# own parser in flowjob.cli, so the two never disagree).
+# own parser in flowjob._src.cli, so the two never disagree).
 COMMANDS: dict[str, str] = {
     "run": "run a OneFlow program on flowjob",
     "board": "show a summary log directory in TensorBoard",
@@ -39,6 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] not in COMMANDS:
         # --help, no command or an unknown one: argparse prints and exits (status 0 or 2).
         _overview_parser().parse_args(argv)
-    from flowjob.cli.main import main as run_command
+    from flowjob._src.cli.main import main as run_command
 
     return run_command(argv)

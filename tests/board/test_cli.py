@@ -12,7 +12,7 @@ import pytest
 from board_helpers import REPO, repo_env
 
 import flowjob.checkpoint as ckpt
-from flowjob.cli.main import build_parser, main
+from flowjob._src.cli.main import build_parser, main
 from flowjob.summary import SummaryWriter
 from flowjob_cli import COMMANDS
 
@@ -98,7 +98,7 @@ def test_a_port_werkzeug_exits_on_is_skipped_when_it_is_taken():
     import importlib
     import socket
 
-    from flowjob.cli import board
+    from flowjob._src.cli import board
 
     # the module itself: `from tensorboard import program` is a lazy proxy of it
     program = importlib.import_module("tensorboard.program")

@@ -96,7 +96,7 @@ def test_uncaught_exception_prints_the_programs_traceback(flowjob_run, tmp_path)
     assert lines[0] == "Traceback (most recent call last):"
     assert lines[1].startswith(f'  File "{script}", line 4, in <module>')
     assert lines[-1] == "ValueError: broken on purpose"
-    assert "flowjob/_src/compat" not in proc.stderr and "flowjob/cli" not in proc.stderr
+    assert "flowjob/_src/compat" not in proc.stderr and "flowjob/_src/cli" not in proc.stderr
 
 
 def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
@@ -234,7 +234,7 @@ def test_run_script_in_process_restores_the_interpreter(tmp_path, capsys):
 
 
 def test_run_command_is_registered_with_the_cli():
-    from flowjob.cli.main import build_parser
+    from flowjob._src.cli.main import build_parser
 
     args = build_parser().parse_args(["run", "--sync", "prog.py", "--lr", "0.1"])
     assert (args.command, args.script, args.script_args, args.sync) == (

@@ -15,7 +15,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.cli.main import main as cli_main
+from flowjob._src.cli.main import main as cli_main
 from flowjob.data import (
     MANIFEST_NAME,
     DatasetExistsError,

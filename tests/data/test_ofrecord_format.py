@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
-from flowjob.cli.main import main as cli_main
+from flowjob._src.cli.main import main as cli_main
 from flowjob.data import RecordError, read_records, write_ofrecord
 
 # The OFRecord schema's facts: Feature's oneof fields (field number -> list message and the

@@ -280,7 +280,7 @@ def test_deprecated_resize_spellings_return_only_images(images, capsys):
 
 
 def test_cli_writes_an_image_folder(tmp_path, capsys):
-    from flowjob.cli.main import main as cli_main
+    from flowjob._src.cli.main import main as cli_main
 
     for cls in ("b", "a"):
         (tmp_path / "img" / cls).mkdir(parents=True)

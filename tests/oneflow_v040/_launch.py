@@ -44,6 +44,6 @@ def _fromstring_binary(string, dtype=float, count=-1, *, sep="", **kwargs):
 
 numpy.fromstring = _fromstring_binary
 
-from flowjob.cli.main import main  # noqa: E402
+from flowjob._src.cli.main import main  # noqa: E402
 
 sys.exit(main(["run", *sys.argv[1:]]))

@@ -18,8 +18,8 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob._src.cli import doctor
 from flowjob.checkpoint import CheckpointError
-from flowjob.cli import doctor
 
 
 def _doctor_damage(path) -> list[str]:

@@ -14,7 +14,7 @@ from reliability_helpers import event_files, run_doctor
 
 import flowjob as flow
 import flowjob.checkpoint as ckpt
-from flowjob.cli.main import main
+from flowjob._src.cli.main import main
 from flowjob.summary import SummaryWriter
 
 

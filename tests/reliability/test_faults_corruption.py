@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from reliability_helpers import tb_events
 
 import flowjob.checkpoint as ckpt
-from flowjob.cli import doctor
+from flowjob._src.cli import doctor
 from flowjob.summary import RecordCorruptError, SummaryWriter, read_records
 
 SETTINGS = settings(

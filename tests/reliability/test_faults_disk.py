@@ -19,8 +19,8 @@ import pytest
 from reliability_helpers import event_files, run_child, tb_scalars
 
 import flowjob.checkpoint as ckpt
+from flowjob._src.cli import doctor
 from flowjob.checkpoint import _atomic
-from flowjob.cli import doctor
 from flowjob.summary import EventWriteError, SummaryWriter, _event_writer
 
 

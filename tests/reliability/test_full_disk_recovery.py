@@ -20,7 +20,7 @@ from reliability_helpers import tb_scalars
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.cli import doctor
+from flowjob._src.cli import doctor
 from flowjob.errors import CallbackError
 from flowjob.summary import EventWriteError, SummaryWriter, _event_writer, _ops
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from reliability_helpers import child_env
 
-from flowjob.cli.main import main as cli_main
+from flowjob._src.cli.main import main as cli_main
 from flowjob.data import read_records
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")

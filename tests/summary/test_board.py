@@ -16,8 +16,8 @@ import urllib.request
 
 import pytest
 
+from flowjob._src.cli import board
 from flowjob._src.summary._writer import SummaryWriter
-from flowjob.cli import board
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -31,7 +31,7 @@ def free_port() -> int:
 def start_board(*args: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.Popen(
-        [sys.executable, "-m", "flowjob.cli.board", *args],
+        [sys.executable, "-m", "flowjob._src.cli.board", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

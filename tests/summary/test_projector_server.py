@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from flowjob._src.cli.board import SAMPLES_PER_PLUGIN
 from flowjob._src.summary._projector import Projector
 from flowjob._src.summary._writer import SummaryWriter
-from flowjob.cli.board import SAMPLES_PER_PLUGIN
 
 KEEP_ALL = ("--samples_per_plugin", SAMPLES_PER_PLUGIN)
 

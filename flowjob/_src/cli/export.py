@@ -53,7 +53,7 @@ def _progress(start: float, message: str) -> None:
 
 
 def _load_program(path: str) -> None:
-    from .._src.compat import aliased
+    from ..compat import aliased
 
     directory = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, directory)  # the program's own imports (as `python PROGRAM` would)
@@ -65,8 +65,8 @@ def _load_program(path: str) -> None:
 
 
 def _pick_job(name: str | None):
-    from .._src.graph import JobType
-    from .._src.runtime import default_session
+    from ..graph import JobType
+    from ..runtime import default_session
 
     jobs = default_session().jobs
     predict = [job for job in jobs.values() if job.job_type == JobType.PREDICT]

@@ -153,7 +153,7 @@ def _server_factory(servers: list, busy: list[int]):
     the server is appended to ``servers``."""
     from tensorboard import program
 
-    from ..board_plugin import live_reload_app
+    from ...board_plugin import live_reload_app
 
     def make(wsgi_app, flags):
         app = live_reload_app(wsgi_app)
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     sys.modules.setdefault("tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf"))
     from tensorboard import default, program
 
-    from ..board_plugin import with_anomaly_plugin
+    from ...board_plugin import with_anomaly_plugin
 
     servers: list = []
     busy: list[int] = []
@@ -268,7 +268,7 @@ def _wait_for_stop() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry point (``python -m flowjob.cli.board LOGDIR``)."""
+    """Stand-alone entry point (``python -m flowjob._src.cli.board LOGDIR``)."""
     parser = argparse.ArgumentParser(prog="flowjob")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["board", *(sys.argv[1:] if argv is None else argv)])

@@ -376,7 +376,7 @@ def _print_from(report: Report, start: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry point (``python -m flowjob.cli.doctor ...``)."""
+    """Stand-alone entry point (``python -m flowjob._src.cli.doctor ...``)."""
     parser = argparse.ArgumentParser(prog="flowjob")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["doctor", *(sys.argv[1:] if argv is None else argv)])

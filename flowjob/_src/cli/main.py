@@ -21,7 +21,7 @@ def build_parser(*commands: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="flowjob", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands or COMMANDS:
-        importlib.import_module(f"flowjob.cli.{name}").add_parser(subparsers)
+        importlib.import_module(f"flowjob._src.cli.{name}").add_parser(subparsers)
     return parser
 
 
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if rest:
         args.script_args = [*getattr(args, "script_args", []), *rest]
-    module = importlib.import_module(f"flowjob.cli.{args.command}")
+    module = importlib.import_module(f"flowjob._src.cli.{args.command}")
     return int(module.run(args) or 0)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from flowjob_cli import COMMANDS
 
-from .._src.data import (
+from ..data import (
     DatasetReport,
     RecordError,
     inspect_ofrecord,

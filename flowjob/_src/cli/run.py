@@ -6,7 +6,7 @@ import argparse
 
 from flowjob_cli import COMMANDS
 
-from .._src.compat import run_script
+from ..compat import run_script
 
 _DESCRIPTION = """\
 Runs a Python program written for OneFlow's legacy (v0.2-v0.6 single-client) API on flowjob,
