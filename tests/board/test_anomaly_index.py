@@ -13,8 +13,8 @@ import pytest
 from tensorboard.plugins import base_plugin
 from werkzeug.test import Client
 
-from flowjob.board_plugin import AnomalyPlugin
-from flowjob.board_plugin._index import AnomalyIndex
+from flowjob._src.board_plugin import AnomalyPlugin
+from flowjob._src.board_plugin._index import AnomalyIndex
 from flowjob.summary import Projector, read_anomaly_records
 
 CHECKPOINT_DIRS, FILES_PER_DIR = 60, 1000  # 60,000 files

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 from board_helpers import REPO, Board, free_port, repo_env, wait_for
 
-from flowjob.board_plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
+from flowjob._src.board_plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 from flowjob.summary import Projector
 
 
@@ -54,7 +54,7 @@ def entry_point_env(tmp_path):
 
 def test_declared_entry_point_loads_the_plugin(tmp_path):
     name, target = declared_entry_point()
-    assert name == PLUGIN_NAME and target == "flowjob.board_plugin:AnomalyPlugin"
+    assert name == PLUGIN_NAME and target == "flowjob._src.board_plugin:AnomalyPlugin"
     code = (
         "import json; from tensorboard import default; "
         "print(json.dumps([[p.__module__, p.__name__, getattr(p, 'plugin_name', None)] "

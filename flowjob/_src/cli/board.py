@@ -1,9 +1,9 @@
 """``flowjob board LOGDIR``: serve a log directory with TensorBoard on 127.0.0.1.
 
-TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob.board_plugin``),
+TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob._src.board_plugin``),
 settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
 10 images per tag) and read new data every second, and pages that reload by themselves
-(``flowjob.board_plugin.live_reload_app``). A busy port moves to the next free one (said on
+(``flowjob._src.board_plugin.live_reload_app``). A busy port moves to the next free one (said on
 stderr); the URL is printed once the server answers ``/data/runs``; Ctrl-C or SIGTERM stops.
 """
 
@@ -153,7 +153,7 @@ def _server_factory(servers: list, busy: list[int]):
     the server is appended to ``servers``."""
     from tensorboard import program
 
-    from ...board_plugin import live_reload_app
+    from ..board_plugin import live_reload_app
 
     def make(wsgi_app, flags):
         app = live_reload_app(wsgi_app)
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     sys.modules.setdefault("tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf"))
     from tensorboard import default, program
 
-    from ...board_plugin import with_anomaly_plugin
+    from ..board_plugin import with_anomaly_plugin
 
     servers: list = []
     busy: list[int] = []

@@ -2,7 +2,7 @@
 
 ``Projector.exception_projector`` writes it beside the embedding's tensors, metadata and
 sprite (``<logdir>/projector/exception/<tag>/<step>/anomaly.json``, listed through
-``projector_config.pbtxt``); flowjob's TensorBoard plugin (``flowjob.board_plugin``) reads it
+``projector_config.pbtxt``); flowjob's TensorBoard plugin (``flowjob._src.board_plugin``) reads it
 with :func:`read_run`. Both sides use only this module, so the format is defined once::
 
     {"format": "flowjob.anomaly/1", "tag": str, "step": int, "method": "robust_mad",

@@ -25,7 +25,7 @@ from PIL import Image
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from .._src.summary import AnomalyRecord
+from ..summary import AnomalyRecord
 from ._index import AnomalyIndex
 
 __all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]

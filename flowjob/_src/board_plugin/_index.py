@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .._src.summary import (
+from ..summary import (
     PROJECTOR_ASSET_DIR,
     PROJECTOR_CONFIG,
     AnomalyRecord,
