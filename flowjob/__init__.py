@@ -37,16 +37,6 @@ from . import (
     userop,
     util,
 )
-from ._legacy import (
-    FixedTensorDef,
-    InitEagerGlobalSession,
-    MirroredTensorDef,
-    device_prior_placement,
-    fixed_placement,
-    inter_job_reuse_mem_strategy,
-    is_deprecated,
-    name_scope,
-)
 from ._src._dtypes import (
     bfloat16,
     char,
@@ -61,6 +51,16 @@ from ._src._dtypes import (
     int32,
     int64,
     uint8,
+)
+from ._src._legacy import (
+    FixedTensorDef,
+    InitEagerGlobalSession,
+    MirroredTensorDef,
+    device_prior_placement,
+    fixed_placement,
+    inter_job_reuse_mem_strategy,
+    is_deprecated,
+    name_scope,
 )
 from ._src._size import Size
 from ._src.graph import (

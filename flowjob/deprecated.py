@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from ._legacy import name_scope as variable_scope
+from ._src._legacy import name_scope as variable_scope
 from ._src.runtime import delete_worker_by_bootstrap, delete_worker_of_multi_process
 from .userop import Module
 

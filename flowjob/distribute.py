@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from ._legacy import (
+from ._src._legacy import (
     consistent_strategy,
     consistent_strategy_enabled,
     mirrored_strategy,

@@ -1,7 +1,7 @@
 """``flow.scope``: placement, namespace and logical-view scopes."""
 
-from ._legacy import mirrored_view_enabled
-from ._legacy import scope_current_scope as current_scope
+from ._src._legacy import mirrored_view_enabled
+from ._src._legacy import scope_current_scope as current_scope
 from ._src.graph import consistent_view, mirrored_view, namespace, placement
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ContextManager
 
-from ._src import _dtypes
-from ._src._deprecation import warn_once
-from ._src.graph import (
+from . import _dtypes
+from ._deprecation import warn_once
+from .graph import (
     LogicalView,
     Scope,
     consistent_view,
@@ -25,8 +25,8 @@ from ._src.graph import (
     namespace,
     placement,
 )
-from ._src.runtime import default_session
-from ._src.typing import ArgBlobDef, ListNumpy, Numpy
+from .runtime import default_session
+from .typing import ArgBlobDef, ListNumpy, Numpy
 
 _PLACEMENT_HINT = (
     "oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "
