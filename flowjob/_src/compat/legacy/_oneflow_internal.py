@@ -4,7 +4,7 @@
 flowjob has one lazy blob class, so every OneFlow blob class name is ``flowjob`` 's ``Blob``.
 """
 
-from .... import distribute
+from ... import distribute
 from ...graph import INVALID_SPLIT_AXIS, Blob
 
 BlobDesc = ConsistentBlob = MirroredBlob = Blob

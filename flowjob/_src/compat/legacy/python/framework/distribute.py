@@ -1,7 +1,7 @@
 """``oneflow.python.framework.distribute``: the SBP helpers programs import by this path
 (OneFlow-Benchmark's ``Generative/layers.py`` does); the same objects as ``flow.distribute``."""
 
-from flowjob.distribute import (
+from flowjob._src.distribute import (
     auto,
     broadcast,
     consistent_strategy,
