@@ -69,7 +69,8 @@ def _events() -> dict:
 
 
 def _patch_flowjob(spec: dict) -> None:
-    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob._src.kernels`` switches before tracing."""
+    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob._src.kernels`` switches before
+    tracing."""
     from flowjob._src import kernels
     from flowjob._src.ops import _conv
 

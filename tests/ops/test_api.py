@@ -63,14 +63,22 @@ def test_scope_function_desc_split_axis_and_dtype_helpers():
 def test_facade_exports_the_ops_modules():
     import flowjob._src.ops as ops
 
-    assert flow.math is ops.math and flow.layers is ops.layers
+    # flow.math, flow.layers, flow.losses, flow.regularizers re-export the ops modules' names
+    for public, module in [
+        (flow.math, ops.math),
+        (flow.layers, ops.layers),
+        (flow.losses, ops.losses),
+        (flow.regularizers, ops.regularizers),
+    ]:
+        assert sorted(n for n in dir(public) if not n.startswith("_")) == sorted(module.__all__)
+        for name in module.__all__:
+            assert getattr(public, name) is getattr(module, name), name
     # flow.nn is ops.nn's namespace plus the imperative module API (flowjob/_src/imperative)
     assert (
         flow.nn.Module is flow._src.imperative.Module and flow.nn.init is flow._src.imperative.init
     )
     for name in ops.nn.__all__:
         assert getattr(flow.nn, name) is getattr(ops.nn, name), name
-    assert flow.losses is ops.losses
     for name in ops.array_ops.__all__:
         assert getattr(flow, name) is getattr(ops.array_ops, name), name
 

@@ -1,4 +1,5 @@
-"""``flowjob/_src/ops/_assign.py``: flow.assign and flow.system.assign write variables after a job."""
+"""``flowjob/_src/ops/_assign.py``: flow.assign and flow.system.assign write variables after a
+job."""
 
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ def _environment(report: Report) -> list[str]:
         f"  (backend {jax.default_backend() if devices else 'none'}, "
         f"{jax.process_count()} process(es))"
     )
-    from flowjob.config import compilation_cache_dir
+    from ..runtime import compilation_cache_dir
 
     cache = compilation_cache_dir()
     if not cache:
@@ -300,7 +300,7 @@ def _check_snapshot(path: str, report: Report) -> None:
 
 def check_checkpoint(path: str, report: Report) -> None:
     """Checks a OneFlow checkpoint directory, a directory of snapshots or a safetensors file."""
-    import flowjob.checkpoint as ckpt
+    from .. import checkpoint as ckpt
 
     if os.path.isfile(path):
         try:

@@ -15,7 +15,8 @@ from .._enum import Mode
 from . import _scope
 from ._real_shape import RealShape
 
-# Filled by flowjob._src.ops at import time: operator name -> function(a, b) implementing it on blobs.
+# Filled by flowjob._src.ops at import time: operator name -> function(a, b) implementing it
+# on blobs.
 OPERATORS: dict[str, Callable[..., Any]] = {}
 
 # OneFlow's value of Blob.split_axis for a blob that is not split (flow.INVALID_SPLIT_AXIS).

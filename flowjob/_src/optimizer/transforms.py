@@ -111,7 +111,7 @@ def skip_if_non_finite(
 def add_regularization(regularizers: Mapping[str, Any]) -> Transformation:
     """``g + l1 * sign(w) + l2 * w`` for the variables with a regularizer (OneFlow's
     ``l1_l2_regularize_gradient``); the term's math is ``flow.regularizers``' own."""
-    from ... import regularizers as flow_regularizers  # flow.regularizers: imported after us
+    from ..ops import regularizers as flow_regularizers  # flow.regularizers: imported after us
 
     def update(updates, state, params=None, **extra):
         out = dict(updates)

@@ -1,0 +1,19 @@
+"""``flow.layers``: layers that create their own variables."""
+
+from ._src.ops.layers import (
+    avg_pool2d,
+    batch_normalization,
+    batch_normalization_add_relu,
+    batch_normalization_relu,
+    categorical_ordinal_encoder,
+    conv1d,
+    conv2d,
+    conv3d,
+    dense,
+    layer_norm,
+    layer_norm_grad,
+    layer_norm_param_grad,
+    max_pool2d,
+    prelu,
+    upsample_2d,
+)
