@@ -13,7 +13,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.checkpoint import _oneflow_dir
+from flowjob._src.checkpoint import _oneflow_dir
 
 B = 100
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from flowjob._src._dtypes import DType, as_dtype
-from flowjob.checkpoint import _api
+from flowjob._src.checkpoint import _api
 
 
 class FakeSession:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import flowjob.checkpoint as ckpt
-from flowjob.checkpoint import _atomic, _oneflow_dir
+from flowjob._src.checkpoint import _atomic, _oneflow_dir
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from flowjob.compat import api_coverage
+from flowjob._src.compat import api_coverage
 
 REPO = Path(__file__).resolve().parents[2]
 _MIRROR = "/work/.mirror/Oneflow-Inc+oneflow/repo"

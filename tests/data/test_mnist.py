@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from flowjob.data import _subset, load_mnist
+from flowjob._src.data import _subset, load_mnist
 
 DATA_DIR = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "flowjob", "data"

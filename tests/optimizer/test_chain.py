@@ -10,7 +10,7 @@ import pytest
 
 from flowjob import optimizer as opt
 from flowjob import regularizers
-from flowjob.optimizer import transforms as T
+from flowjob._src.optimizer import transforms as T
 
 rng = np.random.default_rng(3)
 W = {"a": rng.normal(size=(5, 3)).astype(np.float32), "b": rng.normal(size=(3,)).astype(np.float32)}

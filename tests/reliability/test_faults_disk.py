@@ -19,9 +19,9 @@ import pytest
 from reliability_helpers import event_files, run_child, tb_scalars
 
 import flowjob.checkpoint as ckpt
+from flowjob._src.checkpoint import _atomic
 from flowjob._src.cli import doctor
-from flowjob.checkpoint import _atomic
-from flowjob.summary import EventWriteError, SummaryWriter, _event_writer
+from flowjob._src.summary import EventWriteError, SummaryWriter, _event_writer
 
 
 class _FullDisk:

@@ -21,8 +21,8 @@ from reliability_helpers import tb_scalars
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src.cli import doctor
+from flowjob._src.summary import EventWriteError, SummaryWriter, _event_writer, _ops
 from flowjob.errors import CallbackError
-from flowjob.summary import EventWriteError, SummaryWriter, _event_writer, _ops
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from flowjob._src.summary import _anomaly_files as records
 from flowjob._src.summary._anomaly import robust_outlier_scores
 from flowjob._src.summary._live_writers import acquire_writer, live_writer, release_writer
 from flowjob._src.summary._ops import close_default_writer, set_default_writer
 from flowjob.summary import Projector, SummaryWriter, read_anomaly_records
-from flowjob.summary import _anomaly_files as records
 
 
 def event_files(directory):

@@ -14,7 +14,7 @@ from tensorboard.util import tensor_util
 
 import flowjob as flow
 import flowjob.summary  # noqa: F401 - makes flow.summary available
-from flowjob.summary import _ops
+from flowjob._src.summary import _ops
 
 ALL = {
     ea.COMPRESSED_HISTOGRAMS: 0,
