@@ -157,7 +157,7 @@ def test_export_list_is_the_legacy_api():
 def test_script_prints_the_count_and_the_missing_names():
     env = dict(os.environ, PYTHONPATH=str(REPO), JAX_PLATFORMS="cpu")
     done = subprocess.run(
-        [sys.executable, "-m", "flowjob.compat.api_coverage", "--oneflow", CLONE],
+        [sys.executable, "-m", "flowjob._src.compat.api_coverage", "--oneflow", CLONE],
         capture_output=True,
         text=True,
         env=env,

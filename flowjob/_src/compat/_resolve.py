@@ -24,12 +24,12 @@ class _Missing:
 
 MISSING: Any = _Missing()  # what child_of returns when flowjob has no such name
 
-# OneFlow's internal packages under the root, served by flowjob.compat.legacy (not part of
+# OneFlow's internal packages under the root, served by flowjob._src.compat.legacy (not part of
 # flowjob's own namespace): root attribute -> flowjob module.
 LEGACY_MODULES = {
-    "_oneflow_internal": "flowjob.compat.legacy._oneflow_internal",
-    "core": "flowjob.compat.legacy.core",
-    "python": "flowjob.compat.legacy.python",
+    "_oneflow_internal": "flowjob._src.compat.legacy._oneflow_internal",
+    "core": "flowjob._src.compat.legacy.core",
+    "python": "flowjob._src.compat.legacy.python",
 }
 
 

@@ -1,6 +1,6 @@
 """How much of OneFlow v0.4.0's legacy API resolves under flowjob's ``oneflow`` alias.
 
-``python -m flowjob.compat.api_coverage [--oneflow PATH] [--tag v0.4.0]`` reads the export list
+``python -m flowjob._src.compat.api_coverage [--oneflow PATH] [--tag v0.4.0]`` reads the export list
 from a OneFlow git clone (``PATH`` or ``$FLOWJOB_ONEFLOW_SRC``; a bare clone is fine: files are
 read with ``git archive`` of the tag, the work tree is never used) and prints
 ``N of M names resolve`` followed by the missing names, one a line.
@@ -129,7 +129,7 @@ def clone_path(given: str | None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m flowjob.compat.api_coverage", description=__doc__.splitlines()[0]
+        prog="python -m flowjob._src.compat.api_coverage", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--oneflow", help=f"OneFlow git clone (default: ${ENV_VAR})")
     parser.add_argument("--tag", default=DEFAULT_TAG, help="tag or commit to read")
