@@ -54,7 +54,7 @@ def test_failure_mid_safetensors_save_leaves_nothing(tmp_path, monkeypatch):
 _KILLED_SAVE = textwrap.dedent("""
     import sys, time
     import numpy as np
-    from flowjob.checkpoint import _oneflow_dir, _safetensors
+    from flowjob._src.checkpoint import _oneflow_dir, _safetensors
     import flowjob.checkpoint as ckpt
 
     target, marker, fmt = sys.argv[1:4]
