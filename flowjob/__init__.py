@@ -41,6 +41,7 @@ from . import (
     userop,
     util,
 )
+from ._src import legacy as _legacy
 from ._src._dtypes import (
     bfloat16,
     char,
@@ -56,16 +57,7 @@ from ._src._dtypes import (
     int64,
     uint8,
 )
-from ._src._legacy import (
-    FixedTensorDef,
-    InitEagerGlobalSession,
-    MirroredTensorDef,
-    device_prior_placement,
-    fixed_placement,
-    inter_job_reuse_mem_strategy,
-    is_deprecated,
-    name_scope,
-)
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src._size import Size
 from ._src.graph import (
     INVALID_SPLIT_AXIS,
@@ -77,11 +69,18 @@ from ._src.graph import (
     watch_diff,
 )
 from ._src.imperative import Tensor, eager_nccl_all_reduce, tensor
+from ._src.legacy import (
+    FunctionConfig,
+    InitEagerGlobalSession,
+    function_config,
+    global_function,
+    inter_job_reuse_mem_strategy,
+    is_deprecated,
+)
 from ._src.ops import (
     combined_margin_loss,
     ctc_loss,
     smooth_l1_loss,
-    truncated_normal,
 )
 from ._src.ops.array_ops import (
     acc,
@@ -168,14 +167,10 @@ from ._src.ops.initializers import (
 )
 from ._src.ops.math import in_top_k
 from ._src.runtime import (
-    FunctionConfig,
     clear_default_session,
     current_resource,
     eager_execution_enabled,
     enable_eager_execution,
-    function,
-    function_config,
-    global_function,
     sync_default_session,
 )
 from .checkpoint import get_all_variables, load_variables
@@ -228,3 +223,16 @@ save = checkpoint.save
 load = checkpoint.get
 
 __version__ = "0.1.0"
+
+
+# OneFlow's deprecated spellings served here (each warns once when used, as OneFlow did).
+_deprecations = {
+    "FixedTensorDef": _legacy.FixedTensorDef,
+    "MirroredTensorDef": _legacy.MirroredTensorDef,
+    "device_prior_placement": _legacy.device_prior_placement,
+    "fixed_placement": _legacy.fixed_placement,
+    "name_scope": _legacy.name_scope,
+    "truncated_normal": _legacy.truncated_normal,
+    "function": _legacy.function,
+}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -9,6 +9,7 @@ values match OneFlow's (pieces balanced as OneFlow's ``BalancedSplitter``: the f
 ``length % n`` pieces are one longer).
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.advanced import (
     Blob,
     JobDefinitionError,
@@ -21,3 +22,6 @@ from ._src.advanced import (
     distribute_split,
     placement,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -9,6 +9,7 @@ name flowjob lacks fails with ``MissingOneFlowAPI`` (an ``AttributeError``) or
 ``MissingOneFlowModule`` (a ``ModuleNotFoundError``) naming the OneFlow API.
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.compat import (
     ROOTS,
     AliasModule,
@@ -21,3 +22,6 @@ from ._src.compat import (
     run_script,
     uninstall,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -4,6 +4,7 @@ OneFlow's runtime tuning knobs (NCCL, collective boxing, TF32, thread and memory
 accepted and ignored; see runtime/_tuning.py.
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.runtime import (
     collective_boxing,
     compilation_cache,
@@ -56,3 +57,7 @@ __all__ = [
     "load_library_now",
     *sorted(config_flags),
 ]
+
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -3,9 +3,10 @@
 with its manifest, ``inspect_ofrecord``), OneRec files, COCO and Megatron GPT readers, tensor
 buffers and the image and detection ops on them."""
 
+from ._src import legacy as _legacy
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.data import (
     MANIFEST_NAME,
-    BlobConf,
     BytesList,
     COCOError,
     CoinFlip,
@@ -17,16 +18,12 @@ from ._src.data import (
     EndOfData,
     Feature,
     FloatList,
-    ImageCodec,
     ImageDecoderRandomCropResize,
-    ImagePreprocessor,
-    ImageResizePreprocessor,
     Int32List,
     Int64List,
     Manifest,
     MegatronGPTMMapDataLoader,
     ModeError,
-    NormByChannelPreprocessor,
     OFRecord,
     OFRecordBytesDecoder,
     OFRecordImageDecoder,
@@ -35,12 +32,10 @@ from ._src.data import (
     OneRecDecoder,
     Problem,
     ProblemKind,
-    RawCodec,
     RecordError,
     Resize,
     TensorBufferError,
     coco_reader,
-    decode_ofrecord,
     decode_random,
     gen_tensor_buffer,
     image_batch_align,
@@ -66,7 +61,6 @@ from ._src.data import (
     ofrecord_image_classification_reader,
     ofrecord_image_decoder,
     ofrecord_image_decoder_random_crop,
-    ofrecord_loader,
     ofrecord_raw_decoder,
     ofrecord_reader,
     onerec_decoder,
@@ -86,3 +80,16 @@ from ._src.data import (
     write_onerec,
     write_records,
 )
+
+# OneFlow's deprecated spellings served here (each warns once when used, as OneFlow did).
+_deprecations = {
+    "BlobConf": _legacy.BlobConf,
+    "ImageCodec": _legacy.ImageCodec,
+    "ImagePreprocessor": _legacy.ImagePreprocessor,
+    "ImageResizePreprocessor": _legacy.ImageResizePreprocessor,
+    "NormByChannelPreprocessor": _legacy.NormByChannelPreprocessor,
+    "RawCodec": _legacy.RawCodec,
+    "decode_ofrecord": _legacy.decode_ofrecord,
+    "ofrecord_loader": _legacy.ofrecord_loader,
+}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

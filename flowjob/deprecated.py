@@ -2,7 +2,8 @@
 
 from types import SimpleNamespace
 
-from ._src._legacy import name_scope as variable_scope
+from ._src import legacy as _legacy
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.runtime import delete_worker_by_bootstrap, delete_worker_of_multi_process
 from .userop import Module
 
@@ -13,5 +14,11 @@ __all__ = [
     "delete_worker_by_bootstrap",
     "delete_worker_of_multi_process",
     "nn",
-    "variable_scope",
 ]
+
+
+# OneFlow's deprecated spellings served here (each warns once when used, as OneFlow did).
+_deprecations = {
+    "variable_scope": _legacy.name_scope,
+}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

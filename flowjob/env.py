@@ -1,6 +1,7 @@
 """``flow.env``: several machines (processes) training together through ``jax.distributed``,
 and OneFlow's logging flags (``log_dir`` creates the directory; the others are ignored)."""
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.env import (
     ctrl_port,
     current_resource,
@@ -15,3 +16,6 @@ from ._src.env import (
     machine,
     warn_once,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

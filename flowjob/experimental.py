@@ -7,6 +7,7 @@ eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logi
 (``custom_op_module``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
 part of the legacy API flowjob re-creates."""
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.experimental import (
     Blob,
     CustomOpModule,
@@ -25,3 +26,6 @@ from ._src.experimental import (
     ssp_variable_proxy,
     unique_with_counts,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -1,5 +1,6 @@
 """``flow.image``: image ops of the host data pipeline (see ``flowjob.data``)."""
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from .data import (
     CropMirrorNormalize,
     Resize,
@@ -33,3 +34,7 @@ __all__ = [
     "target_resize",
     "batch_align",
 ]
+
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

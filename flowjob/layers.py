@@ -1,5 +1,6 @@
 """``flow.layers``: layers that create their own variables."""
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.ops.layers import (
     avg_pool2d,
     batch_normalization,
@@ -17,3 +18,6 @@ from ._src.ops.layers import (
     prelu,
     upsample_2d,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -1,5 +1,6 @@
 """``flow.math``: elementwise math, activations, reductions, comparisons and matmul."""
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.ops.math import (
     abs,
     acos,
@@ -94,3 +95,6 @@ from ._src.ops.math import (
     xdivy,
     xlogy,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

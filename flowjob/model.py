@@ -6,6 +6,7 @@ sources ``DataModule``/``NumpyDataModule``, the ``TrainingConfig``/``ValidationC
 ``TensorBoardLogger`` are ready-made callbacks (``fit(progress_bar=..., summary_logdir=...)``).
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.model import (
     Callback,
     CheckpointConfig,
@@ -18,3 +19,6 @@ from ._src.model import (
     TrainingConfig,
     ValidationConfig,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

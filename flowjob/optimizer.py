@@ -3,6 +3,9 @@
 ``TrainUpdate`` and ``sparse_variables`` are the runtime's entry points: one job's optimizer
 step, and the variables ``indexed_slices_optimizer_conf`` updates row-wise."""
 
+from ._src import legacy as _legacy
+from ._src._namespace import namespace_attributes as _namespace_attributes
+from ._src.legacy import from_model_update_conf, scheduler_from_conf
 from ._src.optimizer import (
     LAMB,
     LARS,
@@ -22,14 +25,17 @@ from ._src.optimizer import (
     Optimizer,
     PiecewiseConstantScheduler,
     PiecewiseScalingScheduler,
-    PolynomialSchduler,
     PolynomialScheduler,
     RMSProp,
     TrainUpdate,
-    from_model_update_conf,
     grad_clipping,
     loss_scale,
-    scheduler_from_conf,
     sparse_variables,
     warmup,
 )
+
+# OneFlow's deprecated spellings served here (each warns once when used, as OneFlow did).
+_deprecations = {
+    "PolynomialSchduler": _legacy.PolynomialSchduler,
+}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

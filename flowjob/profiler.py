@@ -7,6 +7,7 @@ are identity ops in the job graph (recorded with their ``mark_prefix``; XLA keep
 inside a compiled step).
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.profiler import (
     Blob,
     FlowJobError,
@@ -17,3 +18,6 @@ from ._src.profiler import (
     range_pop,
     range_push,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -6,6 +6,7 @@ clipping. That equals adding ``l1 * sum|w| + (l2 / 2) * sum(w**2)`` to the *mean
 term itself is not divided by N). The runtime applies :func:`regularization_grad`.
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.ops.regularizers import (
     Regularizer,
     l1,
@@ -14,3 +15,6 @@ from ._src.ops.regularizers import (
     regularization_grad,
     regularization_loss,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -11,6 +11,7 @@ Reading the exception projector's records back (flowjob's TensorBoard plugin doe
 ``PROJECTOR_CONFIG`` (its files live below it in ``PROJECTOR_ASSET_DIR``).
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.summary import (
     PROJECTOR_ASSET_DIR,
     PROJECTOR_CONFIG,
@@ -43,3 +44,6 @@ from ._src.summary import (
     scalar,
     text,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -3,6 +3,7 @@ build, so the feature probes answer for flowjob and the build-path queries raise
 ``NativeBuildError``: there are no OneFlow headers or libraries to compile custom ops against.
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.sysconfig import (
     NativeBuildError,
     get_compile_flags,
@@ -14,3 +15,6 @@ from ._src.sysconfig import (
     with_cuda,
     with_xla,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -1,5 +1,11 @@
 """``flow.train``: the legacy checkpoint API."""
 
-from .checkpoint import CheckPoint, SimpleCheckPointManager
+# OneFlow's deprecated spellings served here (each warns once when used, as OneFlow did).
+from ._src import legacy as _legacy
+from ._src._namespace import namespace_attributes as _namespace_attributes
 
-__all__ = ["CheckPoint", "SimpleCheckPointManager"]
+_deprecations = {
+    "CheckPoint": _legacy.CheckPoint,
+    "SimpleCheckPointManager": _legacy.SimpleCheckPointManager,
+}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

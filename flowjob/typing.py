@@ -11,6 +11,7 @@ elementwise device ops accept dynamic blobs (others fail at trace time with a cl
 device) for the host data pipeline; ``-> tp.ListListNumpy`` returns lists of arrays.
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.typing import (
     ArgBlobDef,
     Bundle,
@@ -22,3 +23,6 @@ from ._src.typing import (
     Numpy,
     PyStructCompatibleToBlob,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

@@ -7,6 +7,7 @@ run on comes from OneFlow's test environment variables (``ONEFLOW_TEST_DEVICE_NU
 execution mode ``ONEFLOW_TEST_ENABLE_EAGER`` asks for (lazy unless it is ``1``).
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.unittest import (
     TestCase,
     env,
@@ -20,3 +21,6 @@ from ._src.unittest import (
     skip_unless_2n2d,
     skip_unless_2n4d,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

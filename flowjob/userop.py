@@ -9,6 +9,7 @@ same: a folder with the op registrations in C++ (read, not compiled: ``_cpp_def`
 kernels. OneFlow's C++ op libraries cannot load: ``load_library`` raises, naming both.
 """
 
+from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.userop import (
     BuiltinOp,
     BuiltinOpBuilder,
@@ -42,3 +43,6 @@ from ._src.userop import (
     user_op_builder,
     user_op_module_builder,
 )
+
+_deprecations: dict = {}
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)

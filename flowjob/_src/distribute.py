@@ -2,12 +2,6 @@
 
 from typing import Any
 
-from ._legacy import (
-    consistent_strategy,
-    consistent_strategy_enabled,
-    mirrored_strategy,
-    mirrored_strategy_enabled,
-)
 from .errors import FlowJobError, JobDefinitionError
 from .graph import (
     Blob,
@@ -24,10 +18,6 @@ __all__ = [
     "auto",
     "broadcast",
     "split",
-    "consistent_strategy",
-    "mirrored_strategy",
-    "consistent_strategy_enabled",
-    "mirrored_strategy_enabled",
     "assert_is_valid_distribute",
     "parallel_cast",
     "hierarchical_parallel_cast",

@@ -1,8 +1,13 @@
 """``flow.scope``: placement, namespace and logical-view scopes."""
 
-from ._legacy import mirrored_view_enabled
-from ._legacy import scope_current_scope as current_scope
-from .graph import consistent_view, mirrored_view, namespace, placement
+from .graph import consistent_view, current_graph, in_job, mirrored_view, namespace, placement
+
+
+def mirrored_view_enabled() -> bool:
+    """True inside the body of a job whose logical view is mirrored
+    (``func_config.default_logical_view(flow.scope.mirrored_view())``); the default view,
+    outside jobs too, is consistent."""
+    return in_job() and current_graph().config.logical_view == mirrored_view()
 
 
 def consistent_view_enabled() -> bool:
@@ -13,7 +18,6 @@ def consistent_view_enabled() -> bool:
 __all__ = [
     "consistent_view",
     "consistent_view_enabled",
-    "current_scope",
     "mirrored_view",
     "mirrored_view_enabled",
     "namespace",

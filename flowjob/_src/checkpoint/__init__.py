@@ -1,6 +1,6 @@
 """Checkpoints: OneFlow's directory layout, safetensors, and the variable load/save API."""
 
-from flowjob._src.checkpoint._api import get, get_all_variables, load_variables, save
+from flowjob._src.checkpoint._api import get, get_all_variables, load_variables, restore, save
 from flowjob._src.checkpoint._blobs import (
     DATA_FILENAME,
     META_FILENAME,
@@ -8,20 +8,18 @@ from flowjob._src.checkpoint._blobs import (
     FileBackendVariableBlob,
     VariableBlob,
 )
-from flowjob._src.checkpoint._legacy import CheckPoint, SimpleCheckPointManager
 from flowjob._src.checkpoint._meta import CheckpointError
 
 __all__ = [
     "DATA_FILENAME",
     "META_FILENAME",
     "SNAPSHOT_DONE",
-    "CheckPoint",
     "CheckpointError",
     "FileBackendVariableBlob",
-    "SimpleCheckPointManager",
     "VariableBlob",
     "get",
     "get_all_variables",
     "load_variables",
+    "restore",
     "save",
 ]

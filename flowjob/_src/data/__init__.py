@@ -49,15 +49,6 @@ from flowjob._src.data._image_ops import (  # flow.image/.random
     Resize,
 )
 from flowjob._src.data._inspect import DatasetReport, Problem, ProblemKind, inspect_ofrecord
-from flowjob._src.data._legacy import (
-    BlobConf,
-    ImageCodec,
-    ImagePreprocessor,
-    ImageResizePreprocessor,
-    NormByChannelPreprocessor,
-    RawCodec,
-    decode_ofrecord,
-)
 from flowjob._src.data._mnist import load_mnist
 from flowjob._src.data._modes import ModeError
 from flowjob._src.data._ofrecord_ops import (
@@ -65,7 +56,6 @@ from flowjob._src.data._ofrecord_ops import (
     OFRecordImageDecoder,
     OFRecordImageDecoderRandomCrop,
     OFRecordRawDecoder,
-    ofrecord_loader,
     ofrecord_reader,
 )
 from flowjob._src.data._onerec import make_example, parse_example, write_onerec
@@ -127,7 +117,6 @@ __all__ = [
     "object_segmentation_polygon_scale",
     "object_segmentation_polygon_to_mask",
     "ofrecord_reader",
-    "ofrecord_loader",
     "OFRecordRawDecoder",
     "OFRecordBytesDecoder",
     "OFRecordImageDecoder",
@@ -163,13 +152,6 @@ __all__ = [
     "write_onerec",
     "make_example",
     "parse_example",
-    "decode_ofrecord",
-    "BlobConf",
-    "ImageCodec",
-    "RawCodec",
-    "ImagePreprocessor",
-    "ImageResizePreprocessor",
-    "NormByChannelPreprocessor",
     "inspect_ofrecord",
     "DatasetReport",
     "Problem",

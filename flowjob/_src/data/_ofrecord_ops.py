@@ -104,33 +104,6 @@ def ofrecord_reader(
     )
 
 
-def ofrecord_loader(
-    ofrecord_dir: str,
-    batch_size: int = 1,
-    data_part_num: int = 1,
-    part_name_prefix: str = "part-",
-    part_name_suffix_length: int = -1,
-    shuffle: bool = False,
-    shuffle_buffer_size: int = 1024,
-    name: str | None = None,
-) -> Blob:
-    """Deprecated spelling of :func:`ofrecord_reader` (``shuffle`` = ``random_shuffle``)."""
-    warn_once(
-        "data.ofrecord_loader",
-        "oneflow.data.ofrecord_loader is deprecated, please use oneflow.data.ofrecord_reader(...)",
-    )
-    return ofrecord_reader(
-        ofrecord_dir,
-        batch_size,
-        data_part_num,
-        part_name_prefix,
-        part_name_suffix_length,
-        shuffle,
-        shuffle_buffer_size,
-        name=name,
-    )
-
-
 def OFRecordRawDecoder(
     input_blob: Blob,
     blob_name: str,

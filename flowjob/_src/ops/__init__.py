@@ -8,7 +8,6 @@ from ._binary import binary as _binary
 from ._creation import with_distribute
 from ._ctc import ctc_loss
 from ._functional_losses import smooth_l1_loss
-from ._legacy import truncated_normal
 from ._linalg import matmul as _matmul
 from ._losses import combined_margin_loss
 from ._qat import QatBackend, QatConfig
@@ -59,7 +58,6 @@ __all__ = [
     "nn",
     "regularizers",
     "smooth_l1_loss",
-    "truncated_normal",
     "bernoulli",
     "generate_random_batch_permutation_indices",
     "shuffle",

@@ -76,7 +76,7 @@ def _normal(mean: float, std: float) -> Callable:
     return sample
 
 
-def _truncated(mean: float, std: float) -> Callable:
+def truncated_sampler(mean: float, std: float) -> Callable:
     # Normal restricted to |x - mean| < 2 std: the distribution OneFlow obtains by redrawing
     # every value outside that band (inverse-CDF sampling, no loop).
     def sample(key, shape, dtype):
@@ -179,6 +179,6 @@ def truncated_normal_initializer(mean: float = 0.0, stddev: float = 1.0) -> Init
     mean, stddev = float(mean), float(stddev)
     return Initializer(
         {"truncated_normal_conf": {"mean": mean, "std": stddev}},
-        _truncated(mean, stddev),
+        truncated_sampler(mean, stddev),
         f"truncated_normal_initializer(mean={mean!r}, stddev={stddev!r})",
     )

@@ -21,13 +21,13 @@ from ._distributions import (
     _TRUNC_STD,
     Initializer,
     _normal,
-    _truncated,
     _uniform,
     constant_initializer,
     ones_initializer,
     random_normal_initializer,
     random_uniform_initializer,
     truncated_normal_initializer,
+    truncated_sampler,
     zeros_initializer,
 )
 from ._modes import ChannelLayout, DataFormat, Distribution, FanMode
@@ -125,7 +125,7 @@ def variance_scaling_initializer(
     def sample(key, shape, dt):
         var = scale / _fan(shape, fan_mode, fmt)
         if dist == Distribution.TRUNCATED_NORMAL:
-            return _truncated(0.0, math.sqrt(var) / _TRUNC_STD)(key, shape, dt)
+            return truncated_sampler(0.0, math.sqrt(var) / _TRUNC_STD)(key, shape, dt)
         if dist == Distribution.RANDOM_NORMAL:
             return _normal(0.0, math.sqrt(var))(key, shape, dt)
         bound = math.sqrt(3.0 * var)

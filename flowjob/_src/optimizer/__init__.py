@@ -12,12 +12,10 @@ from ._decay_schedules import (
     InverseTimeScheduler,
     LinearCosineScheduler,
     NaturalExpScheduler,
-    PolynomialSchduler,
     PolynomialScheduler,
 )
 from ._indexed_slices import sparse_variables
 from ._layerwise import LAMB, LARS, RMSProp
-from ._legacy import from_model_update_conf, scheduler_from_conf
 from ._optimizers import SGD, SGDW, Adam, AdamW, LazyAdam
 from ._schedules import (
     CustomScheduler,
@@ -43,7 +41,6 @@ __all__ = [
     "PiecewiseScalingScheduler",
     "CosineScheduler",
     "PolynomialScheduler",
-    "PolynomialSchduler",
     "ExponentialScheduler",
     "InverseTimeScheduler",
     "NaturalExpScheduler",
@@ -53,8 +50,6 @@ __all__ = [
     "grad_clipping",
     "loss_scale",
     "transforms",
-    "from_model_update_conf",
-    "scheduler_from_conf",
     "TrainUpdate",
     "sparse_variables",
 ]

@@ -15,7 +15,6 @@ from .warmup import Warmup
 __all__ = [
     "CosineScheduler",
     "PolynomialScheduler",
-    "PolynomialSchduler",
     "ExponentialScheduler",
     "InverseTimeScheduler",
     "NaturalExpScheduler",
@@ -103,18 +102,6 @@ class PolynomialScheduler(LrScheduler):
                 "cycle": self.cycle,
             }
         }
-
-
-class PolynomialSchduler(PolynomialScheduler):
-    """Deprecated misspelling of :class:`PolynomialScheduler` kept by OneFlow."""
-
-    def __init__(self, *args, **kwargs):
-        warn_once(
-            "PolynomialSchduler",
-            "oneflow.optimizer.PolynomialSchduler will be removed in the future, use "
-            "oneflow.optimizer.PolynomialScheduler instead.",
-        )
-        super().__init__(*args, **kwargs)
 
 
 class LinearCosineScheduler(LrScheduler):

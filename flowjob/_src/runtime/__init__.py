@@ -25,7 +25,7 @@ from ._distributed import ctrl_port, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._eager_op import run_eagerly
-from ._job_function import JobFunction, function, global_function
+from ._job_function import JobFunction, global_function
 from ._local_blob import LocalBlob
 from ._resource import Resource, current_resource
 from ._results import LazyFutureRemoteBlobs
@@ -40,7 +40,6 @@ __all__ = [
     "enable_eager_execution",
     "run_eagerly",
     "JobFunction",
-    "function",
     "global_function",
     "LazyFutureRemoteBlobs",
     "LocalBlob",

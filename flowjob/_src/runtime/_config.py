@@ -14,47 +14,6 @@ from ..graph import LogicalView, consistent_view
 from ..ops import QatConfig
 from . import _distributed
 
-_TRAIN_DEPRECATION = (
-    "func_config.train.* has been deprecated. Please replace it by the new optimizer api."
-)
-
-
-class _TrainConfig:
-    """``config.train.*``: the legacy (mid-2020) way to make a job a training job."""
-
-    def __init__(self) -> None:
-        self.primary_lr_value: float | None = None
-        self.secondary_lr_value: float | None = None
-        self.model_update: dict[str, Any] | None = None
-        self.loss_scale: float | None = None
-        self.gradient_accumulation_steps = 1
-
-    @property
-    def configured(self) -> bool:
-        return self.primary_lr_value is not None or self.model_update is not None
-
-    def primary_lr(self, value: float) -> None:
-        warn_once("train_conf", _TRAIN_DEPRECATION)
-        self.primary_lr_value = float(value)
-
-    def secondary_lr(self, value: float) -> None:
-        warn_once("train_conf", _TRAIN_DEPRECATION)
-        self.secondary_lr_value = float(value)
-
-    def model_update_conf(self, conf: dict[str, Any]) -> None:
-        warn_once("train_conf", _TRAIN_DEPRECATION)
-        if not isinstance(conf, dict):
-            raise TypeError(f"model_update_conf takes a dict, got {type(conf).__name__}")
-        self.model_update = copy.deepcopy(conf)
-
-    def loss_scale_factor(self, value: float) -> None:
-        warn_once("train_conf", _TRAIN_DEPRECATION)
-        self.loss_scale = float(value)
-
-    def num_gradient_accumulation_steps(self, value: int) -> None:
-        warn_once("train_conf", _TRAIN_DEPRECATION)
-        self.gradient_accumulation_steps = int(value)
-
 
 class FunctionConfig:
     """Settings of one job function; attribute calls set them (``config.default_data_type(...)``).
@@ -70,10 +29,14 @@ class FunctionConfig:
         self.placement_scope: Any = None
         self.concurrency: int = 128
         self.flags: dict[str, Any] = {}
-        self.train = _TrainConfig()
         self.qat = QatConfig()
         self.qat_enabled = False
         self.ssp_enabled = False
+
+    def implicit_optimizer(self) -> Any:
+        """The optimizer of a train job whose body calls no ``minimize``: none here. The legacy
+        ``config.train.*`` settings (``flowjob._src.legacy``) declare one."""
+        return None
 
     def default_data_type(self, dtype: Any) -> None:
         self.data_type = _dtypes.as_dtype(dtype)

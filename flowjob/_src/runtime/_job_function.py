@@ -152,30 +152,15 @@ class JobFunction:
 
 
 def global_function(type: str = "predict", function_config: FunctionConfig | None = None):  # noqa: A002
-    """Declares a job: ``@flow.global_function(type="train", function_config=config)``.
-
-    The old form ``@flow.global_function(config)`` still works (with OneFlow's deprecation
-    warning); then the job trains only if the config has a legacy ``train`` setting.
-    """
-    if isinstance(type, FunctionConfig):
-        warn_once(
-            "global_function(func_config)",
-            "flow.global_function(func_config) is "
-            "deprecated. Please replace it with flow.global_function(type, func_config).",
+    """Declares a job: ``@flow.global_function(type="train", function_config=config)``."""
+    if type not in ("train", "predict"):
+        raise JobDefinitionError(f"global_function type must be 'train' or 'predict', got {type!r}")
+    if function_config is not None and not isinstance(function_config, FunctionConfig):
+        raise JobDefinitionError(
+            f"function_config must come from flow.function_config(), got {function_config!r}"
         )
-        config = copy.deepcopy(type)
-        job_type = "train" if config.train.configured else "predict"
-    else:
-        if type not in ("train", "predict"):
-            raise JobDefinitionError(
-                f"global_function type must be 'train' or 'predict', got {type!r}"
-            )
-        if function_config is not None and not isinstance(function_config, FunctionConfig):
-            raise JobDefinitionError(
-                f"function_config must come from flow.function_config(), got {function_config!r}"
-            )
-        config = copy.deepcopy(function_config) if function_config else FunctionConfig()
-        job_type = type
+    config = copy.deepcopy(function_config) if function_config else FunctionConfig()
+    job_type = type
 
     def decorator(fn: Callable[..., Any]) -> JobFunction:
         if not callable(fn):
@@ -184,11 +169,3 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
         return JobFunction(fn, job_type, config, dict(caller.f_locals))
 
     return decorator
-
-
-def function(config: FunctionConfig | None = None):
-    """Pre-0.2 spelling of ``global_function(config)``."""
-    warn_once(
-        "oneflow.function", "oneflow.function is deprecated in favor of oneflow.global_function"
-    )
-    return global_function(config if config is not None else FunctionConfig())

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import JobDefinitionError
 from ..graph import Blob, HostDelivery, JobGraph, VariableStore, valid_mask
-from ..optimizer import TrainUpdate, from_model_update_conf, sparse_variables
+from ..optimizer import TrainUpdate, sparse_variables
 from . import _int_grad, _sharding
 from ._dynamic import RealShapePlan
 from ._program import _call_key, _interpret, _real_shapes, forwarded
@@ -26,13 +26,9 @@ TRAIN_STEP_PREFIX = "System-Train-TrainStep-"
 def _build_optimizer(graph: JobGraph) -> Any:
     if graph.optimizer is not None:
         return graph.optimizer
-    train = graph.config.train
-    if train.configured:
-        return from_model_update_conf(
-            train.model_update or {"naive_conf": {}},
-            train.primary_lr_value,
-            train.secondary_lr_value,
-        )
+    implicit = graph.config.implicit_optimizer()
+    if implicit is not None:
+        return implicit
     raise JobDefinitionError(
         f"train job {graph.name!r} has no optimizer: call "
         "flow.optimizer.SGD(...).minimize(loss) in its body (or configure the legacy "

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .. import data
 from .._deprecation import warn_once
 from ..graph import Blob
-from . import _image_ops, _ofrecord_ops
 
 
 class ImagePreprocessor:
@@ -88,7 +88,7 @@ class BlobConf:
 
     def decode_blob(self, input_blob: Blob, batch_size: int) -> Blob:
         if isinstance(self.codec, RawCodec):
-            return _ofrecord_ops.OFRecordRawDecoder(
+            return data.OFRecordRawDecoder(
                 input_blob,
                 self.name,
                 shape=self.shape,
@@ -98,14 +98,14 @@ class BlobConf:
         if not isinstance(self.codec, ImageCodec):
             raise NotImplementedError(f"BlobConf {self.name!r}: codec {self.codec!r}")
         color_space = self.codec.color_space()
-        image = _ofrecord_ops.OFRecordImageDecoder(input_blob, self.name, color_space=color_space)
-        flips = _image_ops.CoinFlip(batch_size) if self.codec.do_mirror() else None
+        image = data.OFRecordImageDecoder(input_blob, self.name, color_space=color_space)
+        flips = data.CoinFlip(batch_size) if self.codec.do_mirror() else None
         resize, width, height = self.codec.do_resize()
         if not resize:  # OneFlow resizes to the first two dims of the shape
             width, height = self.shape[0], self.shape[1]
-        image, _, _ = _image_ops.Resize(image, target_size=(width, height))
+        image, _, _ = data.Resize(image, target_size=(width, height))
         for pre in self.preprocessors:
-            image = _image_ops.CropMirrorNormalize(
+            image = data.CropMirrorNormalize(
                 image,
                 mirror_blob=flips,
                 color_space=color_space,
@@ -134,7 +134,7 @@ def decode_ofrecord(
         "oneflow.data.decode_ofrecord is deprecated, please use "
         "oneflow.data.ofrecord_reader(...) and the decoders",
     )
-    records = _ofrecord_ops.ofrecord_reader(
+    records = data.ofrecord_reader(
         ofrecord_dir,
         batch_size,
         data_part_num,

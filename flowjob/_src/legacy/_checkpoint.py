@@ -5,9 +5,8 @@ from __future__ import annotations
 import datetime
 import os
 
-from flowjob._src._deprecation import warn_once
-from flowjob._src.checkpoint import _api
-from flowjob._src.checkpoint._blobs import SNAPSHOT_DONE
+from .. import checkpoint
+from .._deprecation import warn_once
 
 _CHECKPOINT_HINT = (
     "'flow.train.CheckPoint' is deprecated. Please use the new API:\n"
@@ -28,12 +27,12 @@ class CheckPoint:
 
     def save(self, path: str | os.PathLike) -> None:
         """Same as ``flow.checkpoint.save(path)``."""
-        _api.save(path)
+        checkpoint.save(path)
 
     def load(self, path: str | os.PathLike) -> None:
         """Restores every variable from ``path``; a variable it lacks is a ``CheckpointError``
         (``flow.load_variables(flow.checkpoint.get(path))`` only warns)."""
-        _api.restore(path)
+        checkpoint.restore(path)
 
 
 class SimpleCheckPointManager:
@@ -55,7 +54,7 @@ class SimpleCheckPointManager:
             name
             for name in os.listdir(self._root_path)
             if name.startswith(self._prefix)
-            and os.path.isfile(os.path.join(self._root_path, name, SNAPSHOT_DONE))
+            and os.path.isfile(os.path.join(self._root_path, name, checkpoint.SNAPSHOT_DONE))
         )
 
     def latest_checkpoint(self) -> str | None:
@@ -69,7 +68,7 @@ class SimpleCheckPointManager:
         if name is None:
             self.save()
         else:
-            _api.restore(os.path.join(self._root_path, name))
+            checkpoint.restore(os.path.join(self._root_path, name))
 
     def save(self) -> str:
         """Saves all variables as a new snapshot and returns its path."""
@@ -78,5 +77,5 @@ class SimpleCheckPointManager:
             path = os.path.join(self._root_path, self._prefix + stamp)
             if not os.path.lexists(path):  # two saves within one microsecond
                 break
-        _api.save(path)
+        checkpoint.save(path)
         return path

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ContextManager
 
-from . import _dtypes
-from ._deprecation import warn_once
-from .graph import (
+from .. import _dtypes
+from .._deprecation import warn_once
+from .._namespace import is_listed_deprecated
+from ..graph import (
     LogicalView,
     Scope,
     consistent_view,
@@ -25,8 +26,9 @@ from .graph import (
     namespace,
     placement,
 )
-from .runtime import default_session
-from .typing import ArgBlobDef, ListNumpy, Numpy
+from ..runtime import default_session
+from ..scope import mirrored_view_enabled
+from ..typing import ArgBlobDef, ListNumpy, Numpy
 
 _PLACEMENT_HINT = (
     "oneflow.device_prior_placement/oneflow.fixed_placement will be removed in "
@@ -116,13 +118,6 @@ def mirrored_strategy_enabled() -> bool:
     return mirrored_view_enabled()
 
 
-def mirrored_view_enabled() -> bool:
-    """True inside the body of a job whose logical view is mirrored
-    (``func_config.default_logical_view(flow.scope.mirrored_view())``); the default view,
-    outside jobs too, is consistent."""
-    return in_job() and current_graph().config.logical_view == mirrored_view()
-
-
 def name_scope(name: str) -> ContextManager[None]:
     """Old names (``flow.name_scope``, ``flow.deprecated.variable_scope``) of
     ``flow.scope.namespace``."""
@@ -136,10 +131,9 @@ def name_scope(name: str) -> ContextManager[None]:
 
 
 def is_deprecated(func_or_class: Any) -> bool:
-    """OneFlow's ``flow.is_deprecated``: True for the deprecated spellings flowjob keeps
-    (each prints its one-time warning), which live in the packages' ``_legacy`` modules."""
-    module = getattr(func_or_class, "__module__", None) or ""
-    return module == __name__ or (module.startswith("flowjob.") and module.endswith("._legacy"))
+    """OneFlow's ``flow.is_deprecated``: True for the deprecated spellings flowjob keeps (each
+    prints its one-time warning), those the public namespaces list as deprecated."""
+    return is_listed_deprecated(func_or_class)
 
 
 _MEMORY_STRATEGIES = ("reuse_mem_priority", "parallelism_priority", "custom_parallelism")

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .. import optimizer as O
 from .._deprecation import warn_once
-from . import _decay_schedules as D
-from . import _schedules as S
-from . import warmup as W
-from ._base import Optimizer
-from ._layerwise import LAMB, LARS, RMSProp
-from ._optimizers import SGD, Adam
-from .grad_clipping import by_global_norm
+from ..optimizer import LAMB, LARS, SGD, Adam, Optimizer, RMSProp
+from ..optimizer import warmup as W
+from ..optimizer.grad_clipping import by_global_norm
 
 __all__ = ["from_model_update_conf", "scheduler_from_conf"]
 
@@ -105,7 +102,7 @@ def _one_of(conf, options, path: str) -> str:
 
 def scheduler_from_conf(
     primary_lr: float, decay: Mapping | None = None, warmup: Mapping | None = None
-) -> S.LrScheduler:
+) -> O.LrScheduler:
     """The scheduler for a legacy ``learning_rate_decay``/``warmup_conf`` pair."""
     warm = None
     if warmup is not None:
@@ -113,7 +110,7 @@ def scheduler_from_conf(
         f = _fields(warmup[kind], _WARMUPS[kind], f"warmup_conf.{kind}")
         warm = _WARMUP_BUILD[kind](f)
     if decay is None:
-        return S.PiecewiseConstantScheduler([], [primary_lr], warmup=warm)
+        return O.PiecewiseConstantScheduler([], [primary_lr], warmup=warm)
     kind = _one_of(decay, list(_DECAYS), "learning_rate_decay")
     f = _fields(decay[kind], _DECAYS[kind], f"learning_rate_decay.{kind}")
     return _DECAY_BUILD[kind](primary_lr, f, warm)
@@ -123,13 +120,13 @@ def _rate_decay(cls):
     return lambda lr, f, warm: cls(lr, f["decay_batches"], f["decay_rate"], f["staircase"], warm)
 
 
-def _piecewise_constant(lr, f, warm) -> S.LrScheduler:
-    sched = S.PiecewiseConstantScheduler(f["boundaries"], f["values"], warm)
+def _piecewise_constant(lr, f, warm) -> O.LrScheduler:
+    sched = O.PiecewiseConstantScheduler(f["boundaries"], f["values"], warm)
     sched.base_lr = float(lr)  # the kernel's warmup scales primary_lr, not values[0]
     return sched
 
 
-def _piecewise_scaling(lr, f, warm) -> S.LrScheduler:
+def _piecewise_scaling(lr, f, warm) -> O.LrScheduler:
     scales = [float(s) for s in f["scales"]]
     if len(scales) != len(f["boundaries"]) + 1:
         raise ValueError(
@@ -137,23 +134,23 @@ def _piecewise_scaling(lr, f, warm) -> S.LrScheduler:
             f"len(scales) == len(boundaries) + 1, got {len(f['boundaries'])} boundaries "
             f"and {len(scales)} scales"
         )
-    sched = S.PiecewiseScalingScheduler(lr, f["boundaries"], scales[1:], warm)
+    sched = O.PiecewiseScalingScheduler(lr, f["boundaries"], scales[1:], warm)
     sched.scale = scales  # the proto lists the first-interval factor explicitly
     return sched
 
 
 # Each learning_rate_decay kind's scheduler from (primary_lr, its fields, warmup).
 _DECAY_BUILD = {
-    "exponential_conf": _rate_decay(D.ExponentialScheduler),
-    "inverse_time_conf": _rate_decay(D.InverseTimeScheduler),
-    "natural_exp_conf": _rate_decay(D.NaturalExpScheduler),
+    "exponential_conf": _rate_decay(O.ExponentialScheduler),
+    "inverse_time_conf": _rate_decay(O.InverseTimeScheduler),
+    "natural_exp_conf": _rate_decay(O.NaturalExpScheduler),
     "piecewise_constant_conf": _piecewise_constant,
     "piecewise_scaling_conf": _piecewise_scaling,
-    "polynomial_conf": lambda lr, f, warm: D.PolynomialScheduler(
+    "polynomial_conf": lambda lr, f, warm: O.PolynomialScheduler(
         lr, f["decay_batches"], f["end_learning_rate"], f["power"], f["cycle"], warm
     ),
-    "cosine_conf": lambda lr, f, warm: D.CosineScheduler(lr, f["decay_batches"], f["alpha"], warm),
-    "linear_cosine_conf": lambda lr, f, warm: D.LinearCosineScheduler(
+    "cosine_conf": lambda lr, f, warm: O.CosineScheduler(lr, f["decay_batches"], f["alpha"], warm),
+    "linear_cosine_conf": lambda lr, f, warm: O.LinearCosineScheduler(
         lr, f["decay_batches"], f["num_periods"], f["alpha"], f["beta"], warm
     ),
 }
