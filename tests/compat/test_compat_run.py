@@ -263,4 +263,4 @@ def test_sync_changes_the_alias_only_and_only_for_the_run(tmp_path, capsys):
     assert capsys.readouterr().out == "False False\n"
     assert compat.run_script(str(script)) == 0
     assert capsys.readouterr().out == "True True\n"
-    assert flowjob.global_function.__module__.startswith("flowjob._src.runtime")
+    assert flowjob.global_function.__module__.startswith("flowjob._src.legacy")

@@ -11,7 +11,7 @@ import pytest
 from flowjob._src.data import _subset, load_mnist
 
 DATA_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "flowjob", "data"
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "flowjob", "_src", "data"
 )
 
 

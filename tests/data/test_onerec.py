@@ -81,12 +81,12 @@ def test_damaged_frames_name_file_and_offset(tmp_path):
     size = len(data) // 6
     path.write_bytes(data[:-4])
     with pytest.raises(RecordError, match=rf"truncated OneRec frame at byte offset {5 * size}"):
-        list(flow.data._onerec.iter_frames(path))
+        list(flow._src.data._onerec.iter_frames(path))
     bad = bytearray(data)
     bad[2 * size + 30] ^= 0xFF  # inside the third payload
     path.write_bytes(bytes(bad))
     with pytest.raises(RecordError, match=rf"offset {2 * size}: payload digest mismatch"):
-        list(flow.data._onerec.iter_frames(path))
+        list(flow._src.data._onerec.iter_frames(path))
 
 
 def test_reader_and_decoder_in_a_job(tmp_path):
