@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import flowjob.checkpoint as ckpt
-from flowjob._src.checkpoint import _atomic, _oneflow_dir
+from flowjob._src import _files
+from flowjob._src.checkpoint import _oneflow_dir
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -30,7 +31,7 @@ def test_failure_mid_save_leaves_nothing(tmp_path, monkeypatch):
         calls.append(path)
         if len(calls) == 7:
             raise OSError(28, "No space left on device")
-        return _atomic.write_file(path, chunks)
+        return _files.write_file(path, chunks)
 
     monkeypatch.setattr(_oneflow_dir, "write_file", failing_write)
     with pytest.raises(OSError, match="No space left"):

@@ -19,7 +19,7 @@ import pytest
 from reliability_helpers import event_files, run_child, tb_scalars
 
 import flowjob.checkpoint as ckpt
-from flowjob._src.checkpoint import _atomic
+from flowjob._src import _files
 from flowjob._src.cli import doctor
 from flowjob._src.summary import EventWriteError, SummaryWriter, _event_writer
 
@@ -109,7 +109,7 @@ def _patch_checkpoint_disk(monkeypatch, budget: list[int]) -> None:
         f = open(path, mode, *args, **kw)
         return _FullDisk(f, budget) if "b" in mode and ("x" in mode or "w" in mode) else f
 
-    monkeypatch.setattr(_atomic, "open", limited_open, raising=False)
+    monkeypatch.setattr(_files, "open", limited_open, raising=False)
 
 
 @pytest.mark.parametrize("fmt", ["oneflow", "safetensors"])

@@ -208,7 +208,7 @@ def test_one_embedding_per_tag_and_step_and_entries_are_kept(proj, tmp_path):
     names = [e.tensor_name for e in config.embeddings]
     assert names == ["a:00001", "a:00002", "b:00001"]
     assert list(config.embeddings[0].tensor_shape) == [3, 2]
-    assert not [f for f in os.listdir(tmp_path) if f.startswith(".tmp-")]
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
 
 
 def test_entries_from_an_earlier_process_survive(tmp_path):

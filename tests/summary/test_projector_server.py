@@ -137,4 +137,4 @@ def test_config_stays_valid_for_tensorboard_while_rewritten(tmp_path):
         p.embedding_projector(value=np.full((3, 2), step + 1.5), tag="e", step=step)
         text = (tmp_path / "projector_config.pbtxt").read_text()
         assert len(text_format.Parse(text, ProjectorConfig()).embeddings) == step + 1
-    assert not [f for f in os.listdir(tmp_path) if f.startswith(".tmp-")]
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]

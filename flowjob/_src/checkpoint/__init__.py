@@ -9,6 +9,7 @@ from flowjob._src.checkpoint._blobs import (
     VariableBlob,
 )
 from flowjob._src.checkpoint._meta import CheckpointError
+from flowjob._src.checkpoint._safetensors import check_file as check_safetensors
 
 __all__ = [
     "DATA_FILENAME",
@@ -17,6 +18,7 @@ __all__ = [
     "CheckpointError",
     "FileBackendVariableBlob",
     "VariableBlob",
+    "check_safetensors",
     "get",
     "get_all_variables",
     "load_variables",

@@ -110,12 +110,13 @@ def get(
     path = os.fspath(path)
     if os.path.isdir(path):
         return _oneflow_dir.load_dir(path, allow_incomplete)
-    if os.path.isfile(path):
-        return _oneflow_dir.Checkpoint(path, _safetensors.load_file(path))
-    raise FileNotFoundError(
-        f"checkpoint.get: {path} does not exist (expected a OneFlow "
-        "checkpoint directory or a safetensors file)"
-    )
+    if not os.path.lexists(path):
+        raise FileNotFoundError(
+            f"checkpoint.get: {path} does not exist (expected a OneFlow "
+            "checkpoint directory or a safetensors file)"
+        )
+    # anything else is read as a safetensors file, which refuses FIFOs and devices by name
+    return _oneflow_dir.Checkpoint(path, _safetensors.load_file(path))
 
 
 def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = True) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from flowjob._src._dtypes import DType, as_dtype
+from flowjob._src._files import check_regular, open_regular, read_bounded
 from flowjob._src.checkpoint._meta import CheckpointError, parse_meta
 
 DATA_FILENAME = "out"
@@ -17,6 +18,8 @@ META_FILENAME = "meta"
 SNAPSHOT_DONE = "snapshot_done"
 # OneFlow writes variables in <= 32 MiB slices; we stream the same way to bound peak memory.
 CHUNK_BYTES = 32 << 20
+# A meta file is a shape and a dtype in text; even thousands of dims take a few kB.
+META_LIMIT = 1 << 20
 
 
 def _little_endian(arr: np.ndarray) -> np.ndarray:
@@ -90,19 +93,19 @@ class FileBackendVariableBlob:
     ) -> None:
         self.var_dir = os.fspath(var_dir)
         data_path = os.path.join(self.var_dir, DATA_FILENAME)
-        if not os.path.isfile(data_path):
-            raise CheckpointError(f"{data_path}: variable data file does not exist")
+        check_regular(data_path, what="variable data file", error=CheckpointError)
         if (dtype is None) != (shape is None):
             raise ValueError("FileBackendVariableBlob: give both shape and dtype, or neither")
         meta_path = os.path.join(self.var_dir, META_FILENAME)
-        self._has_meta = os.path.isfile(meta_path)
+        # lexists, not isfile: a FIFO or device named meta is an error, not a legacy snapshot
+        self._has_meta = os.path.lexists(meta_path)
         self._shape: tuple[int, ...] | None = None
         self._dtype: DType | None = None
         if self._has_meta:
+            raw = read_bounded(meta_path, META_LIMIT, what="meta file", error=CheckpointError)
             try:
-                with open(meta_path, encoding="utf-8") as f:
-                    text = f.read()
-            except (OSError, UnicodeDecodeError) as exc:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
                 raise CheckpointError(f"{meta_path}: cannot read meta file: {exc}") from exc
             self._shape, self._dtype = parse_meta(text, meta_path)
             if shape is not None and (tuple(shape), as_dtype(dtype)) != (self._shape, self._dtype):
@@ -117,7 +120,9 @@ class FileBackendVariableBlob:
 
     def _check_size(self) -> None:
         expected = math.prod(self._shape) * self._dtype.itemsize
-        actual = os.path.getsize(self.file_path)
+        actual = check_regular(
+            self.file_path, what="variable data file", error=CheckpointError
+        ).st_size
         if actual != expected:
             raise CheckpointError(
                 f"{self.file_path}: holds {actual} bytes but shape {self._shape} of "
@@ -155,17 +160,22 @@ class FileBackendVariableBlob:
                 "without a 'meta' file); load it with flow.load_variables, which reads it with "
                 "the target variable's shape and dtype"
             )
-        self._check_size()
-        with open(self.file_path, "rb") as f:
-            data = bytearray(f.read())
-        if len(data) != math.prod(self._shape) * self._dtype.itemsize:
+        expected = math.prod(self._shape) * self._dtype.itemsize
+        with self._open(expected) as f:
+            data = bytearray(f.read(expected + 1))
+        if len(data) != expected:
             self._check_size()  # the file changed while we read it
         return from_little_endian(data, self._dtype, self._shape)
 
+    def _open(self, expected: int):  # noqa: ANN202 - a context manager of a binary file
+        self._check_size()
+        return open_regular(
+            self.file_path, what="variable data file", limit=expected, error=CheckpointError
+        )
+
     def chunks(self) -> Iterator[bytes]:
         """The raw data file in slices (used to copy checkpoints without decoding them)."""
-        self._check_size()
-        with open(self.file_path, "rb") as f:
+        with self._open(math.prod(self._shape) * self._dtype.itemsize) as f:
             while chunk := f.read(CHUNK_BYTES):
                 yield chunk
 

@@ -6,7 +6,7 @@ import os
 import warnings
 from collections.abc import Mapping
 
-from flowjob._src.checkpoint._atomic import atomic_directory, ensure_free, fsync_dir, write_file
+from flowjob._src._files import atomic_directory, fsync_dir, is_staging, write_file
 from flowjob._src.checkpoint._blobs import (
     DATA_FILENAME,
     META_FILENAME,
@@ -16,6 +16,23 @@ from flowjob._src.checkpoint._blobs import (
     value_spec,
 )
 from flowjob._src.checkpoint._meta import CheckpointError, render_meta
+
+
+def ensure_free(path: str) -> None:
+    """Raises FileExistsError when ``path`` is a file or a non-empty directory (OneFlow's rule)."""
+    if os.path.isdir(path):
+        if not os.listdir(path):
+            return
+        what = "a non-empty directory"
+    elif os.path.lexists(path):
+        what = "a file"
+    else:
+        return
+    raise FileExistsError(
+        f"{path} is {what}: flow.checkpoint.save writes a new checkpoint and never overwrites "
+        "(note that flow.save is different from torch.save); choose a new or empty directory, "
+        "or remove the old one first"
+    )
 
 
 def check_var_name(name: object) -> str:
@@ -81,9 +98,9 @@ def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBl
     missing = []
     for name in sorted(os.listdir(path)):
         var_dir = os.path.join(path, name)
-        if name == SNAPSHOT_DONE or is_leftover(name) or not os.path.isdir(var_dir):
+        if name == SNAPSHOT_DONE or is_staging(name) or not os.path.isdir(var_dir):
             continue
-        if os.path.isfile(os.path.join(var_dir, DATA_FILENAME)):
+        if os.path.lexists(os.path.join(var_dir, DATA_FILENAME)):  # a FIFO 'out' is an error
             found[name] = FileBackendVariableBlob(var_dir)
         elif os.path.exists(os.path.join(var_dir, META_FILENAME)):
             missing.append(f"{var_dir}: has a meta file but no '{DATA_FILENAME}' data file")
@@ -103,8 +120,3 @@ def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBl
             stacklevel=3,
         )
     return Checkpoint(path, found)
-
-
-def is_leftover(name: str) -> bool:
-    """A hidden temporary sibling left by an interrupted save (see ``_atomic.py``)."""
-    return name.startswith(".") and name.endswith(".tmp")

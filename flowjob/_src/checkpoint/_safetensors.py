@@ -11,16 +11,12 @@ import json
 import math
 import os
 from collections.abc import Mapping
+from typing import BinaryIO
 
 from flowjob._src import _dtypes
 from flowjob._src._dtypes import DType
-from flowjob._src.checkpoint._atomic import atomic_file
-from flowjob._src.checkpoint._blobs import (
-    VariableBlob,
-    from_little_endian,
-    value_chunks,
-    value_spec,
-)
+from flowjob._src._files import atomic_file, open_regular
+from flowjob._src.checkpoint._blobs import VariableBlob, from_little_endian, value_chunks, value_spec
 from flowjob._src.checkpoint._meta import CheckpointError
 
 _CODES: dict[str, DType] = {
@@ -73,9 +69,10 @@ def _fail(path: str, why: str) -> CheckpointError:
     return CheckpointError(f"{path}: not a valid safetensors file: {why}")
 
 
-def _entry(
-    path: str, name: object, info: object, buffer_len: int
-) -> tuple[tuple[int, ...], DType, int, int]:
+_Entry = tuple[tuple[int, ...], DType, int, int]
+
+
+def _entry(path: str, name: object, info: object, buffer_len: int) -> _Entry:
     if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
         raise _fail(path, f"tensor {name!r} needs 'dtype', 'shape' and 'data_offsets'")
     code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
@@ -106,24 +103,37 @@ def _entry(
     return tuple(shape), dtype, offsets[0], offsets[1]
 
 
+def _header(path: str, f: BinaryIO, size: int) -> tuple[int, dict[str, _Entry]]:
+    """The header length and the checked entries of an open safetensors file."""
+    head = f.read(8)
+    if len(head) != 8:
+        raise _fail(path, f"only {size} bytes, shorter than the 8-byte header length")
+    n = int.from_bytes(head, "little")
+    if n > min(size - 8, _MAX_HEADER):
+        raise _fail(path, f"header length {n} exceeds the file size {size} (truncated?)")
+    try:
+        header = json.loads(f.read(n).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _fail(path, f"header is not JSON ({exc})") from None
+    if not isinstance(header, dict):
+        raise _fail(path, "header is not a JSON object")
+    header.pop("__metadata__", None)
+    return n, {name: _entry(path, name, info, size - 8 - n) for name, info in header.items()}
+
+
+def check_file(path: str) -> int:
+    """Checks a safetensors file's header against its size without reading any tensor
+    (``flowjob doctor``: bounded memory whatever the tensors' sizes); the tensor count."""
+    with open_regular(path, what="safetensors file", error=CheckpointError) as f:
+        size = os.fstat(f.fileno()).st_size
+        return len(_header(path, f, size)[1])
+
+
 def load_file(path: str) -> dict[str, VariableBlob]:
     """Reads every tensor of a safetensors file (names in the file's order)."""
-    size = os.path.getsize(path)
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) != 8:
-            raise _fail(path, f"only {size} bytes, shorter than the 8-byte header length")
-        n = int.from_bytes(head, "little")
-        if n > min(size - 8, _MAX_HEADER):
-            raise _fail(path, f"header length {n} exceeds the file size {size} (truncated?)")
-        try:
-            header = json.loads(f.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise _fail(path, f"header is not JSON ({exc})") from None
-        if not isinstance(header, dict):
-            raise _fail(path, "header is not a JSON object")
-        header.pop("__metadata__", None)
-        entries = {name: _entry(path, name, info, size - 8 - n) for name, info in header.items()}
+    with open_regular(path, what="safetensors file", error=CheckpointError) as f:
+        size = os.fstat(f.fileno()).st_size
+        n, entries = _header(path, f, size)
         out = {}
         for name, (shape, dtype, begin, end) in entries.items():
             f.seek(8 + n + begin)

@@ -21,33 +21,15 @@ import os
 import platform
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from flowjob_cli import COMMANDS
+
+from ._doctor_files import check_checkpoint
+from ._report import Report
 
 __all__ = ["add_parser", "run", "Report", "check_logdir", "check_event_file", "check_checkpoint"]
 
 _VERSIONED = ("flowjob", "jax", "jaxlib", "numpy", "tensorboard", "protobuf")
-
-
-@dataclass
-class Report:
-    """Collected problem lines; ``damaged`` / ``warnings`` count them by severity."""
-
-    lines: list[str] = field(default_factory=list)
-    damaged: int = 0
-    warnings: int = 0
-
-    def damage(self, path: str, why: str) -> None:
-        self.damaged += 1
-        self.lines.append(f"DAMAGED {path}: {why}")
-
-    def warn(self, path: str, why: str) -> None:
-        self.warnings += 1
-        self.lines.append(f"WARNING {path}: {why}")
-
-    def ok(self, path: str, what: str) -> None:
-        self.lines.append(f"OK      {path}: {what}")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -226,115 +208,6 @@ def check_logdir(logdir: str, report: Report) -> None:
         report.warn(logdir, "no event files (names containing 'tfevents') found")
     for path in files:
         check_event_file(path, report)
-
-
-# --- checkpoints ----------------------------------------------------------------------------
-def _is_snapshot(path: str) -> bool:
-    from flowjob._src.checkpoint import DATA_FILENAME, SNAPSHOT_DONE
-
-    if os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
-        return True
-    return any(
-        os.path.isfile(os.path.join(path, name, DATA_FILENAME))
-        for name in _listdir(path)
-        if os.path.isdir(os.path.join(path, name))
-    )
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except OSError:
-        return []
-
-
-def _is_leftover(name: str) -> bool:
-    # flowjob._src.checkpoint._atomic builds checkpoints in ".<name>.<hex>.tmp" siblings.
-    return name.startswith(".") and name.endswith(".tmp")
-
-
-def _check_variable(var_dir: str, report: Report) -> bool:
-    from flowjob._src.checkpoint import CheckpointError, FileBackendVariableBlob
-
-    try:
-        blob = FileBackendVariableBlob(var_dir)
-    except (CheckpointError, OSError, ValueError) as exc:
-        report.damage(var_dir, str(exc))
-        return False
-    if not blob.has_meta_info:
-        report.warn(
-            var_dir,
-            "no meta file (legacy snapshot): shape and dtype unknown, so the "
-            "size of 'out' cannot be checked",
-        )
-    return True
-
-
-def _check_snapshot(path: str, report: Report) -> None:
-    from flowjob._src.checkpoint import DATA_FILENAME, META_FILENAME, SNAPSHOT_DONE
-
-    if os.path.isfile(os.path.join(path, DATA_FILENAME)):  # a single variable's directory
-        if _check_variable(path, report):
-            report.ok(path, "1 variable")
-        return
-    variables = 0
-    bad = report.damaged
-    for name in _listdir(path):
-        sub = os.path.join(path, name)
-        if name == SNAPSHOT_DONE or _is_leftover(name):
-            continue
-        if not os.path.isdir(sub):
-            report.warn(sub, "unexpected file in a checkpoint directory")
-        elif os.path.isfile(os.path.join(sub, DATA_FILENAME)):
-            variables += 1
-            _check_variable(sub, report)
-        elif os.path.isfile(os.path.join(sub, META_FILENAME)):
-            report.damage(sub, f"has a meta file but no '{DATA_FILENAME}' data file")
-        else:
-            report.warn(sub, "directory without a variable ('out') in a checkpoint")
-    if not os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
-        report.damage(path, f"no '{SNAPSHOT_DONE}' file: the save did not complete")
-    elif report.damaged == bad:
-        report.ok(path, f"{variables} variable(s), {SNAPSHOT_DONE} present")
-
-
-def check_checkpoint(path: str, report: Report) -> None:
-    """Checks a OneFlow checkpoint directory, a directory of snapshots or a safetensors file."""
-    from .. import checkpoint as ckpt
-
-    if os.path.isfile(path):
-        try:
-            tensors = ckpt.get(path)
-        except (ckpt.CheckpointError, OSError, ValueError) as exc:
-            report.damage(path, str(exc))
-        else:
-            report.ok(path, f"safetensors, {len(tensors)} tensor(s)")
-        return
-    if not os.path.isdir(path):
-        report.damage(path, "checkpoint does not exist")
-        return
-    if _is_snapshot(path):
-        _check_snapshot(path, report)
-        return
-    found = False
-    for name in _listdir(path):
-        sub = os.path.join(path, name)
-        if _is_leftover(name) and os.path.isdir(sub):
-            report.warn(
-                sub, "temporary directory left by an interrupted save (never read; safe to delete)"
-            )
-        elif os.path.isdir(sub) and _is_snapshot(sub):
-            found = True
-            _check_snapshot(sub, report)
-        elif os.path.isfile(sub) and name.endswith(".safetensors"):
-            found = True
-            check_checkpoint(sub, report)
-    if not found:
-        report.damage(
-            path,
-            "no checkpoint found (no variable directories with an 'out' file, "
-            "no snapshots, no .safetensors files)",
-        )
 
 
 # --- entry point ----------------------------------------------------------------------------

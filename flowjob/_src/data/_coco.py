@@ -8,16 +8,21 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from typing import Any
 
 import numpy as np
 
+from .._files import inside, read_bounded
 from . import _buffers
-from ._decode import DecodeError
+from ._decode import DecodeError, image_size
 from ._stream import EndOfData
 
 _MIN_KEYPOINTS = 10
+_MAX_IMAGE_BYTES = 1 << 30
+
+
+def _finite_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class COCOError(DecodeError):
@@ -47,6 +52,10 @@ class COCOMeta:
             image_id = int(_need(image, "id", "an image", p))
             for key in ("file_name", "height", "width"):
                 _need(image, key, f"image {image_id}", p)
+            if not isinstance(image["file_name"], str):
+                raise COCOError(
+                    f"{p}: image {image_id} has file_name {image['file_name']!r}, expected a str"
+                )
             if image_id in self.images:
                 raise COCOError(f"{p}: image id {image_id} appears twice")
             self.images[image_id] = image
@@ -61,7 +70,15 @@ class COCOMeta:
                 raise COCOError(f"{p}: {where} refers to image {image_id}, which is not listed")
             bbox = _need(anno, "bbox", where, p)
             if not isinstance(bbox, list) or len(bbox) != 4:
-                raise COCOError(f"{p}: {where} has bbox {bbox!r}, expected [x, y, w, h]")
+                raise COCOError(
+                    f"{p}: {where} (image {image_id}) has bbox {bbox!r}, expected [x, y, w, h]"
+                )
+            # OneFlow's JSON parser refuses NaN/Infinity (not JSON); Python's accepts them.
+            if not all(_finite_number(v) for v in bbox):
+                raise COCOError(
+                    f"{p}: {where} (image {image_id}) has bbox {bbox!r}; x, y, w, h must be "
+                    "finite numbers"
+                )
             _need(anno, "category_id", where, p)
             segm = anno.get("segmentation", [])
             if isinstance(segm, list):
@@ -94,12 +111,21 @@ class COCOMeta:
         """(encoded bytes, id, (h, w), boxes, labels, points, point index) of one image."""
         image = self.images[image_id]
         h, w = int(image["height"]), int(image["width"])
-        file = os.path.join(self.image_dir, image["file_name"])
+        where = f"image {image_id} of {self.path}"
+
+        def fail(message: str) -> COCOError:
+            return COCOError(f"{where}: {message}")
+
+        file = inside(self.image_dir, image["file_name"], what="file_name", error=fail)
         try:
-            with open(file, "rb") as f:
-                data = np.frombuffer(f.read(), np.int8)
+            raw = read_bounded(file, _MAX_IMAGE_BYTES, what="image file", error=fail)
         except OSError as exc:
-            raise COCOError(f"image {image_id} of {self.path}: cannot read {file}: {exc}") from None
+            raise fail(f"cannot read {file}: {exc}") from None
+        try:
+            image_size(raw)  # the header only: a file that is no image is named here
+        except DecodeError as exc:
+            raise fail(f"{file}: {exc}") from None
+        data = np.frombuffer(raw, np.int8)
         boxes, labels, points, index = [], [], [], []
         for s, anno in enumerate(self.annos[image_id]):
             x, y, bw, bh = (np.float32(v) for v in anno["bbox"])

@@ -3,9 +3,10 @@ rename, described by a manifest.
 
 OFRecord files have no end marker and no checksum, so a part cut short on a record boundary
 reads as a smaller, valid part. flowjob therefore never writes parts where a reader looks:
-everything goes to ``.<name>.writing-<random>`` next to the target, the manifest
-(``MANIFEST_NAME``: each part's name, record count, size and CRC-32C) is written last, and the
-finished folder is renamed into place. A killed writer leaves at most that hidden folder.
+everything goes to a hidden ``.<name>.<random>.tmp`` next to the target (``flowjob._src._files``),
+the manifest (``MANIFEST_NAME``: each part's name, record count, size and CRC-32C) is written
+last, and the finished folder is renamed into place.
+A killed writer leaves at most that hidden folder; the next write there removes it.
 Readers that find a manifest check the part files they open against it; folders without one
 (written by OneFlow) are read as before.
 """
@@ -17,12 +18,12 @@ import ctypes.util
 import errno
 import json
 import os
-import secrets
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .._files import atomic_directory, staging_name
 from ._record import RecordError
 
 MANIFEST_NAME = "_ofrecord_manifest.json"
@@ -162,24 +163,13 @@ def check_target(out_dir: str, overwrite: bool) -> None:
 
 @contextmanager
 def staged_folder(out_dir: str, overwrite: bool) -> Iterator[str]:
-    """A hidden temporary folder next to ``out_dir``; when the block ends without an error it
-    becomes ``out_dir`` (replacing the old one when ``overwrite``), else it is removed."""
+    """A hidden staging folder next to ``out_dir``; when the block ends without an error it
+    becomes ``out_dir`` (replacing the old one when ``overwrite``), else it is removed.
+    Staging folders of killed writers of ``out_dir`` are removed first."""
     out_dir = os.path.abspath(out_dir)
     check_target(out_dir, overwrite)
-    parent, base = os.path.split(out_dir)
-    os.makedirs(parent, exist_ok=True)
-    # os.mkdir, not tempfile.mkdtemp: the folder keeps the umask's permissions (mkdtemp's
-    # are 0700, and the folder becomes the data set)
-    staging = os.path.join(parent, f".{base}.writing-{secrets.token_hex(6)}")
-    os.mkdir(staging)
-    try:
+    with atomic_directory(out_dir, lambda tmp, path: _publish(tmp, path, overwrite)) as staging:
         yield staging
-        _fsync_dir(staging)
-        _publish(staging, out_dir, overwrite)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    _fsync_dir(parent)
 
 
 def _publish(staging: str, out_dir: str, overwrite: bool) -> None:
@@ -193,11 +183,9 @@ def _publish(staging: str, out_dir: str, overwrite: bool) -> None:
     if _exchange(staging, out_dir):  # out_dir is now the new set, staging the old one
         shutil.rmtree(staging, ignore_errors=True)
         return
-    # No atomic exchange here: the old folder moves aside first, so out_dir is briefly
-    # missing, but it never holds a mix of the two sets.
-    old = os.path.join(
-        os.path.dirname(out_dir), f".{os.path.basename(out_dir)}.replaced-{secrets.token_hex(4)}"
-    )
+    # No atomic exchange here: the old folder moves aside first (under a staging name, so a
+    # kill right here leaves a leftover the next write removes), then the new one moves in.
+    old = os.path.join(os.path.dirname(out_dir), staging_name(os.path.basename(out_dir)))
     os.rename(out_dir, old)
     os.rename(staging, out_dir)
     shutil.rmtree(old, ignore_errors=True)
@@ -214,16 +202,3 @@ def _exchange(a: str, b: str) -> bool:
         return False
     at_fdcwd, rename_exchange = -100, 2
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
-
-
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot sync folders; the rename still orders the writes
-    finally:
-        os.close(fd)

@@ -11,6 +11,7 @@ from typing import Any
 
 import google_crc32c
 
+from .._files import stale_staging
 from ._dataset import MANIFEST_NAME, Manifest, PartInfo, read_manifest
 from ._progress import Progress
 from ._record import RecordError, iter_raw_records, parse_record
@@ -78,6 +79,13 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
     if not os.path.exists(report.path):
         report.problems.append(Problem(ProblemKind.EMPTY, f"{report.path}: no such file or folder"))
         return report
+    if os.path.isdir(report.path):
+        parent, base = os.path.split(os.path.abspath(report.path))
+        for name in stale_staging(parent, base):
+            report.notes.append(
+                f"{os.path.join(parent, name)}: staging folder left by an interrupted write "
+                "(never read; the next write of this data set removes it)"
+            )
     files = _files_to_scan(report, folder)
     meter = Progress(f"scanning {report.path}", enabled=progress)
     for file in files:

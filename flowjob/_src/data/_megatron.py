@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._files import check_regular, open_regular
 from ._decode import DecodeError
 from ._stream import EndOfData
 
@@ -35,64 +36,101 @@ DTYPES = {
 
 
 class IndexedDataset:
-    """The sequences of a Megatron ``.idx``/``.bin`` pair, read through a memory map."""
+    """The sequences of a Megatron ``.idx``/``.bin`` pair. Tokens are read with ``pread``, not a
+    memory map: a ``.bin`` cut short while a job reads it is an error naming it, not SIGBUS."""
 
     def __init__(self, prefix: str):
         idx_path, bin_path = prefix + ".idx", prefix + ".bin"
         for path in (idx_path, bin_path):
-            if not os.path.isfile(path):
+            if not os.path.lexists(path):
                 raise DecodeError(f"Megatron dataset file not found: {path}")
-        with open(idx_path, "rb") as f:
-            raw = f.read()
         head = len(MAGIC) + 8 + 1 + 8 + 8
-        if len(raw) < head or raw[: len(MAGIC)] != MAGIC:
-            raise DecodeError(
-                f"{idx_path}: not a Megatron index file (expected magic {MAGIC!r}, got "
-                f"{raw[: len(MAGIC)]!r})"
-            )
-        version, code, n, docs = struct.unpack_from("<QBQQ", raw, len(MAGIC))
-        if version != 1:
-            raise DecodeError(f"{idx_path}: index version {version}, only version 1 is known")
-        if code not in DTYPES:
-            raise DecodeError(f"{idx_path}: unknown dtype code {code} (known: {sorted(DTYPES)})")
-        if docs != n + 1:
-            raise DecodeError(
-                f"{idx_path}: {n} sequence(s) need a document index of {n + 1} entries "
-                f"(one document per sequence), got {docs}"
-            )
-        want = head + 4 * n + 8 * n + 8 * docs
+        with open_regular(idx_path, what="Megatron index file", error=DecodeError) as f:
+            size = os.fstat(f.fileno()).st_size
+            raw = f.read(head)
+            if len(raw) < head or raw[: len(MAGIC)] != MAGIC:
+                raise DecodeError(
+                    f"{idx_path}: not a Megatron index file (expected magic {MAGIC!r}, got "
+                    f"{raw[: len(MAGIC)]!r})"
+                )
+            version, code, n, docs = struct.unpack_from("<QBQQ", raw, len(MAGIC))
+            if version != 1:
+                raise DecodeError(f"{idx_path}: index version {version}, only version 1 is known")
+            if code not in DTYPES:
+                raise DecodeError(
+                    f"{idx_path}: unknown dtype code {code} (known: {sorted(DTYPES)})"
+                )
+            if docs != n + 1:
+                raise DecodeError(
+                    f"{idx_path}: {n} sequence(s) need a document index of {n + 1} entries "
+                    f"(one document per sequence), got {docs}"
+                )
+            want = head + 4 * n + 8 * n + 8 * docs
+            if size != want:  # checked before reading: a huge n reads nothing
+                raise DecodeError(
+                    f"{idx_path}: {size} bytes, expected {want} for {n} sequence(s) "
+                    "(truncated or trailing data)"
+                )
+            raw += f.read(want - head)
         if len(raw) != want:
-            raise DecodeError(
-                f"{idx_path}: {len(raw)} bytes, expected {want} for {n} sequence(s) "
-                "(truncated or trailing data)"
-            )
-        self.path = prefix
+            raise DecodeError(f"{idx_path}: changed while being read")
+        self.path, self.bin_path = prefix, bin_path
         self.dtype = np.dtype(DTYPES[code])
         self.sizes = np.frombuffer(raw, np.int32, n, head).astype(np.int64)
         self.pointers = np.frombuffer(raw, np.int64, n, head + 4 * n)
-        count = os.path.getsize(bin_path) // self.dtype.itemsize  # a cut last token is unused
-        self.tokens = (
-            np.memmap(bin_path, self.dtype, mode="r", shape=(count,))
-            if count
-            else np.empty(0, self.dtype)
-        )
+        for name, values in (("size", self.sizes), ("pointer", self.pointers)):
+            negative = np.nonzero(values < 0)[0]
+            if negative.size:
+                i = int(negative[0])
+                raise DecodeError(
+                    f"{idx_path}: sequence {i} has {name} {int(values[i])}; sizes and "
+                    "pointers must be >= 0"
+                )
+        nbytes = check_regular(bin_path, what="Megatron data file", error=DecodeError).st_size
+        self.nbytes = nbytes - nbytes % self.dtype.itemsize  # a cut last token is unused
         ends = self.pointers + self.sizes * self.dtype.itemsize
         misaligned = self.pointers % self.dtype.itemsize != 0
-        bad = np.nonzero(misaligned | (ends > self.tokens.nbytes))[0]
+        bad = np.nonzero(misaligned | (ends > self.nbytes))[0]
         if bad.size:
             i = int(bad[0])
             raise DecodeError(
                 f"{bin_path}: sequence {i} (offset {int(self.pointers[i])}, "
                 f"{int(self.sizes[i])} tokens of {self.dtype}) lies outside the "
-                f"{self.tokens.nbytes}-byte file or is misaligned"
+                f"{self.nbytes}-byte file or is misaligned"
             )
+        self._fd = os.open(bin_path, os.O_RDONLY)
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)
 
     def __len__(self) -> int:
         return len(self.sizes)
 
-    def sequence(self, i: int) -> np.ndarray:
-        start = int(self.pointers[i]) // self.dtype.itemsize
-        return self.tokens[start : start + int(self.sizes[i])]
+    def sequence(self, i: int, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Tokens ``start:stop`` of sequence ``i``; float token files must hold whole numbers
+        (OneFlow casts them to the integer output, where NaN or 1e30 would become garbage)."""
+        size = int(self.sizes[i])
+        stop = size if stop is None else min(stop, size)
+        start = min(start, stop)
+        offset = int(self.pointers[i]) + start * self.dtype.itemsize
+        nbytes = (stop - start) * self.dtype.itemsize
+        data = os.pread(self._fd, nbytes, offset) if nbytes else b""
+        if len(data) != nbytes:
+            raise DecodeError(
+                f"{self.bin_path}: sequence {i} needs bytes {offset}..{offset + nbytes}, but the "
+                f"file now ends at {os.fstat(self._fd).st_size} (cut short while being read)"
+            )
+        tokens = np.frombuffer(data, self.dtype)
+        if self.dtype.kind == "f":
+            bad = np.nonzero(~np.isfinite(tokens) | (tokens != np.round(tokens)))[0]
+            if bad.size:
+                raise DecodeError(
+                    f"{self.bin_path}: sequence {i} token {int(bad[0])} is "
+                    f"{tokens[bad[0]]!r}, not a whole number ({self.dtype} token file)"
+                )
+        return tokens
 
 
 def _split(split_sizes: Sequence[int], index: int, count: int) -> np.ndarray:
@@ -183,11 +221,12 @@ class GPTSamples:
         while filled < out.shape[0]:
             if doc >= len(self.order):
                 raise DecodeError(f"{self.data.path}: sample {index} runs past the last document")
-            tokens = self.data.sequence(int(self.order[doc]))[offset:]
-            take = min(len(tokens), out.shape[0] - filled)
-            out[filled : filled + take] = tokens[:take]
+            seq = int(self.order[doc])
+            left = int(self.data.sizes[seq]) - offset
+            take = min(left, out.shape[0] - filled)
+            out[filled : filled + take] = self.data.sequence(seq, offset, offset + take)
             filled += take
-            doc, offset = (doc, offset + take) if take < len(tokens) else (doc + 1, 0)
+            doc, offset = (doc, offset + take) if take < left else (doc + 1, 0)
 
 
 class GPTStream:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -12,9 +11,9 @@ import jax
 import numpy as np
 
 from .. import checkpoint
+from ._model_files import MANIFEST_FILE, META_FILE, Manifest, check_meta, is_complete, read_json
 from ._program import ExportError, TensorSpec
-from ._saved_model import FORMAT, META_FILE
-from ._stablehlo import call, deserialize
+from ._stablehlo import call, check_program, check_variables, deserialize
 
 
 class ModelVersionPolicy(enum.Enum):
@@ -26,23 +25,28 @@ class ModelVersionPolicy(enum.Enum):
 def resolve_version_dir(
     path: str | os.PathLike, version: int | ModelVersionPolicy = ModelVersionPolicy.LATEST
 ) -> str:
-    """``path`` is a model directory (``<path>/<version>/``) or one version's directory."""
+    """``path`` is a model directory (``<path>/<version>/``) or one version's directory.
+    ``LATEST`` is the newest *complete* version (a folder a copy left half-written is passed
+    over)."""
     path = os.fspath(path)
-    if os.path.isfile(os.path.join(path, META_FILE)):
+    if os.path.lexists(os.path.join(path, META_FILE)):
         return path
     if not os.path.isdir(path):
         raise ExportError(f"saved model {path}: no such directory")
     if isinstance(version, ModelVersionPolicy):
-        versions = [
+        numbered = [
             int(d) for d in os.listdir(path) if d.isdigit() and os.path.isdir(os.path.join(path, d))
         ]
+        versions = [v for v in numbered if is_complete(os.path.join(path, str(v)))]
         if not versions:
+            found = f" (incomplete versions: {sorted(numbered)})" if numbered else ""
             raise ExportError(
-                f"saved model {path}: no version directory (expected {path}/<version>/{META_FILE})"
+                f"saved model {path}: no complete version directory (expected "
+                f"{path}/<version>/{META_FILE} and {MANIFEST_FILE}){found}"
             )
         version = max(versions)
     version_dir = os.path.join(path, str(version))
-    if not os.path.isfile(os.path.join(version_dir, META_FILE)):
+    if not os.path.lexists(os.path.join(version_dir, META_FILE)):
         raise ExportError(f"saved model {path}: version {version} has no {META_FILE}")
     return version_dir
 
@@ -65,16 +69,12 @@ class SavedModel:
         self, path: str | os.PathLike, version: int | ModelVersionPolicy = ModelVersionPolicy.LATEST
     ):
         self.path = resolve_version_dir(path, version)
-        meta_path = os.path.join(self.path, META_FILE)
-        try:
-            with open(meta_path) as f:
-                self.meta = json.load(f)
-        except (OSError, ValueError) as exc:
-            raise ExportError(f"saved model {meta_path}: unreadable ({exc})") from None
-        if self.meta.get("format") != FORMAT:
-            raise ExportError(
-                f"saved model {meta_path}: format {self.meta.get('format')!r}, expected {FORMAT!r}"
-            )
+        self.manifest = Manifest(self.path)
+        self.manifest.check(META_FILE)
+        self.meta = read_json(self.path, META_FILE)
+        check_meta(self.path, self.meta)
+        if self.meta["format_version"] >= 2 and self.manifest.files is None:
+            raise ExportError(f"saved model {self.path}: {MANIFEST_FILE} is missing")
         self.name: str = self.meta["name"]
         self.version: int = int(self.meta["version"])
         self.checkpoint_path = os.path.join(self.path, self.meta["checkpoint_dir"])
@@ -110,28 +110,45 @@ class SavedModel:
             bool(sig["batch_polymorphic"]),
         )
 
+    def verify(self) -> int:
+        """Checks every file the manifest lists (size, CRC-32C, streamed); the file count.
+        A model saved before manifests existed (format 1) is an error: nothing to check."""
+        if self.manifest.files is None:
+            raise ExportError(
+                f"saved model {self.path}: no {MANIFEST_FILE} (saved by an older flowjob): "
+                "its files cannot be checked"
+            )
+        for rel in self.manifest.files:
+            self.manifest.check(rel)
+        return len(self.manifest.files)
+
     def variables(self, checkpoint_path: str | None = None) -> dict[str, np.ndarray]:
         if checkpoint_path is not None:
-            return {n: v.numpy() for n, v in checkpoint.get(checkpoint_path).items()}
+            return _read_variables(checkpoint_path)
         if self._variables is None:
-            self._variables = {
-                n: v.numpy() for n, v in checkpoint.get(self.checkpoint_path).items()
-            }
+            self.manifest.check(self.meta["checkpoint_dir"])
+            self._variables = _read_variables(self.checkpoint_path)
         return self._variables
 
     def program(self, sig: Signature) -> Any:
+        """The signature's program, checked against the manifest and the signature."""
         exp = self._programs.get(sig.program)
         if exp is None:
             path = os.path.join(self.path, sig.program)
             try:
-                with open(path, "rb") as f:
-                    exp = deserialize(f.read(), path)
+                exp = deserialize(self.manifest.read(sig.program), path)
             except OSError as exc:
-                raise ExportError(
-                    f"saved model {self.path}: cannot read program {path} ({exc.strerror})"
-                ) from None
+                raise ExportError(f"saved model file {path}: cannot read ({exc})") from None
+            check_program(exp, sig, path, parse=self.manifest.files is None)
             self._programs[sig.program] = exp
         return exp
+
+
+def _read_variables(path: str) -> dict[str, np.ndarray]:
+    try:
+        return {n: v.numpy() for n, v in checkpoint.get(path).items()}
+    except (OSError, ValueError) as exc:
+        raise ExportError(f"saved model variables {path}: {exc}") from None
 
 
 def check_inputs(sig: Signature, values: dict[str, Any]) -> list[Any]:
@@ -155,6 +172,11 @@ def check_inputs(sig: Signature, values: dict[str, Any]) -> list[Any]:
             raise ExportError(
                 f"graph {sig.graph!r}: input {spec.name!r} has shape {shape}, "
                 f"expected {spec.shape}{free}"
+            )
+        if shape and shape[0] == 0 and spec.shape and spec.shape[0] != 0:
+            raise ExportError(
+                f"graph {sig.graph!r}: input {spec.name!r} has batch size 0 (shape {shape}); "
+                "a saved model runs on at least one row"
             )
         dtype = np.dtype(spec.dtype)
         have = np.dtype(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
@@ -186,14 +208,9 @@ class LoadedFunction:
         self.input_names = [s.name for s in sig.inputs]
         self.output_names = [s.name for s in sig.outputs]
         values = model.variables(checkpoint_path)
-        missing = [n for n in sig.variables if n not in values]
-        if missing:
-            raise ExportError(
-                f"saved model {model.path}: variables {missing} are missing from "
-                f"{checkpoint_path or model.checkpoint_path}"
-            )
-        self._variables = [jax.numpy.asarray(values[n]) for n in sig.variables]
         self._program = model.program(sig)
+        check_variables(self._program, sig, values, checkpoint_path or model.checkpoint_path)
+        self._variables = [jax.numpy.asarray(values[n]) for n in sig.variables]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if args and kwargs:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import checkpoint
+from .._files import atomic_directory, atomic_file
 from ._program import ExportError, build_program, describe_op, needed_ops
 
 DEFAULT_OPSET = 13
@@ -142,12 +143,36 @@ def export_onnx(
         producer_name="flowjob",
     )
     onnx.checker.check_model(model)
-    path = os.fspath(onnx_filename)
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    onnx.save_model(
-        model,
-        path,
-        save_as_external_data=external_data,
-        location=os.path.basename(path) + ".data" if external_data else None,
-    )
+    return _save(onnx, model, os.fspath(onnx_filename), external_data)
+
+
+def _save(onnx: Any, model: Any, path: str, external_data: bool) -> str:
+    """Staged and renamed (``flowjob._src._files``): a killed export leaves the previous file."""
+    if os.path.isdir(path):
+        raise ExportError(
+            f"flow.onnx.export: onnx_filename {path} is a directory; give a file name "
+            "such as model.onnx"
+        )
+    if not external_data:
+        with atomic_file(path) as f:
+            f.write(model.SerializeToString())
+        return path
+    # The weights go to <file>.data beside the model: both are written in a staging folder,
+    # the weights renamed first so the new model never names missing weights.
+    base = os.path.basename(path)
+    with atomic_directory(path + ".parts", publish=_publish_parts) as staging:
+        onnx.save_model(
+            model,
+            os.path.join(staging, base),
+            save_as_external_data=True,
+            location=base + ".data",
+        )
     return path
+
+
+def _publish_parts(staging: str, parts_path: str) -> None:
+    target = parts_path[: -len(".parts")]
+    base = os.path.basename(target)
+    os.replace(os.path.join(staging, base + ".data"), target + ".data")
+    os.replace(os.path.join(staging, base), target)
+    os.rmdir(staging)

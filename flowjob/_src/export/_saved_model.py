@@ -4,6 +4,7 @@ Layout of ``<save_path>/<version>/``::
 
     saved_model.json            name, version, graphs -> signatures (input/output names,
                                 logical blob names, shapes, dtypes), program files
+    saved_model.manifest.json   size and CRC-32C of every other file (written last)
     variables.safetensors       the variables the programs read
     programs/<graph>/<signature>.jaxexport   the forward program (jax.export, StableHLO)
 
@@ -15,17 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from typing import Any
 
 from .. import checkpoint
+from .._files import atomic_directory, write_file
+from ._model_files import FORMAT, FORMAT_VERSION, META_FILE, write_manifest
 from ._program import ExportError, build_program
 from ._stablehlo import serialize
 
-META_FILE = "saved_model.json"
-FORMAT = "flowjob.saved_model"
-FORMAT_VERSION = 1
 DEFAULT_SIGNATURE = "default"
 
 
@@ -88,17 +86,17 @@ class ModelBuilder:
             if not graph.finished:
                 graph.Finish()
         _check_name_conflicts(self.graph_builders.values())
-        os.makedirs(self.saved_model_dir, exist_ok=True)
-        # Written beside the final directory and renamed: a failed save leaves no version.
-        staging = tempfile.mkdtemp(prefix=f".{self.version}-", dir=self.saved_model_dir)
+        # Built in a hidden sibling and renamed (mode from the umask, like checkpoints): a
+        # failed or killed save leaves no version, and the next save removes its leftovers.
         try:
-            meta = self._write(staging)
-            with open(os.path.join(staging, META_FILE), "w") as f:
-                json.dump(meta, f, indent=1)
-            os.rename(staging, version_dir)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+            with atomic_directory(version_dir) as staging:
+                meta = self._write(staging)
+                write_file(os.path.join(staging, META_FILE), [json.dumps(meta, indent=1).encode()])
+                write_manifest(staging)
+        except FileExistsError:
+            raise ExportError(
+                f"ModelBuilder.Save: {version_dir} appeared while the model was being written"
+            ) from None
 
     def _write(self, root: str) -> dict[str, Any]:
         graphs: dict[str, Any] = {}
@@ -112,8 +110,7 @@ class ModelBuilder:
                 serialized = serialize(program, program_values, self.batch_polymorphic)
                 rel = os.path.join("programs", gname, f"{sname}.jaxexport")
                 os.makedirs(os.path.join(root, "programs", gname), exist_ok=True)
-                with open(os.path.join(root, rel), "wb") as f:
-                    f.write(serialized.data)
+                write_file(os.path.join(root, rel), [serialized.data])
                 signatures[sname] = {
                     "inputs": {s.name: s.to_json() for s, _ in program.inputs},
                     "outputs": {s.name: s.to_json() for s, _ in program.outputs},

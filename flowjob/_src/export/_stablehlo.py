@@ -139,3 +139,62 @@ def call(exp: export.Exported, variables: list[Any], inputs: list[Any]) -> list[
         warnings.simplefilter("ignore")
         outs = exp.call(variables, *inputs)
     return [np.asarray(o) for o in outs]
+
+
+def _dims(aval: Any) -> tuple[Any, ...]:
+    return tuple(d if isinstance(d, int) else None for d in aval.shape)  # None: symbolic
+
+
+def _fits(dims: tuple[Any, ...], shape: tuple[int, ...], free_batch: bool) -> bool:
+    if len(dims) != len(shape):
+        return False
+    return all(
+        d == s or (d is None and free_batch and i == 0) for i, (d, s) in enumerate(zip(dims, shape))
+    )
+
+
+def check_program(exp: export.Exported, sig: Any, where: str, parse: bool = False) -> None:
+    """The program takes the signature's variables and inputs and gives its outputs, with the
+    declared shapes and dtypes (a program that disagrees is refused at load, not at a call).
+    ``parse``: also parse its StableHLO now (for files no manifest CRC vouches for)."""
+    if parse:
+        try:
+            exp.mlir_module()
+        except Exception as exc:  # noqa: BLE001 - reported with the file's name
+            raise ExportError(
+                f"{where}: the program's StableHLO cannot be read ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''})"
+            ) from None
+    n_vars = len(sig.variables)
+    if len(exp.in_avals) != n_vars + len(sig.inputs) or len(exp.out_avals) != len(sig.outputs):
+        raise ExportError(
+            f"{where}: the program takes {len(exp.in_avals)} arguments and gives "
+            f"{len(exp.out_avals)} outputs; the signature {sig.name!r} of graph {sig.graph!r} "
+            f"declares {n_vars} variables + {len(sig.inputs)} inputs and {len(sig.outputs)} outputs"
+        )
+    pairs = [("input", s, a) for s, a in zip(sig.inputs, exp.in_avals[n_vars:])]
+    pairs += [("output", s, a) for s, a in zip(sig.outputs, exp.out_avals)]
+    for kind, spec, aval in pairs:
+        dims = _dims(aval)
+        if not _fits(dims, spec.shape, sig.batch_polymorphic) or np.dtype(aval.dtype) != np.dtype(
+            spec.dtype
+        ):
+            shown = tuple("batch" if d is None else d for d in dims)
+            raise ExportError(
+                f"{where}: {kind} {spec.name!r} is declared {spec.shape} {spec.dtype} in "
+                f"graph {sig.graph!r}, but the program's is {shown} {np.dtype(aval.dtype)}"
+            )
+
+
+def check_variables(exp: export.Exported, sig: Any, values: dict[str, Any], where: str) -> None:
+    """The variables file holds each variable the program reads, at the program's shape."""
+    missing = [n for n in sig.variables if n not in values]
+    if missing:
+        raise ExportError(f"{where}: variables {missing} are missing (graph {sig.graph!r})")
+    for name, aval in zip(sig.variables, exp.in_avals):
+        value = values[name]
+        if tuple(value.shape) != _dims(aval) or np.dtype(value.dtype) != np.dtype(aval.dtype):
+            raise ExportError(
+                f"{where}: variable {name!r} is {tuple(value.shape)} {value.dtype}, but the "
+                f"program of graph {sig.graph!r} reads it as {_dims(aval)} {np.dtype(aval.dtype)}"
+            )

@@ -10,11 +10,9 @@ since tensorflow/tensorboard#7115)::
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import re
 import threading
-import uuid
 import warnings
 
 import numpy as np
@@ -22,6 +20,7 @@ from google.protobuf import text_format
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
 from .._enum import Mode
+from .._files import atomic_file
 
 __all__ = [
     "ProjectorKind",
@@ -40,7 +39,6 @@ __all__ = [
 CONFIG_NAME = "projector_config.pbtxt"
 ASSET_DIR = "projector"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_tmp_seq = itertools.count()
 
 
 class ProjectorKind(Mode):
@@ -70,19 +68,10 @@ class SampleType(Mode):
 
 
 def atomic_write(path: str, data: bytes) -> None:
-    """Writes ``data`` to ``path`` via a temporary file in the same directory and os.replace,
-    so a reader (TensorBoard polls these files) never sees a half-written file."""
-    directory = os.path.dirname(path) or "."
-    # Not tempfile.mkstemp: it creates 0600 files; "x" mode applies the umask like open().
-    tmp = os.path.join(directory, f".tmp-{os.getpid()}-{next(_tmp_seq)}-{uuid.uuid4().hex[:8]}")
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Writes ``data`` to ``path`` staged and renamed (``flowjob._src._files.atomic_file``), so a
+    reader (TensorBoard polls these files) never sees a half-written file."""
+    with atomic_file(path) as f:
+        f.write(data)
 
 
 def _safe_component(text: str) -> str:
