@@ -16,8 +16,8 @@ from reliability_helpers import REPO, child_env
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob.checkpoint import CheckpointError
 from flowjob._src.cli import doctor
+from flowjob.checkpoint import CheckpointError
 
 GIB = 1 << 30
 

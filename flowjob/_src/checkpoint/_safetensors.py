@@ -16,7 +16,12 @@ from typing import BinaryIO
 from flowjob._src import _dtypes
 from flowjob._src._dtypes import DType
 from flowjob._src._files import atomic_file, open_regular
-from flowjob._src.checkpoint._blobs import VariableBlob, from_little_endian, value_chunks, value_spec
+from flowjob._src.checkpoint._blobs import (
+    VariableBlob,
+    from_little_endian,
+    value_chunks,
+    value_spec,
+)
 from flowjob._src.checkpoint._meta import CheckpointError
 
 _CODES: dict[str, DType] = {
