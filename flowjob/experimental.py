@@ -3,7 +3,8 @@ ops exported there (``unique_with_counts``, ``indexed_slices_reduce_sum``, ``squ
 eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logical_slice`` and
 ``logical_slice_assign``), stale variable copies (``ssp_variable_proxy``), scope attributes
 (``scope.config``), the interface blob reads and writes of variables
-(``get/set_interface_blob_value``) and the Python-kernel custom op modules
+(``get/set_interface_blob_value``), the session's jobs as OneFlow's ``JobSet`` protobuf
+(``get_job_set``, read by tools such as oneflow-onnx) and the Python-kernel custom op modules
 (``custom_op_module``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
 part of the legacy API flowjob re-creates."""
 
@@ -16,6 +17,7 @@ from ._src.experimental import (
     custom_op_module,
     eager_assign_121,
     get_interface_blob_value,
+    get_job_set,
     indexed_slices_reduce_sum,
     logical_slice,
     logical_slice_assign,

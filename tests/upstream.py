@@ -52,6 +52,13 @@ DOCS = Upstream(
     "v0.4.0",
     "FLOWJOB_DOCS_SRC",
 )
+# oneflow-onnx 0.3.4 (its setup.py's version at this commit, June 2021)
+ONEFLOW_ONNX = Upstream(
+    "oneflow-onnx",
+    "https://github.com/Oneflow-Inc/oneflow_convert",
+    "c3185d82b4d4a3ac3fb9793bf1e6791adac99b8b",
+    "FLOWJOB_ONEFLOW_ONNX_SRC",
+)
 
 
 class UpstreamError(RuntimeError):

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .export._jobset import get_job_set
 from .graph import Blob, apply_op, scope_config
 from .ops import (
     eager_assign_121,
@@ -29,6 +30,7 @@ __all__ = [
     "custom_op_module",
     "eager_assign_121",
     "get_interface_blob_value",
+    "get_job_set",
     "indexed_slices_reduce_sum",
     "logical_slice",
     "logical_slice_assign",

@@ -42,6 +42,7 @@ def export_onnx(
     extra_opset: Any = None,
     shape_override: Any = None,
     external_data: bool = False,
+    dynamic_batch_size: bool = False,
 ) -> str:
     """Writes an ONNX model of ``job_func`` (a predict job) to ``onnx_filename``.
 
@@ -50,7 +51,9 @@ def export_onnx(
     parameters, outputs after the ops of the returned blobs. ``opset``: 10 (OneFlow's
     default) to the installed onnx package's newest; default 13. OneFlow's
     ``continue_on_error``, ``extra_opset`` and ``shape_override`` are not supported (an
-    error when given). Returns the path written.
+    error when given). ``dynamic_batch_size``: the first dimension of every input and output
+    is a free ``batch`` dimension and reshapes infer their leading dimension, so the model runs
+    at any batch size (oneflow-onnx 0.3.4's option). Returns the path written.
     """
     for name, value, default in (
         ("continue_on_error", continue_on_error, False),
@@ -84,7 +87,7 @@ def export_onnx(
     program = build_program(job_func)
     job = program.job_name
     values = _variable_values(program, os.fspath(model_save_dir) if model_save_dir else None)
-    graph = OnnxGraph(opset)
+    graph = OnnxGraph(opset, free_batch=bool(dynamic_batch_size))
     constants: dict[int, np.ndarray] = {}  # id(blob) -> value of blobs known at export time
     inputs = []
     for spec, blob in program.inputs:
@@ -137,6 +140,11 @@ def export_onnx(
                 name, onnx_type(spec.dtype, f"output {spec.name!r}"), spec.shape
             )
         )
+    if dynamic_batch_size:
+        for value in (*inputs, *outputs):
+            dims = value.type.tensor_type.shape.dim
+            if len(dims):
+                dims[0].dim_param = "batch"
     model = helper.make_model(
         helper.make_graph(graph.nodes, job, inputs, outputs, graph.initializers),
         opset_imports=[helper.make_opsetid("", opset)],

@@ -34,10 +34,12 @@ def onnx_type(dtype: Any, what: str) -> int:
 
 
 class OnnxGraph:
-    """Collects nodes and initializers; ``values`` maps ``id(blob)`` to its ONNX name."""
+    """Collects nodes and initializers; ``values`` maps ``id(blob)`` to its ONNX name.
+    ``free_batch``: the model's leading dimension is not fixed (converters leave it free)."""
 
-    def __init__(self, opset: int):
+    def __init__(self, opset: int, free_batch: bool = False):
         self.opset = opset
+        self.free_batch = free_batch
         self.nodes: list[Any] = []
         self.initializers: list[Any] = []
         self.values: dict[int, str] = {}

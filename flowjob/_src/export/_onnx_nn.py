@@ -22,7 +22,10 @@ def _out(op: OpNode, i: int = 0):
 # -- shapes ---------------------------------------------------------------------------------
 @register("reshape", "flatten", "squeeze", "expand_dims", "reshape_like")
 def _reshape(g, op, x):
-    return g.node("Reshape", [x[0], g.ints(_out(op).shape, f"{op.name}/shape")], op.name)
+    shape = list(_out(op).shape)
+    if g.free_batch and shape:
+        shape[0] = -1  # the batch size of the call, whatever it is
+    return g.node("Reshape", [x[0], g.ints(shape, f"{op.name}/shape")], op.name)
 
 
 @register("expand", "broadcast_like", "broadcast_to_compatible_with")
