@@ -117,12 +117,12 @@ def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
 
 
 def test_missing_oneflow_module_is_named(flowjob_run, tmp_path):
-    script = write(tmp_path / "prog.py", "import oneflow.core.job.job_pb2 as job_util\n")
+    script = write(tmp_path / "prog.py", "import oneflow.core.job.resource_pb2 as resource_util\n")
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
         "flowjob._src.compat._errors.MissingOneFlowModule: "
-        "oneflow.core.job.job_pb2 is not provided by flowjob"
+        "oneflow.core.job.resource_pb2 is not provided by flowjob"
     )
 
 
