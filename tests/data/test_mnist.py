@@ -10,9 +10,8 @@ import pytest
 
 from flowjob._src.data import _subset, load_mnist
 
-DATA_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "flowjob", "_src", "data"
-)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA_DIR = os.path.join(REPO, "flowjob", "_src", "data")
 
 
 @pytest.fixture
