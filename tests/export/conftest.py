@@ -5,7 +5,7 @@ defined once for the whole folder."""
 from __future__ import annotations
 
 import pytest
-from export_zoo import BATCH, Zoo, define_jobs, make_inputs, randomize_variables
+from export_zoo import BATCH, Zoo, define_jobs, make_inputs, randomize_variables, xla_outputs
 
 import flowjob as flow
 
@@ -17,4 +17,5 @@ def zoo() -> Zoo:
     randomize_variables()
     inputs = make_inputs(BATCH)
     expected = {name: job(*inputs[name].values()) for name, job in jobs.items()}
-    return Zoo(jobs, inputs, expected, set(flow.get_all_variables()))
+    variables = set(flow.get_all_variables())
+    return Zoo(jobs, inputs, expected, variables, xla_outputs(BATCH, inputs, "_xla"))

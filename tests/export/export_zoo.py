@@ -15,6 +15,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
+from flowjob import kernels
 
 REPO = Path(__file__).resolve().parents[2]
 BATCH = 4
@@ -37,6 +38,19 @@ class Zoo:
     inputs: dict[str, dict[str, np.ndarray]]  # name -> {argument name: value}
     expected: dict[str, np.ndarray]  # name -> the job's output on `inputs`
     variables: set[str]  # the four jobs' variables (other tests add their own later)
+    # name -> the output of the same job computed with XLA's kernels only (the kernels a
+    # saved program carries; `expected` used oneDNN's convolutions where they are installed)
+    expected_xla: dict[str, np.ndarray]
+
+
+def xla_outputs(
+    batch: int, inputs: dict[str, dict[str, np.ndarray]], suffix: str
+) -> dict[str, np.ndarray]:
+    """The four jobs' outputs on ``inputs`` with XLA's kernels only (jobs named ``suffix``,
+    sharing the variables of the others)."""
+    with kernels.portable():  # read when a job is traced, at its first call
+        jobs = define_jobs(batch, suffix)
+        return {name: job(*inputs[name].values()) for name, job in jobs.items()}
 
 
 def define_jobs(batch: int, suffix: str = "") -> dict[str, Any]:

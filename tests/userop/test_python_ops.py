@@ -165,7 +165,7 @@ def test_wrong_output_shape_names_op_and_shapes(fresh_session):
 
     with pytest.raises(
         Exception,
-        match=r"Python op 'bad_shape'.*'out' of shape \(3, 2\), "
+        match=r"op 'b' \(bad_shape\) in job 'job'.*'out' of shape \(3, 2\), "
         r"expected \(3, 4\)",
     ):
         job(x)

@@ -23,6 +23,16 @@ from ._graph import (
     is_tensor_list,
     tracing,
 )
+from ._host_kernel import (
+    KernelSite,
+    PythonKernelError,
+    apply_host_op,
+    call_kernel,
+    has_host_kernels,
+    kernel_error,
+    raise_kernel_error,
+    running_kernel,
+)
 from ._real_shape import ELEMENTWISE, RealShape, lowest, valid_mask
 from ._registry import all_job_graphs, set_trace_all
 from ._scope import (
@@ -46,6 +56,14 @@ from ._scope import (
 from ._variables import VARIABLE_VIEWS, VariableDef, VariableStore, get_variable
 
 __all__ = [
+    "KernelSite",
+    "PythonKernelError",
+    "apply_host_op",
+    "call_kernel",
+    "has_host_kernels",
+    "kernel_error",
+    "raise_kernel_error",
+    "running_kernel",
     "VARIABLE_VIEWS",
     "FunctionDesc",
     "Scope",

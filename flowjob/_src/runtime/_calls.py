@@ -10,11 +10,14 @@ from typing import Any
 
 import jax
 
+from ..errors import CallbackError
+from ..graph import raise_kernel_error, running_kernel
 from . import _sharding
 from ._arguments import device_value, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
+from ._interrupt import HOLD
 from ._results import ResultFuture
 from ._state import State
 
@@ -40,21 +43,23 @@ class Calls:
         for, so a fast completion thread cannot deliver this call before its callback exists.
         At most ``concurrency_width`` calls of a job are in flight; more wait for a slot.
         """
+        _refuse_in_kernel(job)
         host_args, device_args = self._arguments(job, entry, args, private=True)
+        if not entry.warm:
+            self._warm(entry, device_args)
         in_worker = self.completion.in_worker()
-        if not in_worker and not entry.slots.acquire(blocking=False):
-            # The held call (older) may own the last slot: queue it before waiting for one.
-            self.release_held()
-            entry.slots.acquire()  # callbacks may launch jobs; they never wait for a slot
-        slots = None if in_worker else entry.slots
-        try:
+        slots = None if in_worker else entry.slots  # callbacks never wait for a slot
+        # Ctrl-C is held back from taking the slot to queuing the completion (which then
+        # owns the slot) and storing the new state: an interrupt before or after, never
+        # between (a slot released twice, a donated state lost).
+        with HOLD:
+            if slots is not None and not slots.acquire(blocking=False):
+                # The held call (older) may own the last slot: queue it before waiting.
+                self.release_held()
+                HOLD.acquire(slots)
             return self._dispatch(
                 entry, host_args, device_args, slots, hold, recycle=entry.staging is not None
             )
-        except BaseException:
-            if slots is not None:
-                slots.release()
-            raise
 
     def run(self, job: Any, entry: CompiledJob, args: tuple[Any, ...]) -> tuple[Any, Any]:
         """A blocking call: (host arguments, output values) once it and every earlier call
@@ -66,23 +71,27 @@ class Calls:
         is pending; a job with a plan also holds the completion queue while it runs
         (``CompletionQueue.begin_inline``), so later calls wait for it.
         """
+        _refuse_in_kernel(job)
         in_worker = self.completion.in_worker()
         host_args, device_args = self._arguments(
             job, entry, args, private=in_worker or entry.host_reads_inputs
         )
-        if in_worker:
-            future = self._dispatch(
-                entry,
-                host_args,
-                device_args,
-                None,
-                False,
-                recycle=entry.staging is not None,
-                raw=True,
-            )
+        if not entry.warm:
+            self._warm(entry, device_args)
+        if in_worker:  # a handler's call (on the main thread when its handlers run inline)
+            with HOLD:
+                future = self._dispatch(
+                    entry,
+                    host_args,
+                    device_args,
+                    None,
+                    False,
+                    recycle=entry.staging is not None,
+                    raw=True,
+                )
             return host_args, self.wait_for(future)
         quiet = entry.quiet
-        with self._lock:
+        with HOLD, self._lock:  # see launch
             outputs = self._execute(entry, device_args)
             # earlier calls first: if any is pending, this one queues behind them
             own = self._completions_idle() if quiet else self._begin_inline()
@@ -157,7 +166,12 @@ class Calls:
         raw: bool = False,
     ) -> ResultFuture:
         with self._lock:
-            outputs = self._execute(entry, device_args)
+            try:
+                outputs = self._execute(entry, device_args)
+            except BaseException:
+                if slots is not None:  # no completion owns it
+                    slots.release()
+                raise
             future = self._queue(entry, host_args, outputs, slots, hold, recycle, raw)
         if _accelerated():  # start device->host copies early; on the CPU there is nothing to copy
             try:
@@ -192,23 +206,38 @@ class Calls:
                 self.completion.submit(task)
         return future
 
+    def _warm(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> None:
+        """Compiles a program that donates its state before its first call, where Ctrl-C is
+        not held back yet: compiling may take long, and an interrupt must stop it."""
+        lowered = entry.lowered
+        if lowered.writes_state and not lowered.host_kernels and hasattr(lowered.fn, "lower"):
+            with self._lock:
+                current = self.state.for_call(lowered)
+                third = self.state.train_step(entry) if lowered.train else entry.counter
+            lowered.fn.lower(current, device_args, third).compile()  # kept by the jit's cache
+        entry.warm = True
+
     def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:
         """Runs the program on the current state (under the dispatch lock): its outputs, the
         fetched values then the watched gradients."""
         lowered, state = entry.lowered, self.state
         current = state.for_call(lowered)
+        # A program with host kernels may fail after it started: see _checked_run.
+        run = functools.partial(_checked_run, lowered) if lowered.host_kernels else lowered.fn
         if lowered.train:
             step = state.train_step(entry)
-            new_state, fetched, diffs = lowered.fn(current, device_args, step)
+            new_state, fetched, diffs = run(current, device_args, step)
             state.variables.values.update(new_state)
             state.store_train_step(entry, step + 1)  # only once the step was dispatched
             return (*fetched, *diffs) if diffs else fetched
         counter = entry.counter % (2**32)  # Python ints: cheaper jit arguments than NumPy's
         entry.counter += 1
         if lowered.writes_state:  # a predict job that assigns variables
-            new_state, fetched = lowered.fn(current, device_args, counter)
+            new_state, fetched = run(current, device_args, counter)
             state.variables.values.update(new_state)
             return fetched
+        if lowered.host_kernels:
+            return _checked_run(lowered, current, device_args, counter, wait=False)
         return lowered.fn(current, device_args, counter)
 
     def _completions_idle(self) -> bool:
@@ -248,6 +277,30 @@ class Calls:
     def wait(self) -> None:
         self.release_held()
         self.completion.drain()
+
+
+def _checked_run(lowered: Any, *args: Any, wait: bool = True) -> Any:
+    """Runs a program with host kernels; a kernel's error is raised as itself, naming its
+    op. ``wait``: the program returns a new state (not donated), stored only once the step
+    succeeded, so a failed step leaves the session the state it had."""
+    try:
+        outputs = lowered.fn(*args)
+        return jax.block_until_ready(outputs) if wait else outputs
+    except Exception as exc:  # the step failed on the host (or the device)
+        raise_kernel_error(exc)
+        raise
+
+
+def _refuse_in_kernel(job: Any) -> None:
+    """A job called from a host kernel would wait for the call that runs the kernel."""
+    site = running_kernel()
+    if site is not None:
+        raise CallbackError(
+            f"job {job.__name__!r} was called from inside the Python kernel of "
+            f"{site.describe()}; a kernel runs inside its job's compiled step, which a job "
+            "call would wait for forever. Compute with NumPy in the kernel, or call the job "
+            "before or after"
+        )
 
 
 @functools.cache

@@ -36,6 +36,7 @@ class CompiledJob:
     lowered: LoweredJob
     slots: threading.BoundedSemaphore  # calls in flight (concurrency_width)
     counter: int = 0  # calls of a predict job so far (seeds its random ops)
+    warm: bool = False  # its program was compiled (runtime/_calls.py: Calls._warm)
     # A train job's TrainStep, kept as a Python int, and the array last stored for it
     train_step: int = 0
     stored_step: Any = None

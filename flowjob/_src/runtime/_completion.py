@@ -77,6 +77,12 @@ class CompletionQueue:
         self._ensure_thread()
         self._queue.put(task)
 
+    def stop(self) -> None:
+        """Ends the completion thread once the tasks queued so far have run (a cleared
+        session's; nothing is submitted after)."""
+        if self._thread is not None:
+            self._queue.put(None)
+
     def _run(self) -> None:
         while True:
             task = self._queue.get()

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 
 from ..errors import describe_callable
-from ..graph import Form, JobGraph
+from ..graph import Form, JobGraph, kernel_error
 from ._distributed import is_primary
 from ._local_blob import LocalBlob, local
 
@@ -178,7 +178,9 @@ class Deliverer:
                 for i, a in enumerate(arrays)
             ]
         except Exception as exc:  # the program itself failed at run time
-            self.completion.record_error(exc, f"job {entry.traced.graph.name!r}")
+            self.completion.record_error(
+                kernel_error(exc) or exc, f"job {entry.traced.graph.name!r}"
+            )
             return None
 
     def run_plan(self, entry: Any, host_args: list[Any], outputs: list[np.ndarray]) -> None:

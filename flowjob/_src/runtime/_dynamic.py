@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import JobArgumentError, describe_frame
-from ..graph import JobGraph
+from ..graph import JobGraph, call_kernel
 
 _CACHE_SIZE = 256
 
@@ -51,6 +51,11 @@ class RealShapePlan:
             if op.real_shape.device is not None or any(id(b) in self.computed for b in op.inputs):
                 self.tracked.add(id(op))
                 self.computed.update(id(b) for b in op.outputs)
+        # A tracked op without a device rule checks its real shapes on the host, in the
+        # program (``_host_rule``): the step can fail there after it started.
+        self.host_rules = any(
+            op.real_shape.device is None for op in self.ops if id(op) in self.tracked
+        )
         # Real shapes the program reads: inputs of masked lowerings and of tracked ops, and
         # dynamic losses.
         read = [
@@ -127,7 +132,7 @@ def _host_rule(job: str, op: Any, ins: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(np.asarray(o, np.int32).reshape(b.ndim) for o, b in zip(outs, op.outputs))
 
     specs = tuple(jax.ShapeDtypeStruct((b.ndim,), np.int32) for b in op.outputs)
-    return jax.pure_callback(rule, specs, *ins)
+    return jax.pure_callback(lambda *arrays: call_kernel(None, "", rule, *arrays), specs, *ins)
 
 
 def infer_real_shapes(job_name: str, op: Any, shapes: dict[int, tuple[int, ...]]) -> None:

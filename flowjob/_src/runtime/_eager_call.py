@@ -30,6 +30,7 @@ from ..graph import (
     View,
     host_only_error,
     is_host_only,
+    raise_kernel_error,
 )
 from . import _config
 from ._arguments import _pad, prepare_arguments
@@ -87,7 +88,11 @@ class Evaluator:
                     if id(b) in self.real
                 }
                 infer_real_shapes(self.job_name, op, self.real)
-            run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+            try:
+                run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+            except Exception as exc:  # a host kernel's error is raised as itself
+                raise_kernel_error(exc)
+                raise
             if op.real_shape is not None and op.real_shape.device is not None:
                 self._data_dependent(op, real)
 

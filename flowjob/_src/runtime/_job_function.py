@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -53,8 +54,17 @@ class JobFunction:
         self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
         self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
         self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
-        self.session = default_session()  # the only session it may run in
-        self.session.register(self)
+        session = default_session()
+        # The only session it may run in, held weakly: a job kept after
+        # flow.clear_default_session() must not keep the cleared session's compiled
+        # programs and variables alive (it cannot run in it any more).
+        self._session = weakref.ref(session)
+        session.register(self)
+
+    @property
+    def session(self) -> Any:
+        """The session the job was defined in; None once it was cleared and dropped."""
+        return self._session()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:

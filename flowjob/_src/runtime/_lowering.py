@@ -20,6 +20,7 @@ from ..graph import (
     OpKind,
     VariableStore,
     View,
+    has_host_kernels,
     warn_unreachable_diff,
 )
 from . import _sharding
@@ -53,6 +54,9 @@ class LoweredJob:
     # The step function before jit: its ``forwarded`` outputs (known once traced) are the
     # step's own inputs handed back, which the host copies rather than writes into.
     step: Any = None
+    # A host kernel runs inside: the state is not donated, and a call stores the new state
+    # only once the step succeeded (runtime/_calls.py).
+    host_kernels: bool = False
 
     @property
     def writes_state(self) -> bool:
@@ -118,6 +122,8 @@ def lower(
         )
     diff_watches = _diff_watches(graph)
     real_plan = RealShapePlan(graph) if any(op.real_shape for op in graph.ops) else None
+    # Host code runs inside the step (a NumPy kernel, a real-shape rule): it may fail there.
+    host_kernels = has_host_kernels(graph) or (real_plan is not None and real_plan.host_rules)
     arg_index = {id(b): i for i, b in enumerate(graph.inputs)}
 
     device_consumed = {id(b) for op in graph.ops if op.kind is OpKind.DEVICE for b in op.inputs}
@@ -176,7 +182,9 @@ def lower(
             fn = step
         else:
             writes = train or bool(graph.assigns)
-            fn = jax.jit(step, donate_argnums=(0,)) if writes else jax.jit(step)
+            # see _sharding.state_donation; data-dependent real shapes run on one device only
+            donate = () if host_kernels else (0,)
+            fn = jax.jit(step, donate_argnums=donate) if writes else jax.jit(step)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (
@@ -202,6 +210,7 @@ def lower(
     lowered.real_plan = real_plan
     lowered.diff_fetches = diff_fetches
     lowered.step = step
+    lowered.host_kernels = host_kernels
     return lowered
 
 

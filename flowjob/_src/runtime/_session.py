@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import atexit
+import ctypes
 import sys
 import threading
 import warnings
@@ -226,6 +227,28 @@ class Session:
             reported = self.completion.report_pending_at_exit()
         return reported + (1 if abandoned else 0)
 
+    def release(self) -> None:
+        """Drops the compiled programs, jobs and variables of a closed session (cleared by
+        ``flow.clear_default_session``), whatever still refers to the session."""
+        self.compiled.clear()
+        self.jobs.clear()
+        self._trace_failures.clear()
+        self.variables.values.clear()
+        self.variables.defs.clear()
+        self.variables.pending.clear()
+        self.completion.stop()
+
+
+def _return_freed_memory() -> None:
+    """Hands the memory a cleared session freed back to the system (glibc keeps freed
+    blocks for reuse, so the process's resident size would not show the release)."""
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to ask
+        return
+    trim(0)
+
 
 def _close_feeder(entry: CompiledJob | None) -> None:
     if entry is not None and entry.feeder is not None:
@@ -252,8 +275,12 @@ def clear_default_session() -> None:
     with _default_lock:
         old, _default = _default, None
     if old is not None:
-        old.close()
+        try:
+            old.close()
+        finally:
+            old.release()
     _config.reset_device_num()
+    _return_freed_memory()
 
 
 def lazy_job_names() -> list[str]:

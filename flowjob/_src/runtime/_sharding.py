@@ -15,7 +15,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from ..errors import ConfigError, JobDefinitionError
-from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, split
+from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, has_host_kernels, split
 from . import _config
 
 AXIS = "d"
@@ -149,6 +149,14 @@ class Jitted:
     pieces: int = 1  # mirrored view: devices whose pieces make up each result
 
 
+def state_donation(graph: JobGraph) -> tuple[int, ...]:
+    """``donate_argnums`` of a program that returns its new state: the state (argument 0),
+    saving a copy of every variable per step, unless a host kernel runs in it. Such a step
+    can fail after it started, and the state it was given must then still be there (the
+    call stores the new state only once the step succeeded: runtime/_calls.py)."""
+    return () if has_host_kernels(graph) else (0,)
+
+
 def jit_sharded(
     graph: JobGraph,
     step: Any,
@@ -170,14 +178,14 @@ def jit_sharded(
     if train:
         fn = jax.jit(
             step,
-            donate_argnums=(0,),
+            donate_argnums=state_donation(graph),
             in_shardings=(state_sh, input_sh, repl),
             out_shardings=(state_sh, repl, repl),
         )
     elif writes:
         fn = jax.jit(
             step,
-            donate_argnums=(0,),
+            donate_argnums=state_donation(graph),
             in_shardings=(state_sh, input_sh, repl),
             out_shardings=(state_sh, repl),
         )
@@ -209,7 +217,7 @@ def jit_mirrored(
     state_sh = {n: replicated(mesh) for n in state_names}
     # Per-device pieces are concatenated along axis 0, so the global input is split on it.
     input_sh = tuple(NamedSharding(mesh, split_spec) for _ in range(inputs))
-    fn = jax.jit(mapped, donate_argnums=(0,)) if writes else jax.jit(mapped)
+    fn = jax.jit(mapped, donate_argnums=state_donation(graph)) if writes else jax.jit(mapped)
     return Jitted(fn, state_sh, input_sh, pieces=mesh.size)
 
 

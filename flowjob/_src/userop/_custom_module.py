@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import NativeBuildError, OpError
-from ..graph import Blob, apply_op
+from ..graph import Blob, KernelSite, apply_host_op
 from ._cpp_def import CppDefs, GradDef, OpDef, Source, read_cpp_defs
 from ._python_op import PythonKernelError, host_kernel
 from ._registry import OpCall, OpSpec, register
@@ -91,10 +91,13 @@ class _KernelOp:
         out = self.kernel(list(arrays))
         return [np.asarray(v) for v in (out if isinstance(out, (list, tuple)) else [out])]
 
-    def lower(self, *xs: jax.Array) -> tuple[jax.Array, ...]:
+    def lower(self, site: KernelSite, *xs: jax.Array) -> tuple[jax.Array, ...]:
+        """``site``: the op the user built (its kernels' errors name it, and this kernel's
+        definition, ``where``)."""
         outs = self.specs(xs)
         host = host_kernel(
             f"the Python kernel of {self.where()}",
+            site,
             lambda *arrays: tuple(self.run_kernel(list(arrays))),
             outs,
             self.op.outputs,
@@ -110,12 +113,14 @@ class _KernelOp:
             return ys, (xs, ys)
 
         def run_bwd(saved, grads):
-            return self.gradients(*saved, grads)
+            return self.gradients(site, *saved, grads)
 
         run.defvjp(run_fwd, run_bwd)
         return run(*xs)
 
-    def gradients(self, xs: tuple, ys: tuple, dys: tuple) -> tuple[jax.Array, ...]:
+    def gradients(
+        self, site: KernelSite, xs: tuple, ys: tuple, dys: tuple
+    ) -> tuple[jax.Array, ...]:
         if self.grad is None:
             raise OpError(
                 f"{self.where()} has no REGISTER_USER_OP_GRAD in {self.defs.path}, so no "
@@ -133,7 +138,7 @@ class _KernelOp:
                 f"REGISTER_USER_OP_GRAD({self.op.op_type!r}) ({self.defs.path}:{self.grad.line}) "
                 f"binds no value to input(s) {missing} of {backward.op.op_type!r}"
             )
-        results = backward.lower(*(values[self.grad.binds[a]] for a in backward.op.inputs))
+        results = backward.lower(site, *(values[self.grad.binds[a]] for a in backward.op.inputs))
         by_name = dict(zip(backward.op.outputs, results))
         # An input the block binds no gradient to gets none, as in OneFlow: zeros.
         return tuple(
@@ -142,18 +147,21 @@ class _KernelOp:
         )
 
     def spec(self) -> OpSpec:
-        def lowering(*xs, **_attrs):
-            # OneFlow hands a Python kernel its inputs only, never the op's attributes.
-            ys = self.lower(*xs)
-            return ys if len(ys) > 1 else ys[0]
+        def make_lowering(site: KernelSite):
+            def lowering(*xs, **_attrs):
+                # OneFlow hands a Python kernel its inputs only, never the op's attributes.
+                ys = self.lower(site, *xs)
+                return ys if len(ys) > 1 else ys[0]
+
+            return lowering
 
         def build(c: OpCall) -> dict[str, list[Blob]]:
-            out = apply_op(
+            out = apply_host_op(
                 self.op.op_type,
-                lowering,
+                make_lowering,
                 [c.input(a) for a in self.op.inputs],
-                attrs=c.attrs,
-                name=c.name,
+                c.attrs,
+                c.name,
             )
             out = out if isinstance(out, tuple) else (out,)
             return {a: [b] for a, b in zip(self.op.outputs, out)}

@@ -18,7 +18,14 @@ import numpy as np
 
 from .._enum import Mode
 from ..errors import OpError
-from ..graph import Blob, apply_op
+from ..graph import (
+    Blob,
+    KernelSite,
+    PythonKernelError,
+    apply_host_op,
+    apply_op,
+    call_kernel,
+)
 from ._registry import OpCall, OpSpec, register
 
 
@@ -27,10 +34,6 @@ class KernelKind(Mode):
 
     NUMPY = "numpy"  # runs on the host through jax.pure_callback
     JAX = "jax"  # jax.numpy, compiled into the job
-
-
-class PythonKernelError(OpError):
-    """A Python kernel returned something its op's shape inference did not promise."""
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -62,30 +65,76 @@ def _specs(
 
 def host_kernel(
     where: str,
+    site: KernelSite,
     kernel: Callable[..., Any],
     expected: tuple[jax.ShapeDtypeStruct, ...],
     names: Sequence[str],
     attrs: dict[str, Any],
 ) -> Callable[..., tuple]:
-    def run(*arrays):
-        results = _as_tuple(kernel(*[np.asarray(a) for a in arrays], **attrs))
+    """``kernel`` as ``jax.pure_callback`` runs it: its results checked against ``expected``
+    (count, shape, values its dtype holds) and its errors kept for the caller
+    (graph/_host_kernel.py). ``where``: which of the op's kernels, for messages."""
+
+    def checked(*arrays):
+        results = kernel(*[np.asarray(a) for a in arrays], **attrs)
+        results = _as_tuple(results)
         if len(results) != len(expected):
             raise PythonKernelError(
-                f"{where} returned {len(results)} value(s), expected "
+                f"{where} of {site.describe()} returned {len(results)} value(s), expected "
                 f"{len(expected)} ({', '.join(names)})"
             )
-        out = []
-        for name, spec, value in zip(names, expected, results):
-            value = np.asarray(value)
-            if value.shape != spec.shape:
-                raise PythonKernelError(
-                    f"{where} returned {name!r} of shape {value.shape}, "
-                    f"expected {spec.shape} (its shape inference)"
-                )
-            out.append(value.astype(spec.dtype, copy=False))
-        return tuple(out)
+        return tuple(
+            _checked_value(f"{where} of {site.describe()}", name, spec, value)
+            for name, spec, value in zip(names, expected, results)
+        )
 
-    return run
+    return lambda *arrays: call_kernel(site, where, checked, *arrays)
+
+
+def _checked_value(where: str, name: str, spec: jax.ShapeDtypeStruct, value: Any) -> np.ndarray:
+    if value is None:
+        raise PythonKernelError(f"{where} returned None for {name!r}, expected an array")
+    value = np.asarray(value)
+    if value.shape != spec.shape:
+        raise PythonKernelError(
+            f"{where} returned {name!r} of shape {value.shape}, expected {spec.shape} (its "
+            "shape inference)"
+        )
+    target = np.dtype(spec.dtype)
+    if value.dtype == target or np.can_cast(value.dtype, target, "safe"):
+        return value.astype(target, copy=False)
+    kind, target_kind = _kind(value.dtype), _kind(target)
+    if kind is None or target_kind is None:
+        raise PythonKernelError(
+            f"{where} returned {name!r} as {value.dtype}, which does not convert to {target}"
+        )
+    with np.errstate(invalid="ignore", over="ignore"):
+        cast = value.astype(target)
+        # The values must survive the cast: integers and flags exactly (a float's fraction
+        # truncated, as a cast does), floats without overflowing to infinity.
+        if target_kind == "f":
+            bad = np.isfinite(value) & ~np.isfinite(cast.astype(np.float64))
+        elif kind == "f":
+            wide = value.astype(np.float64)
+            bad = ~np.isfinite(wide) | (cast.astype(np.float64) != np.trunc(wide))
+        else:
+            bad = cast.astype(value.dtype) != value
+    if np.any(bad):
+        first = value[bad].flat[0].item()
+        raise PythonKernelError(
+            f"{where} returned {name!r} with values its dtype {target} cannot hold (e.g. "
+            f"{first!r} of dtype {value.dtype}); convert them in the kernel"
+        )
+    return cast
+
+
+def _kind(dtype: np.dtype) -> str | None:
+    """'f' (float, bfloat16 included), 'i' (integer) or 'b' (bool); None: none of them."""
+    if jax.dtypes.issubdtype(dtype, np.floating):
+        return "f"
+    if jax.dtypes.issubdtype(dtype, np.integer):
+        return "i"
+    return "b" if dtype == np.bool_ else None
 
 
 def _numpy_lowering(
@@ -95,10 +144,11 @@ def _numpy_lowering(
     forward: Callable[..., Any],
     backward: Callable[..., Any] | None,
     infer: Callable[..., Any] | None,
+    site: KernelSite,
 ) -> Callable[..., Any]:
     def lowering(*xs, **attrs):
         outs = _specs(infer, xs, len(outputs), attrs)
-        fwd_host = host_kernel(f"the forward kernel of {op}", forward, outs, outputs, attrs)
+        fwd_host = host_kernel("the forward kernel", site, forward, outs, outputs, attrs)
 
         @jax.custom_vjp
         def run(*xs):
@@ -117,7 +167,7 @@ def _numpy_lowering(
             xs, ys = saved
             ins = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in xs)
             names = [f"gradient of {a}" for a in inputs]
-            bwd_host = host_kernel(f"the backward kernel of {op}", backward, ins, names, attrs)
+            bwd_host = host_kernel("the backward kernel", site, backward, ins, names, attrs)
             return tuple(jax.pure_callback(bwd_host, ins, *xs, *ys, *grads))
 
         run.defvjp(run_fwd, run_bwd)
@@ -174,16 +224,23 @@ def register_python_op(
     names to defaults (``None``: required). Registering a name again replaces it.
     """
     inputs, outputs = tuple(inputs), tuple(outputs)
-    if KernelKind(kernel) is KernelKind.NUMPY:
-        lowering = _numpy_lowering(
-            f"Python op {op_type!r}", inputs, outputs, forward, backward, infer
-        )
-    else:
-        lowering = _jax_lowering(forward, backward)
+    on_host = KernelKind(kernel) is KernelKind.NUMPY
+    lowering = None if on_host else _jax_lowering(forward, backward)
 
     def build(c: OpCall) -> dict[str, list[Blob]]:
         blobs = [c.input(arg) for arg in inputs]
-        out = apply_op(op_type, lowering, blobs, attrs=c.attrs, name=c.name)
+        if on_host:
+            out = apply_host_op(
+                op_type,
+                lambda site: _numpy_lowering(
+                    f"Python op {op_type!r}", inputs, outputs, forward, backward, infer, site
+                ),
+                blobs,
+                c.attrs,
+                c.name,
+            )
+        else:
+            out = apply_op(op_type, lowering, blobs, attrs=c.attrs, name=c.name)
         return {arg: [b] for arg, b in zip(outputs, _as_tuple(out))}
 
     register(OpSpec(op_type, inputs, outputs, build, dict(attrs or {})), replace=True)

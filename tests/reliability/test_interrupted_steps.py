@@ -1,0 +1,200 @@
+"""A call that is interrupted (Ctrl-C at any moment) or fails on the host (a Python
+kernel that raises) leaves every variable as before the call or as after it: the common
+``except KeyboardInterrupt: flow.checkpoint.save(...)`` keeps all training done so far."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import flowjob as flow
+import flowjob.typing as tp
+
+LR = 2.0**-10  # w after n steps is -n * LR * X exactly in float32
+X = np.array([1.0, 2.0, 4.0], np.float32)
+STEP = "System-Train-TrainStep-"
+
+
+def define_train(kernel_op: str | None = None, name: str = "train", returns=tp.Numpy):
+    def train(x: tp.Numpy.Placeholder((3,))) -> returns:
+        w = flow.get_variable("w", (3,), initializer=flow.zeros_initializer())
+        y = w * x
+        if kernel_op is not None:
+            y = (
+                flow.user_op_builder("k")
+                .Op(kernel_op)
+                .Input("in", [y])
+                .Output("out")
+                .Build()
+                .InferAndTryRun()
+                .SoleOutputBlob()
+            )
+        loss = flow.math.reduce_sum(y)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0
+        ).minimize(loss)
+        return loss
+
+    train.__name__ = name
+    return flow.global_function(type="train")(train)
+
+
+def consistent(variables: dict[str, np.ndarray]) -> int:
+    """The completed steps the variables say (every train job's TrainStep); asserts the
+    weights went exactly that far."""
+    steps = sum(int(v.reshape(-1)[0]) for k, v in variables.items() if k.startswith(STEP))
+    np.testing.assert_array_equal(variables["w"], -steps * LR * X)
+    return steps
+
+
+def current() -> dict[str, np.ndarray]:
+    return {k: v.numpy() for k, v in flow.get_all_variables().items()}
+
+
+def interrupt_after(delay: float) -> threading.Thread:
+    """A thread (to start) that sends this process SIGINT, as Ctrl-C does, after ``delay``."""
+
+    def fire():
+        time.sleep(delay)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    return threading.Thread(target=fire, daemon=True)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
+def test_ctrl_c_at_random_points_then_checkpoint_save(fresh_session, tmp_path):
+    train = define_train()
+    launch = define_train(name="train_launched", returns=tp.Callback[tp.Numpy])
+    results = []
+    train(X)  # compiled before the trials: they interrupt the loop, not the compiler
+    launch(X)(results.append)
+    rng = random.Random(1234)
+    completed = 0
+    for trial in range(24):
+        fire = interrupt_after(rng.uniform(0.0, 0.03))
+        path = tmp_path / f"trial{trial}"
+        try:
+            fire.start()
+            while True:  # blocking calls and launched ones with callbacks, mixed
+                train(X)
+                launch(X)(results.append)
+        except KeyboardInterrupt:
+            flow.checkpoint.save(str(path))
+        fire.join()
+        flow.sync_default_session()  # no bookkeeping error left (a slot released twice)
+        live = current()
+        steps = consistent(live)
+        assert steps >= completed
+        completed = steps
+        saved = {k: v.numpy() for k, v in flow.checkpoint.get(str(path)).items()}
+        assert set(saved) == set(live)
+        for name, value in live.items():
+            np.testing.assert_array_equal(saved[name], value, err_msg=name)
+    train(X)  # the session goes on training from there
+    assert consistent(current()) == completed + 1
+
+
+@pytest.mark.parametrize("eager", [False, True], ids=["lazy", "eager"])
+@pytest.mark.parametrize("where", ["forward", "backward"])
+def test_failing_python_kernel_keeps_state_then_training_goes_on(
+    fresh_session, tmp_path, where, eager
+):
+    flow.enable_eager_execution(eager)
+    fail = {"on": False}
+
+    def forward(x):
+        if fail["on"] and where == "forward":
+            raise ValueError("kernel refused")
+        return x
+
+    def backward(x, y, dy):
+        if fail["on"] and where == "backward":
+            raise ValueError("kernel refused")
+        return dy
+
+    flow.register_python_op("passthrough", forward, backward=backward)
+    train = define_train("passthrough")
+    for _ in range(3):
+        train(X)
+    fail["on"] = True
+    with pytest.raises(flow.userop.PythonKernelError) as err:
+        train(X)
+    message = str(err.value)
+    assert f"the {where} kernel of op 'k' (passthrough) in job 'train'" in message
+    assert "test_interrupted_steps.py" in message and "kernel refused" in message
+    assert consistent(current()) == 3
+    fail["on"] = False
+    train(X)
+    flow.checkpoint.save(str(tmp_path / "after"))
+    saved = {k: v.numpy() for k, v in flow.checkpoint.get(str(tmp_path / "after")).items()}
+    assert consistent(saved) == 4
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
+def test_ctrl_c_during_model_fit(fresh_session):
+    """Ctrl-C at random points of ``Model.fit``: the interrupt reaches the caller, nothing
+    of the runtime's bookkeeping breaks (a launched call's slot released twice raised
+    'Semaphore released too many times' at the next synchronisation), and fit goes on."""
+
+    class Data(flow.model.NumpyDataModule):
+        def forward(self, step_idx, optimizer_idx=0):
+            return (X * (step_idx % 3 + 1),)
+
+    class Linear(flow.model.Model):
+        def training_step(self, batch, optimizer_idx):
+            (x,) = batch
+            w = flow.get_variable("w", (3,), initializer=flow.zeros_initializer())
+            return flow.math.reduce_sum(w * x)
+
+        def configure_optimizers(self):
+            return flow.optimizer.SGD(
+                flow.optimizer.PiecewiseConstantScheduler([], [LR]), momentum=0
+            )
+
+    train = flow.model.TrainingConfig()
+    train.config_data(Data())
+    model = Linear()
+    model.fit(training_config=train, max_steps=2)
+    rng = random.Random(99)
+    for _ in range(12):
+        fire = interrupt_after(rng.uniform(0.0, 0.05))
+        with pytest.raises(KeyboardInterrupt):
+            fire.start()
+            model.fit(training_config=train, max_steps=10**9)
+        fire.join()
+        flow.sync_default_session()
+        current()  # every variable readable (fit clears the session first: maybe none yet)
+    model.fit(training_config=train, max_steps=2)
+    flow.sync_default_session()
+
+
+def test_real_shapes_that_do_not_fit_keep_state(fresh_session):
+    """A step whose data-dependent real shapes fail their op's rule on the host, inside the
+    program, is refused clearly and keeps the state (its state was not donated)."""
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((6,)), y: tp.Numpy.Placeholder((6,))) -> tp.ListNumpy:
+        w = flow.get_variable("w", (6,), initializer=flow.ones_initializer())
+        loss = flow.gather_nd(w * 3.0, flow.argwhere(x)) + flow.gather_nd(w, flow.argwhere(y))
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.5]), momentum=0
+        ).minimize(loss)
+        return loss
+
+    x = np.array([0, 2, 0, 5, 1, 0], np.float32)
+    job(x, x)
+    before = current()
+    with pytest.raises(
+        flow.JobArgumentError, match=r"real shapes of its inputs \[\(3,\), \(6,\)\]"
+    ):
+        job(x, np.ones(6, np.float32))
+    after = current()
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
+    job(x, x)  # training goes on
