@@ -15,7 +15,7 @@ import numpy as np
 
 import flowjob as flow
 import flowjob.typing as tp
-from flowjob import kernels
+from flowjob._src import kernels
 
 REPO = Path(__file__).resolve().parents[2]
 BATCH = 4
