@@ -23,6 +23,7 @@ from jax import lax
 
 from .. import kernels
 from ._modes import DataFormat, Padding, PoolMode
+from ._window_max import block_max, window_max
 
 Pads = tuple[tuple[int, int], ...]
 
@@ -146,7 +147,7 @@ def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
         return kernels.conv2d_onednn(
             x, w, tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format
         )
-    cpu = jax.default_backend() == "cpu"
+    cpu = kernels.lowering_platform() == "cpu"
     if cpu and data_format == DataFormat.NCHW and INTERNAL_LAYOUT == DataFormat.NHWC:
         y = lower_conv2d(
             x.transpose(0, 2, 3, 1),
@@ -253,7 +254,7 @@ def lower_pool2d(x, *, mode, ksize, strides, pads, ceil_mode, data_format):
     if (
         POOL_INTERNAL_LAYOUT == DataFormat.NHWC
         and data_format == DataFormat.NCHW
-        and jax.default_backend() == "cpu"
+        and kernels.lowering_platform() == "cpu"
     ):
         y = lower_pool2d(
             x.transpose(0, 2, 3, 1),
@@ -307,8 +308,11 @@ def _pool_windows(x, mode, ksize, strides, full, outs, sizes, axes):
     for a, k, s, p in zip(axes, ksize, strides, full):
         window[a], step[a], padding[a] = k, s, p
     init = _pad_value(x.dtype, mode)
-    reducer = lax.max if mode == PoolMode.MAX else lax.add
-    out = lax.reduce_window(x, init, reducer, tuple(window), tuple(step), tuple(padding))
+    args = (tuple(window), tuple(step), tuple(padding))
+    if mode == PoolMode.MAX:
+        out = window_max(x, init, *args)
+    else:
+        out = lax.reduce_window(x, init, lax.add, *args)
     index = [slice(None)] * x.ndim
     for a, o in zip(axes, outs):
         index[a] = slice(0, o)  # a trailing padding >= ksize would add windows past `outs`
@@ -340,38 +344,10 @@ def _pool_blocks(x, mode, ksize, full, outs, sizes, axes):
     blocks = x.reshape(shape)
     window_axes = (axes[0] + 1, axes[1] + 2)
     if mode == PoolMode.MAX:
-        return _block_max(blocks, window_axes)
+        return block_max(blocks, window_axes)
     total = jnp.sum(blocks, axis=window_axes)
     data_format = DataFormat.NCHW if axes == (2, 3) else DataFormat.NHWC
     counts = _window_counts(sizes, ksize, ksize, full, outs)
     if np.all(counts == counts.flat[0]):
         return total / jnp.asarray(counts.flat[0], x.dtype)
     return total / _expand_counts(counts, data_format, x.dtype)
-
-
-@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
-def _block_max(blocks, window_axes):
-    return jnp.max(blocks, axis=window_axes)
-
-
-def _block_max_fwd(blocks, window_axes):
-    out = jnp.max(blocks, axis=window_axes)
-    return out, (blocks, out)
-
-
-def _block_max_bwd(window_axes, res, g):
-    # Like reduce_window's select-and-scatter, route each gradient to the first maximum of its
-    # window (row-major), instead of splitting it between ties as jnp.max's gradient would.
-    blocks, out = res
-    a0, a1 = window_axes
-    k0, k1 = blocks.shape[a0], blocks.shape[a1]
-    pos_shape = [1] * blocks.ndim
-    pos_shape[a0], pos_shape[a1] = k0, k1
-    position = jnp.arange(k0 * k1, dtype=jnp.int32).reshape(pos_shape)
-    hit = blocks == jnp.expand_dims(out, window_axes)
-    first = jnp.min(jnp.where(hit, position, k0 * k1), axis=window_axes, keepdims=True)
-    grad = jnp.where(position == first, jnp.expand_dims(g, window_axes), 0)
-    return (grad.astype(blocks.dtype),)
-
-
-_block_max.defvjp(_block_max_fwd, _block_max_bwd)
