@@ -139,3 +139,32 @@ def test_flowjob_conv2d_job_on_onednn_matches_xla_float64():
     )
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
     flow.clear_default_session()
+
+
+def test_a_program_traced_for_the_gpu_never_carries_the_onednn_call():
+    # The custom call is a CPU-only FFI target: a GPU program takes XLA's convolution,
+    # whichever backend JAX defaults to in the process that traces it.
+    from flowjob._src.ops import _conv
+
+    x = jnp.ones((2, 16, 8, 8), jnp.float32)
+    w = jnp.ones((8, 16, 3, 3), jnp.float32)
+
+    def program(platform):
+        def step(x, w):
+            with kernels.lowering_for(platform):
+                y = _conv.lower_conv2d(
+                    x,
+                    w,
+                    strides=(1, 1),
+                    pads=((1, 1), (1, 1)),
+                    dilations=(1, 1),
+                    groups=1,
+                    data_format="NCHW",
+                )
+            return jnp.sum(y * y)
+
+        return jax.jit(jax.grad(step, argnums=(0, 1))).lower(x, w).as_text()
+
+    assert "flowjob_onednn_conv" in program("cpu")
+    gpu = program("gpu")
+    assert "flowjob_onednn_conv" not in gpu and "stablehlo.convolution" in gpu

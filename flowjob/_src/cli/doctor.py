@@ -107,6 +107,7 @@ def _environment(report: Report) -> list[str]:
         f"  (backend {jax.default_backend() if devices else 'none'}, "
         f"{jax.process_count()} process(es))"
     )
+    out.append(_gpus())
     from ..runtime import compilation_cache_dir
 
     cache = compilation_cache_dir()
@@ -122,6 +123,24 @@ def _environment(report: Report) -> list[str]:
     else:
         out.append(f"compilation cache: {cache} (not created yet)")
     return out
+
+
+def _gpus() -> str:
+    """The GPUs JAX sees (what ``gpu_device_num`` and ``"gpu"`` placements run on), or why
+    there are none."""
+    from .._devices import local_devices
+
+    gpus = local_devices("gpu")
+    if gpus:
+        kinds = sorted({getattr(d, "device_kind", "?") for d in gpus})
+        return f"gpus: {len(gpus)} ({', '.join(kinds)}); jobs run there unless placed on 'cpu'"
+    plugin = _version("jax-cuda12-plugin")
+    why = (
+        "JAX's CUDA plugin is installed but found no usable GPU (driver, CUDA_VISIBLE_DEVICES?)"
+        if plugin != "not installed"
+        else "JAX's CUDA wheels are not installed: pip install 'flowjob[gpu]'"
+    )
+    return f"gpus: none ({why}); gpu_device_num(n) gives n CPU devices"
 
 
 def _files_under(root: str) -> Iterator[str]:

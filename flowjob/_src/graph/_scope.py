@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .. import _devices
 from .._enum import Mode
 
 _local = threading.local()
@@ -83,16 +83,6 @@ class ParallelConf:
         return list(self.names)
 
 
-@functools.cache  # asked for every placed op's tag; JAX's devices do not change once started
-def _gpu_available() -> bool:
-    import jax
-
-    try:
-        return bool(jax.devices("gpu"))
-    except RuntimeError:
-        return False
-
-
 def _check_tag(device_tag: str) -> str:
     if device_tag not in ("cpu", "gpu"):
         raise ValueError(f"device tag must be 'cpu' or 'gpu', got {device_tag!r}")
@@ -100,7 +90,7 @@ def _check_tag(device_tag: str) -> str:
 
 
 def _normalise_tag(device_tag: str) -> str:
-    if device_tag == "gpu" and not _gpu_available():
+    if device_tag == "gpu" and not _devices.gpu_available():
         if not _NOTICE_SHOWN:
             _notice_once()
         return "cpu"

@@ -9,10 +9,19 @@ import contextlib
 from collections.abc import Iterator
 
 from ._onednn import conv2d_onednn, onednn_available, onednn_conv_supported
+from ._platform import lowering_for, lowering_platform
 
 ENABLED = True
 
-__all__ = ["ENABLED", "conv2d_onednn", "onednn_available", "onednn_conv_supported", "portable"]
+__all__ = [
+    "ENABLED",
+    "conv2d_onednn",
+    "lowering_for",
+    "lowering_platform",
+    "onednn_available",
+    "onednn_conv_supported",
+    "portable",
+]
 
 
 @contextlib.contextmanager

@@ -11,6 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._platform import lowering_platform
+
 _TARGET = "flowjob_onednn_conv"
 # `kind` attribute of the custom call (the C++ handler's enum)
 _FORWARD, _BACKWARD_DATA, _BACKWARD_WEIGHTS = 0, 1, 2
@@ -54,13 +56,13 @@ MIN_REDUCTION = 32
 
 
 def onednn_conv_supported(x: jax.Array, w: jax.Array) -> bool:
-    """A float32 2-D convolution on the CPU backend, long enough reductions, kernels present."""
+    """A float32 2-D convolution traced for the CPU, long enough reductions, kernels present."""
     return (
         x.ndim == 4
         and x.dtype == jnp.float32
         and w.dtype == jnp.float32
         and w.size // max(w.shape[0], 1) >= MIN_REDUCTION
-        and jax.default_backend() == "cpu"
+        and lowering_platform() == "cpu"  # never a GPU program: a CPU-only FFI target
         and onednn_available()
     )
 

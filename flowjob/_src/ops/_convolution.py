@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jax
 from jax import lax
 
+from .. import kernels
 from ..graph import Blob, apply_op
 from . import _conv, _qat
 from ._modes import DataFormat, Padding, PoolMode
@@ -199,7 +199,7 @@ def _kernel_spec(fmt: DataFormat) -> str:
 
 
 def _lower_conv_nd(x, w, *, strides, pads, dilations, groups, data_format):
-    if jax.default_backend() == "cpu" and 1 < groups <= _conv.GROUPED_SPLIT_MAX:
+    if kernels.lowering_platform() == "cpu" and 1 < groups <= _conv.GROUPED_SPLIT_MAX:
         args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
         return _conv.conv_grouped_split(x, w, *args)
     return lax.conv_general_dilated(

@@ -7,7 +7,7 @@ import sys
 import threading
 from typing import Any
 
-from .. import _dtypes
+from .. import _devices, _dtypes
 from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
@@ -130,7 +130,9 @@ class _ProcessConfig:
 
     def __init__(self) -> None:
         self.device_num = 1
-        self.device_tag = "cpu"
+        # "gpu" / "cpu" as gpu_device_num / cpu_device_num set it; None: neither was called,
+        # and jobs run where OneFlow's GPU build ran them by default, on the GPU if there is one.
+        self.device_tag: str | None = None
         self.cpu_device_num = 1  # what gpu_device_num(0) falls back to
         self.debug_mode = False
         self.legacy_model_io = False
@@ -156,8 +158,8 @@ def _set_device_num(n: int, tag: str) -> None:
         try:
             jax.config.update("jax_num_cpu_devices", max(n, jax.config.jax_num_cpu_devices))
         except RuntimeError:  # the backend was started already (by flowjob or the user)
-            have = len(jax.devices())
-            if have < n:
+            have = len(_devices.local_devices("cpu"))
+            if have < n and not (tag == "gpu" and _devices.gpu_available()):
                 raise ConfigError(
                     f"flow.config.{tag}_device_num({n}): JAX already started with {have} "
                     "device(s); call it before the first job is defined or run (or set "
@@ -174,26 +176,40 @@ def reset_device_num() -> None:
     the session's config): ``clear_default_session`` calls this, so a later
     ``gpu_device_num`` sets the count anew and tests that set none get one device."""
     process.device_num = 1
-    process.device_tag = "cpu"
+    process.device_tag = None
 
 
 def _check_gpu() -> None:
-    if process.device_tag == "gpu" and not _gpu_available():  # starts the backend
+    """``gpu_device_num(n)``: n of the machine's GPUs, or, without any, n CPU devices (with a
+    notice, as before). Asking for more GPUs than the machine has is an error."""
+    if process.device_tag != "gpu":
+        return
+    import jax
+
+    have = len(_devices.local_devices("gpu")) // max(1, jax.process_count())
+    if not have:
         print(
             "INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
             "flow.config.cpu_device_num",
             file=sys.stderr,
         )
         process.device_tag = "cpu"
+    elif process.device_num > have:
+        n = process.device_num
+        process.device_num = have  # the session stays usable with the GPUs that exist
+        raise ConfigError(
+            f"flow.config.gpu_device_num({n}) asks for {n} GPU(s) per machine, but JAX sees "
+            f"{have} on this machine; use gpu_device_num({have}) or fewer"
+        )
 
 
-def _gpu_available() -> bool:
-    import jax
-
-    try:
-        return bool(jax.devices("gpu"))
-    except RuntimeError:
-        return False
+def job_platform(wants_gpu: bool | None = None) -> str:
+    """Where a job runs: ``"gpu"`` when it asks for the GPU (a ``"gpu"`` placement, or
+    ``gpu_device_num``, or no device setting at all) and the machine has one, else ``"cpu"``.
+    ``wants_gpu=None``: as the process's device setting says."""
+    if wants_gpu is None:
+        wants_gpu = process.device_tag != "cpu"
+    return "gpu" if wants_gpu and _devices.gpu_available() else "cpu"
 
 
 def gpu_device_num(n: int) -> None:

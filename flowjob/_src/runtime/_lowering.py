@@ -12,6 +12,7 @@ from typing import Any
 
 import jax
 
+from .. import kernels
 from ..errors import JobDefinitionError
 from ..graph import (
     Blob,
@@ -23,7 +24,7 @@ from ..graph import (
     has_host_kernels,
     warn_unreachable_diff,
 )
-from . import _sharding
+from . import _sharding, _tuning
 from ._delivery import Fetch, Source
 from ._dynamic import RealShapePlan
 from ._program import _PredictStep
@@ -63,6 +64,30 @@ class LoweredJob:
         """The program returns the new state (its state argument is donated): train jobs,
         and predict jobs that assign variables."""
         return self.train or bool(self.graph.assigns)
+
+
+def matmul_precision() -> str:
+    """JAX's matmul precision for a job's float32 products and convolutions, from
+    ``flow.config.enable_tensor_float_32_compute`` (OneFlow's default, on: TensorFloat-32 on
+    GPUs that have it; off: full float32). The CPU computes float32 either way."""
+    on = _tuning.settings.get("config.enable_tensor_float_32_compute", True)
+    return "tensorfloat32" if on else "float32"
+
+
+class TracedFor:
+    """A job's step traced for its devices: op lowerings pick their kernels for
+    ``platform`` (never the CPU-only oneDNN call in a GPU program) and products and
+    convolutions take ``precision`` (``jax.default_matmul_precision``), whatever the
+    process-wide JAX settings are. Attributes other than the call are the step's."""
+
+    def __init__(self, step: Any, platform: str, precision: str) -> None:
+        self.step = step
+        self.platform = platform
+        self.precision = precision
+
+    def __call__(self, *args: Any) -> Any:
+        with kernels.lowering_for(self.platform), jax.default_matmul_precision(self.precision):
+            return self.step(*args)
 
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
@@ -151,7 +176,8 @@ def lower(
 
     state_names = list(graph.variables)
     input_blobs = [graph.inputs[i] for i in device_inputs]
-    mesh = _sharding.job_mesh(graph)
+    devices = _sharding.job_devices(graph)
+    mesh = _sharding.job_mesh(devices)
     if not jit and graph.config.logical_view.name is not View.MIRRORED:
         # Eager, consistent view: every blob is whole, so one device computes the same values
         # its placement's devices would (OneFlow's eager 2-device variables hold copies).
@@ -177,20 +203,21 @@ def lower(
         state_names = step.state_names
     else:
         step = _PredictStep(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
+    traced = TracedFor(step, devices[0].platform, matmul_precision())
     if mesh is None:
         if not jit:
-            fn = step
+            fn = traced
         else:
             writes = train or bool(graph.assigns)
             # see _sharding.state_donation; data-dependent real shapes run on one device only
             donate = () if host_kernels else (0,)
-            fn = jax.jit(step, donate_argnums=donate) if writes else jax.jit(step)
+            fn = jax.jit(traced, donate_argnums=donate) if writes else jax.jit(traced)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (
-            _sharding.jit_mirrored(graph, step, state_names, len(device_inputs), mesh)
+            _sharding.jit_mirrored(graph, traced, state_names, len(device_inputs), mesh)
             if mirrored
-            else _sharding.jit_sharded(graph, step, store, state_names, input_blobs, mesh)
+            else _sharding.jit_sharded(graph, traced, store, state_names, input_blobs, mesh)
         )
         lowered = LoweredJob(
             graph,

@@ -48,7 +48,7 @@ def current_resource() -> Resource:
 
     _config.start_backend()
     process = _config.process
-    on_gpu = process.device_tag == "gpu" and jax.devices()[0].platform == "gpu"
+    on_gpu = _config.job_platform() == "gpu"
     knobs = {
         name: _tuning.settings[f"config.{name}"]
         for name in _KNOBS

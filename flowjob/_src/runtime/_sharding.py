@@ -14,6 +14,7 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from .. import _devices
 from ..errors import ConfigError, JobDefinitionError
 from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, has_host_kernels, split
 from . import _config
@@ -22,33 +23,56 @@ AXIS = "d"
 
 
 def job_devices(graph: JobGraph) -> list[Any]:
-    """The devices a job runs on: its placement scopes' devices, else all configured ones."""
-    devices = jax.devices()
-    per_process = max(1, len(devices) // max(1, jax.process_count()))
+    """The devices a job runs on: its placement scopes' devices, else the configured count,
+    of the job's platform (``job_platform``): the GPUs where it asks for them and the machine
+    has them, else the host's CPU devices."""
     placements = [op.placement for op in graph.ops if op.placement is not None]
+    platform = job_platform(graph)
+    devices = _devices.local_devices(platform)
+    per_process = max(1, len(devices) // max(1, jax.process_count()))
     if placements:
         ids = sorted({pair for p in placements for pair in _placed_ids(p, per_process)})
     else:
         count = min(_config.process.device_num, per_process)
         ids = [(m, d) for m in range(jax.process_count()) for d in range(count)]
     chosen = []
+    kind = "GPU" if platform == "gpu" else "device"
     for machine, device in ids:
         index = machine * per_process + device
         if device >= per_process or index >= len(devices):
+            hint = (
+                "gpu_device_num"
+                if platform == "gpu"
+                else f"flow.config.cpu_device_num({device + 1}) (or gpu_device_num)"
+            )
             raise ConfigError(
                 f"job {graph.name!r} is placed on machine {machine} device {device}, but only "
-                f"{per_process} device(s) per machine exist; call flow.config.cpu_device_num("
-                f"{device + 1}) (or gpu_device_num) before the first job runs"
+                f"{per_process} {kind}(s) per machine exist; place it on fewer, or call "
+                f"{hint} before the first job runs"
             )
         chosen.append(devices[index])
     return chosen
+
+
+def job_platform(graph: JobGraph) -> str:
+    """``"gpu"`` when the job asks for the GPU and the machine has one, else ``"cpu"``. A job
+    asks for it with a ``"gpu"`` placement on any of its ops (host ops placed on ``"cpu"``,
+    such as OneFlow's data loaders, run on the host whatever the job's platform), or, with no
+    placement, through ``gpu_device_num`` or no device setting at all (OneFlow's default);
+    ``cpu_device_num`` and ``"cpu"``-only placements keep it on the host."""
+    tags = {op.placement.requested_tag for op in graph.ops if op.placement is not None}
+    return _config.job_platform(("gpu" in tags) if tags else None)
 
 
 def mirrored_pieces(default_placement: Any) -> int:
     """How many devices a mirrored-view job runs on when its ops take the job's default
     placement (``default_placement``, or the configured device count): the pieces its
     fixed-shape inputs are split into along axis 0."""
-    per_process = max(1, len(jax.devices()) // max(1, jax.process_count()))
+    platform = _config.job_platform(
+        None if default_placement is None else default_placement.placement.requested_tag == "gpu"
+    )
+    devices = _devices.local_devices(platform)
+    per_process = max(1, len(devices) // max(1, jax.process_count()))
     if default_placement is not None:
         return len(_placed_ids(default_placement.placement, per_process))
     return min(_config.process.device_num, per_process) * jax.process_count()
@@ -65,9 +89,11 @@ def _placed_ids(placement: Any, per_process: int) -> list[tuple[int, int]]:
     return ids
 
 
-def job_mesh(graph: JobGraph) -> Mesh | None:
-    devices = job_devices(graph)
-    if len(devices) <= 1:
+def job_mesh(devices: list[Any]) -> Mesh | None:
+    """The job's devices as a 1-D mesh; ``None`` (the plain program, placed by JAX) for one
+    device of JAX's default platform. A single device of another platform (a ``"cpu"`` job on
+    a machine with a GPU) is a 1-device mesh, so that its state and inputs go there."""
+    if len(devices) == 1 and devices[0].platform == jax.devices()[0].platform:
         return None
     return Mesh(np.array(devices), (AXIS,))
 
