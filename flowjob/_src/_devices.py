@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 
@@ -18,5 +19,6 @@ def local_devices(platform: str) -> list[Any]:
         return []
 
 
-def gpu_available() -> bool:
+@functools.cache  # asked for every placed op's tag (eager calls: every call); JAX's devices
+def gpu_available() -> bool:  # do not change once it started
     return bool(local_devices("gpu"))

@@ -33,6 +33,7 @@ from ._host_kernel import (
     raise_kernel_error,
     running_kernel,
 )
+from ._op_key import op_key
 from ._real_shape import ELEMENTWISE, RealShape, lowest, valid_mask
 from ._registry import all_job_graphs, set_trace_all
 from ._scope import (
@@ -81,6 +82,7 @@ __all__ = [
     "OpNode",
     "add_host_op",
     "apply_op",
+    "op_key",
     "MicroBatches",
     "check_blob",
     "current_context",

@@ -12,7 +12,27 @@ from .. import _dtypes
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
 from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
+from ._op_key import op_key
 from ._real_shape import ELEMENTWISE, RealShape
+
+_SHAPES: dict[Any, Any] = {}
+MAX_SHAPES = 4096
+
+
+def _output_specs(lowering, attrs: dict[str, Any], rng: bool, specs: list) -> Any:
+    """``jax.eval_shape`` of the op, remembered per lowering, attributes and input specs: an
+    eager body records its ops again on every call, and networks repeat layers."""
+    identity = op_key(lowering, attrs)
+    key = None if identity is None else (identity, rng, tuple((s.shape, s.dtype) for s in specs))
+    if key is not None and key in _SHAPES:
+        return _SHAPES[key]
+    extra = {"key": jax.random.PRNGKey(0)} if rng else {}
+    out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
+    if key is not None:
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        _SHAPES[key] = out
+    return out
 
 
 def apply_op(
@@ -72,9 +92,8 @@ def apply_op(
         jax.ShapeDtypeStruct((b.micro_batches,) * (stacked and t) + b.shape, b.dtype.np_dtype)
         for b, t in zip(blobs, timed)
     ]
-    extra = {"key": jax.random.PRNGKey(0)} if rng else {}
     try:
-        out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
+        out = _output_specs(lowering, attrs, rng, specs)
     except OpError:
         raise
     except Exception as exc:  # JAX raises many types; report them all the same way

@@ -32,7 +32,7 @@ from ..graph import (
     is_host_only,
     raise_kernel_error,
 )
-from . import _config
+from . import _config, _eager_kernels
 from ._arguments import _pad, prepare_arguments
 from ._compiled import CompiledJob
 from ._delivery import Source
@@ -89,7 +89,8 @@ class Evaluator:
                 }
                 infer_real_shapes(self.job_name, op, self.real)
             try:
-                run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+                with _eager_kernels.eager_kernels():
+                    run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
             except Exception as exc:  # a host kernel's error is raised as itself
                 raise_kernel_error(exc)
                 raise

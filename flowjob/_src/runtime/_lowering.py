@@ -24,7 +24,7 @@ from ..graph import (
     has_host_kernels,
     warn_unreachable_diff,
 )
-from . import _sharding, _tuning
+from . import _eager_kernels, _sharding, _tuning
 from ._delivery import Fetch, Source
 from ._dynamic import RealShapePlan
 from ._program import _PredictStep
@@ -80,14 +80,18 @@ class TracedFor:
     convolutions take ``precision`` (``jax.default_matmul_precision``), whatever the
     process-wide JAX settings are. Attributes other than the call are the step's."""
 
-    def __init__(self, step: Any, platform: str, precision: str) -> None:
+    def __init__(self, step: Any, platform: str, precision: str, eager: bool = False) -> None:
         self.step = step
         self.platform = platform
         self.precision = precision
+        self.eager = eager  # run op by op, each op through its cached kernel
 
     def __call__(self, *args: Any) -> Any:
         with kernels.lowering_for(self.platform), jax.default_matmul_precision(self.precision):
-            return self.step(*args)
+            if not self.eager:
+                return self.step(*args)
+            with _eager_kernels.eager_kernels():
+                return self.step(*args)
 
 
 def _loss_dependencies(graph: JobGraph) -> set[int]:
@@ -203,7 +207,7 @@ def lower(
         state_names = step.state_names
     else:
         step = _PredictStep(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
-    traced = TracedFor(step, devices[0].platform, matmul_precision())
+    traced = TracedFor(step, devices[0].platform, matmul_precision(), eager=not jit)
     if mesh is None:
         if not jit:
             fn = traced

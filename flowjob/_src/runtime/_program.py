@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, JobGraph, OpKind
-from . import _int_grad, _sharding
+from . import _eager_kernels, _int_grad, _sharding
 from ._dynamic import RealShapePlan, real_of
 
 _SBP_OPS = ("with_distribute", "parallel_cast")
@@ -79,6 +79,8 @@ def run_op(
             out = op.real_shape.masked(*args, **kwargs)
         elif promoted is not None and _int_grad.on_integer_path(op, promoted):
             out = _int_grad.run_op(op, args, kwargs, promoted)
+        elif _eager_kernels.active():
+            out = _eager_kernels.run(op.lowering, args, kwargs)
         else:
             out = op.lowering(*args, **kwargs)
         if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:

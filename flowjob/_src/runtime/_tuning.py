@@ -4,7 +4,9 @@
 They tune OneFlow's own actor runtime, NCCL and CUDA allocator, which flowjob does not have:
 XLA schedules collectives and memory itself. flowjob accepts them with OneFlow's argument
 types (so programs run unchanged), records the values in ``settings`` and changes nothing
-else. The exception is ``env.log_dir``, which creates the directory, as OneFlow does.
+else. The exceptions: ``env.log_dir`` creates the directory, as OneFlow does, and
+``enable_tensor_float_32_compute`` is the matmul precision of jobs compiled afterwards
+(runtime/_lowering.py: TensorFloat-32 on GPUs that have it when on, OneFlow's default).
 """
 
 from __future__ import annotations
@@ -71,6 +73,11 @@ _BOXING_FLAGS = {
 }
 
 config_flags = {name: _flag(f"config.{name}", *spec) for name, spec in _CONFIG_FLAGS.items()}
+config_flags["enable_tensor_float_32_compute"].__doc__ = (
+    "TensorFloat-32 for float32 matrix products and convolutions of the jobs compiled from "
+    "now on (bool; OneFlow's default, True): JAX's 'tensorfloat32' matmul precision, or "
+    "'float32' when off. Only GPUs with TF32 (Ampere and later) compute differently."
+)
 collective_boxing = SimpleNamespace(
     **{
         name: _flag(f"config.collective_boxing.{name}", *spec)
