@@ -1,5 +1,7 @@
 """``python -m bench [--quick] [--only NAME ...] [--out PATH]``: runs the benchmark suite and
-writes BENCHMARKS.md (the full run takes about 25 minutes, ``--quick`` about 6)."""
+writes BENCHMARKS.md (the full run takes about 25 minutes, ``--quick`` about 6). With
+``--only``, an existing output file keeps its other sections: those named are replaced in
+place, with their goal rows."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import os
 import sys
 import time
 
-from . import _conv, _convnets, _report, _runtime, _train, _userop
+from . import _conv, _convnets, _eager, _gpu, _merge, _report, _runtime, _train, _userop
 from ._harness import REPO
 from ._sections import Section
 
@@ -24,6 +26,8 @@ SECTIONS = {
     "grouped": _convnets.grouped_section,
     "resnet": _convnets.resnet_section,
     "userop": _userop.userop_section,
+    "eager": _eager.eager_section,
+    "gpu": _gpu.gpu_section,
 }
 
 
@@ -45,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001 - one failing workload must not hide the rest
             section = Section(name, f"**failed**: `{type(e).__name__}: {e}`")
         section.load = load
+        section.name = name
         print(f"[bench] {name}: {section.seconds:.0f} s", file=sys.stderr, flush=True)
         for g in section.goals:
             print(
@@ -52,9 +57,20 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
         sections.append(section)
-    text = _report.render(
-        sections, start, os.getloadavg(), args.quick, time.time() - t0, _report.python_command(argv)
-    )
+    command = _report.python_command(argv)
+    if args.only and os.path.exists(args.out):  # refresh those sections, keep the others
+        with open(args.out) as f:
+            old = f.read()
+        load = ", ".join(f"{x:.2f}" for x in start["load"])
+        stamp = (
+            f"Sections {', '.join(args.only)} refreshed by `{command}` on {start['date']} "
+            f"(commit {start['commit']}, load average at start {load})."
+        )
+        text = _merge.merge(old, sections, start["cores"], stamp)
+    else:
+        text = _report.render(
+            sections, start, os.getloadavg(), args.quick, time.time() - t0, command
+        )
     with open(args.out, "w") as f:
         f.write(text)
     print(f"[bench] wrote {args.out}", file=sys.stderr)

@@ -36,6 +36,8 @@ class Worker:
         self.timeout = timeout
         full_env = dict(os.environ)
         full_env.setdefault("FLOWJOB_CACHE_DIR", "")  # cold compiles unless a test sets one
+        if spec.get("device") != "gpu":  # CPU figures stay CPU figures on a GPU machine
+            full_env.setdefault("JAX_PLATFORMS", "cpu")
         full_env.update(env or {})
         self._stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(

@@ -100,8 +100,11 @@ def flowjob_variant(
     result: str = "numpy",
     devices: int = 1,
     prep: Callable | None = None,
+    device: str = "cpu",
+    eager: bool = False,
 ) -> Variant:
-    """A flowjob job; ``result`` "numpy" blocks per call, "callback" uses ``tp.Callback``.
+    """A flowjob job; ``result`` "numpy" blocks per call, "callback" uses ``tp.Callback``;
+    ``device``: the placement's tag ("cpu" / "gpu"); ``eager``: OneFlow's eager mode.
 
     ``watches`` adds 2 ``watch`` + 1 ``watch_diff`` whose ``tp.Numpy`` handlers read one
     element each."""
@@ -110,6 +113,8 @@ def flowjob_variant(
 
     if devices > 1:
         flow.config.cpu_device_num(devices)
+    if eager:
+        flow.enable_eager_execution(True)
     placement = "0:0" if devices == 1 else f"0:0-{devices - 1}"
     seen = {"calls": 0}
 
@@ -120,7 +125,7 @@ def flowjob_variant(
     Ret = tp.Callback[tp.Numpy] if result == "callback" else tp.Numpy
 
     def body(images, labels):
-        with flow.scope.placement("cpu", placement):
+        with flow.scope.placement(device, placement):
             hidden, logits = flowjob_body(model, images, train)
             loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
             if watches:
@@ -228,9 +233,15 @@ def jax_variant(
 
 # -- PyTorch eager ------------------------------------------------------------------------
 def torch_variant(
-    model: str, batch: int, *, train: bool = True, prep: Callable | None = None
+    model: str,
+    batch: int,
+    *,
+    train: bool = True,
+    prep: Callable | None = None,
+    device: str = "cpu",
 ) -> Variant:
-    """``nn.Module`` + ``optim.SGD``, ``torch.from_numpy`` inputs, ``loss.item()`` per step."""
+    """``nn.Module`` + ``optim.SGD``, ``torch.from_numpy`` inputs, ``loss.item()`` per step
+    (``device="cuda"``: model and batches on the GPU)."""
     import torch
     import torch.nn.functional as F
     from torch import nn
@@ -262,13 +273,14 @@ def torch_variant(
         for name, p in net.named_parameters():
             p.copy_(torch.from_numpy(params[name.replace(".", "-")]))
     net.train(train)
+    net.to(device)
     opt = torch.optim.SGD(net.parameters(), lr=LR)
     data = batches(batch)
     losses = []
 
     def step(i):
         x, y = prep(i) if prep is not None else data[i % N_BATCHES]
-        x, y = torch.from_numpy(x), torch.from_numpy(y).long()
+        x, y = torch.from_numpy(x).to(device), torch.from_numpy(y).long().to(device)
         if train:
             opt.zero_grad(set_to_none=True)
             loss = F.cross_entropy(net(x), y)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from ._harness import REPO
-from ._sections import Section, table
+from ._sections import Section, marker, table
 
 
 def machine_facts() -> dict:
@@ -90,25 +90,37 @@ def render(
         "## Goals",
         "",
     ]
-    rows = []
+    rows = [row for s in sections for row in goal_rows(s)]
+    lines += [table(GOAL_HEADER, rows), ""]
     for s in sections:
-        for g in s.goals:
-            rows.append(
-                [g.what, f"{g.value:.3g}", g.target, "met" if g.met else "**NOT met**", g.note]
-            )
-    lines += [table(["goal", "measured", "target", "", "note"], rows), ""]
-    for s in sections:
-        lines += [
-            f"## {s.title}",
-            "",
-            s.markdown,
-            "",
-            f"*(section took {s.seconds:.0f} s; 1-minute load average at its start "
-            f"{s.load:.2f} on {start['cores']} cores)*",
-            "",
-        ]
+        lines += section_block(s, start["cores"])
     lines += [notes_section()]
     return "\n".join(lines).rstrip() + "\n"
+
+
+GOAL_HEADER = ["goal", "measured", "target", "", "note"]
+
+
+def goal_rows(s: Section) -> list[list[str]]:
+    tag = f" {marker(s.name)}" if s.name else ""
+    return [
+        [g.what, f"{g.value:.3g}", g.target, "met" if g.met else "**NOT met**", g.note + tag]
+        for g in s.goals
+    ]
+
+
+def section_block(s: Section, cores: int) -> list[str]:
+    """A section's lines in BENCHMARKS.md: its heading, its marker, its text."""
+    return [
+        f"## {s.title}",
+        *([marker(s.name)] if s.name else []),
+        "",
+        s.markdown,
+        "",
+        f"*(section took {s.seconds:.0f} s; 1-minute load average at its start "
+        f"{s.load:.2f} on {cores} cores)*",
+        "",
+    ]
 
 
 def notes_section() -> str:

@@ -240,7 +240,7 @@ def jax_variant(model: str, batch: int) -> Variant:
 
 
 # -- PyTorch eager ------------------------------------------------------------------------
-def torch_variant(model: str, batch: int) -> Variant:
+def torch_variant(model: str, batch: int, device: str = "cpu") -> Variant:
     import torch
     import torch.nn.functional as F
     from torch import nn
@@ -254,6 +254,7 @@ def torch_variant(model: str, batch: int) -> Variant:
         )
     layers["fc"] = nn.Linear(MODELS[model][3][-1][2], classes)
     layers.train()
+    layers.to(device)
 
     def forward(x):
         def conv(x, spec, relu):
@@ -276,7 +277,8 @@ def torch_variant(model: str, batch: int) -> Variant:
     def step(i):
         x, y = batches[i % N_BATCHES]
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(forward(torch.from_numpy(x)), torch.from_numpy(y).long())
+        x, y = torch.from_numpy(x).to(device), torch.from_numpy(y).long().to(device)
+        loss = F.cross_entropy(forward(x), y)
         loss.backward()
         opt.step()
         losses.append(loss.item())

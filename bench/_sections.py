@@ -24,6 +24,12 @@ class Section:
     goals: list[Goal] = field(default_factory=list)
     seconds: float = 0.0
     load: float = 0.0  # 1-minute load average when the section started
+    name: str = ""  # its ``--only`` name (marks its block and goal rows in BENCHMARKS.md)
+
+
+def marker(name: str) -> str:
+    """The invisible tag of a section's block and goal rows (``--only`` replaces them)."""
+    return f"<!-- bench:{name} -->"
 
 
 def goal(what: str, value: float, op: str, target: float, note: str = "") -> Goal:

@@ -98,6 +98,8 @@ def build(spec: dict, prep: Prep | None):
 
         if engine == "flowjob":
             _patch_flowjob(spec)
+        if engine == "torch":
+            return _resnet.torch_variant(model, batch, _torch_device(spec))
         return getattr(_resnet, f"{engine}_variant")(model, batch)
     if engine == "flowjob":
         _patch_flowjob(spec)
@@ -109,14 +111,22 @@ def build(spec: dict, prep: Prep | None):
             result=spec.get("result", "numpy"),
             devices=spec.get("devices", 1),
             prep=prep,
+            device=spec.get("device", "cpu"),
+            eager=spec.get("eager", False),
         )
     if engine == "jax":
         return _models.jax_variant(
             model, batch, layout=spec.get("layout", "nchw_rw"), train=train, prep=prep
         )
     if engine == "torch":
-        return _models.torch_variant(model, batch, train=train, prep=prep)
+        return _models.torch_variant(
+            model, batch, train=train, prep=prep, device=_torch_device(spec)
+        )
     raise ValueError(f"unknown engine {engine!r}")
+
+
+def _torch_device(spec: dict) -> str:
+    return "cuda" if spec.get("device") == "gpu" else "cpu"
 
 
 def _dumped_modules(dump_dir: str) -> dict[str, str]:
