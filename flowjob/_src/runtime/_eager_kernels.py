@@ -20,6 +20,7 @@ from typing import Any
 
 import jax
 
+from .. import kernels
 from ..graph import op_key
 
 _local = threading.local()
@@ -56,7 +57,8 @@ def run(lowering: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -
     identity = op_key(lowering, kwargs)
     if identity is None:  # attributes that are not plain values: run as it is
         return _plain(lowering, args, kwargs, key)
-    cache_key = (identity, key is None)
+    # The platform picks lowerings (oneDNN or not) outside what jax.jit keys its cache on.
+    cache_key = (identity, key is None, kernels.lowering_platform())
     kernel = _kernels.get(cache_key, False)
     if kernel is False:
         kernel = _jitted(lowering, kwargs, key is not None)
