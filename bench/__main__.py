@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from . import _conv, _convnets, _eager, _gpu, _merge, _report, _runtime, _train, _userop
+from . import _conv, _convnets, _eager, _gpu, _merge, _pipeline, _report, _runtime, _train, _userop
 from ._harness import REPO
 from ._sections import Section
 
@@ -28,6 +28,7 @@ SECTIONS = {
     "userop": _userop.userop_section,
     "eager": _eager.eager_section,
     "gpu": _gpu.gpu_section,
+    "pipeline": _pipeline.pipeline_section,
 }
 
 

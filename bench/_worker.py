@@ -89,6 +89,12 @@ def build(spec: dict, prep: Prep | None):
         from . import _userop
 
         return _userop.userop_variant(spec["kernel"], batch)
+    if engine in ("pipeline_flowjob", "pipeline_torch"):
+        from . import _pipeline
+
+        if engine == "pipeline_flowjob":
+            return _pipeline.flowjob_variant(spec["data"])
+        return _pipeline.torch_dataloader_variant(spec["data"])
     if engine == "matmul":
         from . import _resnet
 
@@ -179,14 +185,14 @@ def _hlo_stats(text: str) -> dict:
 
 def main() -> None:
     spec = json.loads(sys.argv[1])
-    if spec.get("engine") != "torch":
+    if spec.get("engine") not in ("torch", "pipeline_torch"):
         import jax  # (import time belongs to the engine)
 
         if spec.get("jax_cache"):  # hand-written JAX with JAX's persistent cache
             jax.config.update("jax_compilation_cache_dir", spec["jax_cache"])
             jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
             jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    events = _events() if spec.get("engine") != "torch" else {}
+    events = _events() if spec.get("engine") not in ("torch", "pipeline_torch") else {}
     t_import = time.perf_counter()
     prep = Prep(spec.get("batch", 100)) if spec.get("prep") else None
     variant = build(spec, prep)

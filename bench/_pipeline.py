@@ -1,0 +1,165 @@
+"""The image input pipeline of OneFlow-Benchmark's ResNet training (issue 35): JPEG OFRecords
+-> random crop -> resize to 224x224 -> crop, mirror and normalize into NCHW float batches of 32,
+against PyTorch's DataLoader with Pillow and the same transforms (``num_workers`` = cores)."""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from . import _harness as H
+from ._models import Variant
+from ._sections import Section, goal, rate_cells, table
+
+BATCH = 32
+IMAGES = 160
+SIZE = 224
+MEAN = [123.68, 116.779, 103.939]  # OneFlow-Benchmark's RGB mean and std
+STD = [58.393, 57.12, 57.375]
+
+
+def _jpegs(n: int) -> list[bytes]:
+    """ImageNet-sized photographs stand-ins: smooth colour fields plus noise, 500x375 JPEG."""
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    out = []
+    yy, xx = np.mgrid[0:375, 0:500]
+    for i in range(n):
+        base = np.stack([np.sin(xx / (20 + i % 7) + c) * 60 + yy / 3 for c in range(3)], -1)
+        pixels = np.clip(base + 128 + rng.normal(0, 12, base.shape), 0, 255).astype(np.uint8)
+        buf = io.BytesIO()
+        Image.fromarray(pixels).save(buf, format="JPEG", quality=90)
+        out.append(buf.getvalue())
+    return out
+
+
+def write_data(folder: str) -> None:
+    from flowjob.data import write_ofrecord
+
+    images = _jpegs(IMAGES)
+    labels = np.arange(IMAGES, dtype=np.int32).reshape(-1, 1) % 1000
+    write_ofrecord(os.path.join(folder, "ofrecord"), {"encoded": images, "class/label": labels})
+    os.makedirs(os.path.join(folder, "jpeg"))
+    for i, data in enumerate(images):
+        with open(os.path.join(folder, "jpeg", f"{i:05d}_{labels[i, 0]}.jpg"), "wb") as f:
+            f.write(data)
+
+
+def flowjob_variant(folder: str) -> Variant:
+    import flowjob as flow
+    import flowjob.typing as tp
+
+    @flow.global_function(type="predict")
+    def pipeline() -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0"):
+            record = flow.data.ofrecord_reader(
+                os.path.join(folder, "ofrecord"), batch_size=BATCH, random_shuffle=True
+            )
+            image = flow.data.OFRecordImageDecoderRandomCrop(record, "encoded", color_space="RGB")
+            resized = flow.image.Resize(image, target_size=[SIZE, SIZE])[0]
+            flow.data.OFRecordRawDecoder(record, "class/label", shape=(), dtype=flow.int32)
+            mirror = flow.random.CoinFlip(batch_size=BATCH)
+            return flow.image.CropMirrorNormalize(
+                resized,
+                mirror_blob=mirror,
+                color_space="RGB",
+                mean=MEAN,
+                std=STD,
+                output_dtype=flow.float,
+            )
+
+    def step(i):
+        out = pipeline()
+        assert out.shape == (BATCH, 3, SIZE, SIZE)
+
+    return Variant(step, flow.sync_default_session, {})
+
+
+def torch_dataloader_variant(folder: str) -> Variant:
+    """``DataLoader`` over the JPEG files, Pillow decoding, random resized crop, flip and
+    normalization written with torch ops (torchvision is not a dependency here)."""
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+    files = sorted(os.listdir(os.path.join(folder, "jpeg")))
+    mean = torch.tensor(MEAN).view(3, 1, 1)
+    std = torch.tensor(STD).view(3, 1, 1)
+
+    class Jpegs(Dataset):
+        def __len__(self):
+            return len(files)
+
+        def __getitem__(self, i):
+            from PIL import Image
+
+            rng = np.random.default_rng()
+            with Image.open(os.path.join(folder, "jpeg", files[i])) as img:
+                img = img.convert("RGB")
+                w, h = img.size
+                area = w * h * rng.uniform(0.08, 1.0)
+                ratio = np.exp(rng.uniform(np.log(3 / 4), np.log(4 / 3)))
+                cw = int(min(w, round(np.sqrt(area * ratio))))
+                ch = int(min(h, round(np.sqrt(area / ratio))))
+                x0, y0 = rng.integers(0, w - cw + 1), rng.integers(0, h - ch + 1)
+                img = img.resize((SIZE, SIZE), Image.BILINEAR, box=(x0, y0, x0 + cw, y0 + ch))
+                x = torch.from_numpy(np.asarray(img, np.float32)).permute(2, 0, 1)
+            if rng.random() < 0.5:
+                x = x.flip(2)
+            label = int(files[i].split("_")[1].split(".")[0])
+            return (x - mean) / std, label
+
+    loader = DataLoader(
+        Jpegs(),
+        batch_size=BATCH,
+        shuffle=True,
+        num_workers=os.cpu_count() or 1,
+        persistent_workers=True,
+        drop_last=True,
+    )
+    state = {"it": iter(loader)}
+
+    def step(i):
+        try:
+            x, _ = next(state["it"])
+        except StopIteration:
+            state["it"] = iter(loader)
+            x, _ = next(state["it"])
+        assert tuple(x.shape) == (BATCH, 3, SIZE, SIZE)
+
+    return Variant(step, extra={})
+
+
+def pipeline_section(quick: bool) -> Section:
+    t0 = time.time()
+    rounds = 3 if quick else 6
+    with tempfile.TemporaryDirectory() as folder:
+        write_data(folder)
+        variants = {
+            "flowjob (OFRecord, host pipeline)": {"engine": "pipeline_flowjob", "data": folder},
+            "PyTorch DataLoader + Pillow": {"engine": "pipeline_torch", "data": folder},
+        }
+        workers = H.start_all(variants)
+        try:
+            steps = H.calibrate(workers, 1.0 if quick else 2.0)
+            series = H.paired_rounds(workers, rounds, steps)
+        finally:
+            H.close_all(workers)
+    rows = [[name, *rate_cells(s, BATCH)] for name, s in series.items()]
+    r = H.ratio(series, "flowjob (OFRecord, host pipeline)", "PyTorch DataLoader + Pillow")
+    md = [
+        f"Images/s of OneFlow-Benchmark's ResNet training input pipeline: {IMAGES} JPEG "
+        f"images of 500x375 in OFRecords, random crop, resize to {SIZE}x{SIZE}, coin-flip "
+        f"mirror and normalization into float NCHW batches of {BATCH}; PyTorch: a DataLoader "
+        f"over the same JPEG files with Pillow and the same transforms, num_workers = "
+        f"{os.cpu_count()} (the cores). {rounds} rounds of alternating segments.\n",
+        table(["pipeline", "images/s", "range"], rows),
+        "",
+        f"flowjob / PyTorch DataLoader: {H.fmt_ratio(r)}",
+    ]
+    goals = [goal("image pipeline images/s flowjob / PyTorch DataLoader", r[0], ">=", 1.0)]
+    return Section("Image input pipeline (issue 35)", "\n".join(md), goals, time.time() - t0)
