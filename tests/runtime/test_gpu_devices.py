@@ -1,5 +1,5 @@
 """Where jobs run when the machine has GPUs (issue 36), played on the CPU with a fake device
-list: ``flowjob._devices.local_devices`` is the one device query, replaced here."""
+list: ``flowjob._src._devices.local_devices`` is the one device query, replaced here."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src import _devices
-from flowjob.errors import ConfigError
 from flowjob._src.runtime import _config, _sharding
+from flowjob.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("fresh_session")
 
