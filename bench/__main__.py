@@ -10,7 +10,19 @@ import os
 import sys
 import time
 
-from . import _conv, _convnets, _eager, _gpu, _merge, _pipeline, _report, _runtime, _train, _userop
+from . import (
+    _conv,
+    _convnets,
+    _eager,
+    _gpu,
+    _live,
+    _merge,
+    _pipeline,
+    _report,
+    _runtime,
+    _train,
+    _userop,
+)
 from ._harness import REPO
 from ._sections import Section
 
@@ -29,6 +41,8 @@ SECTIONS = {
     "eager": _eager.eager_section,
     "gpu": _gpu.gpu_section,
     "pipeline": _pipeline.pipeline_section,
+    "board": _live.board_section,
+    "watch_model": _live.watch_model_section,
 }
 
 

@@ -5,7 +5,8 @@
 
 One OneFlow-style program: lazy job functions (``@flow.global_function``) for training,
 evaluation and logging; ``tp.Callback`` results so the training loop never waits for a step;
-``flow.watch`` / ``flow.watch_diff`` handlers that look inside every step; and every summary
+``flow.watch`` / ``flow.watch_diff`` handlers that look inside every step;
+``flow.summary.watch_model`` for every variable's histograms and norms; and every summary
 type: scalars, histograms, images, text, hparams, the structure graph, the embedding projector
 and the exception (anomaly) projector.
 """
@@ -163,6 +164,9 @@ def main(argv=None):
         decay_step = steps * args.epochs * 3 // 4
         schedule = flow.optimizer.PiecewiseConstantScheduler([decay_step], [args.lr, args.lr / 10])
         flow.optimizer.SGD(schedule, momentum=args.momentum).minimize(loss)
+        # Every variable's value and gradient histograms, norms and update ratio, and the
+        # learning rate, under "~model" in the board, every 10th step.
+        flow.summary.watch_model(every_n_steps=10)
         return loss
 
     @flow.global_function(type="predict")
@@ -228,7 +232,10 @@ def main(argv=None):
     # -- run -------------------------------------------------------------------------------
     print(
         f"Training {args.model} on {steps * batch} MNIST images "
-        f"({args.epochs} epochs of {steps} steps), logging to {logdir}"
+        f"({args.epochs} epochs of {steps} steps), logging to {logdir}\n"
+        f"Watch it train live: in another terminal run\n    {board_command(board_dir)}\n"
+        "and open the URL it prints; the page follows training by itself.",
+        flush=True,
     )
     create_writer()
     flow.sync_default_session()  # the writer is open: the graph goes into the run's event file
@@ -347,7 +354,11 @@ def main(argv=None):
         f"them misclassified)"
     )
     print(f"test accuracy: {100 * accuracy:.1f}%")
-    print(f"\nTensorBoard logs are in {logdir}. Open them with:\n    {board_command(board_dir)}")
+    print(
+        f"\nTensorBoard logs are in {logdir}. Open the board (next time while it trains: "
+        "the open page follows training live) with:\n"
+        f"    {board_command(board_dir)}"
+    )
 
 
 if __name__ == "__main__":

@@ -6,13 +6,17 @@ Registered with TensorBoard by the ``tensorboard_plugins`` entry point of the fl
 package; ``flowjob board`` also adds it when the entry point is missing (a source checkout).
 """
 
-from ._live import LIVE_SCRIPT_PATH, live_reload_app
+from ._live import LIVE_SCRIPT_PATH, MIN_LIVE_PERIOD, live_reload_app
 from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
+from ._projector import LiveProjectorPlugin, with_live_projector
 
 __all__ = [
     "AnomalyPlugin",
     "PLUGIN_NAME",
     "with_anomaly_plugin",
+    "LiveProjectorPlugin",
+    "with_live_projector",
     "live_reload_app",
     "LIVE_SCRIPT_PATH",
+    "MIN_LIVE_PERIOD",
 ]

@@ -1,11 +1,14 @@
 """A WSGI wrapper for TensorBoard's app that makes the pages of ``flowjob board`` live.
 
-TensorBoard 2.21 opens with its "Reload data" setting off, and accepts no URL parameter or
-server flag for it (``--reload_interval`` only paces the backend's reads of the logs). Its
-front end reads the setting from ``localStorage`` at start-up, so the wrapper adds one
+TensorBoard's own "Reload data" refetches at most every 30 s (its settings clamp shorter
+periods, 2.15 to 2.21), and no URL parameter or server flag changes that
+(``--reload_interval`` only paces the backend's reads of the logs). So the wrapper adds one
 same-origin ``<script>`` (``static/live.js``, allowed by TensorBoard's content security policy
-as ``'self'``) to the head of ``index.html`` that turns the setting on before the app starts.
-The Anomalies tab polls by itself (``static/index.js``).
+as ``'self'``) to the head of ``index.html``: it triggers the app's own reload every
+``period`` seconds while the page is visible, lets the legacy Scalars charts rescale to new
+points, and shows a "Live" badge with the time data last arrived. The server writes the
+period in front of the script. The Anomalies tab polls at the same period by itself
+(``static/index.js``).
 """
 
 from __future__ import annotations
@@ -13,21 +16,28 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from importlib import resources
 
-__all__ = ["LIVE_SCRIPT_PATH", "live_reload_app"]
+__all__ = ["LIVE_SCRIPT_PATH", "MIN_LIVE_PERIOD", "live_reload_app"]
 
 LIVE_SCRIPT_PATH = "/flowjob-live.js"
 _INDEX_PATHS = ("/", "/index.html")
 _TAG = b'<script src="flowjob-live.js"></script>'
 
 
-def _script() -> bytes:
-    return resources.files(__package__).joinpath("static", "live.js").read_bytes()
+MIN_LIVE_PERIOD = 0.25
 
 
-def live_reload_app(app: Callable) -> Callable:
+def _script(period: float) -> bytes:
+    config = f"window.flowjobLive = {{periodMs: {round(period * 1000)}}};\n".encode()
+    return config + resources.files(__package__).joinpath("static", "live.js").read_bytes()
+
+
+def live_reload_app(app: Callable, period: float) -> Callable:
     """``app`` (TensorBoard's WSGI app, served at the root) with ``live.js`` served at
-    :data:`LIVE_SCRIPT_PATH` and loaded first by ``index.html``."""
-    script = _script()
+    :data:`LIVE_SCRIPT_PATH` and loaded first by ``index.html``; the open page reloads its
+    data every ``period`` seconds (at least :data:`MIN_LIVE_PERIOD`)."""
+    if not period >= MIN_LIVE_PERIOD:
+        raise ValueError(f"live period must be >= {MIN_LIVE_PERIOD} s, got {period!r}")
+    script = _script(period)
 
     def wrapped(environ: dict, start_response: Callable) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")

@@ -4,7 +4,9 @@ TensorBoard loads it through the ``tensorboard_plugins`` entry point (declared i
 ``pyproject.toml``), or from :func:`with_anomaly_plugin` (``flowjob board``). The front end is
 a plain ES module (``static/index.js``) that TensorBoard runs in an iframe; it reads:
 
-* ``reports`` (or ``reports?run=R``): the anomaly records of every run (of run ``R``) as JSON,
+* ``reports`` (or ``reports?run=R``): the anomaly records of every run (of run ``R``) as JSON
+  (with an ``ETag``: a poll sending it back in ``If-None-Match`` gets a bodiless 304 while
+  nothing changed),
   with the names of all runs that have records (runs are the directories below the logdir
   holding a ``projector_config.pbtxt``; ``.`` is the logdir itself; found through
   :class:`AnomalyIndex`, never by a walk per request);
@@ -13,6 +15,7 @@ a plain ES module (``static/index.js``) that TensorBoard runs in an iframe; it r
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -110,7 +113,15 @@ class AnomalyPlugin(base_plugin.TBPlugin):
         body = [
             _report_json(run, rec) for run in runs if wanted in (None, run) for rec in records[run]
         ]
-        return _respond(json.dumps({"runs": runs, "reports": body}), "application/json")
+        data = json.dumps({"runs": runs, "reports": body}).encode()
+        # The page polls every live period: an unchanged answer is a bodiless 304.
+        etag = '"' + hashlib.blake2b(data, digest_size=12).hexdigest() + '"'
+        if request.headers.get("If-None-Match") == etag:
+            response = _respond(b"", "application/json", 304)
+        else:
+            response = _respond(data, "application/json")
+        response.headers["ETag"] = etag
+        return response
 
     @wrappers.Request.application
     def _serve_sample(self, request):

@@ -2,9 +2,10 @@
 
 TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob._src.board_plugin``),
 settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
-10 images per tag) and read new data every second, and pages that reload by themselves
-(``flowjob._src.board_plugin.live_reload_app``). A busy port moves to the next free one (said on
-stderr); the URL is printed once the server answers ``/data/runs``; Ctrl-C or SIGTERM stops.
+10 images per tag) and read new data every second, and pages that fetch new data by
+themselves every ``--live-period`` seconds (``flowjob._src.board_plugin.live_reload_app``).
+A busy port moves to the next free one (said on stderr); the URL is printed once the server
+answers ``/data/runs``; Ctrl-C or SIGTERM stops.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ SAMPLES_PER_PLUGIN = ",".join(
     for plugin in ("scalars", "images", "histograms", "tensors", "text", "audio", "pr_curves")
 )
 DEFAULT_PORT = 6006
+DEFAULT_LIVE_PERIOD = 2.0  # seconds between an open page's fetches of new data
 _PORT_ATTEMPTS = 100  # a busy --port moves up to this many ports on
 
 
@@ -65,6 +67,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default=1.0,
         dest="reload_interval",
         help="seconds between TensorBoard's reloads of the logs (default 1)",
+    )
+    p.add_argument(
+        "--live-period",
+        type=float,
+        default=DEFAULT_LIVE_PERIOD,
+        dest="live_period",
+        metavar="SECONDS",
+        help="seconds between the open page's fetches of new data "
+        f"(default {DEFAULT_LIVE_PERIOD:g}; at least 0.25)",
     )
     p.add_argument(
         "--startup-timeout",
@@ -147,16 +158,16 @@ def _bindable(host: str, port: int) -> bool:
     return True
 
 
-def _server_factory(servers: list, busy: list[int]):
+def _server_factory(servers: list, busy: list[int], live_period: float):
     """A ``server_class`` for ``program.TensorBoard``: binds the first free port from the
-    requested one up (each busy one is appended to ``busy``), around the live-page wrapper;
-    the server is appended to ``servers``."""
+    requested one up (each busy one is appended to ``busy``), around the live-page wrapper
+    (pages reload every ``live_period`` seconds); the server is appended to ``servers``."""
     from tensorboard import program
 
     from ..board_plugin import live_reload_app
 
     def make(wsgi_app, flags):
-        app = live_reload_app(wsgi_app)
+        app = live_reload_app(wsgi_app, live_period)
         last = flags.port if flags.port == 0 else min(flags.port + _PORT_ATTEMPTS, 65536)
         for port in range(flags.port, max(last, flags.port + 1)):
             subflags = argparse.Namespace(**vars(flags))
@@ -205,13 +216,16 @@ def run(args: argparse.Namespace) -> int:
     sys.modules.setdefault("tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf"))
     from tensorboard import default, program
 
-    from ..board_plugin import with_anomaly_plugin
+    from ..board_plugin import MIN_LIVE_PERIOD, with_anomaly_plugin, with_live_projector
+
+    if not args.live_period >= MIN_LIVE_PERIOD:
+        return _error(f"--live-period must be >= {MIN_LIVE_PERIOD:g} s, got {args.live_period:g}")
 
     servers: list = []
     busy: list[int] = []
     tensorboard = program.TensorBoard(
-        plugins=with_anomaly_plugin(default.get_plugins()),
-        server_class=_server_factory(servers, busy),
+        plugins=with_anomaly_plugin(with_live_projector(default.get_plugins())),
+        server_class=_server_factory(servers, busy, args.live_period),
     )
     tensorboard.configure(
         argv=["", *tensorboard_flags(logdir, args.host, args.port, args.reload_interval)]

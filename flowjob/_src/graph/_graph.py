@@ -41,6 +41,7 @@ class JobGraph:
         self.variables: dict[str, Blob] = {}
         self.losses: list[Blob] = []
         self.optimizer: Any = None
+        self.model_watch: Any = None  # flow.summary.watch_model's ModelWatch, if called
         # HostDelivery (graph/_delivery.py): watches, watch_diffs and host ops, in order
         self.deliveries: list[Any] = []
         self.feeds: list[Any] = []  # FeedOp (graph/_feed.py): the host data pipeline

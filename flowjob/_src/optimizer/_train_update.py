@@ -43,6 +43,11 @@ class TrainUpdate:
     def state_names(self) -> list[str]:
         return list(self.initial_state)
 
+    @property
+    def loss_scale_used(self) -> bool:
+        """Whether the job's gradients are loss-scaled."""
+        return self.optimizer.loss_scale_policy is not None
+
     def loss_scale(self, state: Mapping[str, Any]):
         """This step's loss scale (a float32 scalar), or None without loss scaling."""
         policy = self.optimizer.loss_scale_policy

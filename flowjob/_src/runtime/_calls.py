@@ -226,6 +226,13 @@ class Calls:
         run = functools.partial(_checked_run, lowered) if lowered.host_kernels else lowered.fn
         if lowered.train:
             step = state.train_step(entry)
+            if lowered.watch_fn is not None and step % lowered.watch_every == 0:
+                # watch_model's logging steps: the variant that returns its outputs too
+                run = (
+                    functools.partial(_checked_run, lowered, fn=lowered.watch_fn)
+                    if lowered.host_kernels
+                    else lowered.watch_fn
+                )
             new_state, fetched, diffs = run(current, device_args, step)
             state.variables.values.update(new_state)
             state.store_train_step(entry, step + 1)  # only once the step was dispatched
@@ -279,12 +286,13 @@ class Calls:
         self.completion.drain()
 
 
-def _checked_run(lowered: Any, *args: Any, wait: bool = True) -> Any:
-    """Runs a program with host kernels; a kernel's error is raised as itself, naming its
-    op. ``wait``: the program returns a new state (not donated), stored only once the step
-    succeeded, so a failed step leaves the session the state it had."""
+def _checked_run(lowered: Any, *args: Any, wait: bool = True, fn: Any = None) -> Any:
+    """Runs a program with host kernels (``lowered.fn``, or ``fn``); a kernel's error is
+    raised as itself, naming its op. ``wait``: the program returns a new state (not donated),
+    stored only once the step succeeded, so a failed step leaves the session the state it
+    had."""
     try:
-        outputs = lowered.fn(*args)
+        outputs = (lowered.fn if fn is None else fn)(*args)
         return jax.block_until_ready(outputs) if wait else outputs
     except Exception as exc:  # the step failed on the host (or the device)
         raise_kernel_error(exc)

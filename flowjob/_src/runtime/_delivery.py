@@ -60,9 +60,11 @@ def value_of(fetch: Fetch, host_args: list[Any], outputs: list[np.ndarray]) -> A
 
 
 class Delivery:
-    """One plan entry: ``target(*convert([value of each fetch]))``; ``convert`` None: as is."""
+    """One plan entry: ``target(*convert([value of each fetch]))``; ``convert`` None: as is.
+    ``optional``: skipped for calls whose outputs end before its fetches (``watch_model``'s,
+    which only the program of its logging steps returns)."""
 
-    __slots__ = ("fetches", "convert", "target", "what")
+    __slots__ = ("fetches", "convert", "target", "what", "optional")
 
     def __init__(
         self,
@@ -70,11 +72,13 @@ class Delivery:
         convert: Callable[[list], Any] | None,
         target: Callable[..., None],
         what: str,
+        optional: bool = False,
     ):
         self.fetches = fetches
         self.convert = convert
         self.target = target
         self.what = what
+        self.optional = optional
 
 
 def _converter(form: Form, dynamic: bool, pieces: int) -> Callable[[list], Any] | None:
@@ -87,7 +91,8 @@ def _converter(form: Form, dynamic: bool, pieces: int) -> Callable[[list], Any] 
 
 def build_plan(graph: JobGraph, lowered: Any) -> tuple[Delivery, ...]:
     """The job's deliveries in the order they run: handlers, then host ops (each in the
-    order recorded). A ``watch_diff`` without a gradient (warned at lowering) is left out."""
+    order recorded), then ``watch_model``'s writer. A ``watch_diff`` without a gradient
+    (warned at lowering) is left out."""
     entries = []
     for d in sorted(graph.deliveries, key=lambda d: d.form is Form.ARGUMENTS):
         if d.diff:
@@ -99,6 +104,16 @@ def build_plan(graph: JobGraph, lowered: Any) -> tuple[Delivery, ...]:
             fetches = tuple(lowered.fetches[id(b)] for b in d.blobs)
         convert = _converter(d.form, bool(d.blobs) and d.blobs[0].is_dynamic, lowered.pieces)
         entries.append(Delivery(fetches, convert, d.target, d.what))
+    if lowered.watch_fetches:
+        entries.append(
+            Delivery(
+                lowered.watch_fetches,
+                None,
+                lowered.watch_writer,
+                "flow.summary.watch_model",
+                optional=True,
+            )
+        )
     return tuple(entries)
 
 
@@ -110,6 +125,8 @@ def deliver(
 ) -> None:
     """Runs a call's handlers and host ops; their errors are recorded, never raised here."""
     for entry in plan:  # try/except inline: runs for every call
+        if entry.optional and entry.fetches[0].index >= len(outputs):
+            continue
         try:
             values = [value_of(f, host_args, outputs) for f in entry.fetches]
             entry.target(*(values if entry.convert is None else entry.convert(values)))

@@ -52,6 +52,12 @@ class LoweredJob:
     real_plan: RealShapePlan | None = None
     # id(watch_diff) -> where its gradient is among the outputs (after the fetched values)
     diff_fetches: dict[int, Fetch] = field(default_factory=dict)
+    # flow.summary.watch_model: the program of the steps that log (every watch_every-th),
+    # its extra outputs (after the watched gradients) and their host writer
+    watch_fn: Any = None
+    watch_every: int = 0
+    watch_fetches: tuple[Fetch, ...] = ()
+    watch_writer: Any = None
     # The step function before jit: its ``forwarded`` outputs (known once traced) are the
     # step's own inputs handed back, which the host copies rather than writes into.
     step: Any = None
@@ -208,14 +214,18 @@ def lower(
     else:
         step = _PredictStep(graph, input_blobs, device_fetch, mesh, mirrored, real_plan)
     traced = TracedFor(step, devices[0].platform, matmul_precision(), eager=not jit)
+    watching = step.watching() if train and step.watch is not None else None
+    if watching is not None:
+        watching = TracedFor(watching, devices[0].platform, matmul_precision(), eager=not jit)
     if mesh is None:
         if not jit:
-            fn = traced
+            fn, watch_fn = traced, watching
         else:
             writes = train or bool(graph.assigns)
             # see _sharding.state_donation; data-dependent real shapes run on one device only
             donate = () if host_kernels else (0,)
             fn = jax.jit(traced, donate_argnums=donate) if writes else jax.jit(traced)
+            watch_fn = None if watching is None else jax.jit(watching, donate_argnums=donate)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (
@@ -223,6 +233,11 @@ def lower(
             if mirrored
             else _sharding.jit_sharded(graph, traced, store, state_names, input_blobs, mesh)
         )
+        watch_fn = None
+        if watching is not None:  # mirrored jobs refuse watch_model (_TrainStep)
+            watch_fn = _sharding.jit_sharded(
+                graph, watching, store, state_names, input_blobs, mesh
+            ).fn
         lowered = LoweredJob(
             graph,
             jitted.fn,
@@ -240,6 +255,13 @@ def lower(
         lowered.step_name = step.step_name
     lowered.real_plan = real_plan
     lowered.diff_fetches = diff_fetches
+    if watching is not None:
+        lowered.watch_fn, lowered.watch_every = watch_fn, step.watch.every_n_steps
+        first = first_diff + len(diff_watches)
+        lowered.watch_fetches = tuple(
+            Fetch(Source.OUTPUT, first + i) for i in range(step.watch_outputs)
+        )
+        lowered.watch_writer = step.watch.writer(step.trained, step.update.loss_scale_used)
     lowered.step = step
     lowered.host_kernels = host_kernels
     return lowered

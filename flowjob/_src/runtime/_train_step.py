@@ -7,6 +7,7 @@ costs one output buffer and no extra backward work.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import jax
@@ -88,6 +89,13 @@ class _TrainStep:
         self.loss_count = max(graph.losses[0].numel(), 1)  # an empty loss has no gradient
         self.state_names = list(dict.fromkeys([*variable_names, *self.update.state_names]))
         self.forwarded: frozenset[int] = frozenset()  # see _program.forwarded (set when traced)
+        self.watch = graph.model_watch  # flow.summary.watch_model: outputs after the diffs
+        self.compute_watch = False  # True in the variant of the logging steps (watching())
+        if self.watch is not None and mirrored:
+            raise JobDefinitionError(
+                f"train job {graph.name!r}: flow.summary.watch_model is not supported yet in "
+                "the mirrored view on several devices; use the consistent view"
+            )
 
     def __call__(self, state, inputs, train_step):
         graph = self.graph
@@ -162,7 +170,31 @@ class _TrainStep:
         if loss_scale is not None:
             pgrads = {k: g / loss_scale.astype(g.dtype) for k, g in pgrads.items()}
         diffs = tuple(pgrads[id(w.blob)].astype(w.blob.dtype.np_dtype) for w in self.diff_watches)
+        if self.compute_watch:
+            diffs += self._watched(params, grads, new_params, train_step, loss_count, loss_scale)
         return state | new_params | new_opt | assigned, fetched, diffs
+
+    def _watched(self, params, grads, new_params, train_step, loss_count, loss_scale) -> tuple:
+        """flow.summary.watch_model's outputs: the train step, then its statistics (this
+        variant of the step runs only on the steps that log; see ``watching``)."""
+        lr = self.update.optimizer.lr(train_step)
+        scale = 1.0 if loss_scale is None else loss_scale
+        # the gradient the optimizer receives: OneFlow's 1/N, the loss scale taken out
+        grads = {n: grads[n].astype(jnp.float32) / (loss_count * scale) for n in params}
+        return (train_step, *self.watch.statistics(params, grads, new_params, lr, loss_scale))
+
+    def watching(self) -> _TrainStep:
+        """This step with watch_model's outputs after the watched gradients: a second
+        program that the runtime calls on the steps that log, so that the others run the
+        program without them and pay nothing."""
+        other = copy.copy(self)
+        other.compute_watch = True
+        return other
+
+    @property
+    def watch_outputs(self) -> int:
+        """How many outputs watch_model adds after the watched gradients."""
+        return 0 if self.watch is None else self.watch.output_count(len(self.trained))
 
     def _loss_count(self, real: dict | None):
         """N of OneFlow's 1/N gradient scale: the first loss's elements (its real ones when

@@ -4,7 +4,8 @@ Job ops (inside a ``@flow.global_function`` body): ``create_summary_writer``,
 ``flush_summary_writer``, ``scalar``, ``histogram``, ``image``, ``pb``.
 Host helpers: ``text``, ``hparams`` with ``HParam``/``Hparam``, ``RealRange``,
 ``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``, ``metric_tag``;
-``Projector``; ``Graph``.
+``Projector``; ``Graph``; ``watch_model`` (a train job's every variable, histograms and
+norms of values and gradients, on every N-th step).
 Python API: ``SummaryWriter`` (and the lower-level ``EventFileWriter``).
 Reading the exception projector's records back (flowjob's TensorBoard plugin does):
 ``read_anomaly_records`` gives the ``AnomalyRecord``s of a run directory, the one holding
@@ -38,6 +39,7 @@ from ._projector_files import ASSET_DIR as PROJECTOR_ASSET_DIR
 from ._projector_files import CONFIG_NAME as PROJECTOR_CONFIG
 from ._records import RecordCorruptError, read_records
 from ._text import text
+from ._watch_model import watch_model
 from ._writer import SummaryWriter
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "image",
     "pb",
     "text",
+    "watch_model",
     "hparams",
     "hparams_config",
     "HParam",

@@ -66,7 +66,7 @@ class EventFileWriter:
     def __init__(
         self,
         logdir: str | os.PathLike,
-        flush_secs: float = 2.0,
+        flush_secs: float = 0.5,
         max_queue: int = 1024,
         filename_suffix: str = "",
     ):

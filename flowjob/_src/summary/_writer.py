@@ -131,7 +131,7 @@ class SummaryWriter:
     def __init__(
         self,
         logdir: str | os.PathLike,
-        flush_secs: float = 2.0,
+        flush_secs: float = 0.5,
         *,
         max_queue: int = 1024,
         filename_suffix: str = "",
@@ -206,6 +206,21 @@ class SummaryWriter:
         buckets, nonfinite = histogram_buckets(
             values, self._bins if bins is None else bins, what=what
         )
+        self._write_summary(summary_pb2.Summary(value=[histogram_value(tag, buckets, first)]), s)
+        if nonfinite.total:
+            self._monitor.observe(tag, s, nonfinite)
+
+    def histogram_from_buckets(
+        self, tag: str, buckets: np.ndarray, nonfinite: NonFinite, step: int
+    ) -> None:
+        """Logs a histogram already bucketed (``[k, 3]`` rows ``left, right, count``, as
+        ``histogram`` writes them), with the counts of the NaN/Inf values left out."""
+        what = "SummaryWriter.histogram_from_buckets"
+        first = self._claim(_tag(tag, what), "histograms")
+        s = _step(step, what)
+        buckets = np.asarray(buckets, np.float64)
+        if buckets.ndim != 2 or buckets.shape[1] != 3:
+            raise ValueError(f"{what}: buckets must have shape [k, 3], got {buckets.shape}")
         self._write_summary(summary_pb2.Summary(value=[histogram_value(tag, buckets, first)]), s)
         if nonfinite.total:
             self._monitor.observe(tag, s, nonfinite)

@@ -5,7 +5,14 @@
 // the chosen run, steps and sort orders (a step picker left on the latest step follows new
 // steps).
 
-const POLL_MS = 5000;
+// The board page's live period (flowjob board --live-period), 2 s when opened alone.
+const POLL_MS = (() => {
+  try {
+    return Math.max(250, Number(window.parent.flowjobLive?.periodMs) || 2000);
+  } catch (err) {
+    return 2000;  // a parent of another origin
+  }
+})();
 
 const COLUMNS = [
   {key: "rank", title: "Rank", numeric: true},
@@ -197,9 +204,14 @@ function runFilter(runs) {
   return el("label", {class: "run-filter"}, "Run ", select);
 }
 
+let lastTag = null;    // the ETag of lastBody: an unchanged answer comes back as a 304
+
 async function fetchReports() {
-  const response = await fetch("reports", {cache: "no-store"});
+  const headers = lastTag && lastBody !== null ? {"If-None-Match": lastTag} : {};
+  const response = await fetch("reports", {cache: "no-store", headers});
+  if (response.status === 304) return lastBody;
   if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  lastTag = response.headers.get("ETag");
   return await response.text();
 }
 
