@@ -4,7 +4,8 @@ Job ops (inside a ``@flow.global_function`` body): ``create_summary_writer``,
 ``flush_summary_writer``, ``scalar``, ``histogram``, ``image``, ``pb``.
 Host helpers: ``text``, ``hparams`` with ``HParam``/``Hparam``, ``RealRange``,
 ``IntegerRange``, ``ValueSet``, ``Metric``; ``hparams_config``, ``metric_tag``;
-``Projector``; ``Graph``.
+``Projector``; ``Graph``; ``watch_model`` (every trainable variable of a train job, on every
+N-th step).
 Python API: ``SummaryWriter`` (and the lower-level ``EventFileWriter``).
 Reading the exception projector's records back (flowjob's TensorBoard plugin does):
 ``read_anomaly_records`` gives the ``AnomalyRecord``s of a run directory, the one holding
@@ -43,6 +44,7 @@ from ._src.summary import (
     read_records,
     scalar,
     text,
+    watch_model,
 )
 
 _deprecations: dict = {}

@@ -124,7 +124,7 @@ def test_a_port_werkzeug_exits_on_is_skipped_when_it_is_taken():
     program.WerkzeugServer = ExitingServer
     try:
         servers, busy = [], []
-        make = board._server_factory(servers, busy)
+        make = board._server_factory(servers, busy, board.DEFAULT_LIVE_PERIOD)
         make(lambda *a: None, argparse.Namespace(host="127.0.0.1", port=port))
         assert busy == [port] and made and made[0] != port
 
@@ -142,3 +142,32 @@ def test_a_port_werkzeug_exits_on_is_skipped_when_it_is_taken():
     finally:
         program.WerkzeugServer = original
         taken.close()
+
+
+def test_live_period_too_short_is_refused_before_serving(tmp_path, capsys):
+    import argparse
+
+    from flowjob._src.cli import board
+
+    args = argparse.Namespace(
+        logdir=str(tmp_path),
+        port=0,
+        host="127.0.0.1",
+        reload_interval=1.0,
+        live_period=0.1,
+        startup_timeout=5.0,
+    )
+    assert board.run(args) == 2
+    assert "--live-period must be >= 0.25 s, got 0.1" in capsys.readouterr().err
+
+
+def test_live_script_carries_the_period():
+    from flowjob._src.board_plugin import LIVE_SCRIPT_PATH, live_reload_app
+
+    app = live_reload_app(lambda environ, start: [b""], 1.5)
+    got = {}
+    body = b"".join(
+        app({"PATH_INFO": LIVE_SCRIPT_PATH}, lambda status, headers: got.update(status=status))
+    )
+    assert got["status"] == "200 OK"
+    assert body.startswith(b"window.flowjobLive = {periodMs: 1500};")

@@ -64,7 +64,7 @@ def run(tmp_path_factory):
         after = {n: flow.get_all_variables()[n].numpy().copy() for n in names}
         expected[step] = (before, dict(zip(names, map(np.asarray, grads))), after)
     flow.sync_default_session()
-    from flowjob.summary._ops import close_default_writer
+    from flowjob._src.summary._ops import close_default_writer
 
     close_default_writer()
     yield _read(logdir), expected
