@@ -17,6 +17,7 @@ from . import (
     _gpu,
     _live,
     _merge,
+    _multiproc,
     _pipeline,
     _report,
     _runtime,
@@ -43,6 +44,7 @@ SECTIONS = {
     "pipeline": _pipeline.pipeline_section,
     "board": _live.board_section,
     "watch_model": _live.watch_model_section,
+    "multiprocess": _multiproc.multiprocess_section,
 }
 
 

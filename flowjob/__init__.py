@@ -201,7 +201,9 @@ from .errors import (
     FlowJobError,
     JobArgumentError,
     JobDefinitionError,
+    JobStopped,
     OpError,
+    RankFailedError,
 )
 from .model import Model
 from .userop import (

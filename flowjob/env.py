@@ -14,6 +14,7 @@ from ._src.env import (
     logbuflevel,
     logtostderr,
     machine,
+    on_preemption,
     warn_once,
 )
 

@@ -11,6 +11,7 @@ from .runtime import (
     logbuflevel,
     logtostderr,
     machine,
+    on_preemption,
 )
 from .runtime import init_distributed as init
 
@@ -23,6 +24,7 @@ __all__ = [
     "init_bootstrap_confs",
     "is_primary",
     "machine",
+    "on_preemption",
     "log_dir",
     "logbuflevel",
     "logtostderr",

@@ -46,6 +46,15 @@ class CallbackError(FlowJobError, RuntimeError):
     ``__cause__``), or one of them asked to wait for the completion thread it runs on."""
 
 
+class RankFailedError(FlowJobError, RuntimeError):
+    """A process of a multi-process job failed, stopped responding or could not join; the
+    message names its rank, its host and its error."""
+
+
+class JobStopped(FlowJobError, RuntimeError):
+    """A multi-process job stopped on SIGTERM, after the same job call on every rank."""
+
+
 def describe_callable(fn: object) -> str:
     """``name (file.py:12)`` for a function, its ``repr`` for other callables."""
     try:

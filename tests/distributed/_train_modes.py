@@ -2,8 +2,8 @@
 
 Run as a script: ``python _train_modes.py MODE DEVICES STEPS [CHECKPOINT_DIR [LOGDIR]]`` (a fresh
 process, because the device count must be set before JAX starts).
-MODE: single | data | model | mirrored | multi (2 processes x 2 devices, started with
-FLOWJOB_COORDINATOR / FLOWJOB_NUM_PROCESSES / FLOWJOB_PROCESS_ID).
+MODE: single | data | model | mirrored | multi | multi-mirrored (the last two: 2 processes x 2
+devices, started with FLOWJOB_COORDINATOR / FLOWJOB_NUM_PROCESSES / FLOWJOB_PROCESS_ID).
 """
 
 import json
@@ -58,11 +58,14 @@ def body(images, labels):
     return loss
 
 
-placement = {"single": "0:0", "multi": ["0:0-1", "1:0-1"]}.get(MODE, f"0:0-{DEVICES - 1}")
-if MODE == "mirrored":
+MIRRORED = MODE in ("mirrored", "multi-mirrored")
+PIECES = 2 * DEVICES if MODE == "multi-mirrored" else DEVICES  # devices of all processes
+placement = {"single": "0:0", "multi": ["0:0-1", "1:0-1"], "multi-mirrored": ["0:0-1", "1:0-1"]}
+placement = placement.get(MODE, f"0:0-{DEVICES - 1}")
+if MIRRORED:
     config = flow.function_config()
     config.default_logical_view(flow.scope.mirrored_view())
-    per = BATCH // DEVICES
+    per = BATCH // PIECES
 
     @flow.global_function(type="train", function_config=config)
     def train(
@@ -104,9 +107,9 @@ losses = []
 for _ in range(STEPS):
     x = rng.normal(size=(BATCH, 12)).astype(np.float32)
     y = rng.integers(0, 8, BATCH).astype(np.int32)
-    if MODE == "mirrored":
-        pieces = train(np.split(x, DEVICES), np.split(y, DEVICES))
-        assert len(pieces) == DEVICES
+    if MIRRORED:
+        pieces = train(np.split(x, PIECES), np.split(y, PIECES))
+        assert len(pieces) == PIECES
         losses.append(np.concatenate(pieces).tolist())
     else:
         losses.append(np.concatenate(train(x, y)).tolist())

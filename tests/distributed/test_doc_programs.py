@@ -82,3 +82,29 @@ def test_two_machine_program_refuses_to_train_alone(code, tmp_path):
     assert proc.returncode != 0
     assert not [line for line in out.splitlines() if line.replace(".", "").isdigit()]
     assert "ConfigError" in err and "192.168.1.12" in err and "192.168.1.11" in err
+
+
+def test_two_machine_program_trains_under_flowjob_launch(code, tmp_path):
+    """``flowjob launch --nproc 2`` runs the 2-machine program unchanged as two local
+    processes (the launcher's variables override its machine list): both ranks print the
+    same falling losses."""
+    env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env["FLOWJOB_CACHE_DIR"] = ""
+    program = code / "basics_topics" / "distributed_train.py"
+    proc = subprocess.run(
+        [sys.executable, "-m", "flowjob", "launch", "--nproc", "2", str(program)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    losses = {0: [], 1: []}
+    for line in proc.stdout.splitlines():
+        rank, _, text = line.partition("] ")
+        if rank in ("[rank 0", "[rank 1") and text.replace(".", "").isdigit():
+            losses[int(rank[-1])].append(float(text))
+    assert len(losses[0]) == 2 and losses[0] == losses[1], proc.stdout[-3000:]
+    assert losses[0][1] < losses[0][0]

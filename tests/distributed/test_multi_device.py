@@ -73,19 +73,11 @@ def test_parallel_training_matches_single_device_step_by_step(reference, mode, d
         )
 
 
-def test_two_processes_train_together_like_one(reference, tmp_path):
+def _two_processes(mode: str, *extra: str) -> list[subprocess.Popen]:
     port = _free_port()
-    procs = [
+    return [
         subprocess.Popen(
-            [
-                sys.executable,
-                SCRIPT,
-                "multi",
-                "2",
-                "4",
-                str(tmp_path / "ckpt"),
-                str(tmp_path / "logs"),
-            ],
+            [sys.executable, SCRIPT, mode, "2", "4", *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -97,11 +89,38 @@ def test_two_processes_train_together_like_one(reference, tmp_path):
         )
         for rank in range(2)
     ]
+
+
+def _results(procs: list[subprocess.Popen]) -> list[dict]:
     results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, err[-3000:]
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, err[-3000:]
+            results.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for proc in procs:
+            proc.kill()
+    return results
+
+
+def test_mirrored_view_across_two_processes_equals_four_devices_of_one(tmp_path):
+    """The same mirrored-view job on 2 processes x 2 devices and on 4 devices of one process:
+    the same pieces, losses and parameters."""
+    one = _train("mirrored", 4)
+    for result in _results(_two_processes("multi-mirrored")):
+        assert result["devices"] == 4 and result["mesh"] == 4
+        for step, (got, want) in enumerate(zip(result["losses"], one["losses"])):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"step {step}")
+        for name, value in one["params"].items():
+            np.testing.assert_allclose(
+                result["params"][name], value, rtol=1e-5, atol=1e-6, err_msg=name
+            )
+
+
+def test_two_processes_train_together_like_one(reference, tmp_path):
+    procs = _two_processes("multi", str(tmp_path / "ckpt"), str(tmp_path / "logs"))
+    results = _results(procs)
     assert sorted(r["process"] for r in results) == [0, 1]
     assert results[0]["process"] == 0 or results[1]["process"] == 0
     for result in results:

@@ -65,6 +65,8 @@ def save(
     ``format="safetensors"`` writes one safetensors file; ``path`` must not exist.
     Values may be ``VariableBlob``, ``FileBackendVariableBlob`` (with meta) or NumPy arrays.
     ``save(var_dict, path)`` (the argument order of OneFlow's ``flow.save``) is accepted too.
+    In a multi-process job every process calls it; the first one writes, and it returns in
+    every process once the checkpoint is complete.
     """
     if isinstance(path, Mapping) and isinstance(var_dict, (str, os.PathLike)):
         path, var_dict = var_dict, path  # flow.save(var_dict, save_dir), OneFlow's alias order
@@ -81,18 +83,27 @@ def save(
         raise TypeError(
             f"save: var_dict must be a dict of name -> value, got {type(var_dict).__name__}"
         )
-    if not getattr(_session(), "primary", True):
-        return  # several processes: values are gathered everywhere, the first one writes
-    try:
-        if kind == CheckpointFormat.ONEFLOW:
-            _oneflow_dir.save_dir(path, var_dict)
-        else:
-            _safetensors.save_file(path, var_dict)
-    except OSError as exc:
-        if exc.errno not in _DISK_ERRORS:
-            raise
-        # The bare "No space left on device" names no file; the earlier checkpoint is intact.
-        raise OSError(exc.errno, f"saving checkpoint {path} failed: {exc.strerror}", path) from exc
+    primary = getattr(_session(), "primary", True)  # starts jax.distributed if configured
+
+    def write() -> None:
+        try:
+            if kind == CheckpointFormat.ONEFLOW:
+                _oneflow_dir.save_dir(path, var_dict)
+            else:
+                _safetensors.save_file(path, var_dict)
+        except OSError as exc:
+            if exc.errno not in _DISK_ERRORS:
+                raise
+            # The bare "No space left on device" names no file; the earlier checkpoint is intact.
+            raise OSError(
+                exc.errno, f"saving checkpoint {path} failed: {exc.strerror}", path
+            ) from exc
+
+    from flowjob._src.runtime import first_process_does
+
+    # Several processes: values are gathered everywhere, the first one writes, and every
+    # process returns once the checkpoint is complete.
+    first_process_does(f"checkpoint.save({path!r})", write, primary)
 
 
 def get(

@@ -31,10 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(*([command] if command else ()))
     # `flowjob run SCRIPT ARGS...` passes everything after SCRIPT to the script untouched.
     args, rest = parser.parse_known_args(argv)
-    if rest and args.command != "run":
+    if rest and args.command not in ("run", "launch"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    if rest:
+    if rest and args.command == "run":
         args.script_args = [*getattr(args, "script_args", []), *rest]
+    elif rest:
+        args.program_args = [*getattr(args, "program_args", []), *rest]
     module = importlib.import_module(f"flowjob._src.cli.{args.command}")
     return int(module.run(args) or 0)
 

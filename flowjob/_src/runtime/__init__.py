@@ -21,7 +21,7 @@ from ._config import (
     machine_num,
     seed,
 )
-from ._distributed import ctrl_port, is_primary, machine
+from ._distributed import ctrl_port, first_process_does, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._eager_op import run_eagerly
@@ -30,6 +30,7 @@ from ._local_blob import LocalBlob
 from ._resource import Resource, current_resource
 from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session
+from ._stop import on_preemption
 from ._tuning import collective_boxing, config_flags, log_dir, logbuflevel, logtostderr
 
 __all__ = [
@@ -59,6 +60,8 @@ __all__ = [
     "seed",
     "ctrl_port",
     "is_primary",
+    "first_process_does",
+    "on_preemption",
     "machine",
     "init_distributed",
     "collective_boxing",

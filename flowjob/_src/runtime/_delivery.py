@@ -163,9 +163,10 @@ class Results:
 
 
 class Deliverer:
-    """Completes calls: fetches the program's outputs to the host, runs the job's plan (on
-    the first process only: others run no user code), then hands the results to the call's
-    future, whose callback it runs. Runs as a completion task, or inline (``Calls.run``)."""
+    """Completes calls: fetches the program's outputs to the host, runs the job's plan
+    (handlers and host ops: on the first process only), then hands the results to the
+    call's future, whose callback it runs (in every process). Runs as a completion task,
+    or inline (``Calls.run``)."""
 
     def __init__(self, completion: Any) -> None:
         self.completion = completion
@@ -180,8 +181,9 @@ class Deliverer:
         return self._primary
 
     def _callback_runner(self, callback: Any, value: Any) -> None:
-        if self.primary:
-            self.run_callback(callback, value)
+        # Every process runs its own calls' result callbacks (rank-local): a loop that waits
+        # for them works in each process. Handlers and host ops run in the first one only.
+        self.run_callback(callback, value)
 
     def fetch(self, entry: Any, arrays: tuple[Any, ...]) -> list[np.ndarray] | None:
         """Host values of the program's outputs, writable as OneFlow's results were; None

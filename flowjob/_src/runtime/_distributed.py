@@ -4,16 +4,20 @@ Every process runs the same script. The first machine of ``flow.env.machine([...
 coordinator on ``ctrl_port``; each process learns its rank from ``FLOWJOB_PROCESS_ID`` (or from
 the one machine entry whose address is local). Environment variables do the same without code:
 ``FLOWJOB_COORDINATOR=host:port``, ``FLOWJOB_NUM_PROCESSES``, ``FLOWJOB_PROCESS_ID``.
-Only the first process delivers results to callbacks, watch handlers and summary ops.
+Only the first process runs watch handlers and summary ops and writes checkpoints; result
+callbacks run in every process, on that process's own calls (rank-local). Failures, SIGTERM
+and the coordinator's timeouts: runtime/_connect.py and runtime/_ranks.py.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
+from . import _connect
 
 _machines: list[dict[str, Any]] = []
 _port = 49155
@@ -90,11 +94,8 @@ def init() -> bool:
         raise ConfigError(
             "FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID as well"
         )
-    import jax
-
-    jax.distributed.initialize(
-        coordinator_address=coordinator, num_processes=int(count), process_id=int(rank)
-    )
+    world = _connect.World.parse(coordinator, count, rank)
+    _connect.connect(world, _connect.Timeouts.from_env())
     _started = True
     return True
 
@@ -104,3 +105,15 @@ def is_primary() -> bool:
     import jax
 
     return jax.process_index() == 0
+
+
+def first_process_does(what: str, work: Callable[[], None], primary: bool = True) -> None:
+    """Runs ``work`` in the first process only. In a multi-process job every process returns
+    once it has finished (a barrier), or raises its error; ``what`` names it in messages."""
+    from . import _agree, _ranks
+
+    watch = _ranks.watch()
+    if watch is not None:
+        _agree.share_outcome(watch, what, work)
+    elif primary:
+        work()

@@ -243,7 +243,15 @@ def jit_mirrored(
     state_sh = {n: replicated(mesh) for n in state_names}
     # Per-device pieces are concatenated along axis 0, so the global input is split on it.
     input_sh = tuple(NamedSharding(mesh, split_spec) for _ in range(inputs))
-    fn = jax.jit(mapped, donate_argnums=state_donation(graph)) if writes else jax.jit(mapped)
+    options: dict[str, Any] = {"donate_argnums": state_donation(graph)} if writes else {}
+    if jax.process_count() > 1:
+        # Another process's pieces are not addressable here: gather every piece to every
+        # process, as the consistent view's results are.
+        repl_sh = replicated(mesh)
+        options["out_shardings"] = (
+            (state_sh, repl_sh, repl_sh) if train else (state_sh, repl_sh) if writes else repl_sh
+        )
+    fn = jax.jit(mapped, **options)
     return Jitted(fn, state_sh, input_sh, pieces=mesh.size)
 
 
