@@ -136,7 +136,7 @@ class _JoinNotice:
         wait = NOTICE_AFTER
         while not self.done.wait(min(wait, max(0.1, limit - self.elapsed()))):
             if self.elapsed() >= limit:
-                say(f"flowjob: {RankFailedError.__name__}: {self.gave_up()}")
+                say(f"flowjob: flowjob.errors.{RankFailedError.__name__}: {self.gave_up()}")
                 os._exit(1)
             say(
                 f"flowjob: rank {self.world.rank} of {self.world.size}: waiting for "

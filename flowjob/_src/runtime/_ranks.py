@@ -39,6 +39,8 @@ LIVE = "flowjob/live/"
 HOSTS = "flowjob/host/"
 SIGTERM_EXIT = 128 + signal.SIGTERM
 
+FAILED = f"flowjob.errors.{RankFailedError.__name__}"  # the public name users catch
+
 _watch: RankWatch | None = None
 
 
@@ -162,10 +164,7 @@ class RankWatch:
             self.peer_failure = self.peer_failure or message
             self.peer_failed.set()
             return
-        say(
-            f"flowjob: {RankFailedError.__module__}.{RankFailedError.__name__}: "
-            f"{self.who(self.world.rank)} stops because {message}"
-        )
+        say(f"flowjob: {FAILED}: {self.who(self.world.rank)} stops because {message}")
         self.end(1)
 
     def report_own_failure(self, exc: BaseException) -> None:
@@ -228,7 +227,7 @@ def _excepthook(previous: Any) -> Any:
     def hook(kind: type, exc: BaseException, tb: Any) -> None:
         watch = _watch
         if isinstance(exc, JobStopped):  # a stop every rank agreed on: no traceback
-            say(f"{kind.__module__}.{kind.__name__}: {exc}")
+            say(f"flowjob.errors.{kind.__name__}: {exc}")
             return  # the usual exit (status 1), through jax.distributed's shutdown barrier
         if watch is None:
             previous(kind, exc, tb)
@@ -243,7 +242,7 @@ def _excepthook(previous: Any) -> Any:
         if peer and watch.peer_failed.wait(wait):
             previous(kind, exc, tb)
             say(
-                f"flowjob: {RankFailedError.__module__}.{RankFailedError.__name__}: "
+                f"flowjob: {FAILED}: "
                 f"{watch.who(watch.world.rank)} stops because {watch.peer_failure}"
             )
             watch.end(1)
