@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from flowjob._src._enum import Mode
+from flowjob._src._traceback import api_boundary
 from flowjob._src.checkpoint import _oneflow_dir, _safetensors
 from flowjob._src.checkpoint._blobs import (
     FileBackendVariableBlob,
@@ -35,6 +36,7 @@ def _session() -> Any:
     return default_session()
 
 
+@api_boundary
 def get_all_variables() -> dict[str, VariableBlob]:
     """Every variable of every defined job, optimizer slots and train steps included.
 
@@ -53,6 +55,7 @@ def get_all_variables() -> dict[str, VariableBlob]:
 _DISK_ERRORS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EACCES}
 
 
+@api_boundary
 def save(
     path: str | os.PathLike,
     var_dict: Mapping[str, object] | None = None,
@@ -106,6 +109,7 @@ def save(
     first_process_does(f"checkpoint.save({path!r})", write, primary)
 
 
+@api_boundary
 def get(
     path: str | os.PathLike, *, allow_incomplete: bool = False
 ) -> FileBackendVariableBlob | dict[str, Any]:
@@ -130,6 +134,7 @@ def get(
     return _oneflow_dir.Checkpoint(path, _safetensors.load_file(path))
 
 
+@api_boundary
 def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = True) -> None:
     """Assigns ``value_dict``'s values to the variables of the same names.
 

@@ -7,10 +7,10 @@ import queue
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
+from .._traceback import format_exception
 from ..errors import CallbackError
 
 
@@ -205,7 +205,7 @@ class ErrorSummary:
         self.count += 1
         if self.first is None:
             self.first, self.where = exc, where
-            self.traceback = "".join(traceback.format_exception(exc))
+            self.traceback = format_exception(exc)
             _drop_frames(exc)
 
     def error(self) -> CallbackError:

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import typing as tp
 from .._deprecation import warn_once
+from .._traceback import api_boundary
 from ..errors import JobDefinitionError
 from ..graph import View
 from ._compiled import ReturnKind
@@ -66,6 +67,7 @@ class JobFunction:
         """The session the job was defined in; None once it was cleared and dropped."""
         return self._session()
 
+    @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError(
@@ -161,6 +163,7 @@ class JobFunction:
         return f"<flowjob {self.job_type} job {self.__name__}>"
 
 
+@api_boundary
 def global_function(type: str = "predict", function_config: FunctionConfig | None = None):  # noqa: A002
     """Declares a job: ``@flow.global_function(type="train", function_config=config)``."""
     if type not in ("train", "predict"):

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import typing as tp
+from .._traceback import api_boundary
 from ..errors import FlowJobError, JobDefinitionError, describe_callable, safe_repr
 from ._local_blob import LocalBlob
 
@@ -123,11 +124,13 @@ class LazyFutureRemoteBlobs:
             )
         self._used = how
 
+    @api_boundary
     def get(self) -> Any:
         """Blocks until this call (and every earlier one) has completed; returns its result."""
         self._claim("get")
         return self._session.wait_for(self._future)
 
+    @api_boundary
     def async_get(self, callback: Callable[[Any], None]) -> None:
         """Registers ``callback(result)``, run on the completion thread in call order."""
         check_callback(self._job_name, callback, "async_get")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._exit_status import mark_exit_failure
+from .._traceback import api_boundary
 from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, set_trace_all
 from . import _config
@@ -292,6 +293,7 @@ def lazy_job_names() -> list[str]:
     return [name for name, job in session.jobs.items() if not job.eager]
 
 
+@api_boundary
 def sync_default_session() -> None:
     """Blocks until every call launched so far, with its handlers and callbacks, has run."""
     if _default is not None:  # nothing launched yet: do not start a session just to wait
