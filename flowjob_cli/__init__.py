@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 __all__ = ["COMMANDS", "DESCRIPTION", "main"]
 
@@ -26,8 +27,16 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """One line for a mistake (as flowjob.cli's parsers), not the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def _overview_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="flowjob", description=DESCRIPTION)
+    parser = _Parser(prog="flowjob", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         subparsers.add_parser(name, help=help_text, add_help=False)

@@ -15,6 +15,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.timeouts import scaled
+
 
 @pytest.fixture
 def fresh_session() -> Iterator[ModuleType]:
@@ -24,3 +26,53 @@ def fresh_session() -> Iterator[ModuleType]:
     yield flow
     flow.clear_default_session()
     flow.enable_eager_execution(False)  # the mode outlives sessions (as in OneFlow)
+
+
+# What a user watching the run sees: a line per test folder as the run reaches it (the dots
+# alone do not say where a long run is), and, at the end, the slowest tests
+# (``--durations=15`` in pyproject.toml).
+_FOLDERS: dict[str, int] = {}
+
+
+def _folder(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return path.rsplit("/", 1)[0] if "/" in path else path
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+
+    _FOLDERS.clear()
+    for item in items:
+        _FOLDERS[_folder(item.nodeid)] = _FOLDERS.get(_folder(item.nodeid), 0) + 1
+        # pytest-timeout's bound for one test (ini `timeout`) grows with the load, as the
+        # tests' own waits do (tests/timeouts.py).
+        if item.get_closest_marker("timeout") is None and config.getini("timeout"):
+            item.add_marker(pytest.mark.timeout(scaled(float(config.getini("timeout")))))
+
+
+_seen_folder: list[str] = []
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
+    folder = _folder(nodeid)
+    if _seen_folder and _seen_folder[-1] == folder:
+        return
+    _seen_folder.append(folder)
+    reporter = _reporter()
+    if reporter is not None and folder in _FOLDERS:
+        index = list(_FOLDERS).index(folder) + 1
+        reporter.ensure_newline()
+        reporter.write_line(
+            f"[{index}/{len(_FOLDERS)}] {folder}: {_FOLDERS[folder]} tests", bold=True
+        )
+
+
+_config: list[pytest.Config] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _config[:] = [config]
+
+
+def _reporter():
+    return _config[0].pluginmanager.get_plugin("terminalreporter") if _config else None

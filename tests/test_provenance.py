@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
 from tests.upstream import (
     BENCHMARK,
     DOCS,
@@ -48,7 +49,7 @@ def tracked_blobs() -> dict[str, str]:
             ["git", "-C", str(REPO), "ls-files", "-s", "-z"],
             capture_output=True,
             check=True,
-            timeout=60,
+            timeout=scaled(60),
         ).stdout.decode()
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the tracked files cannot be listed")

@@ -17,6 +17,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from tests.timeouts import scaled
+
 
 @dataclasses.dataclass(frozen=True)
 class Upstream:
@@ -70,7 +72,9 @@ _EXTRACTED: dict[tuple[str, str, str], Path] = {}
 
 def git(clone: Path, *args: str) -> str:
     """``git -C clone args`` (works in a normal clone and in a bare git directory)."""
-    done = subprocess.run(["git", "-C", str(clone), *args], capture_output=True, timeout=300)
+    done = subprocess.run(
+        ["git", "-C", str(clone), *args], capture_output=True, timeout=scaled(300)
+    )
     if done.returncode != 0:
         raise UpstreamError(
             f"git {' '.join(args)} in {clone} failed: "
@@ -105,7 +109,7 @@ def extract(upstream: Upstream, folder: str = "", clone: str | os.PathLike | Non
             *filter(None, [folder]),
         ],
         capture_output=True,
-        timeout=600,
+        timeout=scaled(600),
     )
     if done.returncode != 0:
         raise UpstreamError(

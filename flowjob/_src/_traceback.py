@@ -37,8 +37,7 @@ _OFF = frozenset({"off", "0", "false", "no"})
 # live anywhere inside it.
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(sys.modules[__name__.split(".")[0]].__file__))
 _NOTE = (
-    "(flowjob's internal frames are hidden from this traceback; "
-    f"set {ENV_VAR}=off to show them)"
+    f"(flowjob's internal frames are hidden from this traceback; set {ENV_VAR}=off to show them)"
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

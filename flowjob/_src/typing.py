@@ -58,7 +58,20 @@ class PyStructCompatibleToBlob:
 
 
 class Numpy(PyStructCompatibleToBlob):
-    """Annotation: a fixed-shape blob delivered as one ``np.ndarray``."""
+    """Annotation: a fixed-shape blob delivered as one ``np.ndarray``.
+
+    As a job's return annotation (``-> tp.Numpy``) the call blocks and returns the array; on
+    a handler's parameter, the handler gets the array.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> @flow.global_function()
+        ... def scale(x: tp.Numpy.Placeholder((2, 2), dtype=flow.float32)) -> tp.Numpy:
+        ...     return x * 10
+        >>> scale(np.eye(2, dtype=np.float32))
+        array([[10.,  0.],
+               [ 0., 10.]], dtype=float32)
+    """
 
     @staticmethod
     def Placeholder(
@@ -66,6 +79,20 @@ class Numpy(PyStructCompatibleToBlob):
         dtype=_dtypes.float32,  # noqa: N802
         batch_axis: int | None = 0,
     ) -> ArgBlobDef:
+        """Declares a job argument of a fixed shape: ``x: tp.Numpy.Placeholder((8, 3))``.
+
+        Args:
+            shape: the argument's shape; calls must pass exactly this shape.
+            dtype: a flowjob dtype (``flow.float32``, ``flow.int32``...); same-kind arrays
+                (float64 for float32) are cast, others refused.
+            batch_axis: the axis split among devices (None: none).
+
+        Returns:
+            The argument's definition, used as the parameter's annotation.
+
+        Raises:
+            JobArgumentError: (at the call) an array of another shape or kind of dtype.
+        """
         return _placeholder(shape, dtype, False, batch_axis)
 
 

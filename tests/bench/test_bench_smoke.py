@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -19,7 +21,7 @@ def test_quick_compile_section_writes_benchmarks_md(tmp_path):
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=170,
+        timeout=scaled(170),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     text = out.read_text()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -47,7 +49,7 @@ class Board:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             found = re.search(r" at (http://127\.0\.0\.1:\d+/)", self.log.read_text())
             if found:
@@ -63,7 +65,7 @@ class Board:
         )
 
     def get(self, path: str) -> bytes:
-        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=30) as resp:
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=scaled(30)) as resp:
             return resp.read()
 
     def get_json(self, path: str):
@@ -77,14 +79,14 @@ class Board:
             json.dumps(body).encode(),
             {"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(req, timeout=30) as resp:
+        with urllib.request.urlopen(req, timeout=scaled(30)) as resp:
             return json.loads(resp.read())
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
-                self.proc.wait(timeout=15)
+                self.proc.wait(timeout=scaled(15))
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
@@ -93,7 +95,7 @@ class Board:
 
 def wait_for(fetch, ok=bool, timeout: float = 60.0):
     """Calls ``fetch`` until ``ok(result)`` (TensorBoard loads logs in the background)."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while True:
         try:
             result = fetch()

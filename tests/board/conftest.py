@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -32,7 +34,7 @@ def _install_chromium() -> None:
         pytest.fail(f"{CHROMIUM} is missing and apt-get is not available to install it")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     for cmd in ([apt, "update", "-q"], [apt, "install", "-y", "-q", "chromium"]):
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=scaled(900))
         if proc.returncode != 0:
             pytest.fail(
                 f"{' '.join(cmd)} failed (rc={proc.returncode}):\n"

@@ -17,6 +17,8 @@ import pytest
 from board_helpers import REPO, Board, free_port, repo_env, wait_for
 from PIL import Image
 
+from tests.timeouts import scaled
+
 # A fresh machine after the quick start: flowjob is installed in a venv that is not on PATH.
 PLAIN_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -52,7 +54,7 @@ def demo(tmp_path_factory):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=scaled(600),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     command = proc.stdout.strip().splitlines()[-1].strip()
@@ -150,8 +152,8 @@ def test_anomaly_view_in_a_real_browser(demo, browser, tmp_path):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(board.url + "#flowjob_anomaly")
-    frame = page.wait_for_selector("iframe", timeout=60_000).content_frame()
-    frame.wait_for_selector("tr.sample-row", timeout=60_000)
+    frame = page.wait_for_selector("iframe", timeout=scaled(60_000)).content_frame()
+    frame.wait_for_selector("tr.sample-row", timeout=scaled(60_000))
 
     # Explanation of the method, the run and the step.
     method = frame.inner_text("#method")
@@ -175,7 +177,7 @@ def test_anomaly_view_in_a_real_browser(demo, browser, tmp_path):
     frame.wait_for_function(
         """() => [...document.querySelectorAll('img.sample-image')]
         .every(i => i.complete && i.naturalWidth > 0)""",
-        timeout=30_000,
+        timeout=scaled(30_000),
     )
     images = frame.eval_on_selector_all(
         "img.sample-image", "imgs => imgs.map(i => [i.naturalWidth, i.naturalHeight, i.src])"

@@ -15,6 +15,7 @@ import flowjob.checkpoint as ckpt
 from flowjob._src.cli.main import build_parser, main
 from flowjob.summary import SummaryWriter
 from flowjob_cli import COMMANDS
+from tests.timeouts import scaled
 
 
 def _python(code: str) -> subprocess.CompletedProcess:
@@ -23,7 +24,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
         env=repo_env(),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         cwd=REPO,
     )
 

@@ -14,6 +14,7 @@ from board_helpers import REPO, Board, free_port, repo_env, wait_for
 
 from flowjob._src.board_plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 from flowjob.summary import Projector
+from tests.timeouts import scaled
 
 
 def declared_entry_point() -> tuple[str, str]:
@@ -65,7 +66,7 @@ def test_declared_entry_point_loads_the_plugin(tmp_path):
         env=entry_point_env(tmp_path),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=True,
     ).stdout
     assert [AnomalyPlugin.__module__, "AnomalyPlugin", PLUGIN_NAME] in json.loads(out)

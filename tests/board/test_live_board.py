@@ -15,6 +15,8 @@ import urllib.parse
 import pytest
 from board_helpers import Board, free_port, repo_env, wait_for
 
+from tests.timeouts import scaled
+
 # Logs like a training loop: loss and accuracy every 0.25 s, hparams and one NaN at the start
 # (so the "~hparams" and "~anomaly" groups exist), an exception projection every 40 steps.
 TRAINING = textwrap.dedent("""
@@ -80,7 +82,7 @@ def _points(body: bytes, tag: str) -> int:
 def test_landing_view_opens_on_the_training_curves(training, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(training.url)
-    page.wait_for_selector("text=train/loss", timeout=60_000)
+    page.wait_for_selector("text=train/loss", timeout=scaled(60_000))
     # Groups in the order shown; the first two are expanded (their cards are on the page).
     page.wait_for_function(
         """() => document.querySelectorAll('.group-toolbar').length >= 4""", timeout=60_000
@@ -134,7 +136,7 @@ def test_open_page_follows_training_without_user_action(training, browser):
 
     def wait_until(condition, timeout):
         # Playwright delivers the page's events only inside its own calls: wait through it.
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while not condition():
             assert time.monotonic() < deadline, f"not within {timeout} s: {answers[-5:]}"
             page.wait_for_timeout(500)
@@ -153,7 +155,7 @@ def test_open_page_follows_training_without_user_action(training, browser):
         }""")
 
     page.goto(training.url)
-    page.wait_for_selector("text=train/loss", timeout=60_000)
+    page.wait_for_selector("text=train/loss", timeout=scaled(60_000))
     wait_until(lambda: any(n for _, n in answers) and x_axis_end() is not None, 60)
     first, first_axis = max(n for _, n in answers), x_axis_end()
     # TensorBoard's auto-reload (every 30 s, the shortest its settings allow) fetches the new
@@ -167,8 +169,8 @@ def test_open_page_follows_training_without_user_action(training, browser):
 
     # The Anomalies tab polls by itself: the step picker gains the new projections.
     page.goto(training.url + "#flowjob_anomaly")
-    frame = page.wait_for_selector("iframe", timeout=60_000).content_frame()
-    frame.wait_for_selector("select.step-select", timeout=60_000)
+    frame = page.wait_for_selector("iframe", timeout=scaled(60_000)).content_frame()
+    frame.wait_for_selector("select.step-select", timeout=scaled(60_000))
 
     def steps():
         return frame.eval_on_selector_all("select.step-select option", "os => os.length")
@@ -210,7 +212,7 @@ def test_busy_port_is_skipped_and_the_url_shows_this_logdir(tmp_path, browser):
         assert log.count("http://") == 1 and "TensorFlow" not in log
         page = browser.new_page()
         page.goto(board.url)
-        page.wait_for_selector("text=this_run", timeout=60_000)
+        page.wait_for_selector("text=this_run", timeout=scaled(60_000))
         page.close()
     finally:
         board.stop()
@@ -235,7 +237,7 @@ def test_text_report_renders_as_a_full_table_with_a_header(tmp_path, browser):
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(board.url + "#text")
-        page.wait_for_selector("th:text('first step')", timeout=60_000)
+        page.wait_for_selector("th:text('first step')", timeout=scaled(60_000))
         page.wait_for_timeout(1000)
         # One table per step (a tag joined at each); the newest lists every tag.
         tables = page.eval_on_selector_all(
@@ -271,8 +273,8 @@ def test_anomalies_run_filter(tmp_path, browser):
     try:
         page = browser.new_page()
         page.goto(board.url + "#flowjob_anomaly")
-        frame = page.wait_for_selector("iframe", timeout=60_000).content_frame()
-        frame.wait_for_selector("h2.run-name", timeout=60_000)
+        frame = page.wait_for_selector("iframe", timeout=scaled(60_000)).content_frame()
+        frame.wait_for_selector("h2.run-name", timeout=scaled(60_000))
 
         def shown():
             return frame.eval_on_selector_all("h2.run-name", "hs => hs.map(h => h.textContent)")

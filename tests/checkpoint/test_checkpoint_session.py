@@ -14,6 +14,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob.checkpoint import CheckpointError
+from tests.timeouts import scaled
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -35,7 +36,7 @@ def _child(*args, wait=True):
     )
     if not wait:
         return proc
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=scaled(120))
     assert proc.returncode == 0, f"child {args[0]} failed:\n{out}\n{err}"
     return proc
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.timeouts import scaled
 from tests.upstream import BENCHMARK, DOCS, UpstreamError, extract
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,7 +66,12 @@ def flowjob_run(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess]:
     ) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "flowjob", "run", *options, str(script), *args]
         return subprocess.run(
-            cmd, cwd=cwd or tmp_path, env=_env(env), capture_output=True, text=True, timeout=timeout
+            cmd,
+            cwd=cwd or tmp_path,
+            env=_env(env),
+            capture_output=True,
+            text=True,
+            timeout=scaled(timeout),
         )
 
     return run

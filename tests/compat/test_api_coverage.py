@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from flowjob._src.compat import api_coverage
+from tests.timeouts import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 _MIRROR = "/work/.mirror/Oneflow-Inc+oneflow/repo"
@@ -161,7 +162,7 @@ def test_script_prints_the_count_and_the_missing_names():
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=scaled(300),
         check=True,
     )
     lines = done.stdout.splitlines()

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from flowjob.data import write_ofrecord
+from tests.timeouts import scaled
 from tests.wdl_data import write_wdl_dataset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ def _run(script: Path, args: list[str], cwd: Path) -> str:
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=scaled(900),
     )
     if proc.returncode != 0:
         for pattern in _OTHER_PARTS:

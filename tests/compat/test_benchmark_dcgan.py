@@ -29,6 +29,8 @@ import numpy as np
 import pytest
 from test_benchmark_programs import skip_if_other_part_missing
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 REPORT = re.compile(r"^1th epoch, (\d+)th batch, dloss:\s*(\S+), gloss:\s*(\S+)$")
 REPORTS = 4
@@ -104,7 +106,7 @@ def distances(generated: np.ndarray, real: np.ndarray) -> tuple[float, float]:
 def wait_for_png(path: Path, proc: subprocess.Popen, timeout: float = 120) -> None:
     from PIL import Image
 
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             with Image.open(path) as image:

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 FLOAT = r"(-?\d+\.\d+(?:e[-+]?\d+)?|nan|inf)"
 TRAIN = re.compile(
@@ -185,7 +187,7 @@ def write_ofrecord(images: Path, out: Path) -> Path:
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         env={**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"},
     )
     assert done.returncode == 0, done.stderr

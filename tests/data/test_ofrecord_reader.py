@@ -14,6 +14,7 @@ import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src.runtime._session import default_session
 from flowjob.data import write_ofrecord
+from tests.timeouts import scaled
 
 N = 20
 
@@ -330,7 +331,7 @@ def test_pipeline_feeds_a_job_on_two_devices(dataset):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert out.returncode == 0, out.stderr[-3000:]
     got = np.array(json.loads(out.stdout.strip().splitlines()[-1]))

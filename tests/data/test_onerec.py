@@ -16,6 +16,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob.data import RecordError, parse_example, write_onerec
+from tests.timeouts import scaled
 
 xxhash = pytest.importorskip("xxhash")
 pytest.importorskip("flatbuffers")
@@ -38,7 +39,7 @@ def test_generated_module_is_flatc_output_of_the_schema(tmp_path):
         [sys.executable, "-m", "flowjob._src.data._regen_onerec", "--output", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
     )
     assert done.returncode == 0, done.stderr
     committed = SCHEMA.parent / "_onerec_generated.py"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
 from tests.upstream import DOCS, UpstreamError, extract
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def test_parallel_program_trains_on_two_virtual_devices(name, code, tmp_path):
                 break
     finally:
         proc.kill()
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=scaled(60))
     assert len(losses) == LOSSES, err[-3000:]
     assert all(math.isfinite(v) for v in losses)
     assert losses[-1] < losses[0]  # it trains
@@ -78,7 +79,7 @@ def test_parallel_program_trains_on_two_virtual_devices(name, code, tmp_path):
 
 def test_two_machine_program_refuses_to_train_alone(code, tmp_path):
     proc = _start(code / "basics_topics" / "distributed_train.py", tmp_path)
-    out, err = proc.communicate(timeout=300)
+    out, err = proc.communicate(timeout=scaled(300))
     assert proc.returncode != 0
     assert not [line for line in out.splitlines() if line.replace(".", "").isdigit()]
     assert "ConfigError" in err and "192.168.1.12" in err and "192.168.1.11" in err

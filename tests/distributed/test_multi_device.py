@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
+from tests.timeouts import scaled
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "_train_modes.py")
 
@@ -29,7 +30,7 @@ def _train(mode: str, devices: int, steps: int = 4, checkpoint: str | None = Non
         env=_env(),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -95,7 +96,7 @@ def _results(procs: list[subprocess.Popen]) -> list[dict]:
     results = []
     try:
         for proc in procs:
-            out, err = proc.communicate(timeout=300)
+            out, err = proc.communicate(timeout=scaled(300))
             assert proc.returncode == 0, err[-3000:]
             results.append(json.loads(out.strip().splitlines()[-1]))
     finally:

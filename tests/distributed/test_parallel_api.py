@@ -14,6 +14,7 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
+from tests.timeouts import scaled
 
 HERE = os.path.dirname(__file__)
 
@@ -25,7 +26,7 @@ def _script(path: str, *args: str, **env: str) -> subprocess.CompletedProcess:
         env={**clean, "FLOWJOB_CACHE_DIR": "", **env},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
 
 

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -43,7 +45,7 @@ def source(root: Path, extras: str = "", onednn: str = "0") -> str:
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
@@ -78,7 +80,7 @@ def test_a_failed_install_is_retried(tmp_path):
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert proc.returncode != 0
     assert not list((root / ".venv").glob(".flowjob-installed*"))  # no stamp: next run retries

@@ -1,101 +1,38 @@
 """Every README code block works as written: ```python blocks run (each on its own, in a
 fresh interpreter in an empty directory, with no deprecation warning), and the commands of
-```bash blocks exist."""
+```bash blocks exist. The README is the front door: short, with links into the site."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import shlex
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-README = (REPO / "README.md").read_text(encoding="utf-8")
+from tests.docs.markdown_blocks import REPO, bash_block_problems, blocks, run_python_block
+
+README = REPO / "README.md"
+PYTHON = blocks(README, "python")
+BASH = blocks(README, "bash")
 
 
-def blocks(language: str) -> list[tuple[int, str]]:
-    """(line number, text) of every fenced block tagged ``language``."""
-    return [
-        (README.count("\n", 0, m.start()) + 1, m.group(1))
-        for m in re.finditer(rf"^```{language}\n(.*?)^```", README, re.M | re.S)
-    ]
-
-
-PYTHON = blocks("python")
-BASH = blocks("bash")
-
-
-def test_readme_has_blocks():
-    assert len(PYTHON) >= 4 and len(BASH) >= 2
+def test_readme_is_a_short_front_door_with_its_blocks():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 300
+    # The quick start's two commands, one first job, the live board's picture.
+    assert len(PYTHON) == 1 and len(BASH) >= 1
+    quick_start = BASH[0][1]
+    assert "bash scripts/demo.sh" in quick_start and "bash scripts/test.sh" in quick_start
+    assert "docs/images/live-board.png" in text and (REPO / "docs/images/live-board.png").is_file()
+    for target in re.findall(r"\]\((docs/[^)#]+)", text):
+        assert (REPO / target).exists(), f"README links to missing {target}"
 
 
 @pytest.mark.parametrize("line,code", PYTHON, ids=[f"line{line}" for line, _ in PYTHON])
 def test_python_block_runs(line, code, tmp_path):
-    script = tmp_path / "block.py"
-    script.write_text(code, encoding="utf-8")
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONWARNINGS="error::DeprecationWarning")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    where = f"README.md block at line {line}"
-    assert proc.returncode == 0, f"{where} failed:\n{proc.stdout}\n{proc.stderr}"
-    # flowjob prints OneFlow's deprecation notices itself (once per spelling), not as warnings.
-    assert "deprecated" not in (proc.stdout + proc.stderr).lower(), f"{where}:\n{proc.stderr}"
-
-
-def _commands(code: str) -> list[list[str]]:
-    out = []
-    for raw in code.splitlines():
-        line = raw.split(" #", 1)[0].strip()
-        if line and not line.startswith("#"):
-            words = shlex.split(line.replace("[", "").replace("]", ""))
-            while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
-                words = words[1:]  # environment assignments before the command
-            out.append(words)
-    return out
-
-
-def _flowjob_subcommands() -> set[str]:
-    from flowjob_cli import COMMANDS
-
-    return set(COMMANDS)
-
-
-def _check(words: list[str]) -> str | None:
-    """None if the command exists in this checkout/environment, else why not."""
-    exe, args = words[0], words[1:]
-    if exe == "bash":
-        return None if (REPO / args[0]).is_file() else f"no script {args[0]}"
-    if exe == "pip":
-        return None
-    if exe in ("python", "python3") and args[:1] == ["-m"]:
-        module = args[1]
-        if module == "flowjob":
-            exe, args = "flowjob", args[2:]
-        else:
-            return None if importlib.util.find_spec(module) else f"no module {module}"
-    if exe.endswith("flowjob"):
-        if exe != "flowjob" and exe != ".venv/bin/flowjob":
-            return f"unexpected flowjob path {exe}"
-        return None if args[0] in _flowjob_subcommands() else f"no subcommand {args[0]}"
-    if exe == "tensorboard":
-        return None if importlib.util.find_spec("tensorboard") else "tensorboard missing"
-    return None if shutil.which(exe) else f"no command {exe}"
+    run_python_block(f"README.md block at line {line}", code, tmp_path)
 
 
 @pytest.mark.parametrize("line,code", BASH, ids=[f"line{line}" for line, _ in BASH])
 def test_bash_block_commands_exist(line, code):
-    problems = [f"{' '.join(w)}: {why}" for w in _commands(code) if (why := _check(w))]
+    problems = bash_block_problems(code)
     assert not problems, f"README.md block at line {line}: {problems}"

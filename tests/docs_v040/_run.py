@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.timeouts import scaled
+
 from .programs import Data, Program
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,7 +100,7 @@ def run_once(program: Program, work: Path, timeout: float) -> Result:
     cmd = [sys.executable, "-m", "flowjob", "run", str(script), *program.args]
     if not program.stop_after:
         done = subprocess.run(
-            cmd, cwd=work, env=_env(), capture_output=True, text=True, timeout=timeout
+            cmd, cwd=work, env=_env(), capture_output=True, text=True, timeout=scaled(timeout)
         )
         return Result(done.returncode, done.stdout, done.stderr)
     # An endless loop: read lines until enough, then stop it (exit status 0 stands for "ran").
@@ -113,7 +115,7 @@ def run_once(program: Program, work: Path, timeout: float) -> Result:
                 break
     finally:
         proc.kill()
-        _, err = proc.communicate(timeout=timeout)
+        _, err = proc.communicate(timeout=scaled(timeout))
     ran = len(lines) >= program.stop_after
     return Result(0 if ran else proc.returncode or 1, "".join(lines), err)
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
@@ -31,7 +33,7 @@ def run_example(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess]:
             env=env,
             capture_output=True,
             text=True,
-            timeout=timeout,
+            timeout=scaled(timeout),
         )
         assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
         return proc

@@ -16,6 +16,7 @@ import numpy as np
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src import kernels
+from tests.timeouts import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 BATCH = 4
@@ -120,7 +121,7 @@ def run_python(code: str, cwd: Path, timeout: float = 300) -> subprocess.Complet
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=scaled(timeout),
     )
     assert proc.returncode == 0, f"child failed:\n{proc.stdout}\n{proc.stderr}"
     return proc

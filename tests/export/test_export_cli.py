@@ -11,6 +11,7 @@ import pytest
 from export_zoo import REPO
 
 import flowjob as flow
+from tests.timeouts import scaled
 
 PROGRAM = """
 import oneflow as flow
@@ -38,7 +39,7 @@ def _cli(tmp_path, *args: str) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
 
 

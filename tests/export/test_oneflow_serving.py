@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 REVISION = "v0.4.0"
 FOLDER = "oneflow/python/test/serving"
@@ -122,7 +124,7 @@ def serving_dir(tmp_path_factory) -> Path:
     done = subprocess.run(
         ["git", "-C", CLONE, "archive", "--format=tar", REVISION, FOLDER],
         capture_output=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     if done.returncode != 0:
         pytest.fail(
@@ -153,7 +155,7 @@ def test_oneflow_serving_file(serving_dir, name, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=scaled(1800),
     )
     output = proc.stdout + proc.stderr
     if name in KNOWN_FAILURES:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 COMMIT = "e64f95a6a8c14b5fa0041aa76f054f5d8787c0f4"
 CLONE = os.environ.get("FLOWJOB_BENCHMARK_SRC")
@@ -126,7 +128,7 @@ def benchmark_dir(tmp_path_factory) -> Path:
             "LanguageModeling/BERT",
         ],
         capture_output=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     if done.returncode != 0:
         pytest.fail(
@@ -153,7 +155,7 @@ def test_benchmark_model_onnx(benchmark_dir, model):
         env=env,
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=scaled(1800),
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     [summary] = [line for line in proc.stdout.splitlines() if ": output" in line]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
+from tests.timeouts import scaled
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "_env_script.py")
 
@@ -30,7 +31,7 @@ def _run(*args: str, **env: str) -> dict:
         env=_env(**env),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -106,7 +107,7 @@ def test_bootstrap_of_two_nodes_starts_jax_distributed():
         for rank in range(2)
     ]
     for proc in procs:
-        out, err = proc.communicate(timeout=300)
+        out, err = proc.communicate(timeout=scaled(300))
         assert proc.returncode == 0, err[-3000:]
         r = json.loads(out.strip().splitlines()[-1])
         assert r["confs"] == [[0, "127.0.0.1", 2, port], [1, "localhost", 2, port]]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
+from tests.timeouts import scaled
 
 init = flow.nn.init
 
@@ -124,7 +125,11 @@ def _draws_in_a_new_process(seed):
         "print(flow.nn.init.normal_(t).tolist(), flow.nn.init.uniform_(t).tolist())\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+        check=True,
     )
     return out.stdout.strip()
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
 UPSTREAM = "oneflow/python/test/ops/test_model.py"
@@ -26,7 +28,7 @@ def flowjob_run(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProc
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=scaled(600),
     )
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from tests.oneflow_v040._run import ENV, TESTS, first_error
+from tests.timeouts import scaled
 from tests.upstream import ONEFLOW, extract
 
 from .suite import Case, Need
@@ -51,7 +52,7 @@ def run_case(case: Case, models: Path, timeout: float = 600.0) -> Outcome:
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=timeout,
+                timeout=scaled(timeout),
                 stdin=subprocess.DEVNULL,
             )
         except subprocess.TimeoutExpired:

@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.timeouts import scaled
 from tests.upstream import ONEFLOW, extract
 
 HERE = Path(__file__).resolve().parent
@@ -139,7 +140,7 @@ def run_file(
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=timeout,
+                timeout=scaled(timeout),
                 stdin=subprocess.DEVNULL,
             )
     except subprocess.TimeoutExpired as exc:

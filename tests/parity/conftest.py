@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import flowjob as flow
+from tests.timeouts import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -40,7 +41,7 @@ def run_program(tmp_path: Path) -> Callable[..., str]:
             env=env,
             capture_output=True,
             text=True,
-            timeout=timeout,
+            timeout=scaled(timeout),
         )
         assert done.returncode == 0, (
             f"{name} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"

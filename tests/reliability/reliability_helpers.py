@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.timeouts import scaled
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CHILD = HERE / "_child.py"
@@ -40,7 +42,7 @@ def run_child(scenario: str, *args: object, timeout: float = 120) -> subprocess.
     """Runs a child scenario to completion; fails the test with its output if it fails."""
     proc = start_child(scenario, *args)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=scaled(timeout))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -62,7 +64,7 @@ def run_doctor(
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=scaled(timeout),
         cwd=str(REPO),
     )
 

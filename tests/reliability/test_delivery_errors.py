@@ -26,6 +26,7 @@ from reliability_helpers import child_env
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob.errors import CallbackError, JobDefinitionError
+from tests.timeouts import scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -186,7 +187,7 @@ def test_ctrl_c_says_what_it_waits_for_and_a_second_one_abandons(tmp_path):
         pending = int(notice.split("waiting for ")[1].split()[0])
         assert 0 < pending <= 100, notice
         proc.send_signal(signal.SIGINT)  # the second abandons them
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -24,6 +24,7 @@ from reliability_helpers import (
 import flowjob as flow
 import flowjob.checkpoint as ckpt
 from flowjob.summary import read_records
+from tests.timeouts import scaled
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
@@ -37,7 +38,7 @@ def _lines(progress: Path) -> list[list[str]]:
 def _kill_when(proc, progress: Path, ready, extra_s: float, timeout: float = 120) -> float:
     """Waits until ``ready(lines)``, then ``extra_s`` more, then SIGKILLs; returns the kill's
     wall time."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     try:
         while not ready(_lines(progress)):
             if proc.poll() is not None:

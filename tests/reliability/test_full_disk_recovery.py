@@ -23,6 +23,7 @@ import flowjob.typing as tp
 from flowjob._src.cli import doctor
 from flowjob._src.summary import EventWriteError, SummaryWriter, _event_writer, _ops
 from flowjob.errors import CallbackError
+from tests.timeouts import scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -187,14 +188,14 @@ def tiny_disk(tmp_path):
             ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
             check=True,
             capture_output=True,
-            timeout=30,
+            timeout=scaled(30),
         )
     except (OSError, subprocess.SubprocessError) as exc:
         pytest.skip(f"cannot mount a tmpfs here ({exc})")
     try:
         yield mount
     finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True, timeout=30)
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, timeout=scaled(30))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tmpfs is Linux")

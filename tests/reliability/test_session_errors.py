@@ -26,6 +26,7 @@ from reliability_helpers import child_env
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob.errors import CallbackError, JobDefinitionError
+from tests.timeouts import scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -238,7 +239,11 @@ def _run_script(tmp_path, body: str) -> subprocess.CompletedProcess:
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent(body))
     return subprocess.run(
-        [sys.executable, str(script)], env=child_env(), capture_output=True, text=True, timeout=120
+        [sys.executable, str(script)],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
     )
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 PROGRAM = textwrap.dedent("""
@@ -45,7 +47,7 @@ def test_cpu_placement_beyond_configured_devices_runs(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert done.returncode == 0, done.stderr
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 PROGRAM = textwrap.dedent("""
@@ -51,7 +53,7 @@ def test_predict_assign_on_two_devices(tmp_path, view):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert done.returncode == 0, done.stderr
     got = [float(a) for a in done.stdout.split()]

@@ -10,6 +10,8 @@ import textwrap
 
 import numpy as np
 
+from tests.timeouts import scaled
+
 
 def _child(code: str) -> dict:
     env = dict(os.environ)
@@ -22,7 +24,7 @@ def _child(code: str) -> dict:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

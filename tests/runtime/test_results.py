@@ -12,6 +12,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src.graph import apply_op
+from tests.timeouts import scaled
 
 
 def double(x):
@@ -242,7 +243,9 @@ def test_pending_callbacks_and_handlers_run_at_interpreter_exit(tmp_path):
             Job(np.full(2, i, np.float32))(lambda v: print("cb", int(v[0]), flush=True))
     """)
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=scaled(120)
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.split("\n")
     delivered = [line for line in lines if line.startswith(("watch", "cb"))]
@@ -303,5 +306,5 @@ def test_jobs_returning_empty_structures_complete():
         target=lambda: got.append(Empty(np.ones(2, np.float32)).get()), daemon=True
     )
     worker.start()
-    worker.join(timeout=60)
+    worker.join(timeout=scaled(60))
     assert got == [()]

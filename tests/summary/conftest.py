@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from tests.timeouts import scaled
+
 TENSORBOARD = Path(sys.executable).with_name("tensorboard")
 if not TENSORBOARD.exists():  # fall back to whatever is on PATH
     TENSORBOARD = Path(shutil.which("tensorboard") or "/work/main/.venv/bin/tensorboard")
@@ -98,7 +100,7 @@ class TensorBoardServer:
 
     # --- HTTP helpers -------------------------------------------------------------------
     def get(self, path: str, timeout: float = 30) -> bytes:
-        with urllib.request.urlopen(self.url + path, timeout=timeout) as resp:
+        with urllib.request.urlopen(self.url + path, timeout=scaled(timeout)) as resp:
             return resp.read()
 
     def get_json(self, path: str, timeout: float = 30) -> Any:
@@ -111,20 +113,20 @@ class TensorBoardServer:
             headers={"Content-Type": "application/json"},
             method="POST",
         )
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
+        with urllib.request.urlopen(req, timeout=scaled(timeout)) as resp:
             return json.loads(resp.read())
 
     def post_form(self, path: str, fields: dict[str, Any], timeout: float = 30) -> Any:
         data = urllib.parse.urlencode(fields, doseq=True).encode()
         req = urllib.request.Request(self.url + path, data=data, method="POST")
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
+        with urllib.request.urlopen(req, timeout=scaled(timeout)) as resp:
             return json.loads(resp.read())
 
     def wait_for(
         self, fetch: Callable[[], Any], ok: Callable[[Any], bool] = bool, timeout: float = 30.0
     ) -> Any:
         """Polls ``fetch()`` until ``ok(result)``; HTTP errors count as "not yet"."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         last: Any = None
         err: Exception | None = None
         while time.monotonic() < deadline:
@@ -144,10 +146,10 @@ class TensorBoardServer:
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=scaled(10))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=scaled(10))
         self._log.close()
 
 

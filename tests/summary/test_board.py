@@ -18,6 +18,7 @@ import pytest
 
 from flowjob._src.cli import board
 from flowjob._src.summary._writer import SummaryWriter
+from tests.timeouts import scaled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -41,12 +42,12 @@ def start_board(*args: str) -> subprocess.Popen:
 
 
 def get_json(url: str):
-    with urllib.request.urlopen(url, timeout=10) as resp:
+    with urllib.request.urlopen(url, timeout=scaled(10)) as resp:
         return json.loads(resp.read())
 
 
 def wait_line(proc: subprocess.Popen, needle: str, timeout: float = 90) -> str:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
         if needle in line:
@@ -77,7 +78,7 @@ def test_board_serves_logdir_keeps_every_point_and_stops(tmp_path):
         assert [(s, v) for _, s, v in points] == [(s, s * 0.5) for s in range(1500)]
     finally:
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)  # also closes the pipes
+        _, err = proc.communicate(timeout=scaled(30))  # also closes the pipes
     assert proc.returncode == 0, err[-2000:]
     with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
         get_json(f"http://127.0.0.1:{port}/data/runs")  # TensorBoard went away with it
@@ -100,7 +101,7 @@ def test_busy_port_moves_to_the_next_free_one_before_printing(tmp_path):
             )
         finally:
             proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=30)
+            out, err = proc.communicate(timeout=scaled(30))
     # Said once, before the URL; the URL is printed once; nothing from TensorBoard itself.
     assert f"port {busy} is in use; using port {port}" in err
     assert (line + out).count("http://") == 1 and "http://" not in err
@@ -115,7 +116,7 @@ def test_sigkill_of_the_board_takes_tensorboard_with_it(tmp_path):
         assert get_json(f"http://127.0.0.1:{port}/data/runs") == []
     finally:
         proc.kill()
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=scaled(30))
     with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
         get_json(f"http://127.0.0.1:{port}/data/runs")
 

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from tensorboard.backend.event_processing import event_accumulator as ea
 
+from tests.timeouts import scaled
+
 PROGRAM = Path(__file__).with_name("programs") / "seed004_loss_and_hparams.py"
 REPO = Path(__file__).resolve().parents[2]
 LOGGED = [(i, float(np.float32(2.0 / (i + 1)))) for i in range(30)]
@@ -27,7 +29,7 @@ def logdir(tmp_path_factory):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return d

@@ -21,6 +21,7 @@ from tensorboard.backend.event_processing.event_file_loader import (
 from tensorboard.compat.proto import event_pb2, summary_pb2
 
 from flowjob.summary import EventFileWriter, SummaryWriter
+from tests.timeouts import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,7 +46,7 @@ def run_py(code: str, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=scaled(timeout),
         **kw,
     )
 
@@ -243,7 +244,7 @@ def test_sigterm_flushes_then_dies_by_sigterm(tmp_path):
     proc = _start_logging_child(tmp_path)
     time.sleep(1.0)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == -signal.SIGTERM
+    assert proc.wait(timeout=scaled(30)) == -signal.SIGTERM
     (path,) = tmp_path.iterdir()
     steps = [e.step for e in load(path)[1:]]
     assert len(steps) > 50 and steps == list(range(len(steps)))
@@ -260,7 +261,7 @@ def test_sigterm_chains_the_previous_python_handler(tmp_path):
     proc = _start_logging_child(tmp_path, textwrap.indent(textwrap.dedent(prelude), " " * 8))
     time.sleep(1.0)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 3
+    assert proc.wait(timeout=scaled(30)) == 3
     assert "PREVIOUS-HANDLER-RAN" in proc.stdout.read()
     (path,) = tmp_path.iterdir()
     steps = [e.step for e in load(path)[1:]]
@@ -273,7 +274,7 @@ def test_sigkill_loses_at_most_one_flush_interval(tmp_path):
     time.sleep(2.5)
     t_kill = time.time()
     proc.kill()
-    proc.wait(timeout=30)
+    proc.wait(timeout=scaled(30))
     (path,) = tmp_path.iterdir()
     events = load(path)[1:]  # the reader ignores a torn last record
     steps = [e.step for e in events]

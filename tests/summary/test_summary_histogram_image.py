@@ -12,6 +12,7 @@ from tensorboard.util import tensor_util
 
 from flowjob._src.summary._histogram import histogram_buckets
 from flowjob._src.summary._image import as_image_batch, encode_png, image_value
+from tests.timeouts import scaled
 
 
 def tb_reference(values, bins):
@@ -216,6 +217,8 @@ def test_large_histogram_at_interpreter_exit_is_counted_without_the_thread_pool(
         "atexit.register(lambda: print('counts', histogram_buckets("
         "np.arange(1 << 20, dtype=np.float32), 4)[0][:, 2].tolist()))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(120)
+    )
     assert out.returncode == 0, out.stderr
     assert "counts [262144.0, 262144.0, 262144.0, 262144.0]" in out.stdout, out.stderr

@@ -15,6 +15,7 @@ from tensorboard.util import tensor_util
 import flowjob as flow
 import flowjob.summary  # noqa: F401 - makes flow.summary available
 from flowjob._src.summary import _ops
+from tests.timeouts import scaled
 
 ALL = {
     ea.COMPRESSED_HISTOGRAMS: 0,
@@ -254,7 +255,7 @@ def test_jobs_still_in_flight_at_exit_are_written(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
     )
     assert proc.returncode == 0, proc.stderr
     acc = ea.EventAccumulator(str(tmp_path), size_guidance=ALL)

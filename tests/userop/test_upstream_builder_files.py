@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 REPO = Path(__file__).parents[2]
 OPS = "oneflow/python/test/ops"
 # The files whose every test the builders can run on one CPU device.
@@ -62,7 +64,7 @@ def test_upstream_file_passes(upstream, name):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=scaled(600),
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
 from tests.upstream import ONEFLOW, UpstreamError, extract
 
 REPO = Path(__file__).parents[2]
@@ -39,7 +40,7 @@ def test_user_sigmoid_file_passes(custom_ops, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=scaled(600),
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out

@@ -70,6 +70,25 @@ def save(
     ``save(var_dict, path)`` (the argument order of OneFlow's ``flow.save``) is accepted too.
     In a multi-process job every process calls it; the first one writes, and it returns in
     every process once the checkpoint is complete.
+
+    Args:
+        path: the checkpoint's folder (OneFlow's layout) or file (safetensors).
+        var_dict: name -> value to save; None saves every variable of the session.
+        format: ``"oneflow"`` or ``"safetensors"``.
+
+    Raises:
+        ValueError: an unknown ``format``.
+        OSError: the disk is full or not writable; the message names the checkpoint, nothing
+            new is left behind and an earlier checkpoint is intact.
+
+    Example:
+        >>> import os, tempfile, numpy as np, flowjob as flow
+        >>> path = os.path.join(tempfile.mkdtemp(), "ckpt")
+        >>> flow.checkpoint.save(path, {"w": np.arange(3, dtype=np.float32)})
+        >>> sorted(os.listdir(path))
+        ['snapshot_done', 'w']
+        >>> flow.checkpoint.get(path)["w"].numpy()
+        array([0., 1., 2.], dtype=float32)
     """
     if isinstance(path, Mapping) and isinstance(var_dict, (str, os.PathLike)):
         path, var_dict = var_dict, path  # flow.save(var_dict, save_dir), OneFlow's alias order

@@ -10,6 +10,8 @@ import time
 
 from flowjob_cli import COMMANDS
 
+from ._usage import UsageError, existing_file
+
 _DESCRIPTION = """\
 Loads PROGRAM (a Python file that defines the predict job with @flow.global_function; it is
 run with __name__ set to "__flowjob_export__", so its `if __name__ == "__main__":` part does
@@ -92,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    existing_file(args.program, "program")
+    if args.checkpoint and not os.path.exists(args.checkpoint):
+        raise UsageError(f"checkpoint {args.checkpoint}: no such file or directory")
     import flowjob as flow
 
     start = time.perf_counter()

@@ -29,6 +29,7 @@ from ..data import (
     write_image_folder,
     write_ofrecord,
 )
+from ._usage import existing_dir, existing_file
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -74,7 +75,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "inspect":
-        return _inspect(args.path)
+        return _inspect(args.path)  # a missing path is a finding of the check: exit 1
+    if args.action == "images":
+        existing_dir(args.source, "image folder")
+    else:
+        existing_file(args.source, "npz file")
     try:
         return _write(args)
     except RecordError as exc:  # a refused folder or bad input: the message says which

@@ -149,8 +149,34 @@ def write_ofrecord(
 
     ``features`` maps field names to one value per record: an array whose first axis is the
     record index (each record gets its row, flattened), or a list (e.g. encoded images as
-    ``bytes``, or arrays of differing lengths). Returns the part file paths. Written as
-    :func:`write_records` writes: complete or not at all, ``overwrite`` to replace a folder.
+    ``bytes``, or arrays of differing lengths). Written as ``write_records`` writes:
+    complete or not at all, ``overwrite`` to replace a folder.
+
+    Args:
+        out_dir: the folder to create (refused when it holds files, unless ``overwrite``).
+        features: field name -> one value per record.
+        part_num: the number of part files the records are spread over.
+        part_name_prefix: the part files' name before their number.
+        part_name_suffix_length: zero-pad part numbers to this many digits (-1: no padding).
+        progress: print a progress line.
+        overwrite: replace a non-empty ``out_dir`` as a whole.
+
+    Returns:
+        The paths of the part files written.
+
+    Raises:
+        DatasetExistsError: ``out_dir`` is not empty and ``overwrite`` is false.
+        RecordError: the fields have different record counts, or a value cannot be stored.
+
+    Example:
+        >>> import os, tempfile, numpy as np, flowjob as flow
+        >>> folder = os.path.join(tempfile.mkdtemp(), "train")
+        >>> x = np.arange(12, dtype=np.float32).reshape(6, 2)
+        >>> parts = flow.data.write_ofrecord(folder, {"x": x, "y": np.arange(6)}, part_num=2)
+        >>> [os.path.basename(p) for p in parts]
+        ['part-0', 'part-1']
+        >>> flow.data.inspect_ofrecord(folder).records
+        6
     """
     check_target(os.path.abspath(out_dir), overwrite)  # before the work, not after it
     n = _count(features)

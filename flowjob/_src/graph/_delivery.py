@@ -137,7 +137,29 @@ def watch(blob_watched: Blob, handler_or_prompt: Callable[..., Any] | str | None
 
     The handler's parameter annotation picks the form: ``tp.Numpy`` (ndarray), ``tp.ListNumpy``
     (one ndarray per device) or none (a result object with ``numpy()``). ``None`` or a prompt
-    string prints the value.
+    string prints the value. Watched values are extra outputs of the compiled program;
+    handlers run in call order, on the completion thread (or on the calling thread for a
+    blocking call with nothing pending), and all have run when
+    ``flow.sync_default_session()`` returns.
+
+    Args:
+        blob_watched: a blob of the job being traced.
+        handler_or_prompt: a callable taking the value, or a prompt string to print it with.
+
+    Raises:
+        OutsideJobError: called outside a job body.
+        CallbackError: (from the next synchronisation point) the handler raised.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> seen = []
+        >>> @flow.global_function()
+        ... def job(x: tp.Numpy.Placeholder((3,))) -> None:
+        ...     flow.watch(x * 2, lambda value: seen.append(value))
+        >>> job(np.array([1, 2, 3], np.float32))
+        >>> flow.sync_default_session()
+        >>> seen
+        [array([2., 4., 6.], dtype=float32)]
     """
     _register(blob_watched, handler_or_prompt, diff=False)
 
@@ -150,6 +172,30 @@ def watch_diff(
     The gradient is not divided by the batch (parameter updates are, OneFlow's rule). Where
     no gradient exists (predict job, integer blob, loss independent of the blob) flowjob warns
     once when the job is traced and never calls the handler (OneFlow stayed silent).
+
+    Args:
+        blob_watched: a blob of the train job being traced.
+        handler_or_prompt: a callable taking the gradient, or a prompt string to print it with.
+
+    Raises:
+        OutsideJobError: called outside a job body.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> grads = []
+        >>> @flow.global_function(type="train")
+        ... def fit(x: tp.Numpy.Placeholder((2, 2))) -> None:
+        ...     w = flow.get_variable("w", (2,), initializer=flow.ones_initializer())
+        ...     y = x * w
+        ...     flow.watch_diff(y, grads.append)
+        ...     loss = flow.math.reduce_sum(flow.math.square(y))
+        ...     flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])
+        ...                        ).minimize(loss)
+        >>> fit(np.array([[1, 2], [3, 4]], np.float32))
+        >>> flow.sync_default_session()
+        >>> grads[0]  # d(sum(y**2))/dy = 2 * y
+        array([[2., 4.],
+               [6., 8.]], dtype=float32)
     """
     _register(blob_watched, handler_or_prompt, diff=True)
 

@@ -21,7 +21,26 @@ from ._util import check_name, fail, norm_axis, require_blob
 
 
 def relu(x: Blob, name: str | None = None) -> Blob:
-    """``max(x, 0)``."""
+    """Rectified linear unit, ``max(x, 0)``, elementwise (``flow.nn.relu``, ``flow.math.relu``).
+
+    Args:
+        x: a blob of a floating or integer dtype.
+        name: the op's name (default: generated).
+
+    Returns:
+        A blob of ``x``'s shape and dtype.
+
+    Raises:
+        OpError: ``x`` is not a blob of the job being traced.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> @flow.global_function()
+        ... def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
+        ...     return flow.nn.relu(x)
+        >>> job(np.array([-2.0, -0.5, 0.0, 3.0], np.float32))
+        array([0., 0., 0., 3.], dtype=float32)
+    """
     return unary("flow.math.relu", "relu", "Relu", jax.nn.relu, x, name)
 
 

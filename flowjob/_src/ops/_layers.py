@@ -49,11 +49,42 @@ def dense(
     name: str | None = None,
     model_distribute: Distribute | None = None,
 ) -> Blob:
-    """Fully connected layer ``x @ W.T + b``.
+    """Fully connected layer ``x @ W.T + b`` (``flow.layers.dense``).
 
     Variables ``<name>-weight`` of shape ``(units, in_features)`` and ``<name>-bias`` default to
     zeros (as OneFlow). Inputs of rank > 2 are flattened to ``(-1, in_features)`` and the result
     reshaped back. ``activation`` is called as ``activation(out, name="activation")``.
+
+    Args:
+        inputs: a blob of rank >= 2; its last axis holds the features.
+        units: the number of outputs (a positive int).
+        activation: an op applied to the result, such as ``flow.nn.relu``.
+        use_bias: add the bias variable.
+        kernel_initializer: initializer of the weight (default: zeros, as OneFlow).
+        bias_initializer: initializer of the bias (default: zeros).
+        kernel_regularizer: a regularizer whose loss is added for the weight.
+        bias_regularizer: a regularizer whose loss is added for the bias.
+        trainable: whether a train job updates the variables.
+        name: the layer's name, the prefix of its variables (default: generated).
+        model_distribute: ``flow.distribute.split(0)`` splits the weight among devices.
+
+    Returns:
+        A blob of shape ``inputs.shape[:-1] + (units,)``.
+
+    Raises:
+        OpError: ``inputs`` has rank < 2 or ``units`` is not a positive int.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> @flow.global_function()
+        ... def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        ...     return flow.layers.dense(x, 4, kernel_initializer=flow.ones_initializer(),
+        ...                              name="fc")
+        >>> job(np.ones((2, 3), np.float32))
+        array([[3., 3., 3., 3.],
+               [3., 3., 3., 3.]], dtype=float32)
+        >>> flow.get_all_variables()["fc-weight"].numpy().shape
+        (4, 3)
     """
     public = "flow.layers.dense"
     check_name(public, name)

@@ -78,7 +78,29 @@ def reduce_sum(
 def reduce_mean(
     input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Blob:
-    """Mean over ``axis``; integer inputs keep their dtype (the mean is truncated)."""
+    """Mean over ``axis`` (``flow.math.reduce_mean``).
+
+    Args:
+        input_tensor: the blob to reduce.
+        axis: an axis or a list of axes (negative ones count from the end); None: every axis.
+        keepdims: keep each reduced axis with size 1.
+        name: the op's name (default: generated).
+
+    Returns:
+        A blob of ``input_tensor``'s dtype (integer means are truncated). As in OneFlow, a
+        reduction over every axis without ``keepdims`` has shape ``(1,)``, not ``()``.
+
+    Raises:
+        OpError: an axis is out of range for the input's rank.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> @flow.global_function()
+        ... def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        ...     return flow.math.reduce_mean(x, axis=1)
+        >>> job(np.array([[1, 2, 3], [4, 5, 9]], np.float32))
+        array([2., 6.], dtype=float32)
+    """
     return _reduce(
         "reduce_mean", "ReduceMean", _mean_keep_dtype, input_tensor, axis, keepdims, name
     )

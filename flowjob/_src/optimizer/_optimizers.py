@@ -60,6 +60,37 @@ class SGD(Optimizer):
 
     ``momentum == 0`` (or ``None``): ``w -= lr * (g + wd * w)`` (no state).
     Otherwise: ``v = momentum * v - lr * g; w += v - lr * wd * w`` with state ``"<var>-momentum"``.
+    ``minimize(loss)`` in a ``type="train"`` job body makes every call take one step; the
+    gradient is that of the summed loss scaled by 1/N (OneFlow's rule).
+
+    Args:
+        lr_scheduler: the learning rate, e.g. ``flow.optimizer.PiecewiseConstantScheduler([],
+            [0.1])`` (a constant) or a decay schedule with optional warmup.
+        loss_scale_factor: a constant the loss is multiplied by (and gradients divided by).
+        momentum: the momentum; 0 or None for plain SGD.
+        grad_clipping: ``flow.optimizer.grad_clipping.by_global_norm(...)``.
+        weight_decay: the L2 weight decay ``wd``.
+        weight_decay_includes: patterns of the variable names that decay (default: all).
+        weight_decay_excludes: patterns of the variable names that do not decay.
+        variables: names of the variables to train (default: every trainable one).
+        loss_scale_policy: ``flow.optimizer.loss_scale.dynamic_loss_scale(...)`` or a static one.
+
+    Raises:
+        JobDefinitionError: ``minimize`` is called outside a train job's body.
+
+    Example:
+        >>> import numpy as np, flowjob as flow, flowjob.typing as tp
+        >>> @flow.global_function(type="train")
+        ... def fit(x: tp.Numpy.Placeholder((4, 1))) -> tp.Numpy:
+        ...     w = flow.get_variable("w", (1,), initializer=flow.zeros_initializer())
+        ...     loss = flow.math.reduce_mean(flow.math.square(x * w - 2 * x))
+        ...     flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+        ...                        momentum=0).minimize(loss)
+        ...     return loss
+        >>> x = np.ones((4, 1), np.float32)
+        >>> losses = [fit(x)[0] for _ in range(30)]
+        >>> bool(losses[-1] < 1e-4 < losses[0])
+        True
     """
 
     _name = "SGD"

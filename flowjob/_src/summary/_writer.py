@@ -126,6 +126,30 @@ class SummaryWriter:
     instead of opening a second file: see ``_live_writers.py``). Logging returns
     after queueing; a background thread writes and flushes at least every ``flush_secs``.
     Usable as a context manager (closing on exit).
+
+    Args:
+        logdir: the run's folder.
+        flush_secs: the longest time a logged value waits before it is written.
+        max_queue: the number of records queued before logging waits for the writer.
+        filename_suffix: appended to the event file's name.
+        histogram_bins: the number of bins of histograms (at most 65,536).
+        png_compress_level: zlib level of logged images (0..9).
+
+    Raises:
+        TypeError: ``logdir`` is not a path.
+        ValueError: ``histogram_bins`` or ``png_compress_level`` is out of range.
+
+    Example:
+        >>> import tempfile, flowjob as flow
+        >>> from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+        >>> logdir = tempfile.mkdtemp()
+        >>> with flow.summary.SummaryWriter(logdir) as writer:
+        ...     writer.scalar("loss", 0.5, step=1)
+        ...     writer.scalar("loss", 0.25, step=2)
+        >>> events = EventAccumulator(logdir)
+        >>> _ = events.Reload()
+        >>> [(e.step, e.value) for e in events.Scalars("loss")]
+        [(1, 0.5), (2, 0.25)]
     """
 
     def __init__(
