@@ -71,13 +71,14 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         logdir = Path(tmp) / "runs"
+        run = logdir / "mnist_demo"  # the run's name on the board
         print("training the demo ...", flush=True)
         subprocess.run(
             [
                 sys.executable,
                 str(REPO / "examples" / "mnist_demo.py"),
                 "--logdir",
-                str(logdir),
+                str(run),
                 "--epochs",
                 str(args.epochs),
             ],
@@ -88,10 +89,13 @@ def main() -> int:
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                page = browser.new_page(viewport={"width": 1400, "height": 1250})
                 page.goto(url)
                 try:
                     page.wait_for_selector(".group-toolbar", timeout=120_000)
+                    # The curves only: the tag-type filter's "Scalars", the settings pane shut.
+                    page.click("button:has-text('Scalars')")
+                    page.click("button:has-text('Settings')")
                     time.sleep(10)  # the charts draw after their data arrives
                 finally:
                     page.screenshot(path=args.out)

@@ -63,7 +63,7 @@ class Numpy(PyStructCompatibleToBlob):
     As a job's return annotation (``-> tp.Numpy``) the call blocks and returns the array; on
     a handler's parameter, the handler gets the array.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> @flow.global_function()
         ... def scale(x: tp.Numpy.Placeholder((2, 2), dtype=flow.float32)) -> tp.Numpy:

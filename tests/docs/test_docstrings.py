@@ -38,7 +38,7 @@ def test_the_docstring_documents_its_arguments(name):
     doc = inspect.getdoc(DOCUMENTED[name]) or ""
     if inspect.isclass(DOCUMENTED[name]) and name != "tp.Numpy":
         doc += inspect.getdoc(DOCUMENTED[name].__init__) or ""
-    needed = ("Example:",) if name == "tp.Numpy" else ("Args:", "Raises:", "Example:")
+    needed = ("Examples:",) if name == "tp.Numpy" else ("Args:", "Raises:", "Examples:")
     assert all(section in doc for section in needed), f"{name}: {needed}"
 
 

@@ -81,7 +81,7 @@ def save(
         OSError: the disk is full or not writable; the message names the checkpoint, nothing
             new is left behind and an earlier checkpoint is intact.
 
-    Example:
+    Examples:
         >>> import os, tempfile, numpy as np, flowjob as flow
         >>> path = os.path.join(tempfile.mkdtemp(), "ckpt")
         >>> flow.checkpoint.save(path, {"w": np.arange(3, dtype=np.float32)})

@@ -168,7 +168,7 @@ def write_ofrecord(
         DatasetExistsError: ``out_dir`` is not empty and ``overwrite`` is false.
         RecordError: the fields have different record counts, or a value cannot be stored.
 
-    Example:
+    Examples:
         >>> import os, tempfile, numpy as np, flowjob as flow
         >>> folder = os.path.join(tempfile.mkdtemp(), "train")
         >>> x = np.arange(12, dtype=np.float32).reshape(6, 2)

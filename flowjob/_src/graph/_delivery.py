@@ -150,7 +150,7 @@ def watch(blob_watched: Blob, handler_or_prompt: Callable[..., Any] | str | None
         OutsideJobError: called outside a job body.
         CallbackError: (from the next synchronisation point) the handler raised.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> seen = []
         >>> @flow.global_function()
@@ -180,7 +180,7 @@ def watch_diff(
     Raises:
         OutsideJobError: called outside a job body.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> grads = []
         >>> @flow.global_function(type="train")

@@ -33,7 +33,7 @@ def relu(x: Blob, name: str | None = None) -> Blob:
     Raises:
         OpError: ``x`` is not a blob of the job being traced.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> @flow.global_function()
         ... def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:

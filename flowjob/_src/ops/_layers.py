@@ -74,7 +74,7 @@ def dense(
     Raises:
         OpError: ``inputs`` has rank < 2 or ``units`` is not a positive int.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> @flow.global_function()
         ... def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:

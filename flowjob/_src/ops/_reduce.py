@@ -93,7 +93,7 @@ def reduce_mean(
     Raises:
         OpError: an axis is out of range for the input's rank.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> @flow.global_function()
         ... def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:

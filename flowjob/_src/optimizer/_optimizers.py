@@ -78,7 +78,7 @@ class SGD(Optimizer):
     Raises:
         JobDefinitionError: ``minimize`` is called outside a train job's body.
 
-    Example:
+    Examples:
         >>> import numpy as np, flowjob as flow, flowjob.typing as tp
         >>> @flow.global_function(type="train")
         ... def fit(x: tp.Numpy.Placeholder((4, 1))) -> tp.Numpy:

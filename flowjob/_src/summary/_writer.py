@@ -139,7 +139,7 @@ class SummaryWriter:
         TypeError: ``logdir`` is not a path.
         ValueError: ``histogram_bins`` or ``png_compress_level`` is out of range.
 
-    Example:
+    Examples:
         >>> import tempfile, flowjob as flow
         >>> from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
         >>> logdir = tempfile.mkdtemp()
