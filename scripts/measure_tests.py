@@ -52,8 +52,12 @@ def measure_tests(pytest_args: list[str]) -> str:
         capture_output=True,
         text=True,
     )
+    log = Path(os.environ.get("MEASURE_LOG", "/tmp/flowjob-measure-tests.log"))
+    log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    print(f"pytest's output: {log}")
     minutes = (time.monotonic() - start) / 60
-    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    lines = [line for line in proc.stdout.splitlines() if re.search(r"\d+ (passed|failed)", line)]
+    summary = lines[-1] if lines else ""
     counts = dict(
         (kind, int(n))
         for n, kind in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", summary)
