@@ -19,7 +19,7 @@ MISTAKES = [
     (["run", "missing.py"], "flowjob run: can't open file 'missing.py'"),
     (["run"], "flowjob run: error: the following arguments are required: script"),
     (["board", "--prot", "6006", "."], "flowjob board: error: unrecognized arguments: --prot"),
-    (["board", "missing"], "flowjob board: error: LOGDIR 'missing' is not a directory"),
+    (["board", "--port", "99999", "."], "flowjob board: error: --port must be in 0..65535"),
     (["doctor", "--bogus"], "flowjob doctor: error: unrecognized arguments: --bogus"),
     (["ofrecord", "images", "missing", "out"], "flowjob ofrecord images: error: image folder"),
     (["ofrecord", "npz", "missing.npz", "out"], "flowjob ofrecord npz: error: npz file"),
