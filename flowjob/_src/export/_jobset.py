@@ -29,13 +29,14 @@ def get_job_set() -> pb.JobSet:
     Jobs whose body failed to trace (warned about, as by a checkpoint save) and eager jobs
     (they have no fixed graph) are left out.
 
-    >>> import flowjob as flow, flowjob.typing as tp
-    >>> @flow.global_function()
-    ... def double(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
-    ...     return x * 2
-    >>> [op.user_conf.op_type_name for op in flow.experimental.get_job_set().job[0].net.op
-    ...  if op.HasField("user_conf")]
-    ['scalar_mul']
+    Examples:
+        >>> import flowjob as flow, flowjob.typing as tp
+        >>> @flow.global_function()
+        ... def double(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        ...     return x * 2
+        >>> [op.user_conf.op_type_name for op in flow.experimental.get_job_set().job[0].net.op
+        ...  if op.HasField("user_conf")]
+        ['scalar_mul']
     """
     from ..runtime import default_session
 
