@@ -24,7 +24,10 @@ MISTAKES = [
     (["ofrecord", "images", "missing", "out"], "flowjob ofrecord images: error: image folder"),
     (["ofrecord", "npz", "missing.npz", "out"], "flowjob ofrecord npz: error: npz file"),
     (["ofrecord", "images"], "flowjob ofrecord images: error: the following arguments"),
-    (["ofrecord", "inspect", "--all"], "flowjob ofrecord inspect: error: unrecognized arguments"),
+    (
+        ["ofrecord", "inspect", ".", "--all"],
+        "flowjob ofrecord inspect: error: unrecognized arguments",
+    ),
     (["export", "missing.py", "--onnx", "m.onnx"], "flowjob export: error: program missing.py"),
     (["export", "--onnx"], "flowjob export: error: argument --onnx: expected one argument"),
 ]
