@@ -42,6 +42,7 @@ from . import (
     util,
 )
 from ._src import legacy as _legacy
+from ._src._dtypes import DType as dtype
 from ._src._dtypes import (
     bfloat16,
     char,
@@ -55,6 +56,8 @@ from ._src._dtypes import (
     int8,
     int32,
     int64,
+    record,
+    tensor_buffer,
     uint8,
 )
 from ._src._namespace import namespace_attributes as _namespace_attributes
@@ -217,6 +220,11 @@ from .userop import (
 )
 
 ExecutionConfig = FunctionConfig
+# OneFlow v0.4's init.py aliases: flow.dtype (imported above) is the type of every dtype,
+# flow.half is float16, flow.int is int32 and flow.long is int64.
+half = float16
+int = int32  # noqa: A001 - OneFlow's spelling
+long = int64
 image_resize = image.Resize
 # OneFlow exports clip_by_value under these top-level names too
 clip_by_value = clip = clamp = clip_by_scalar = math.clip_by_value

@@ -210,3 +210,20 @@ def test_init_eager_global_session_starts_the_session_and_keeps_the_mode():
     flow.InitEagerGlobalSession()
     assert _session._default is not None
     assert flow.eager_execution_enabled() is False
+
+
+def test_v040_init_aliases_name_the_same_types_in_a_job():
+    """A 2021 program writes flow.int / flow.long / flow.half (OneFlow v0.4's init.py names)."""
+    assert (flow.int, flow.long, flow.half) == (flow.int32, flow.int64, flow.float16)
+    assert all(isinstance(d, flow.dtype) for d in flow.dtypes())
+    assert flow.record in flow.dtypes() and flow.tensor_buffer in flow.dtypes()
+
+    @flow.global_function()
+    def ids_job(x: tp.Numpy.Placeholder((4,), dtype=flow.float)) -> tp.Numpy:
+        as_int = flow.cast(x, dtype=flow.int)
+        as_long = flow.cast(as_int, dtype=flow.long)
+        return flow.cast(flow.cast(as_long, dtype=flow.half), dtype=flow.float)
+
+    x = np.array([1.7, -2.2, 3.9, 70000.0], dtype=np.float32)
+    expected = x.astype(np.int32).astype(np.int64).astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(ids_job(x), expected)
