@@ -126,21 +126,22 @@ class Blob:
     def numpy_list_size(self) -> int:
         return 1
 
+    # OneFlow's blobs (lazy and eager) defined no __bool__, __len__ or __iter__: every blob is
+    # truthy (`if bias_blob:` means "a bias was given"), while len() and iteration failed.
     def __bool__(self) -> bool:
-        if self.graph.eager is not None:
-            return bool(self.numpy())
-        raise TypeError(
-            f"{self!r} is a lazy blob: its value is unknown while the job body is traced, so it "
-            "cannot drive Python control flow; use flow.math.where or return/watch it instead"
-        )
+        return True
 
     def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError(f"len() of a scalar blob {self!r}")
-        return self.shape[0]
+        raise TypeError(
+            f"len() of {self!r}: OneFlow's blobs have no len(); use blob.shape[0] for the "
+            "size of the first axis"
+        )
 
     def __iter__(self):
-        raise TypeError(f"{self!r} is a lazy blob and cannot be iterated; index or split it")
+        raise TypeError(
+            f"{self!r} is not iterable (OneFlow's blobs are not); index it, or use "
+            "flow.split / flow.unpack to get its parts"
+        )
 
     def __array__(self, dtype=None, copy=None):
         if self.graph.eager is not None:
