@@ -136,9 +136,10 @@ def get(
 
     A OneFlow directory gives one ``FileBackendVariableBlob`` when ``path/out`` exists, else
     ``{name: FileBackendVariableBlob}`` for each subdirectory holding an ``out`` file. A
-    variable directory with a ``meta`` but no ``out`` file or a missing ``snapshot_done``
-    raises ``CheckpointError`` naming it (``allow_incomplete=True``: warn and read what is
-    there), as do a truncated ``out`` and a broken ``meta``. A safetensors file gives
+    variable directory with a ``meta`` but no ``out`` file raises ``CheckpointError`` naming
+    it (``allow_incomplete=True``: warn and read what is there), as do a truncated ``out`` and
+    a broken ``meta``. A directory without ``snapshot_done`` is read as OneFlow read it, with a
+    warning naming it (once). A safetensors file gives
     ``{name: VariableBlob}``.
     """
     path = os.fspath(path)

@@ -87,10 +87,13 @@ class Checkpoint(dict):
 def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBlob | Checkpoint:
     """One variable if ``path/out`` exists, else every variable directory of the checkpoint.
 
-    What ``flowjob doctor`` calls damage raises ``CheckpointError`` naming it: a variable
-    directory with a ``meta`` but no ``out`` file, no ``snapshot_done``, a truncated ``out``,
-    a broken ``meta``. ``allow_incomplete``: skip the first two with a warning instead.
-    Directories with neither file are not variables and are skipped, as in OneFlow.
+    A variable directory with a ``meta`` but no ``out`` file, a truncated ``out`` or a broken
+    ``meta`` raises ``CheckpointError`` naming it (``allow_incomplete``: a missing ``out`` is
+    skipped with a warning instead). A folder without ``snapshot_done`` is read as OneFlow v0.4
+    read it (it never looked for the marker; tools wrote checkpoints without it), with a
+    warning naming the folder once (``flowjob doctor`` still reports it); such a folder with
+    no variable at all is refused. Directories with neither file are not variables and are
+    skipped, as in OneFlow.
     """
     if os.path.isfile(os.path.join(path, DATA_FILENAME)):
         return FileBackendVariableBlob(path)
@@ -105,8 +108,6 @@ def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBl
         elif os.path.exists(os.path.join(var_dir, META_FILENAME)):
             missing.append(f"{var_dir}: has a meta file but no '{DATA_FILENAME}' data file")
         # else: not a variable (OneFlow ignores such directories; doctor warns)
-    if not os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
-        missing.append(f"{path}: no '{SNAPSHOT_DONE}' file: the save did not complete")
     if missing:
         problems = "; ".join(missing)
         if not allow_incomplete:
@@ -119,4 +120,30 @@ def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBl
             UserWarning,
             stacklevel=3,
         )
+    if not os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
+        if not found:  # e.g. the folder above the snapshots: reading nothing would hide that
+            raise CheckpointError(
+                f"{path} is not a checkpoint: it has no variable folder (<name>/"
+                f"{DATA_FILENAME}) and no '{SNAPSHOT_DONE}' file"
+            )
+        _warn_no_marker(path)
     return Checkpoint(path, found)
+
+
+_warned_no_marker: set[str] = set()
+
+
+def _warn_no_marker(path: str) -> None:
+    """Once per folder: every variable file was checked, only the completion marker is absent
+    (an interrupted save, or a tool that never wrote it)."""
+    key = os.path.realpath(path)
+    if key in _warned_no_marker:
+        return
+    _warned_no_marker.add(key)
+    warnings.warn(
+        f"checkpoint {path} has no '{SNAPSHOT_DONE}' file: reading it as OneFlow v0.4 did "
+        "(each variable's 'out' checked against its 'meta'); if a save may have been "
+        "interrupted, check it with `flowjob doctor`",
+        UserWarning,
+        stacklevel=4,
+    )
