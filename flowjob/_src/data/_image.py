@@ -121,6 +121,11 @@ def resize_keep_aspect(
     return out, scale, size
 
 
+def crop_offset(size: int, crop: int, position: float) -> int:
+    """OneFlow's crop offset: the float32 product truncated toward zero."""
+    return int(np.float32(size - crop) * np.float32(position))
+
+
 def crop_mirror_normalize(
     images: np.ndarray | Sequence[np.ndarray],
     mirror: np.ndarray | None,
@@ -144,9 +149,7 @@ def crop_mirror_normalize(
                 f"image.CropMirrorNormalize: crop {out_h}x{out_w} is larger "
                 f"than image {i} ({h}x{w})"
             )
-        # float32 products truncated toward zero, as OneFlow computes the offsets
-        y = int(np.float32(h - out_h) * np.float32(crop_pos_y))
-        x = int(np.float32(w - out_w) * np.float32(crop_pos_x))
+        y, x = crop_offset(h, out_h, crop_pos_y), crop_offset(w, out_w, crop_pos_x)
         piece = image[y : y + out_h, x : x + out_w]
         if mirror is not None and mirror[i]:
             piece = piece[:, ::-1]

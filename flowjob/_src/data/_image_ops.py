@@ -1,6 +1,7 @@
 """``flow.image.Resize``, ``flow.image.CropMirrorNormalize``, ``flow.random.CoinFlip`` and
 ``flow.data.ImageDecoderRandomCropResize`` for job bodies: data pipeline ops, run on the host
-ahead of the job's calls."""
+ahead of the job's calls (``CropMirrorNormalize`` of a batch made in the job body runs in the
+job's program instead)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import numpy as np
 
 from .. import _dtypes
 from .._deprecation import warn_once
-from ..graph import Blob, add_feed_op
-from . import _decode, _image
+from ..graph import Blob, add_feed_op, apply_op, is_pipeline_value
+from . import _decode, _image, _image_lowerings
 from ._modes import ColorSpace, Interpolation, Layout, ResizeSide
 from ._op_args import _batch, _check_range, _fail, _mode, _module_name, _name_and_seed
 
@@ -166,7 +167,10 @@ def CropMirrorNormalize(
 ) -> Blob:
     """Crops each image at ``crop_pos`` (a fraction of the free space), flips those whose
     ``mirror_blob`` flag is set, and normalizes ``(x - mean) / std`` per channel; the input is
-    a uint8 NHWC batch or tensor buffers (then ``crop_h``/``crop_w`` are required)."""
+    a uint8 NHWC batch or tensor buffers (then ``crop_h``/``crop_w`` are required).
+
+    Like the other image ops it runs in the host data pipeline, unless a uint8 input (or the
+    mirror flags) is computed in the job body: then it runs inside the job's program."""
     op = "image.CropMirrorNormalize"
     batch = _batch(input_blob, op, _IMAGES)
     c = _mode(op, ColorSpace, color_space, "color_space").channels
@@ -198,6 +202,25 @@ def CropMirrorNormalize(
                 f"{mirror_blob.shape}",
             )
         inputs.append(mirror_blob)
+    if input_blob.dtype is _dtypes.uint8 and not all(map(is_pipeline_value, inputs)):
+        # A uint8 batch (or mirror flags) computed in the job body: the op runs in the program.
+        return apply_op(
+            "crop_mirror_normalize_from_uint8",
+            _image_lowerings.crop_mirror_normalize,
+            inputs,
+            name=name,
+            prefix="CropMirrorNormalize",
+            attrs={
+                "crop_h": h,
+                "crop_w": w,
+                "crop_pos_y": float(crop_pos_y),
+                "crop_pos_x": float(crop_pos_x),
+                "mean": tuple(mean_v.tolist()),
+                "std": tuple(std_v.tolist()),
+                "nchw": layout is Layout.NCHW,
+                "dtype": dt.np_dtype.name,
+            },
+        )
     fn = functools.partial(
         _crop_mirror_normalize,
         crop_h=h,

@@ -10,7 +10,7 @@ from ._current import (
     current_scope,
 )
 from ._delivery import Form, HostDelivery, add_host_op, warn_unreachable_diff, watch, watch_diff
-from ._feed import FeedOp, TensorList, add_feed_op
+from ._feed import FeedOp, TensorList, add_feed_op, is_pipeline_value
 from ._graph import (
     JobGraph,
     JobType,
@@ -93,6 +93,7 @@ __all__ = [
     "in_job",
     "FeedOp",
     "add_feed_op",
+    "is_pipeline_value",
     "TensorList",
     "tracing",
     "all_job_graphs",

@@ -44,6 +44,12 @@ class FeedOp:
     source: bool
 
 
+def is_pipeline_value(blob: Blob) -> bool:
+    """Whether the host pipeline has ``blob``'s value before the compiled program runs: a
+    feed op's output, or a job argument (read by the pipeline at each call)."""
+    return blob.op.kind is OpKind.FEED or blob.op.kind is OpKind.INPUT
+
+
 def add_feed_op(
     op_type: str,
     inputs: Sequence[Blob],
@@ -59,9 +65,8 @@ def add_feed_op(
     graph = current_graph()
     blobs = [check_blob(b, f"input {i} of {op_type}") for i, b in enumerate(inputs)]
     op_name = name if name is not None else graph.unique_name(prefix or default_prefix(op_type))
-    feeds = {id(f.op) for f in graph.feeds}
-    for b in blobs:  # job arguments are read by the pipeline at each call, on the host
-        if id(b.op) not in feeds and b.op.kind != OpKind.INPUT:
+    for b in blobs:
+        if not is_pipeline_value(b):
             raise OpError(
                 f"op {op_name!r} ({op_type}) runs in the host data pipeline, before the job's "
                 f"program, so its input {b.lbn} must come from the pipeline too (a reader, "
