@@ -7,16 +7,19 @@ While the alias is installed (``flowjob run script.py``, or ``with aliased(): ..
 modules that forward to flowjob. No package named ``oneflow`` is installed or needed. A OneFlow
 name flowjob lacks fails with ``MissingOneFlowAPI`` (an ``AttributeError``) or
 ``MissingOneFlowModule`` (a ``ModuleNotFoundError``) naming the OneFlow API.
+``check_programs`` (``flowjob check``) finds such names without running the program.
 """
 
 from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.compat import (
     ROOTS,
     AliasModule,
+    Finding,
     MissingOneFlowAPI,
     MissingOneFlowModule,
     MissingOneFlowName,
     aliased,
+    check_programs,
     install,
     is_installed,
     run_script,

@@ -19,6 +19,7 @@ DESCRIPTION = "OneFlow's job functions on JAX"
 # own parser in flowjob._src.cli, so the two never disagree).
 COMMANDS: dict[str, str] = {
     "run": "run a OneFlow program on flowjob",
+    "check": "list the names a OneFlow program uses that flowjob lacks",
     "launch": "start the processes of a multi-process job on this node",
     "board": "show a summary log directory in TensorBoard",
     "doctor": "show versions and devices; check logs and checkpoints for damage",

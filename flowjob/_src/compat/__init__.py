@@ -10,6 +10,7 @@ name flowjob lacks fails with ``MissingOneFlowAPI`` (an ``AttributeError``) or
 """
 
 from ._alias import AliasModule
+from ._check import Finding, check_programs
 from ._errors import MissingOneFlowAPI, MissingOneFlowModule, MissingOneFlowName
 from ._finder import aliased, install, is_installed, uninstall
 from ._resolve import ROOTS
@@ -17,11 +18,13 @@ from ._script import run_script
 
 __all__ = [
     "AliasModule",
+    "Finding",
     "MissingOneFlowAPI",
     "MissingOneFlowModule",
     "MissingOneFlowName",
     "ROOTS",
     "aliased",
+    "check_programs",
     "install",
     "is_installed",
     "run_script",
