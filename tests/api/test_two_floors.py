@@ -1,7 +1,7 @@
 """The house of two floors: the files at the top of ``flowjob/`` only re-export what
-``flowjob/_src/`` implements; the engine never imports the public floor, and only
-``compat`` (OneFlow's module paths) uses the legacy spellings; every namespace serves OneFlow's deprecated names from its ``_deprecations`` data
-and names the closest public name for a typo."""
+``flowjob/_src/`` implements; the engine never imports the public floor, and only ``compat``
+(OneFlow's module paths) uses the legacy spellings; every namespace serves OneFlow's deprecated
+names from its ``_deprecations`` data and names the closest public name for a typo."""
 
 from __future__ import annotations
 
