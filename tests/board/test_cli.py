@@ -53,7 +53,9 @@ def test_help_and_usage_errors_do_not_import_jax(argv):
         for name, help_text in COMMANDS.items():
             assert re.search(rf"^\s+{name}\s+{re.escape(help_text)}$", proc.stdout, re.M)
     else:
-        assert "usage: flowjob" in proc.stderr
+        # a usage mistake is one line naming the command and where to read its usage
+        assert proc.stderr.startswith("flowjob: error: ") and proc.stderr.count("\n") == 1
+        assert proc.stderr.rstrip().endswith("(see flowjob --help)")
 
 
 def test_full_parser_lists_the_same_commands():
