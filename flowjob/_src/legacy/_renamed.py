@@ -1,5 +1,6 @@
-"""Deprecated OneFlow spellings of ops, in one place; each prints OneFlow's deprecation line
-once per process and otherwise works as before (``flow.truncated_normal``)."""
+"""Renamed OneFlow spellings (``flow.truncated_normal``, ``flow.data.ofrecord_loader``,
+``flow.optimizer.PolynomialSchduler``); each prints OneFlow's deprecation line once per process
+and otherwise works as its new name does."""
 
 from __future__ import annotations
 
