@@ -6,6 +6,7 @@ compare with NumPy references computed in the tests themselves.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -186,3 +187,9 @@ def nhwc(a):
 def nchw(a):
     """NHWC -> NCHW (a contiguous copy)."""
     return np.ascontiguousarray(a.transpose(0, 3, 1, 2))
+
+
+def on_gpu() -> bool:
+    """Jobs run on a GPU here (JAX's default backend): its sums and fused arithmetic round
+    differently from NumPy's, which the CPU's results match exactly."""
+    return jax.default_backend() == "gpu"

@@ -14,6 +14,7 @@ from ops_helpers import (
     np_conv2d,
     np_conv_nd,
     numeric_grad,
+    on_gpu,
     same_pads,
     sgd,
     value_and_grads,
@@ -420,4 +421,5 @@ def test_grouped_conv3d_weight_gradient_sums_precisely(fmt):
     per_group = np.einsum("ncdhwijl->cijl", windows)  # (2, 3, 3, 3): one per input channel
     want = np.repeat(per_group, 2, axis=0)[:, None]  # outputs 0-1: group 0, 2-3: group 1
     assert dw.dtype == np.float32
-    np.testing.assert_allclose(dw, want, rtol=1e-6)
+    # cuDNN sums in another order: 2.3e-6 on an H200 (TensorFlow's GPU kernels likewise)
+    np.testing.assert_allclose(dw, want, rtol=1e-5 if on_gpu() else 1e-6)
