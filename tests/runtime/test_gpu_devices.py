@@ -110,7 +110,9 @@ def test_more_gpus_than_the_machine_has_is_an_error_naming_both_counts(machine):
 
 
 def test_one_host_device_is_the_plain_program_and_a_gpu_job_lowers_for_the_gpu(machine):
-    assert _sharding.job_mesh(jax.devices("cpu")[:1]) is None
+    assert _sharding.job_mesh(jax.devices()[:1]) is None
+    if jax.default_backend() != "cpu":  # a "cpu" job beside the GPUs: its state goes there
+        assert _sharding.job_mesh(jax.devices("cpu")[:1]).devices.size == 1
     machine(1)
     assert _sharding.job_platform(graph_placed(("gpu", "0:0"))) == "gpu"
 
@@ -170,3 +172,15 @@ def test_the_gpu_extra_installs_jax_cuda_wheels_of_the_jax_flowjob_needs():
     (gpu,) = meta["optional-dependencies"]["gpu"]
     (jax_req,) = [d for d in meta["dependencies"] if d.startswith("jax")]
     assert gpu == jax_req.replace("jax", "jax[cuda12]", 1)
+
+
+def test_gpu_programs_keep_the_rounding_a_half_type_cast_asks_for(monkeypatch):
+    """XLA's GPU compiler may keep float16 values in float32 across a fusion ("excess
+    precision"); a job's GPU program turns that off, its CPU program is compiled as is."""
+    options = []
+    monkeypatch.setattr(_sharding.jax, "jit", lambda fn, **kw: options.append(kw) or fn)
+    _sharding.jit_for(abs, "gpu", donate_argnums=(0,))
+    _sharding.jit_for(abs, "cpu")
+    assert options[0]["compiler_options"] == {"xla_allow_excess_precision": False}
+    assert options[0]["donate_argnums"] == (0,)
+    assert options[1] == {}

@@ -224,8 +224,10 @@ def lower(
             writes = train or bool(graph.assigns)
             # see _sharding.state_donation; data-dependent real shapes run on one device only
             donate = () if host_kernels else (0,)
-            fn = jax.jit(traced, donate_argnums=donate) if writes else jax.jit(traced)
-            watch_fn = None if watching is None else jax.jit(watching, donate_argnums=donate)
+            platform = devices[0].platform
+            jit_for = _sharding.jit_for
+            fn = jit_for(traced, platform, **({"donate_argnums": donate} if writes else {}))
+            watch_fn = watching and jit_for(watching, platform, donate_argnums=donate)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
     else:
         jitted = (

@@ -7,6 +7,7 @@ results are gathered whole. One device means no sharding at all (the plain progr
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,19 @@ from ..graph import Blob, Distribute, JobGraph, Sbp, VariableStore, has_host_ker
 from . import _config
 
 AXIS = "d"
+
+
+def jit_for(fn: Any, platform: str, **options: Any) -> Any:
+    """``jax.jit(fn, **options)`` for a job on ``platform``. On a GPU, XLA may otherwise keep
+    a float16/bfloat16 value in float32 across a fusion ("excess precision"), skipping the
+    rounding a cast to a half type asks for; OneFlow's GPU kernels rounded there, and so do
+    flowjob's jobs (the CPU already does)."""
+    if platform == "gpu" and _JIT_TAKES_COMPILER_OPTIONS:
+        options["compiler_options"] = {"xla_allow_excess_precision": False}
+    return jax.jit(fn, **options)
+
+
+_JIT_TAKES_COMPILER_OPTIONS = "compiler_options" in inspect.signature(jax.jit).parameters
 
 
 def job_devices(graph: JobGraph) -> list[Any]:
@@ -202,21 +216,24 @@ def jit_sharded(
     if any(op.real_shape and op.real_shape.masked for op in graph.ops):
         input_sh += (repl,)  # the real shapes vector
     if train:
-        fn = jax.jit(
+        fn = jit_for(
             step,
+            mesh.devices.flat[0].platform,
             donate_argnums=state_donation(graph),
             in_shardings=(state_sh, input_sh, repl),
             out_shardings=(state_sh, repl, repl),
         )
     elif writes:
-        fn = jax.jit(
+        fn = jit_for(
             step,
+            mesh.devices.flat[0].platform,
             donate_argnums=state_donation(graph),
             in_shardings=(state_sh, input_sh, repl),
             out_shardings=(state_sh, repl),
         )
     else:
-        fn = jax.jit(step, in_shardings=(state_sh, input_sh, repl), out_shardings=repl)
+        platform = mesh.devices.flat[0].platform
+        fn = jit_for(step, platform, in_shardings=(state_sh, input_sh, repl), out_shardings=repl)
     return Jitted(fn, state_sh, input_sh)
 
 
@@ -251,7 +268,7 @@ def jit_mirrored(
         options["out_shardings"] = (
             (state_sh, repl_sh, repl_sh) if train else (state_sh, repl_sh) if writes else repl_sh
         )
-    fn = jax.jit(mapped, **options)
+    fn = jit_for(mapped, mesh.devices.flat[0].platform, **options)
     return Jitted(fn, state_sh, input_sh, pieces=mesh.size)
 
 
