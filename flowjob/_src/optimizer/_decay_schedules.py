@@ -75,7 +75,10 @@ class PolynomialScheduler(LrScheduler):
         decay = jnp.asarray(self.steps, fstep.dtype)
         if self.cycle:
             cur = jnp.where(step == 0, jnp.ones_like(fstep), fstep)
-            decay = decay * jnp.ceil(cur / decay)
+            # ceil in integers: a GPU divides by a constant as a product with its reciprocal,
+            # and 21 / 7 there is 3.0000002, which ceil makes a period too many.
+            periods = (jnp.maximum(step, 1) + self.steps - 1) // self.steps
+            decay = decay * periods.astype(fstep.dtype)
         else:
             cur = jnp.minimum(fstep, decay)
         end = self.end_learning_rate
@@ -173,9 +176,10 @@ class _RateScheduler(LrScheduler):
         self.decay_rate = float(decay_rate)
         self.staircase = bool(staircase)
 
-    def _ratio(self, fstep):
-        p = fstep / self.steps
-        return jnp.floor(p) if self.staircase else p
+    def _ratio(self, step, fstep):
+        if self.staircase:  # floor in integers (see PolynomialScheduler: GPU division)
+            return (step // self.steps).astype(fstep.dtype)
+        return fstep / self.steps
 
     def _fields(self):
         return {
@@ -203,7 +207,7 @@ class ExponentialScheduler(_RateScheduler):
     _conf_key = "exponential_conf"
 
     def _decayed(self, step, fstep):
-        return self.base_lr * jnp.power(self.decay_rate, self._ratio(fstep))
+        return self.base_lr * jnp.power(self.decay_rate, self._ratio(step, fstep))
 
 
 class InverseTimeScheduler(_RateScheduler):
@@ -216,7 +220,7 @@ class InverseTimeScheduler(_RateScheduler):
     _conf_key = "inverse_time_conf"
 
     def _decayed(self, step, fstep):
-        return self.base_lr / (1.0 + self.decay_rate * self._ratio(fstep))
+        return self.base_lr / (1.0 + self.decay_rate * self._ratio(step, fstep))
 
 
 class NaturalExpScheduler(_RateScheduler):
@@ -226,4 +230,4 @@ class NaturalExpScheduler(_RateScheduler):
     _conf_key = "natural_exp_conf"
 
     def _decayed(self, step, fstep):
-        return self.base_lr * jnp.exp(-self.decay_rate * self._ratio(fstep))
+        return self.base_lr * jnp.exp(-self.decay_rate * self._ratio(step, fstep))
