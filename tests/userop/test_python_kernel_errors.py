@@ -106,3 +106,20 @@ def test_kernel_calling_a_job_is_refused_not_a_hang(fresh_session, how):
     assert f"job {called!r} was called from inside the Python kernel" in message
     other(X)(lambda result: None)  # the session still works
     flow.sync_default_session()
+
+
+def test_kernel_error_reported_at_fetch_is_raised_as_itself():
+    """A GPU runs the kernel after the call returned: its error comes with the results, and
+    the next synchronisation raises it as itself (a user callback's error stays wrapped)."""
+    from flowjob._src.runtime._completion import CompletionQueue
+
+    queue = CompletionQueue()
+    failure = flow.userop.PythonKernelError("the forward kernel of op 'k' raised KeyError")
+    queue.record_error(failure, "job 'job'", as_is=True)
+    queue.record_error(ValueError("later"), "job 'job'")
+    with pytest.raises(flow.userop.PythonKernelError) as err:
+        queue.raise_pending()
+    assert err.value is failure and "1 more error(s)" in "".join(err.value.__notes__)
+    queue.record_error(ValueError("in a handler"), "watch handler of 'x'")
+    with pytest.raises(flow.CallbackError, match="watch handler of 'x' raised ValueError"):
+        queue.raise_pending()

@@ -114,9 +114,12 @@ class CompletionQueue:
         sends a call the slower way."""
         return self._pending == 0
 
-    def record_error(self, exc: BaseException, where: str) -> None:
+    def record_error(self, exc: BaseException, where: str, as_is: bool = False) -> None:
+        """Keeps ``exc`` for the next synchronisation, which raises it in a ``CallbackError``
+        naming ``where``; ``as_is``: raised as itself (a program's own named failure, such
+        as a Python kernel's, which a GPU reports only when the results are fetched)."""
         with self._cond:
-            self._errors.add(exc, where)
+            self._errors.add(exc, where, as_is)
 
     def pending(self) -> int:
         """Tasks submitted and not yet finished (for messages)."""
@@ -193,26 +196,31 @@ class ErrorSummary:
     watched arrays a handler received), for as long as the error waits to be raised.
     """
 
-    __slots__ = ("first", "where", "traceback", "count")
+    __slots__ = ("first", "where", "traceback", "count", "as_is")
 
     def __init__(self) -> None:
         self.first: BaseException | None = None
         self.where = ""
         self.traceback = ""
         self.count = 0
+        self.as_is = False
 
-    def add(self, exc: BaseException, where: str) -> None:
+    def add(self, exc: BaseException, where: str, as_is: bool = False) -> None:
         self.count += 1
         if self.first is None:
-            self.first, self.where = exc, where
+            self.first, self.where, self.as_is = exc, where, as_is
             self.traceback = format_exception(exc)
             _drop_frames(exc)
 
-    def error(self) -> CallbackError:
+    def error(self) -> BaseException:
         first = self.first
         more = f" (and {self.count - 1} more)" if self.count > 1 else ""
-        error = CallbackError(f"{self.where} raised {type(first).__name__}: {first}{more}")
         first.add_note(f"(original traceback, its frames released)\n{self.traceback}")
+        if self.as_is:
+            if more:
+                first.add_note(f"flowjob: {self.count - 1} more error(s) after it")
+            return first
+        error = CallbackError(f"{self.where} raised {type(first).__name__}: {first}{more}")
         error.__cause__ = first
         return error
 

@@ -197,9 +197,9 @@ class Deliverer:
                 for i, a in enumerate(arrays)
             ]
         except Exception as exc:  # the program itself failed at run time
-            self.completion.record_error(
-                kernel_error(exc) or exc, f"job {entry.traced.graph.name!r}"
-            )
+            named = kernel_error(exc)  # a host kernel's error names its op: raised as itself
+            where = f"job {entry.traced.graph.name!r}"
+            self.completion.record_error(named or exc, where, as_is=named is not None)
             return None
 
     def run_plan(self, entry: Any, host_args: list[Any], outputs: list[np.ndarray]) -> None:
