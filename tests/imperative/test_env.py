@@ -19,7 +19,9 @@ SCRIPT = os.path.join(os.path.dirname(__file__), "_env_script.py")
 
 
 def _env(**extra: str) -> dict:
-    env = dict(os.environ, FLOWJOB_CACHE_DIR="")
+    # CPU devices (several per process, two processes on one machine): a GPU machine's one
+    # GPU cannot be two ranks' device
+    env = dict(os.environ, FLOWJOB_CACHE_DIR="", JAX_PLATFORMS="cpu")
     for name in ("JAX_NUM_CPU_DEVICES", "FLOWJOB_COORDINATOR", "FLOWJOB_PROCESS_ID"):
         env.pop(name, None)
     return env | extra

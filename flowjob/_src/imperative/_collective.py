@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from .. import _devices as machine_devices
 from ..errors import ConfigError, OpError
 from ..graph import Blob, Placement
 from ..runtime import config as _runtime_config
@@ -42,7 +43,11 @@ def _devices(parallel_conf: str) -> list[jax.Device]:
             f"eager_nccl_all_reduce: parallel_conf names devices {ids} of other machines; "
             f"this process is machine {jax.process_index()} and reduces its own devices only"
         )
-    local = jax.local_devices()
+    # "cpu" names the host's devices also beside GPUs; "gpu" the GPUs, or without any the
+    # CPU devices gpu_device_num made (as a job's placement does)
+    platform = "gpu" if tags[0] == "gpu" and machine_devices.gpu_available() else "cpu"
+    here = jax.process_index()
+    local = [d for d in machine_devices.local_devices(platform) if d.process_index == here]
     if any(d >= len(local) for _, d in ids):
         raise ConfigError(
             f"eager_nccl_all_reduce: parallel_conf names devices {[d for _, d in ids]}; this "
