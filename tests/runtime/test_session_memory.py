@@ -9,6 +9,8 @@ import threading
 import time
 import weakref
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 import flowjob as flow
@@ -38,6 +40,20 @@ def define(i: int, width: int):
 
     job.__name__ = f"job{i}"
     return flow.global_function(type="train")(job)
+
+
+def plain_jax_residual(count: int) -> float:
+    """MiB that ``count`` compiled and dropped plain-JAX programs leave behind: what the
+    backend keeps (a GPU runtime keeps host memory per loaded program), not flowjob's."""
+    gc.collect()
+    before = rss_mib()
+    fns = [jax.jit(lambda x, w, i=i: jnp.maximum(x @ w, 0) * (i + 1)) for i in range(count)]
+    for i, fn in enumerate(fns):
+        fn(jnp.ones((8, 16)), jnp.ones((16, 16 + i % 3))).block_until_ready()
+    del fns
+    jax.clear_caches()
+    gc.collect()
+    return max(0.0, rss_mib() - before)
 
 
 def run_jobs(count: int, width: int) -> list:
@@ -72,7 +88,9 @@ def test_clear_default_session_releases_jobs_kept_by_the_program(fresh_session):
     assert all(job.session is None for job in kept)
     # ...and the memory they took goes back: at most a fifth of it stays (allocator slack).
     assert grown > 0.2 * JOBS, grown  # each job costs memory (~1.5 MiB), else nothing is measured
-    assert left < 0.2 * grown, (grown, left)
+    # On a GPU the backend itself keeps host memory per program it loaded: allowed on top.
+    backend = 0.0 if jax.default_backend() == "cpu" else plain_jax_residual(JOBS)
+    assert left < 0.2 * grown + backend, (grown, left, backend)
     # ...and so do their completion threads (none is left behind per cleared session)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and completion_threads() > 0:
