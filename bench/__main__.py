@@ -54,7 +54,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer rounds and workloads")
     parser.add_argument("--only", nargs="+", choices=list(SECTIONS), help="run these sections")
     parser.add_argument("--out", default=os.path.join(REPO, "BENCHMARKS.md"))
+    parser.add_argument(
+        "--from",
+        dest="source",
+        metavar="FILE",
+        help="take the --only sections from FILE (written by this command on another machine, "
+        "e.g. a GPU one) instead of running them",
+    )
     args = parser.parse_args(argv)
+    if args.source:
+        if not args.only:
+            parser.error("--from needs --only: which sections to take")
+        with open(args.out) as f, open(args.source) as g:
+            text = _merge.transplant(f.read(), g.read(), args.only, os.path.basename(args.source))
+        with open(args.out, "w") as f:
+            f.write(text)
+        print(f"[bench] {args.out}: {', '.join(args.only)} from {args.source}", file=sys.stderr)
+        return 0
     start = _report.machine_facts()
     t0 = time.time()
     sections: list[Section] = []

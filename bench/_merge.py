@@ -67,3 +67,62 @@ def _replace_block(lines: list[str], s: Section, cores: int) -> list[str]:
         return lines[:at] + block + lines[at:]
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
     return lines[:start] + block + lines[end:]
+
+
+def transplant(old: str, other: str, names: list[str], source: str) -> str:
+    """``old`` with sections ``names`` (block and goal rows) taken from ``other``, a
+    BENCHMARKS file written on another machine (``python -m bench --only X --out F`` there):
+    each block ends with that machine's facts, which differ from this file's."""
+    src = other.rstrip("\n").split("\n")
+    facts = _machine_lines(src)
+    lines = old.rstrip("\n").split("\n")
+    for name in names:
+        tag = marker(name)
+        block = _tagged_block(src, tag)
+        if block is None:
+            raise ValueError(f"{source}: no section {name!r} (no line {tag!r})")
+        while block and not block[-1].strip():
+            block.pop()
+        block += ["", f"Measured on another machine than the rest of this file ({source}):", ""]
+        block += facts + [""]
+        rows = [ln for ln in src if ln.startswith("|") and tag in ln]
+        lines = _put_rows(lines, tag, rows)
+        start = next((i for i, ln in enumerate(lines) if ln.strip() == tag), None)
+        if start is None:
+            notes = [i for i, ln in enumerate(lines) if ln.startswith("## Notes")]
+            at = notes[-1] if notes else len(lines)
+            lines[at:at] = block
+        else:
+            end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), None)
+            end = len(lines) if end is None else end
+            lines[start - 1 : end] = block
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _machine_lines(lines: list[str]) -> list[str]:
+    head = next((i for i, ln in enumerate(lines) if ln.strip() == "## Machine"), None)
+    if head is None:
+        return []
+    facts = [ln for ln in lines[head + 1 :] if ln.startswith("* ")][:5]
+    # what that file says of its own figures as a whole is no fact of this one's
+    return [ln.split(";")[0] if ln.startswith("* GPU:") else ln for ln in facts]
+
+
+def _tagged_block(lines: list[str], tag: str) -> list[str] | None:
+    at = next((i for i, ln in enumerate(lines) if ln.strip() == tag), None)
+    if at is None or not lines[at - 1].startswith("## "):
+        return None
+    end = next((i for i in range(at, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return lines[at - 1 : end]
+
+
+def _put_rows(lines: list[str], tag: str, rows: list[str]) -> list[str]:
+    head = next((i for i, ln in enumerate(lines) if ln.strip() == "## Goals"), None)
+    if head is None:
+        return lines
+    start = next(i for i in range(head + 1, len(lines)) if lines[i].startswith("|")) + 2
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    kept = [ln for ln in lines[start:end] if tag not in ln]
+    return lines[:start] + kept + rows + lines[end:]

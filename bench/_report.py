@@ -75,7 +75,7 @@ def render(
         "",
         f"* CPU: {start['cpu']}, {start['cores']} cores, {start['memory']} RAM, "
         f"{start['platform']}",
-        f"* GPU: {start['gpu']}; every figure here is CPU-only",
+        f"* GPU: {start['gpu']}; figures are the CPU's except where a section names a GPU",
         f"* load average at start: {load}; at the end: " + ", ".join(f"{x:.2f}" for x in end_load),
         "* versions: "
         + ", ".join(f"{k} {val}" for k, val in v.items())

@@ -74,3 +74,31 @@ def test_gpu_section_skips_cleanly_without_a_gpu(monkeypatch):
     monkeypatch.setattr(_gpu, "gpu_name", lambda: None)
     s = _gpu.gpu_section(quick=True)
     assert s.markdown.startswith("**skipped**") and not s.goals
+
+
+def test_from_takes_another_machines_section_with_its_facts():
+    here = _report.render(
+        [_section("a", "Section A", "A here", 2.0), _section("gpu", "GPU", "skipped", 0.0)],
+        FACTS,
+        (1.0, 1.0, 1.0),
+        False,
+        1.0,
+        "python -m bench",
+    )
+    there_facts = dict(FACTS, cpu="Other CPU", gpu="GPU 0: Test GPU (UUID: x)")
+    there = _report.render(
+        [_section("gpu", "GPU", "0.9 on the GPU", 0.9)],
+        there_facts,
+        (1.0, 1.0, 1.0),
+        False,
+        1.0,
+        "python -m bench --only gpu",
+    )
+    text = _merge.transplant(here, there, ["gpu"], "gpu.md")
+    assert "A here" in text and "0.9 on the GPU" in text and "skipped" not in text
+    block = text[text.index("## GPU") :]
+    assert "Measured on another machine than the rest of this file (gpu.md)" in block
+    assert "Other CPU" in block and "* GPU: GPU 0: Test GPU (UUID: x)\n" in block
+    assert _goal_cells(text, "gpu goal")[1] == "0.9"
+    assert _goal_cells(text, "a goal")[1] == "2"
+    assert text.count("| gpu goal |") == 1
