@@ -41,7 +41,8 @@ class Worker:
         full_env.update(env or {})
         self._stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench._worker", json.dumps(spec)],
+            # spec "python": another interpreter (one with TensorFlow, say); REPO is the cwd
+            [spec.get("python") or sys.executable, "-m", "bench._worker", json.dumps(spec)],
             cwd=REPO,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -1,11 +1,14 @@
 """The image input pipeline of OneFlow-Benchmark's ResNet training (issue 35): JPEG OFRecords
 -> random crop -> resize to 224x224 -> crop, mirror and normalize into NCHW float batches of 32,
-against PyTorch's DataLoader with Pillow and the same transforms (``num_workers`` = cores)."""
+against PyTorch's DataLoader with Pillow and the same transforms (``num_workers`` = cores), and
+against ``tf.data`` where a Python with TensorFlow is at hand (this one, or ``BENCH_TF_PYTHON``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
+import sys
 import tempfile
 import time
 
@@ -135,6 +138,57 @@ def torch_dataloader_variant(folder: str) -> Variant:
     return Variant(step, extra={})
 
 
+def tf_data_variant(folder: str) -> Variant:
+    """``tf.data`` as TensorFlow's own ResNet input pipeline does it: a fused decode-and-crop
+    of a sampled box, bilinear resize, flip and normalization, AUTOTUNE-parallel map, batch and
+    prefetch."""
+    import tensorflow as tf
+
+    files = sorted(tf.io.gfile.glob(os.path.join(folder, "jpeg", "*.jpg")))
+    mean = tf.constant(MEAN, tf.float32)
+    std = tf.constant(STD, tf.float32)
+
+    def load(path):
+        data = tf.io.read_file(path)
+        begin, size, _ = tf.image.sample_distorted_bounding_box(
+            tf.image.extract_jpeg_shape(data),
+            bounding_boxes=tf.zeros([1, 0, 4]),
+            min_object_covered=0.0,
+            aspect_ratio_range=(3 / 4, 4 / 3),
+            area_range=(0.08, 1.0),
+            use_image_if_no_bounding_boxes=True,
+        )
+        y, x, _ = tf.unstack(begin)
+        h, w, _ = tf.unstack(size)
+        image = tf.image.decode_and_crop_jpeg(data, tf.stack([y, x, h, w]), channels=3)
+        image = tf.image.random_flip_left_right(tf.image.resize(image, [SIZE, SIZE]))
+        return tf.transpose((image - mean) / std, [2, 0, 1])
+
+    dataset = (
+        tf.data.Dataset.from_tensor_slices(files)
+        .shuffle(len(files))
+        .repeat()
+        .map(load, num_parallel_calls=tf.data.AUTOTUNE)
+        .batch(BATCH, drop_remainder=True)
+        .prefetch(tf.data.AUTOTUNE)
+    )
+    batches = iter(dataset)
+
+    def step(i):
+        x = next(batches)
+        assert tuple(x.shape) == (BATCH, 3, SIZE, SIZE)
+
+    return Variant(step, extra={})
+
+
+def tf_python() -> str | None:
+    """A Python that imports TensorFlow: ``BENCH_TF_PYTHON``, else this one if it has it."""
+    named = os.environ.get("BENCH_TF_PYTHON")
+    if named:
+        return named
+    return sys.executable if importlib.util.find_spec("tensorflow") else None
+
+
 def pipeline_section(quick: bool) -> Section:
     t0 = time.time()
     rounds = 2 if quick else 3
@@ -144,6 +198,9 @@ def pipeline_section(quick: bool) -> Section:
             "flowjob (OFRecord, host pipeline)": {"engine": "pipeline_flowjob", "data": folder},
             "PyTorch DataLoader + Pillow": {"engine": "pipeline_torch", "data": folder},
         }
+        tf = tf_python()
+        if tf:
+            variants["tf.data"] = {"engine": "pipeline_tf", "data": folder, "python": tf}
         workers = H.start_all(variants)
         try:
             # Both pipelines read ahead (PyTorch: 2 batches per worker; flowjob's feeder)
@@ -166,4 +223,17 @@ def pipeline_section(quick: bool) -> Section:
         f"flowjob / PyTorch DataLoader: {H.fmt_ratio(r)}",
     ]
     goals = [goal("image pipeline images/s flowjob / PyTorch DataLoader", r[0], ">=", 1.0)]
+    if tf:
+        r_tf = H.ratio(series, "flowjob (OFRecord, host pipeline)", "tf.data")
+        md[-1] += f"; flowjob / tf.data: {H.fmt_ratio(r_tf)}"
+        md[0] += (
+            " tf.data: TensorFlow's ResNet input pipeline (fused decode-and-crop of a "
+            "sampled box, AUTOTUNE map, batch, prefetch) over the same JPEG files."
+        )
+        goals.append(goal("image pipeline images/s flowjob / tf.data", r_tf[0], ">=", 1.0))
+    else:
+        md.append(
+            "\ntf.data: not run (no TensorFlow here; `BENCH_TF_PYTHON=/path/to/python` names "
+            "a Python that has it)."
+        )
     return Section("Image input pipeline (issue 35)", "\n".join(md), goals, time.time() - t0)

@@ -89,11 +89,13 @@ def build(spec: dict, prep: Prep | None):
         from . import _userop
 
         return _userop.userop_variant(spec["kernel"], batch)
-    if engine in ("pipeline_flowjob", "pipeline_torch"):
+    if engine in ("pipeline_flowjob", "pipeline_torch", "pipeline_tf"):
         from . import _pipeline
 
         if engine == "pipeline_flowjob":
             return _pipeline.flowjob_variant(spec["data"])
+        if engine == "pipeline_tf":
+            return _pipeline.tf_data_variant(spec["data"])
         return _pipeline.torch_dataloader_variant(spec["data"])
     if engine == "matmul":
         from . import _resnet
@@ -183,16 +185,19 @@ def _hlo_stats(text: str) -> dict:
     }
 
 
+NO_JAX = ("torch", "pipeline_torch", "pipeline_tf")  # engines whose process never loads JAX
+
+
 def main() -> None:
     spec = json.loads(sys.argv[1])
-    if spec.get("engine") not in ("torch", "pipeline_torch"):
+    if spec.get("engine") not in NO_JAX:
         import jax  # (import time belongs to the engine)
 
         if spec.get("jax_cache"):  # hand-written JAX with JAX's persistent cache
             jax.config.update("jax_compilation_cache_dir", spec["jax_cache"])
             jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
             jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    events = _events() if spec.get("engine") not in ("torch", "pipeline_torch") else {}
+    events = _events() if spec.get("engine") not in NO_JAX else {}
     t_import = time.perf_counter()
     prep = Prep(spec.get("batch", 100)) if spec.get("prep") else None
     variant = build(spec, prep)
