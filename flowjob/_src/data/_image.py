@@ -139,8 +139,11 @@ def crop_mirror_normalize(
     dtype: np.dtype,
 ) -> np.ndarray:
     """OneFlow's ``crop_mirror_normalize``: crop at the relative position, flip the images
-    whose ``mirror`` flag is set, ``(x - mean) / std`` per channel, NCHW or NHWC."""
-    out = []
+    whose ``mirror`` flag is set, ``(x - mean) / std`` per channel, NCHW or NHWC.
+
+    Each image is written straight into its place of the batch, a channel at a time (no
+    stacked, float and transposed copies of the whole batch), on the image pool."""
+    pieces = []
     for i, image in enumerate(images):
         h, w = image.shape[:2]
         out_h, out_w = crop_h or h, crop_w or w
@@ -153,11 +156,26 @@ def crop_mirror_normalize(
         piece = image[y : y + out_h, x : x + out_w]
         if mirror is not None and mirror[i]:
             piece = piece[:, ::-1]
-        out.append(piece)
-    batch = (np.stack(out).astype(np.float32) - mean) * (np.float32(1) / std)
-    if layout is Layout.NCHW:
-        batch = batch.transpose(0, 3, 1, 2)
-    return np.ascontiguousarray(batch, dtype=dtype)
+        pieces.append(piece.reshape(*piece.shape[:2], -1))
+    shapes = {p.shape for p in pieces}
+    if len(shapes) > 1:
+        raise DecodeError(f"image.CropMirrorNormalize: the crops differ in shape: {shapes}")
+    ((out_h, out_w, c),) = shapes
+    nchw = layout is Layout.NCHW
+    batch = np.empty(
+        (len(pieces), c, out_h, out_w) if nchw else (len(pieces), out_h, out_w, c), np.float32
+    )
+    mean = np.broadcast_to(np.asarray(mean, np.float32), (c,))
+    scale = np.broadcast_to(np.float32(1) / np.asarray(std, np.float32), (c,))
+
+    def normalize(i: int) -> None:
+        for k in range(c):
+            place = batch[i, k] if nchw else batch[i, ..., k]
+            np.subtract(pieces[i][..., k], mean[k], out=place, dtype=np.float32)
+            np.multiply(place, scale[k], out=place)
+
+    parallel_map(normalize, range(len(pieces)))
+    return batch if np.dtype(dtype) == np.float32 else batch.astype(dtype)
 
 
 class CoinFlip:
