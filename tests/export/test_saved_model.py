@@ -7,7 +7,15 @@ import json
 import jax
 import numpy as np
 import pytest
-from export_zoo import BATCH, define_jobs, make_inputs, run_python, xla_outputs
+from export_zoo import (
+    BATCH,
+    ONEDNN_TOL,
+    assert_within_scale,
+    define_jobs,
+    make_inputs,
+    run_python,
+    xla_outputs,
+)
 
 import flowjob as flow
 import flowjob.typing as tp
@@ -16,22 +24,15 @@ from flowjob._src.export import ExportError
 # The saved program is the job's own StableHLO with XLA's kernels (no oneDNN custom call
 # leaves the process). Against the job computed with the same kernels only XLA's fusion
 # choices can differ between the two compilations (float32 sums reassociated), hence
-# float32-rounding tolerances.
+# float32-rounding tolerances; against the job's own kernels, see ``ONEDNN_TOL``.
 RTOL, ATOL = 1e-5, 1e-5
-# Against the job computed with oneDNN's convolutions (the default on a CPU where they are
-# installed) the two kernels sum each convolution's products in different orders: oneDNN
-# blocks the reduction for the CPU's vector width (AVX2, AVX-512), XLA in its own order. The
-# difference depends on the CPU (6.3e-7 of the largest output on an AMD EPYC with AVX2, up to
-# 8.05e-5 on an Intel AVX-512 machine); the bound, relative to the largest output:
-ONEDNN_TOL = 2e-4
 
 
 def assert_like_job(got, xla, job, name):
     """``got`` (a saved model's output) is the job's: to float32 rounding with the same
     kernels, within ``ONEDNN_TOL`` of the output's scale with the job's own kernels."""
     np.testing.assert_allclose(got, xla, rtol=RTOL, atol=ATOL, err_msg=name)
-    scale = np.abs(job).max()
-    assert np.abs(got - job).max() <= ONEDNN_TOL * scale, (name, np.abs(got - job).max(), scale)
+    assert_within_scale(got, job, ONEDNN_TOL, name)
 
 
 CHILD = """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from reliability_helpers import run_child
 
 import flowjob as flow
 import flowjob.typing as tp
+from tests.timeouts import scaled
 
 pytestmark = pytest.mark.timeout(120)  # a deadlock fails the test instead of hanging CI
 
@@ -76,7 +78,7 @@ def test_four_threads_with_watches_and_callbacks(jobs):
     for t in threads:
         t.start()
     for t in threads:
-        t.join(60)
+        t.join(scaled(60))
     assert not any(t.is_alive() for t in threads), "a job call hung"
     flow.sync_default_session()
     assert not errors, errors
@@ -87,6 +89,27 @@ def test_four_threads_with_watches_and_callbacks(jobs):
     assert len(order) == 2 * 4 * n
     for j in range(0, len(order), 2):
         assert order[j][0] == "watch" and order[j + 1] == ("callback", order[j][1])
+
+
+def test_a_call_from_another_thread_waits_behind_a_callback_not_yet_registered(jobs):
+    """Thread A's call is held until A registers its callback; a call thread B launches
+    meanwhile is delivered after it, so A's callback runs right after A's handlers, before
+    B's call. (Before the fix, B's call let A's go undelivered-to: A's callback ran last.
+    That was the rare failure of the four-thread test under load.)"""
+    square, _, _, events = jobs
+    x = np.ones(4, np.float32)
+    register = square(x, np.array([1], np.int64))  # this thread's call, callback not yet given
+
+    def other():
+        square(x, np.array([2], np.int64))(lambda r: events.append(("callback", 2)))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    time.sleep(0.2)  # time for a completion thread to run anything it was given
+    register(lambda r: events.append(("callback", 1)))
+    flow.sync_default_session()
+    assert events == [("watch", 1), ("callback", 1), ("watch", 2), ("callback", 2)]
 
 
 def test_callbacks_may_launch_jobs_without_blocking(jobs):

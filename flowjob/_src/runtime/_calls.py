@@ -17,6 +17,7 @@ from ._arguments import device_value, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
+from ._held import HeldCompletions
 from ._interrupt import HOLD
 from ._results import ResultFuture
 from ._state import State
@@ -30,8 +31,7 @@ class Calls:
         self.completion = completion
         self.deliverer = deliverer
         self._lock = state.lock  # the dispatch lock
-        self._held_lock = threading.Lock()
-        self._held: Callable[[], Any] | None = None
+        self._held = HeldCompletions(completion)
 
     def launch(
         self, job: Any, entry: CompiledJob, args: tuple[Any, ...], hold: bool = False
@@ -39,8 +39,8 @@ class Calls:
         """Checks and copies the arguments, dispatches the program and queues its completion.
 
         ``hold``: the caller is about to register a callback (``tp.Callback``, ``async_get``);
-        the completion is queued when it does, or when anything else is launched or waited
-        for, so a fast completion thread cannot deliver this call before its callback exists.
+        the completion is held until it does (runtime/_held.py), so a fast completion thread
+        cannot deliver this call before its callback exists.
         At most ``concurrency_width`` calls of a job are in flight; more wait for a slot.
         """
         _refuse_in_kernel(job)
@@ -54,8 +54,8 @@ class Calls:
         # between (a slot released twice, a donated state lost).
         with HOLD:
             if slots is not None and not slots.acquire(blocking=False):
-                # The held call (older) may own the last slot: queue it before waiting.
-                self.release_held()
+                # Held calls (older) may own the last slot: queue them before waiting.
+                self._held.release()
                 HOLD.acquire(slots)
             return self._dispatch(
                 entry, host_args, device_args, slots, hold, recycle=entry.staging is not None
@@ -91,11 +91,20 @@ class Calls:
                 )
             return host_args, self.wait_for(future)
         quiet = entry.quiet
-        with HOLD, self._lock:  # see launch
-            outputs = self._execute(entry, device_args)
-            # earlier calls first: if any is pending, this one queues behind them
-            own = self._completions_idle() if quiet else self._begin_inline()
-            future = None if own else self._queue(entry, host_args, outputs, raw=True)
+        own = False
+        with self._lock:
+            try:
+                with HOLD:  # see launch
+                    outputs = self._execute(entry, device_args)
+                    # earlier calls first: if any is pending, this one queues behind them
+                    own = self._completions_idle() if quiet else self._begin_inline()
+                    future = None if own else self._queue(entry, host_args, outputs, raw=True)
+            except KeyboardInterrupt:  # held back until here: the call ran, its state is stored
+                if own and not quiet:  # its delivery was claimed for this thread: hand it on
+                    with HOLD:
+                        self._queue(entry, host_args, outputs, raw=True)
+                        self.completion.end_inline()
+                raise
         if future is not None:
             return host_args, self.wait_for(future)
         deliverer = self.deliverer
@@ -201,12 +210,7 @@ class Calls:
         task = functools.partial(
             self.deliverer.complete, entry, host_args, outputs, future, slots, recycle, raw
         )
-        with self._held_lock:
-            self._release_held_locked()
-            if hold:
-                self._held = task
-            else:
-                self.completion.submit(task)
+        self._held.queue(task, future, hold)
         return future
 
     def _warm(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> None:
@@ -251,41 +255,36 @@ class Calls:
         return lowered.fn(current, device_args, counter)
 
     def _completions_idle(self) -> bool:
-        """Queues a held call, then tells whether no completion is pending."""
-        # Lock-free first look (the common case): release_held submits before it clears
-        # _held, so seeing no held call and nothing pending is never stale in the unsafe way.
-        if self._held is None and self.completion.idle():
-            return True
-        with self._held_lock:
-            self._release_held_locked()
-            return self.completion.idle()
+        """Queues held calls, then tells whether no completion is pending."""
+        if not self._held.empty():
+            self._held.release(grace=True)
+        return self.completion.idle()
 
     def _begin_inline(self) -> bool:
-        """Queues a held call, then claims the completion queue for this thread if idle."""
-        if self._held is not None:
-            self.release_held()
+        """Queues held calls, then claims the completion queue for this thread if idle."""
+        if not self._held.empty():
+            self._held.release(grace=True)
         return self.completion.begin_inline()
 
-    def _release_held_locked(self) -> None:
-        if self._held is not None:
-            self.completion.submit(self._held)
-            self._held = None
-
     def release_held(self) -> None:
-        """Queues the completion of a call kept back for its callback registration."""
-        with self._held_lock:
-            self._release_held_locked()
+        """Queues the completions of every call held so far (the session closes)."""
+        self._held.release()
+
+    def callback_registered(self, future: ResultFuture) -> None:
+        """Queues the completion of ``future``'s call (and those it held back)."""
+        self._held.registered(future)
 
     def wait_for(self, future: ResultFuture) -> Any:
-        self.release_held()
-        if self.completion.in_worker() and not future.done:
+        in_worker = self.completion.in_worker()
+        self._held.release(grace=not in_worker)
+        if in_worker and not future.done:
             self.completion.drain()  # raises the clear "would wait for itself" error
         value = future.wait()
         self.completion.raise_pending()
         return value
 
     def wait(self) -> None:
-        self.release_held()
+        self._held.release(grace=not self.completion.in_worker())
         self.completion.drain()
 
 

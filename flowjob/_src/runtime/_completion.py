@@ -12,6 +12,10 @@ from typing import Any
 
 from .._traceback import format_exception
 from ..errors import CallbackError
+from ._interrupt import HOLD
+
+# How often a wait in ``drain`` looks for a Ctrl-C that HOLD noted.
+_POLL_S = 0.05
 
 
 class CompletionQueue:
@@ -55,27 +59,31 @@ class CompletionQueue:
     def begin_inline(self) -> bool:
         """Claims the right to run one call's handlers on this thread, in order: only when no
         task is pending or running. Must be followed by ``end_inline`` when it returns True."""
-        with self._cond:
+        with HOLD, self._cond:
             if self._pending or not self._running.acquire(blocking=False):
                 return False
             self._pending += 1
-        self._inline_thread = threading.current_thread()
+            self._inline_thread = threading.current_thread()
         return True
 
     def end_inline(self) -> None:
-        self._inline_thread = None
-        self._running.release()
-        with self._cond:
-            self._pending -= 1
-            if self._draining:
-                self._cond.notify_all()
+        with HOLD:  # all of it or none: a claim half given back would stop every task
+            self._inline_thread = None
+            self._running.release()
+            with self._cond:
+                self._pending -= 1
+                if self._draining:
+                    self._cond.notify_all()
 
     def submit(self, task: Callable[[], Any]) -> None:
         """Queues ``task``; if it returns a callable, that runs after its bookkeeping."""
-        with self._cond:
-            self._pending += 1
-        self._ensure_thread()
-        self._queue.put(task)
+        # Counted and queued together: a task counted but never queued would be waited for
+        # forever (a Ctrl-C in between, on the main thread, is raised once both are done).
+        with HOLD:
+            with self._cond:
+                self._pending += 1
+            self._ensure_thread()
+            self._queue.put(task)
 
     def stop(self) -> None:
         """Ends the completion thread once the tasks queued so far have run (a cleared
@@ -104,7 +112,10 @@ class CompletionQueue:
                 # A task may hand back the wake-up of a thread waiting for it, to be done
                 # last: that thread then finds the GIL free instead of sleeping again for it
                 # while this one finishes its bookkeeping.
-                wake()
+                try:
+                    wake()
+                except BaseException as exc:  # noqa: BLE001 - the thread must go on
+                    self.record_error(exc, "waking a waiting call")
 
     def idle(self) -> bool:
         """True when no submitted task is waiting or running.
@@ -125,12 +136,14 @@ class CompletionQueue:
         """Tasks submitted and not yet finished (for messages)."""
         return self._pending
 
-    def drain(self, announce_after: float | None = None) -> None:
+    def drain(self, exit_notice_s: float | None = None) -> None:
         """Waits until every task submitted so far has run.
 
-        Interrupted (Ctrl-C), it says what it waits for and goes on waiting; a second
-        Ctrl-C abandons the wait (``KeyboardInterrupt``). ``announce_after``: say it
-        unasked when the wait lasts that many seconds (at exit, after the user's Ctrl-C).
+        A Ctrl-C meanwhile (on the main thread) says what it waits for and goes on waiting,
+        then raises ``KeyboardInterrupt`` once everything ran; a Ctrl-C after that notice
+        abandons the wait at once. ``exit_notice_s``: the interpreter is exiting: give the
+        notice unasked when the wait lasts that many seconds, and end quietly after a first
+        Ctrl-C.
         """
         if self.in_worker():
             raise CallbackError(
@@ -138,33 +151,35 @@ class CompletionQueue:
                 "watch handler or result callback; it would wait for itself. Use "
                 "tp.Callback / async_get inside callbacks instead"
             )
-        announced = False
-        notice_at = None if announce_after is None else time.monotonic() + announce_after
-        with self._cond:
-            self._draining += 1
-            try:
-                while self._pending:
-                    try:
-                        # Tasks finishing notify this wait, so time is kept with a deadline.
-                        self._cond.wait(
-                            None
-                            if announced or notice_at is None
-                            else max(0.0, notice_at - time.monotonic())
-                        )
-                        if announced or notice_at is None or time.monotonic() < notice_at:
-                            continue
-                    except KeyboardInterrupt:
-                        if announced:
-                            raise
-                    if self._pending:
-                        announced = True
-                        _say(
-                            f"flowjob: waiting for {self._pending} pending deliveries (watch "
-                            "handlers, summary ops, result callbacks of launched calls); "
-                            "press Ctrl-C again to abandon them"
-                        )
-            finally:
-                self._draining -= 1
+        interrupted = announced = False
+        notice_at = None if exit_notice_s is None else time.monotonic() + exit_notice_s
+        # HOLD notes a Ctrl-C instead of raising it inside the condition's wait, where it
+        # could leave the lock unowned; only a handler the user installed raises there.
+        with HOLD:
+            with self._cond:
+                self._draining += 1
+                try:
+                    while self._pending:
+                        try:
+                            self._cond.wait(_POLL_S)
+                            now_interrupted = HOLD.take()
+                        except KeyboardInterrupt:
+                            now_interrupted = True
+                        if now_interrupted and (interrupted or announced):
+                            raise KeyboardInterrupt  # "press Ctrl-C again to abandon them"
+                        interrupted = interrupted or now_interrupted
+                        late = notice_at is not None and time.monotonic() >= notice_at
+                        if (interrupted or late) and not announced and self._pending:
+                            announced = True
+                            _say(
+                                f"flowjob: waiting for {self._pending} pending deliveries "
+                                "(watch handlers, summary ops, result callbacks of launched "
+                                "calls); press Ctrl-C again to abandon them"
+                            )
+                finally:
+                    self._draining -= 1
+        if interrupted and exit_notice_s is None:
+            raise KeyboardInterrupt
 
     def raise_pending(self) -> None:
         """Re-raises (once) what user callbacks raised since the last synchronisation."""

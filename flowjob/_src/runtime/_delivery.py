@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ from ..errors import describe_callable
 from ..graph import Form, JobGraph, kernel_error
 from ._distributed import is_primary
 from ._local_blob import LocalBlob, local
+
+_MAIN = threading.main_thread()
 
 
 class Source(enum.Enum):
@@ -131,6 +134,8 @@ def deliver(
             values = [value_of(f, host_args, outputs) for f in entry.fetches]
             entry.target(*(values if entry.convert is None else entry.convert(values)))
         except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
+            if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is _MAIN:
+                raise  # Ctrl-C while handlers run inline: the user's, not a handler's error
             record_error(exc, entry.what)
 
 

@@ -93,8 +93,9 @@ class ResultFuture:
                 if not self._done:
                     gate = self._gate
                     if gate is None:
-                        gate = self._gate = threading.Lock()
-                        gate.acquire()
+                        gate = threading.Lock()
+                        gate.acquire()  # before set() can see it: it releases a held gate
+                        self._gate = gate
             if gate is not None:
                 gate.acquire()  # released by set()
                 gate.release()  # let any other waiter through too

@@ -170,7 +170,7 @@ class Session:
 
     def register_callback(self, future: ResultFuture, callback: Callable[[Any], None]) -> None:
         self.deliverer.register_callback(future, callback)
-        self.calls.release_held()
+        self.calls.callback_registered(future)
 
     def wait_for(self, future: ResultFuture) -> Any:
         return self.calls.wait_for(future)
