@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -177,15 +178,30 @@ def staging_name(base: str) -> str:
     return f".{base}.{secrets.token_hex(6)}{STAGING_SUFFIX}"
 
 
+# Staging names of flowjob versions before the shared writer (they held no lock, so one
+# found is a leftover): an OFRecord set's staging folder and the old set an overwrite moved
+# aside, and a saved-model version folder made by ``tempfile.mkdtemp``.
+_EARLIER_STAGING = (
+    re.compile(r"\.(?P<base>.+)\.writing-[0-9a-f]{12}"),
+    re.compile(r"\.(?P<base>.+)\.replaced-[0-9a-f]{8}"),
+    re.compile(r"\.(?P<base>[0-9]+)-[a-z0-9_]{8}"),
+)
+
+
 def is_staging(name: str, base: str | None = None) -> bool:
-    """Whether ``name`` is a staging name (for the target ``base`` when given)."""
-    if not (name.startswith(".") and name.endswith(STAGING_SUFFIX)):
-        return False
-    if base is None:
-        return True
-    stem = name[1 : -len(STAGING_SUFFIX)]
-    head, _, token = stem.rpartition(".")
-    return head == base and len(token) == 12
+    """Whether ``name`` is a staging name (for the target ``base`` when given), this
+    version's or an earlier one's."""
+    if name.startswith(".") and name.endswith(STAGING_SUFFIX):
+        if base is None:
+            return True
+        stem = name[1 : -len(STAGING_SUFFIX)]
+        head, _, token = stem.rpartition(".")
+        return head == base and len(token) == 12
+    for pattern in _EARLIER_STAGING:
+        match = pattern.fullmatch(name)
+        if match is not None and (base is None or match["base"] == base):
+            return True
+    return False
 
 
 def _try_lock(fd: int) -> bool:

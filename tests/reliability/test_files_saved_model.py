@@ -196,10 +196,18 @@ def test_latest_picks_the_newest_complete_version(model, tmp_path):
     assert sess.checkpoint_path == str(root / "1" / "variables.safetensors")
 
 
-def test_killed_save_leftover_is_removed_by_the_next_save(model, tmp_path):
+# What a SIGKILLed Save of version 2 leaves: this version's staging folder, and an earlier
+# version's (made by tempfile.mkdtemp).
+@pytest.mark.parametrize("name", [".2.0123456789ab.tmp", ".2-a1b2c_d3"])
+def test_killed_save_leftover_is_reported_then_removed_by_the_next_save(model, tmp_path, name):
+    from flowjob._src.cli import doctor
+
     root, _ = _copy(model, tmp_path)
-    leftover = root / ".2.0123456789ab.tmp"  # what a SIGKILLed Save leaves
+    leftover = root / name
     (leftover / "programs").mkdir(parents=True)
+    report = doctor.Report()
+    doctor.check_checkpoint(str(root), report)
+    assert report.warnings == 1 and report.lines[0].startswith(f"WARNING {leftover}: ")
     predict = default_session().jobs["predict"]
     flow.saved_model.ModelBuilder(str(root)).Version(2).AddFunction(
         predict
