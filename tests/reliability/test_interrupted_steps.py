@@ -4,6 +4,7 @@ kernel that raises) leaves every variable as before the call or as after it: the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -222,6 +223,30 @@ def test_ctrl_c_that_python_swallows_is_raised_at_the_next_call(fresh_session):
     assert consistent(current()) == 2  # the interrupted call's step completed
     train(X)  # raised once only
     assert consistent(current()) == 3
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
+def test_ctrl_c_that_tracing_swallows_is_raised_when_the_trace_ends(fresh_session):
+    """JAX catches every exception at places while it traces and compiles (a bare
+    ``except:`` around reading a compiled program's layouts); a Ctrl-C landing there was lost
+    and ``Model.fit`` trained on. flowjob raises it as the trace or compilation ends."""
+    train = define_train()
+    train(X)  # flowjob's SIGINT handler is in place from the first call
+
+    traces = []
+
+    @flow.global_function()
+    def swallowing(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        traces.append(1)
+        if len(traces) == 1:  # Ctrl-C during the first trace only
+            with contextlib.suppress(BaseException):  # as JAX's bare except does
+                signal.raise_signal(signal.SIGINT)
+        return x + 1
+
+    with pytest.raises(KeyboardInterrupt):
+        swallowing(X)
+    np.testing.assert_array_equal(swallowing(X), X + 1)  # traced again
+    assert len(traces) == 2
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")

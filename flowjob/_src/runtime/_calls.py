@@ -18,7 +18,7 @@ from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
 from ._held import HeldCompletions
-from ._interrupt import HOLD
+from ._interrupt import HOLD, WATCH
 from ._results import ResultFuture
 from ._state import State
 
@@ -215,13 +215,15 @@ class Calls:
 
     def _warm(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> None:
         """Compiles a program that donates its state before its first call, where Ctrl-C is
-        not held back yet: compiling may take long, and an interrupt must stop it."""
+        not held back yet: compiling may take long, and an interrupt must stop it (one JAX
+        swallows is raised as the compilation ends: see WATCH)."""
         lowered = entry.lowered
         if lowered.writes_state and not lowered.host_kernels and hasattr(lowered.fn, "lower"):
             with self._lock:
                 current = self.state.for_call(lowered)
                 third = self.state.train_step(entry) if lowered.train else entry.counter
-            lowered.fn.lower(current, device_args, third).compile()  # kept by the jit's cache
+            with WATCH:
+                lowered.fn.lower(current, device_args, third).compile()  # kept by jit's cache
         entry.warm = True
 
     def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:

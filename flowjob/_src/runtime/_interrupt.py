@@ -48,12 +48,17 @@ class _Hold:
     def __enter__(self) -> None:
         if threading.get_ident() != _MAIN:
             return
-        if self.depth == 0 and time.monotonic() >= self.recheck_at:
+        if self.depth == 0:
+            self.install()
+        self.depth += 1
+
+    def install(self) -> None:
+        """Puts the handler in place if SIGINT has Python's default one (main thread)."""
+        if time.monotonic() >= self.recheck_at:
             if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
                 signal.signal(signal.SIGINT, _handler)
                 _hook_unraisable()
             self.recheck_at = time.monotonic() + _RECHECK_S
-        self.depth += 1
 
     def __exit__(self, *exc: object) -> None:
         if threading.get_ident() != _MAIN:
@@ -82,6 +87,39 @@ class _Hold:
 
 HOLD = _Hold()
 
+
+class _Watch:
+    """``with WATCH:`` around JAX's tracing and compiling: Ctrl-C is raised at once (it may
+    stop a long trace), but JAX catches every exception at places (a bare ``except:`` around
+    reading a compiled program's layouts); an interrupt that does not come out of the section
+    is raised as it ends."""
+
+    __slots__ = ("depth", "raised")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.raised = False
+
+    def __enter__(self) -> None:
+        if threading.get_ident() != _MAIN:
+            return
+        if self.depth == 0:
+            HOLD.install()
+            self.raised = False
+        self.depth += 1
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if threading.get_ident() != _MAIN:
+            return
+        self.depth -= 1
+        if self.depth == 0 and self.raised:
+            self.raised = False
+            if exc_type is None or not issubclass(exc_type, KeyboardInterrupt):
+                raise KeyboardInterrupt from exc
+
+
+WATCH = _Watch()
+
 # id() of the KeyboardInterrupt the handler raised last: the unraisable hook recognises it.
 _raised = 0
 _previous_hook: Any = None
@@ -91,6 +129,8 @@ def _handler(signum: int, frame: Any) -> None:
     if HOLD.depth:
         HOLD.pending = (signum, frame)
         return
+    if WATCH.depth:
+        WATCH.raised = True
     _raise(signum, frame)
 
 
@@ -116,6 +156,7 @@ def _unraisable(info: Any) -> None:
         _raised = 0
         # Raised when flowjob next ends a section (every job call has one) or waits. Not
         # re-signalled: Python would run the handler inside this hook, again unraisable.
-        HOLD.pending = (signal.SIGINT, None)
+        if not WATCH.depth:  # else WATCH raises it as its section ends
+            HOLD.pending = (signal.SIGINT, None)
         return
     (_previous_hook or sys.__unraisablehook__)(info)

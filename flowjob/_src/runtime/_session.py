@@ -25,6 +25,7 @@ from ._completion import CompletionQueue
 from ._delivery import Deliverer
 from ._eager import eager_execution_enabled
 from ._eager_call import run_body
+from ._interrupt import WATCH
 from ._lowering import lower
 from ._results import ResultFuture
 from ._state import State
@@ -75,17 +76,18 @@ class Session:
             entry = self.compiled.get(job.__name__)
             if entry is None:
                 _config.start_backend()  # the machines and device count are final from here
-                traced = trace(
-                    job.__name__,
-                    job.fn,
-                    job.job_type,
-                    job.config,
-                    self.variables,
-                    job.definition_locals,
-                    padded_mirrored=job.padded_mirrored,
-                )
-                lowered = lower(traced.graph, traced.returns, self.variables)
-                entry = CompiledJob.build(traced, lowered, job.config.concurrency)
+                with WATCH:  # a Ctrl-C that JAX's tracing swallows is raised, not lost
+                    traced = trace(
+                        job.__name__,
+                        job.fn,
+                        job.job_type,
+                        job.config,
+                        self.variables,
+                        job.definition_locals,
+                        padded_mirrored=job.padded_mirrored,
+                    )
+                    lowered = lower(traced.graph, traced.returns, self.variables)
+                    entry = CompiledJob.build(traced, lowered, job.config.concurrency)
                 self.compiled[job.__name__] = entry
             return entry
 
