@@ -214,16 +214,15 @@ class Calls:
         return future
 
     def _warm(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> None:
-        """Compiles a program that donates its state before its first call, where Ctrl-C is
-        not held back yet: compiling may take long, and an interrupt must stop it (one JAX
-        swallows is raised as the compilation ends: see WATCH)."""
+        """Compiles a program that donates its state before its first call, outside the
+        call's HOLD section; a Ctrl-C meanwhile ends it once JAX has compiled (see WATCH)."""
         lowered = entry.lowered
         if lowered.writes_state and not lowered.host_kernels and hasattr(lowered.fn, "lower"):
             with self._lock:
                 current = self.state.for_call(lowered)
                 third = self.state.train_step(entry) if lowered.train else entry.counter
-            with WATCH:
-                lowered.fn.lower(current, device_args, third).compile()  # kept by jit's cache
+            with WATCH:  # kept by jit's cache
+                lowered.fn.lower(current, device_args, third).compile()
         entry.warm = True
 
     def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -89,33 +89,46 @@ HOLD = _Hold()
 
 
 class _Watch:
-    """``with WATCH:`` around JAX's tracing and compiling: Ctrl-C is raised at once (it may
-    stop a long trace), but JAX catches every exception at places (a bare ``except:`` around
-    reading a compiled program's layouts); an interrupt that does not come out of the section
-    is raised as it ends."""
+    """``with WATCH:`` around JAX's tracing and compiling. JAX is not written to be
+    interrupted anywhere: it catches every exception at places (a bare ``except:`` around
+    reading a compiled program's layouts: the interrupt was lost), and a trace interrupted at
+    the wrong point left JAX's trace state broken for the next job. So a first Ctrl-C is
+    noted, said, and raised as the section ends; a second one is raised at once."""
 
-    __slots__ = ("depth", "raised")
+    __slots__ = ("depth", "pending")
 
     def __init__(self) -> None:
         self.depth = 0
-        self.raised = False
+        self.pending = False
 
     def __enter__(self) -> None:
         if threading.get_ident() != _MAIN:
             return
         if self.depth == 0:
             HOLD.install()
-            self.raised = False
+            self.pending = False
         self.depth += 1
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if threading.get_ident() != _MAIN:
             return
         self.depth -= 1
-        if self.depth == 0 and self.raised:
-            self.raised = False
+        if self.depth == 0 and self.pending:
+            self.pending = False
             if exc_type is None or not issubclass(exc_type, KeyboardInterrupt):
                 raise KeyboardInterrupt from exc
+
+    def note(self, signum: int, frame: Any) -> None:
+        if self.pending:  # the second Ctrl-C: at once
+            self.pending = False
+            _raise(signum, frame)
+        self.pending = True
+        print(
+            "flowjob: Ctrl-C: stopping once JAX has finished tracing or compiling this job; "
+            "press Ctrl-C again to stop at once",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 WATCH = _Watch()
@@ -130,7 +143,8 @@ def _handler(signum: int, frame: Any) -> None:
         HOLD.pending = (signum, frame)
         return
     if WATCH.depth:
-        WATCH.raised = True
+        WATCH.note(signum, frame)
+        return
     _raise(signum, frame)
 
 
@@ -156,7 +170,6 @@ def _unraisable(info: Any) -> None:
         _raised = 0
         # Raised when flowjob next ends a section (every job call has one) or waits. Not
         # re-signalled: Python would run the handler inside this hook, again unraisable.
-        if not WATCH.depth:  # else WATCH raises it as its section ends
-            HOLD.pending = (signal.SIGINT, None)
+        HOLD.pending = (signal.SIGINT, None)
         return
     (_previous_hook or sys.__unraisablehook__)(info)

@@ -76,7 +76,7 @@ class Session:
             entry = self.compiled.get(job.__name__)
             if entry is None:
                 _config.start_backend()  # the machines and device count are final from here
-                with WATCH:  # a Ctrl-C that JAX's tracing swallows is raised, not lost
+                with WATCH:  # JAX is not interrupted while it traces: see WATCH
                     traced = trace(
                         job.__name__,
                         job.fn,
