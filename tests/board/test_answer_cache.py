@@ -109,3 +109,28 @@ def test_other_routes_and_non_json_answers_always_reach_tensorboard(tmp_path):
         client.get("/data/plugin/images/individualImage?blob_key=k")  # not JSON
         client.get("/index.html")
     assert len(calls) == 8
+
+
+def test_a_form_is_the_same_question_whatever_its_boundary(tmp_path):
+    """Time Series posts its series as multipart/form-data; the browser picks a new boundary
+    for every request."""
+    client, mux, calls = setup(tmp_path)
+    mux.Reload()
+
+    def post(boundary: str, requests: str):
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="requests"\r\n\r\n'
+            f"{requests}\r\n--{boundary}--\r\n"
+        )
+        return client.post(
+            "/data/plugin/timeseries/timeSeries",
+            data=io.BytesIO(body.encode()),
+            content_type=f"multipart/form-data; boundary={boundary}",
+            content_length=len(body),
+        )
+
+    first = post("----WebKitFormBoundaryA1", "[1]")
+    assert post("----WebKitFormBoundaryB2", "[1]").get_data() == first.get_data()
+    assert len(calls) == 1
+    post("----WebKitFormBoundaryC3", "[2]")
+    assert len(calls) == 2

@@ -9,8 +9,8 @@ before each reload, and publishes them once that reload has finished. Every answ
 that reload reflects at least those files, so an answer stays valid until a later reload starts
 from different files. :func:`cached_data_app` keeps the JSON answers of TensorBoard's own data
 routes under that generation (by method, path, query, body and the headers that shape an
-answer) and drops them all when it changes. Plugins that read other state, and answers that
-are not JSON (images, audio), always go to TensorBoard.
+answer; a form's boundary left out) and drops them all when it changes. Plugins that read
+other state, and answers that are not JSON (images, audio), always go to TensorBoard.
 """
 
 from __future__ import annotations
@@ -90,6 +90,16 @@ class LoadedLogs(base_plugin.TBLoader):
         return tuple(found)
 
 
+def _question(body: bytes, environ: dict) -> tuple:
+    """The body and the headers that shape an answer, with a form's boundary taken out (the
+    browser picks a new one for each request: Time Series posts its series as a form)."""
+    headers = [environ.get(h, "") for h in _HEADERS]
+    kind, _, boundary = headers[1].partition("; boundary=")
+    if kind == "multipart/form-data" and boundary:
+        body, headers[1] = body.replace(boundary.strip('"').encode(), b""), kind
+    return (body, *headers)
+
+
 def cached_data_app(app: Callable, logs: LoadedLogs) -> Callable:
     """``app`` (TensorBoard's WSGI app) with the JSON answers of its data routes kept while
     ``logs.generation`` stays the same (at most 64 MiB, least recently used dropped)."""
@@ -111,13 +121,7 @@ def cached_data_app(app: Callable, logs: LoadedLogs) -> Callable:
                 return app(environ, start_response)
             body = environ["wsgi.input"].read(length) if length > 0 else b""
             environ["wsgi.input"] = io.BytesIO(body)
-        key = (
-            method,
-            path,
-            environ.get("QUERY_STRING", ""),
-            body,
-            *(environ.get(h, "") for h in _HEADERS),
-        )
+        key = (method, path, environ.get("QUERY_STRING", ""), *_question(body, environ))
         with lock:
             if state["generation"] != generation:
                 kept.clear()
