@@ -159,17 +159,18 @@ def _bindable(host: str, port: int) -> bool:
     return True
 
 
-def _server_factory(servers: list, busy: list[int], live_period: float, logs):
+def _server_factory(servers: list, busy: list[int], live_period: float, logs=None):
     """A ``server_class`` for ``program.TensorBoard``: binds the first free port from the
     requested one up (each busy one is appended to ``busy``), around the live-page wrapper
     (pages reload every ``live_period`` seconds) and the data answers kept while ``logs``
-    (a ``LoadedLogs``) stay the same; the server is appended to ``servers``."""
+    (a ``LoadedLogs``; None: none kept) stay the same; the server is appended to ``servers``."""
     from tensorboard import program
 
     from ..board_plugin import cached_data_app, live_reload_app
 
     def make(wsgi_app, flags):
-        app = live_reload_app(cached_data_app(wsgi_app, logs), live_period)
+        data_app = wsgi_app if logs is None else cached_data_app(wsgi_app, logs)
+        app = live_reload_app(data_app, live_period)
         last = flags.port if flags.port == 0 else min(flags.port + _PORT_ATTEMPTS, 65536)
         for port in range(flags.port, max(last, flags.port + 1)):
             subflags = argparse.Namespace(**vars(flags))
