@@ -87,6 +87,7 @@ def test_the_question_includes_query_body_and_encoding(tmp_path):
     for _ in range(2):
         client.get("/data/plugin/scalars/scalars?run=a&tag=t")
         client.get("/data/plugin/scalars/scalars?run=b&tag=t")
+        client.get("/experiment/defaultExperimentId/data/runs")  # the Angular app's spelling
         client.get("/data/runs", headers={"Accept-Encoding": "gzip"})
         client.get("/data/runs")
         for req in ('{"requests": [1]}', '{"requests": [2]}'):
@@ -97,7 +98,7 @@ def test_the_question_includes_query_body_and_encoding(tmp_path):
                 content_length=len(req),
             )
             assert json.loads(answer.get_data())["body"] == req  # the app read the body
-    assert len(calls) == 6
+    assert len(calls) == 7
 
 
 def test_other_routes_and_non_json_answers_always_reach_tensorboard(tmp_path):
@@ -106,9 +107,10 @@ def test_other_routes_and_non_json_answers_always_reach_tensorboard(tmp_path):
     for _ in range(2):
         client.get("/data/plugin/flowjob_anomaly/reports")  # reads its own files
         client.get("/data/plugin/projector/runs")
+        client.get("/experiment/defaultExperimentId/data/plugin/projector/runs")
         client.get("/data/plugin/images/individualImage?blob_key=k")  # not JSON
         client.get("/index.html")
-    assert len(calls) == 8
+    assert len(calls) == 10
 
 
 def test_a_form_is_the_same_question_whatever_its_boundary(tmp_path):

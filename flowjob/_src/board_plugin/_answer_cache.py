@@ -46,6 +46,8 @@ _MAX_TOTAL = 64 << 20  # bytes of all kept answers
 
 
 def _cacheable(path: str) -> bool:
+    if path.startswith("/experiment/"):  # the Angular app asks /experiment/ID/data/...
+        path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else path
     if path in _CORE:
         return True
     parts = path.split("/")  # "", "data", "plugin", NAME, ROUTE...
