@@ -1,6 +1,7 @@
 """``flowjob board`` seen in a real headless Chromium while a training process logs: the open
 page follows training with no user action (Time Series and the Anomalies tab), the landing
-view opens on the user's curves, HParams names trials by run, and a busy port is skipped."""
+view opens on the user's curves, the Scalars charts rescale to new points, HParams names
+trials by run, and a busy port is skipped."""
 
 from __future__ import annotations
 
@@ -290,3 +291,64 @@ def test_anomalies_run_filter(tmp_path, browser):
         page.close()
     finally:
         board.stop()
+
+
+def test_legacy_scalars_chart_rescales_to_new_points(training, browser):
+    """The Scalars tab's charts fit their axes on the first load only (TensorBoard's
+    ``_resetDomainOnNextLoad``); the live page asks for it on every load, so the curve never
+    runs off the chart. Checked on the step axis of test/accuracy, which grows steadily."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    steps = []  # the largest step of each scalars answer for test/accuracy
+
+    def on_response(response):
+        # scalars?run=R&tag=T (older TensorBoards) or a form naming the tag (scalars_multirun)
+        question = response.url + (response.request.post_data or "")
+        if "/data/plugin/scalars/scalars" not in response.url or "accuracy" not in question:
+            return
+        try:
+            answer = json.loads(response.body())
+            rows = [r for rs in answer.values() for r in rs] if isinstance(answer, dict) else answer
+            steps.append(max(row[1] for row in rows))
+        except Exception:  # noqa: BLE001 - an abandoned or empty answer
+            pass
+
+    page.on("response", on_response)
+    # the chart's x (step) domain, through the open shadow roots of the Polymer dashboard
+    domain = """() => {
+        const stack = [document];
+        while (stack.length) {
+            const node = stack.pop();
+            if (node.shadowRoot) stack.push(node.shadowRoot);
+            for (const c of node.children || []) stack.push(c);
+            if (node.tagName === 'TF-SCALAR-CARD' && node.tag === 'test/accuracy') {
+                const inner = [node.shadowRoot || node];
+                while (inner.length) {
+                    const n = inner.pop();
+                    if (n.shadowRoot) inner.push(n.shadowRoot);
+                    for (const c of n.children || []) inner.push(c);
+                    if (n.tagName === 'TF-LINE-CHART-DATA-LOADER' && n.getChart) {
+                        const chart = n.getChart()._chart;
+                        return chart ? chart.xScale.domain() : null;
+                    }
+                }
+            }
+        }
+        return null;
+    }"""
+
+    def wait_until(condition, timeout, what):
+        deadline = time.monotonic() + scaled(timeout)
+        while not condition():
+            assert time.monotonic() < deadline, f"{what} not within {timeout} s: {steps[-3:]}"
+            page.wait_for_timeout(250)
+
+    try:
+        page.goto(training.url + "#scalars")
+        wait_until(lambda: steps and page.evaluate(domain), 60, "the test/accuracy chart")
+        first_end = page.evaluate(domain)[1]
+        # points beyond the first fit arrive, then the axis follows them within two periods
+        wait_until(lambda: steps[-1] > first_end + 4, 30, "new steps")
+        seen = steps[-1]
+        wait_until(lambda: page.evaluate(domain)[1] >= seen, 10, "the rescaled axis")
+    finally:
+        page.close()

@@ -1,11 +1,13 @@
 """flowjob's TensorBoard plugin: the Anomalies tab (samples flagged by the exception
 projector, with image, score, threshold, label and prediction), and the live-page wrapper
-``flowjob board`` puts around TensorBoard's app.
+``flowjob board`` puts around TensorBoard's app, with the data answers it keeps while the
+loaded logs stay the same.
 
 Registered with TensorBoard by the ``tensorboard_plugins`` entry point of the flowjob
 package; ``flowjob board`` also adds it when the entry point is missing (a source checkout).
 """
 
+from ._answer_cache import LoadedLogs, cached_data_app
 from ._live import LIVE_SCRIPT_PATH, MIN_LIVE_PERIOD, live_reload_app
 from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 from ._projector import LiveProjectorPlugin, with_live_projector
@@ -17,6 +19,8 @@ __all__ = [
     "LiveProjectorPlugin",
     "with_live_projector",
     "live_reload_app",
+    "LoadedLogs",
+    "cached_data_app",
     "LIVE_SCRIPT_PATH",
     "MIN_LIVE_PERIOD",
 ]

@@ -3,7 +3,8 @@
 TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob._src.board_plugin``),
 settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
 10 images per tag) and read new data every second, and pages that fetch new data by
-themselves every ``--live-period`` seconds (``flowjob._src.board_plugin.live_reload_app``).
+themselves every ``--live-period`` seconds (``flowjob._src.board_plugin.live_reload_app``),
+answered from kept answers while the loaded logs stay the same (``cached_data_app``).
 A busy port moves to the next free one (said on stderr); the URL is printed once the server
 answers ``/data/runs``; Ctrl-C or SIGTERM stops.
 """
@@ -158,16 +159,18 @@ def _bindable(host: str, port: int) -> bool:
     return True
 
 
-def _server_factory(servers: list, busy: list[int], live_period: float):
+def _server_factory(servers: list, busy: list[int], live_period: float, logs=None):
     """A ``server_class`` for ``program.TensorBoard``: binds the first free port from the
     requested one up (each busy one is appended to ``busy``), around the live-page wrapper
-    (pages reload every ``live_period`` seconds); the server is appended to ``servers``."""
+    (pages reload every ``live_period`` seconds) and the data answers kept while ``logs``
+    (a ``LoadedLogs``; None: none kept) stay the same; the server is appended to ``servers``."""
     from tensorboard import program
 
-    from ..board_plugin import live_reload_app
+    from ..board_plugin import cached_data_app, live_reload_app
 
     def make(wsgi_app, flags):
-        app = live_reload_app(wsgi_app, live_period)
+        data_app = wsgi_app if logs is None else cached_data_app(wsgi_app, logs)
+        app = live_reload_app(data_app, live_period)
         last = flags.port if flags.port == 0 else min(flags.port + _PORT_ATTEMPTS, 65536)
         for port in range(flags.port, max(last, flags.port + 1)):
             subflags = argparse.Namespace(**vars(flags))
@@ -216,16 +219,22 @@ def run(args: argparse.Namespace) -> int:
     sys.modules.setdefault("tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf"))
     from tensorboard import default, program
 
-    from ..board_plugin import MIN_LIVE_PERIOD, with_anomaly_plugin, with_live_projector
+    from ..board_plugin import (
+        MIN_LIVE_PERIOD,
+        LoadedLogs,
+        with_anomaly_plugin,
+        with_live_projector,
+    )
 
     if not args.live_period >= MIN_LIVE_PERIOD:
         return _error(f"--live-period must be >= {MIN_LIVE_PERIOD:g} s, got {args.live_period:g}")
 
     servers: list = []
     busy: list[int] = []
+    logs = LoadedLogs(logdir)
     tensorboard = program.TensorBoard(
-        plugins=with_anomaly_plugin(with_live_projector(default.get_plugins())),
-        server_class=_server_factory(servers, busy, args.live_period),
+        plugins=[*with_anomaly_plugin(with_live_projector(default.get_plugins())), logs],
+        server_class=_server_factory(servers, busy, args.live_period, logs),
     )
     tensorboard.configure(
         argv=["", *tensorboard_flags(logdir, args.host, args.port, args.reload_interval)]

@@ -34,6 +34,27 @@
     // localStorage disabled (private mode, policy): the page still reloads through the button.
   }
 
+  // A page opened with no dashboard in its address shows the first dashboard of TensorBoard's
+  // plugin list that has data, chosen once, from the first list that has any (its reducer
+  // keeps that choice). Opened before the first event, that list can be a partial one: the
+  // writer's first records (a projector config, anomaly records, hparams) reach the board
+  // before its scalars, so the page would settle on e.g. Anomalies while Time Series fills in.
+  // Until the user touches the page, it follows the first dashboard with data of each new
+  // list instead: the one TensorBoard would show had the page been opened now.
+  const pluginOf = () => window.location.hash.replace(/^#/, "").split(/[&?]/)[0];
+  let following = pluginOf() === "";
+  for (const type of ["pointerdown", "keydown"]) {
+    window.addEventListener(type, (e) => { if (e.isTrusted) following = false; },
+                            {capture: true, passive: true});
+  }
+  function followListing(listing) {
+    if (!following || !listing || typeof listing !== "object") return;
+    const first = Object.keys(listing).find((id) => listing[id] && listing[id].enabled);
+    // (the address names no dashboard until TensorBoard's first pick, which is this one too)
+    if (first && pluginOf() !== first) window.location.hash = "#" + first;
+  }
+  const isListing = (url) => /(^|\/)data\/plugins_listing\b/.test(String(url));
+
   // Data requests in flight and the time the last one answered (both the Angular app and the
   // Polymer dashboards fetch through XMLHttpRequest; newer code may use fetch).
   let inFlight = 0;
@@ -42,17 +63,29 @@
     inFlight = Math.max(0, inFlight - 1);
     if (ok) live.lastUpdate = Date.now();
   };
+  const parsed = (xhr) => {
+    try {
+      return xhr.responseType === "json" ? xhr.response : JSON.parse(xhr.responseText);
+    } catch (err) {
+      return null;  // not JSON (an error page): nothing to follow
+    }
+  };
   const open = XMLHttpRequest.prototype.open;
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     this.__flowjobData = isData(url);
+    this.__flowjobListing = isListing(url);
     return open.call(this, method, url, ...rest);
   };
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     if (this.__flowjobData) {
       inFlight += 1;
-      this.addEventListener("loadend", () => answered(this.status >= 200 && this.status < 400),
-                            {once: true});
+      this.addEventListener("loadend", () => {
+        const ok = this.status >= 200 && this.status < 400;
+        answered(ok);
+        // after TensorBoard's own handler of this answer (a task later)
+        if (ok && this.__flowjobListing) setTimeout(() => followListing(parsed(this)), 0);
+      }, {once: true});
     }
     return send.apply(this, args);
   };
@@ -63,7 +96,13 @@
       if (!isData(url)) return fetch0.call(this, input, ...rest);
       inFlight += 1;
       return fetch0.call(this, input, ...rest).then(
-        (r) => { answered(r.ok); return r; },
+        (r) => {
+          answered(r.ok);
+          if (r.ok && isListing(url)) {
+            r.clone().json().then((l) => setTimeout(() => followListing(l), 0), () => {});
+          }
+          return r;
+        },
         (e) => { answered(false); throw e; });
     };
   }
