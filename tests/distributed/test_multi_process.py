@@ -256,11 +256,17 @@ def test_different_inputs_across_ranks_are_an_error_naming_the_argument(tmp_path
 def test_checkpoint_barrier_and_rank_local_callbacks(scenario, tmp_path, cleanup):
     """``checkpoint``: every rank reads the checkpoint back as soon as ``save`` returns;
     ``callbacks``: every rank waits for its own result callbacks, without syncing."""
-    ranks = start(scenario, tmp_path)
+    port = _free_port()
+    ranks = start(scenario, tmp_path, port=port)
     cleanup.extend(ranks)
     for rank in ranks:
         assert rank.finish() == 0, rank.text[-3000:]
         assert '"finished"' in rank.text
+    # The coordination service's process (runtime/_service.py) ended with rank 0.
+    deadline = time.monotonic() + 10
+    while _listening(port):
+        assert time.monotonic() < deadline, "the coordination service outlived the job"
+        time.sleep(0.1)
 
 
 def test_launch_prefixes_ranks_and_stops_all_on_first_failure(tmp_path):
