@@ -22,6 +22,7 @@ import contextlib
 import importlib
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -141,13 +142,23 @@ def _serve(arguments: dict[str, Any], linger: float) -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
-    if sys.stdin.readline().strip() == DONE:
+    if _wait_for_word_or_orphan(os.getppid()) == DONE:
         service.shutdown()
         os._exit(0)
     # Rank 0 ended without shutting the service down: killed, or it stopped on a failure
     # while other ranks may still be running. They notice its silence, then leave.
     threading.Event().wait(linger)
     os._exit(0)
+
+
+def _wait_for_word_or_orphan(parent: int) -> str:
+    """The line rank 0 sends, or "" once it is gone: the pipe closed, or this process was
+    handed to another parent (a process rank 0 forked may keep the pipe open)."""
+    while os.getppid() == parent:
+        ready, _, _ = select.select([sys.stdin], [], [], 1.0)
+        if ready:
+            return sys.stdin.readline().strip()
+    return ""
 
 
 if __name__ == "__main__":
