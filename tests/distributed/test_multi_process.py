@@ -106,7 +106,8 @@ def cleanup():
 def _assert_clean(rank: Rank) -> None:
     """A Python-level error: no C++ stack, no crash by signal."""
     assert rank.proc.returncode > 0, rank.text[-3000:]
-    assert "Check failure stack trace" not in rank.text and "Segmentation" not in rank.text
+    for crash in ("Check failure", "terminate called", "Segmentation", "Aborted"):
+        assert crash not in rank.text, rank.text[-3000:]
 
 
 @pytest.mark.parametrize("size,failing", [(2, 1), (3, 1), (2, 0)])
@@ -129,16 +130,22 @@ def test_exception_in_one_rank_stops_every_rank_naming_it(size, failing, tmp_pat
         assert "RankFailedError" in rank.text
 
 
-@pytest.mark.parametrize("how", ["kill", "freeze"])
-def test_killed_or_frozen_rank_is_reported_after_the_heartbeat_timeout(how, tmp_path, cleanup):
-    ranks = start(how, tmp_path)
+@pytest.mark.parametrize("how,lost", [("kill", 1), ("freeze", 1), ("kill", 0), ("freeze", 0)])
+def test_killed_or_frozen_rank_is_reported_after_the_heartbeat_timeout(
+    how, lost, tmp_path, cleanup
+):
+    """Rank 0 too: the coordination service it started outlives it (runtime/_service.py)."""
+    ranks = start(how, tmp_path, FAILING_RANK=str(lost))
     cleanup.extend(ranks)
-    survivor, lost = ranks
+    survivor = ranks[1 - lost]
     gone = survivor.wait_for(r"^step 4 ")
     survivor.finish()
     _assert_clean(survivor)
     assert survivor.ended - gone < BOUND
-    assert f"rank 1 of 2 (host {HOST}) stopped responding" in survivor.text
+    assert f"rank {1 - lost} of 2 (host {HOST}) stops because rank {lost} of 2 (host {HOST}) " in (
+        survivor.text
+    )
+    assert "stopped responding" in survivor.text
     assert "FLOWJOB_HEARTBEAT_TIMEOUT=5" in survivor.text
 
 
@@ -249,11 +256,17 @@ def test_different_inputs_across_ranks_are_an_error_naming_the_argument(tmp_path
 def test_checkpoint_barrier_and_rank_local_callbacks(scenario, tmp_path, cleanup):
     """``checkpoint``: every rank reads the checkpoint back as soon as ``save`` returns;
     ``callbacks``: every rank waits for its own result callbacks, without syncing."""
-    ranks = start(scenario, tmp_path)
+    port = _free_port()
+    ranks = start(scenario, tmp_path, port=port)
     cleanup.extend(ranks)
     for rank in ranks:
         assert rank.finish() == 0, rank.text[-3000:]
         assert '"finished"' in rank.text
+    # The coordination service's process (runtime/_service.py) ended with rank 0.
+    deadline = time.monotonic() + 10
+    while _listening(port):
+        assert time.monotonic() < deadline, "the coordination service outlived the job"
+        time.sleep(0.1)
 
 
 def test_launch_prefixes_ranks_and_stops_all_on_first_failure(tmp_path):

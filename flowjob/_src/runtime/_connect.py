@@ -2,7 +2,8 @@
 
 Rank 0 hosts the coordinator, bound to the address the user named only (JAX binds every
 interface unless told), after checking that its port is free (a busy port otherwise crashes
-the coordination service). While the others have not joined, each process says whom it waits
+the coordination service); a child process of rank 0 runs it, so that it outlives rank 0
+(runtime/_service.py). While the others have not joined, each process says whom it waits
 for within :data:`NOTICE_AFTER` seconds, and gives up at ``FLOWJOB_INIT_TIMEOUT``. Once all
 joined, runtime/_ranks.py watches the other ranks (fail fast) and SIGTERM.
 """
@@ -161,7 +162,7 @@ def connect(world: World, timeouts: Timeouts) -> None:
     """Starts ``jax.distributed`` for this process, then the rank watch."""
     import jax
 
-    from . import _ranks
+    from . import _ranks, _service
 
     if world.rank == 0:
         check_port_free(world)
@@ -170,18 +171,20 @@ def connect(world: World, timeouts: Timeouts) -> None:
     jax.config.update("jax_enable_preemption_service", False)
     notice = _JoinNotice(world, timeouts)
     notice.thread.start()
+    hosting = _service.hosted_by_a_child if world.rank == 0 else _service.not_hosted
     try:
-        jax.distributed.initialize(
-            coordinator_address=world.address,
-            num_processes=world.size,
-            process_id=world.rank,
-            initialization_timeout=int(timeouts.init + 60),
-            coordinator_bind_address=world.address,
-            # flowjob's own watch (heartbeat timeout) reports a lost rank first and clearly;
-            # JAX's, which aborts the process, stays as a backstop.
-            heartbeat_timeout_seconds=int(max(60.0, 4 * timeouts.heartbeat)),
-            shutdown_timeout_seconds=int(max(30.0, 2 * timeouts.heartbeat)),
-        )
+        with hosting(_service.linger_seconds(timeouts.heartbeat)):
+            jax.distributed.initialize(
+                coordinator_address=world.address,
+                num_processes=world.size,
+                process_id=world.rank,
+                initialization_timeout=int(timeouts.init + 60),
+                coordinator_bind_address=world.address,
+                # flowjob's own watch (heartbeat timeout) reports a lost rank first and
+                # clearly; JAX's, which aborts the process, stays as a backstop.
+                heartbeat_timeout_seconds=int(max(60.0, 4 * timeouts.heartbeat)),
+                shutdown_timeout_seconds=int(max(30.0, 2 * timeouts.heartbeat)),
+            )
     except Exception as exc:  # noqa: BLE001 - JAX's errors name no rank and no remedy
         raise RankFailedError(
             f"rank {world.rank} of {world.size} could not join the coordinator at "

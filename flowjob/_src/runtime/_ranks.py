@@ -33,6 +33,7 @@ import time
 from typing import Any
 
 from ..errors import JobStopped, RankFailedError
+from . import _service
 from ._connect import Timeouts, World, say
 
 LIVE = "flowjob/live/"
@@ -178,9 +179,9 @@ class RankWatch:
             pass
 
     def end(self, status: int) -> None:
-        """Ends the process now, saying so to the others (``left/<rank>``). Rank 0 hosts the
-        coordinator, whose loss the other processes' JAX clients answer with an abort: it
-        first waits (a few seconds at most) for them to leave."""
+        """Ends the process now, saying so to the others (``left/<rank>``). Rank 0 first
+        waits (a few seconds at most) for them to leave, then ends the coordination service
+        (runtime/_service.py); one still running finds the service there, and rank 0 silent."""
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -188,13 +189,14 @@ class RankWatch:
                 pass
         try:
             self.client.key_value_set(f"{LIVE}left/{self.world.rank}", "", allow_overwrite=True)
-            if self.world.rank == 0:
-                self._wait_for_others_to_leave()
+            if self.world.rank == 0 and self._wait_for_others_to_leave():
+                _service.release()
         except Exception:  # noqa: BLE001 - the coordinator is gone already
             pass
         os._exit(status)
 
-    def _wait_for_others_to_leave(self) -> None:
+    def _wait_for_others_to_leave(self) -> bool:
+        """True once every other rank left or ended; False after a few seconds."""
         deadline = time.monotonic() + min(self.timeouts.heartbeat, 5.0) + 2 * self.interval
         while time.monotonic() < deadline:
             now = time.monotonic()
@@ -207,8 +209,9 @@ class RankWatch:
                 if r in self.done or now - since < self.timeouts.heartbeat
             }
             if not alive - left:
-                return
+                return True
             time.sleep(0.05)
+        return False
 
 
 def _wait_for_the_end() -> None:
