@@ -27,19 +27,18 @@ def _section(name, title, body, value):
     return Section(title, body, [goal(f"{name} goal", value, ">=", 1.0)], 1.0, 0.5, name)
 
 
+def _rendered(sections, facts=FACTS, command="python -m bench"):
+    return _report.render(sections, facts, (1.0, 1.0, 1.0), False, 60.0, command)
+
+
 def _goal_cells(text, what):
     row = next(ln for ln in text.splitlines() if ln.startswith(f"| {what} |"))
     return [c.strip() for c in row.strip("|").split("|")]
 
 
 def test_only_replaces_its_section_and_goal_rows_in_place():
-    old = _report.render(
-        [_section("a", "Section A", "old A", 2.0), _section("b", "Section B", "old B", 0.5)],
-        FACTS,
-        (1.0, 1.0, 1.0),
-        False,
-        60.0,
-        "python -m bench",
+    old = _rendered(
+        [_section("a", "Section A", "old A", 2.0), _section("b", "Section B", "old B", 0.5)]
     )
     new = _merge.merge(old, [_section("b", "Section B", "new B", 3.0)], 2, "Sections b refreshed.")
     assert "old A" in new and "new B" in new and "old B" not in new
@@ -77,22 +76,12 @@ def test_gpu_section_skips_cleanly_without_a_gpu(monkeypatch):
 
 
 def test_from_takes_another_machines_section_with_its_facts():
-    here = _report.render(
-        [_section("a", "Section A", "A here", 2.0), _section("gpu", "GPU", "skipped", 0.0)],
-        FACTS,
-        (1.0, 1.0, 1.0),
-        False,
-        1.0,
-        "python -m bench",
+    here = _rendered(
+        [_section("a", "Section A", "A here", 2.0), _section("gpu", "GPU", "skipped", 0.0)]
     )
     there_facts = dict(FACTS, cpu="Other CPU", gpu="GPU 0: Test GPU (UUID: x)")
-    there = _report.render(
-        [_section("gpu", "GPU", "0.9 on the GPU", 0.9)],
-        there_facts,
-        (1.0, 1.0, 1.0),
-        False,
-        1.0,
-        "python -m bench --only gpu",
+    there = _rendered(
+        [_section("gpu", "GPU", "0.9 on the GPU", 0.9)], there_facts, "python -m bench --only gpu"
     )
     text = _merge.transplant(here, there, ["gpu"], "gpu.md")
     assert "A here" in text and "0.9 on the GPU" in text and "skipped" not in text

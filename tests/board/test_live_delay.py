@@ -100,8 +100,9 @@ def steps_in(data) -> set[int]:
     return found
 
 
-def board_python(request) -> str:
-    if request.param == "installed":
+def board_python(which: str) -> str:
+    """The Python that serves the board: this one ("installed") or the oldest TensorBoard's."""
+    if which == "installed":
         return sys.executable
     python = os.environ.get("FLOWJOB_TB_OLDEST_PYTHON")
     if not python:
@@ -137,7 +138,7 @@ class Training:
 
 @pytest.fixture(scope="module", params=["installed", "oldest"])
 def live(request, tmp_path_factory):
-    python = board_python(request)
+    python = board_python(request.param)
     cwd = tmp_path_factory.mktemp("delay")
     training = Training(cwd, 600)
     deadline = time.monotonic() + 120
@@ -209,16 +210,16 @@ def test_logged_point_reaches_the_open_tab(live, browser, tab):
     assert "Live" in badge and "updated" in badge, badge
 
 
-@pytest.mark.parametrize("python", ["installed", "oldest"], indirect=False)
-def test_page_opened_before_the_first_event_shows_it(tmp_path, browser, python, request):
-    class Param:  # board_python reads request.param
-        param = python
-
-    executable = board_python(Param)
+def _board_on_empty_logs(tmp_path, python: str) -> Board:
+    """``flowjob board`` (on the ``python`` the fixture names) over an empty ``logs``."""
     (tmp_path / "logs").mkdir()
-    board = Board(
-        f"{executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path, env=repo_env()
-    )
+    command = f"{board_python(python)} -m flowjob board logs --port {free_port()}"
+    return Board(command, cwd=tmp_path, env=repo_env())
+
+
+@pytest.mark.parametrize("python", ["installed", "oldest"], indirect=False)
+def test_page_opened_before_the_first_event_shows_it(tmp_path, browser, python):
+    board = _board_on_empty_logs(tmp_path, python)
     training = None
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -257,14 +258,7 @@ def test_page_opened_before_the_data_follows_the_first_dashboard(
     live page moves on to Time Series once it has data, unless the user touched the page."""
     from flowjob.summary import SummaryWriter
 
-    class Param:  # board_python reads request.param
-        param = python
-
-    executable = board_python(Param)
-    (tmp_path / "logs").mkdir()
-    board = Board(
-        f"{executable} -m flowjob board logs --port {free_port()}", cwd=tmp_path, env=repo_env()
-    )
+    board = _board_on_empty_logs(tmp_path, python)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         page.goto(board.url)

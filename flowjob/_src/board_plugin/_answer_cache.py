@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable
 
 from tensorboard.plugins import base_plugin
 
+from ._wsgi import whole_answer
+
 __all__ = ["LoadedLogs", "cached_data_app"]
 
 # TensorBoard's core routes and the built-in plugins whose answers come from the loaded logs.
@@ -135,20 +137,7 @@ def cached_data_app(app: Callable, logs: LoadedLogs) -> Callable:
             start_response(hit[0], list(hit[1]))
             return [hit[2]]
 
-        captured: dict = {}
-        chunks: list[bytes] = []
-
-        def capture(status, headers, exc_info=None):
-            captured["status"], captured["headers"] = status, headers
-            return chunks.append
-
-        result = app(environ, capture)
-        try:
-            chunks.extend(result)
-        finally:
-            if hasattr(result, "close"):
-                result.close()
-        status, headers, answer = captured["status"], captured["headers"], b"".join(chunks)
+        status, headers, answer = whole_answer(app, environ)
         json_answer = any(
             k.lower() == "content-type" and v.split(";")[0].strip() == "application/json"
             for k, v in headers

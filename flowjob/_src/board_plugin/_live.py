@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from importlib import resources
 
+from ._wsgi import whole_answer
+
 __all__ = ["LIVE_SCRIPT_PATH", "MIN_LIVE_PERIOD", "live_reload_app"]
 
 LIVE_SCRIPT_PATH = "/flowjob-live.js"
@@ -54,29 +56,15 @@ def live_reload_app(app: Callable, period: float) -> Callable:
             return [script]
         if path not in _INDEX_PATHS:
             return app(environ, start_response)
-        captured: dict = {}
-
-        def capture(status, headers, exc_info=None):
-            captured["status"], captured["headers"] = status, headers
-            return lambda data: chunks.append(data)
-
-        chunks: list[bytes] = []
-        result = app(environ, capture)
-        try:
-            chunks.extend(result)
-        finally:
-            if hasattr(result, "close"):
-                result.close()
-        body = b"".join(chunks)
-        headers = captured["headers"]
+        status, headers, body = whole_answer(app, environ)
         encoded = any(
             k.lower() == "content-encoding" and v.lower() != "identity" for k, v in headers
         )
-        if captured["status"].startswith("200") and not encoded and b"<head>" in body:
+        if status.startswith("200") and not encoded and b"<head>" in body:
             body = body.replace(b"<head>", b"<head>" + _TAG, 1)
             headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
             headers.append(("Content-Length", str(len(body))))
-        start_response(captured["status"], headers)
+        start_response(status, headers)
         return [body]
 
     return wrapped
