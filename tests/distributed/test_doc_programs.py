@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.subprocess_env import cpu_child_env
 from tests.timeouts import scaled
 from tests.upstream import DOCS, UpstreamError, extract
 
@@ -44,7 +45,7 @@ def code() -> Path:
 
 
 def _start(program: Path, cwd: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
+    env = cpu_child_env()
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     return subprocess.Popen(
         [sys.executable, "-m", "flowjob", "run", str(program)],
@@ -89,9 +90,8 @@ def test_two_machine_program_trains_under_flowjob_launch(code, tmp_path):
     """``flowjob launch --nproc 2`` runs the 2-machine program unchanged as two local
     processes (the launcher's variables override its machine list): both ranks print the
     same falling losses."""
-    env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
+    env = cpu_child_env()
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env["FLOWJOB_CACHE_DIR"] = ""
     program = code / "basics_topics" / "distributed_train.py"
     proc = subprocess.run(
         [sys.executable, "-m", "flowjob", "launch", "--nproc", "2", str(program)],

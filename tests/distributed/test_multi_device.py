@@ -12,22 +12,17 @@ import numpy as np
 import pytest
 
 import flowjob as flow
+from tests.subprocess_env import cpu_child_env
 from tests.timeouts import scaled
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "_train_modes.py")
-
-
-def _env(**extra: str) -> dict:
-    env = dict(os.environ, FLOWJOB_CACHE_DIR="", **extra)
-    env.pop("JAX_NUM_CPU_DEVICES", None)
-    return env
 
 
 def _train(mode: str, devices: int, steps: int = 4, checkpoint: str | None = None) -> dict:
     extra = [checkpoint] if checkpoint else []
     out = subprocess.run(
         [sys.executable, SCRIPT, mode, str(devices), str(steps), *extra],
-        env=_env(),
+        env=cpu_child_env(),
         capture_output=True,
         text=True,
         timeout=scaled(300),
@@ -82,7 +77,7 @@ def _two_processes(mode: str, *extra: str) -> list[subprocess.Popen]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=_env(
+            env=cpu_child_env(
                 FLOWJOB_COORDINATOR=f"127.0.0.1:{port}",
                 FLOWJOB_NUM_PROCESSES="2",
                 FLOWJOB_PROCESS_ID=str(rank),

@@ -5,7 +5,6 @@ checks and rank-local callbacks behave across processes. Every wait here has a t
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import socket
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import flowjob as flow
+from tests.subprocess_env import cpu_child_env
 
 PROGRAM = Path(__file__).with_name("_rank_program.py")
 REPO = Path(__file__).resolve().parents[2]
@@ -36,9 +36,7 @@ class Rank:
     """One process, its output collected line by line with the time each line arrived."""
 
     def __init__(self, scenario: str, workdir: Path, rank: int, size: int, port: int, **env):
-        full = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES",)}
-        full.update(
-            FLOWJOB_CACHE_DIR="",
+        full = cpu_child_env(
             FLOWJOB_COORDINATOR=f"127.0.0.1:{port}",
             FLOWJOB_NUM_PROCESSES=str(size),
             FLOWJOB_PROCESS_ID=str(rank),
@@ -270,8 +268,7 @@ def test_checkpoint_barrier_and_rank_local_callbacks(scenario, tmp_path, cleanup
 
 
 def test_launch_prefixes_ranks_and_stops_all_on_first_failure(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "JAX_NUM_CPU_DEVICES"}
-    env.update(FLOWJOB_CACHE_DIR="", FLOWJOB_PROCESS_ID="0")  # the launcher sets it per rank
+    env = cpu_child_env(FLOWJOB_PROCESS_ID="0")  # the launcher sets it per rank
     ok = subprocess.run(
         [sys.executable, "-m", "flowjob", "launch", "--nproc", "2", str(PROGRAM), "train",
          str(tmp_path)],

@@ -14,16 +14,16 @@ import pytest
 
 import flowjob as flow
 import flowjob.typing as tp
+from tests.subprocess_env import cpu_child_env
 from tests.timeouts import scaled
 
 HERE = os.path.dirname(__file__)
 
 
 def _script(path: str, *args: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
     return subprocess.run(
         [sys.executable, path, *args],
-        env={**clean, "FLOWJOB_CACHE_DIR": "", **env},
+        env=cpu_child_env(**env),
         capture_output=True,
         text=True,
         timeout=scaled(300),

@@ -13,24 +13,16 @@ import numpy as np
 import pytest
 
 import flowjob as flow
+from tests.subprocess_env import cpu_child_env
 from tests.timeouts import scaled
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "_env_script.py")
 
 
-def _env(**extra: str) -> dict:
-    # CPU devices (several per process, two processes on one machine): a GPU machine's one
-    # GPU cannot be two ranks' device
-    env = dict(os.environ, FLOWJOB_CACHE_DIR="", JAX_PLATFORMS="cpu")
-    for name in ("JAX_NUM_CPU_DEVICES", "FLOWJOB_COORDINATOR", "FLOWJOB_PROCESS_ID"):
-        env.pop(name, None)
-    return env | extra
-
-
 def _run(*args: str, **env: str) -> dict:
     out = subprocess.run(
         [sys.executable, SCRIPT, *args],
-        env=_env(**env),
+        env=cpu_child_env(**env),
         capture_output=True,
         text=True,
         timeout=scaled(300),
@@ -104,7 +96,7 @@ def test_bootstrap_of_two_nodes_starts_jax_distributed():
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=_env(FLOWJOB_PROCESS_ID=str(rank)),
+            env=cpu_child_env(FLOWJOB_PROCESS_ID=str(rank)),
         )
         for rank in range(2)
     ]

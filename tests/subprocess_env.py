@@ -1,0 +1,28 @@
+"""The environment of a flowjob program that a test starts in a process of its own.
+
+The test process runs with settings the child must not inherit: ``JAX_NUM_CPU_DEVICES`` and
+``XLA_FLAGS`` give it several virtual CPU devices, which a child chooses for itself
+(``flow.config.cpu_device_num``), and flowjob's compile cache. The child runs on the CPU
+(``JAX_PLATFORMS=cpu``) because these tests play several devices per process and several
+processes on one machine: on a GPU machine two ranks would otherwise share its one GPU.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["cpu_child_env"]
+
+_INHERITED_NOT = ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS", "FLOWJOB_COORDINATOR", "FLOWJOB_PROCESS_ID")
+
+
+def cpu_child_env(**extra: str) -> dict[str, str]:
+    """``os.environ`` without the test process's device settings, CPU only, no compile
+    cache, then ``extra``.
+
+    >>> cpu_child_env(FLOWJOB_PROCESS_ID="1")["FLOWJOB_PROCESS_ID"]
+    '1'
+    """
+    env = {k: v for k, v in os.environ.items() if k not in _INHERITED_NOT}
+    env.update(JAX_PLATFORMS="cpu", FLOWJOB_CACHE_DIR="")
+    return env | extra
