@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import sys
+import sysconfig
 import time
 import urllib.request
 from pathlib import Path
@@ -32,6 +36,47 @@ def repo_env(**extra: str) -> dict[str, str]:
         p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p
     )
     return env
+
+
+def _oldest_tensorboard_requirements() -> list[str]:
+    """The oldest TensorBoard minor version pyproject.toml allows (its newest patch release),
+    as pip requirements: TensorBoard before 2.20 imports ``pkg_resources``, which setuptools
+    81 removed, so an older setuptools comes with it (its users' environments have one)."""
+    found = re.search(r'"tensorboard>=(\d+)\.(\d+)', (REPO / "pyproject.toml").read_text())
+    assert found, "pyproject.toml names no tensorboard>=X.Y floor"
+    return [f"tensorboard~={found[1]}.{found[2]}.0", "setuptools<81"]
+
+
+@functools.cache
+def oldest_tensorboard_python() -> str:
+    """A Python whose ``tensorboard`` is the oldest that pyproject.toml allows and whose other
+    packages are this environment's: ``FLOWJOB_TB_OLDEST_PYTHON`` if set, else a virtual
+    environment built once under the checkout (``.venv-tb-oldest``) holding only that
+    TensorBoard, with this environment's site-packages after its own."""
+    named = os.environ.get("FLOWJOB_TB_OLDEST_PYTHON")
+    if named:
+        return named
+    requirements = _oldest_tensorboard_requirements()
+    home = REPO / ".venv-tb-oldest"
+    python, stamp = home / "bin" / "python", home / "flowjob-requirement.txt"
+    if python.exists() and stamp.exists() and stamp.read_text() == str(requirements):
+        return str(python)
+    shutil.rmtree(home, ignore_errors=True)
+    own = home / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    steps = (
+        [sys.executable, "-m", "venv", "--without-pip", str(home)],
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(own),
+         *requirements],
+    )  # fmt: skip
+    for cmd in steps:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(600))
+        if proc.returncode != 0:
+            pytest.fail(f"{' '.join(cmd)} failed (rc={proc.returncode}):\n{proc.stderr[-2000:]}")
+    # This environment's packages (and their .pth files) come after the venv's own.
+    shared = sysconfig.get_path("purelib")
+    (own / "zz_flowjob_env.pth").write_text(f"import site; site.addsitedir({shared!r})\n")
+    stamp.write_text(str(requirements))
+    return str(python)
 
 
 class Board:

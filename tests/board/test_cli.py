@@ -174,3 +174,28 @@ def test_live_script_carries_the_period():
     )
     assert got["status"] == "200 OK"
     assert body.startswith(b"window.flowjobLive = {periodMs: 1500};")
+
+
+def test_a_tensorboard_that_needs_pkg_resources_gets_a_clear_error(tmp_path):
+    """TensorBoard before 2.20 imports ``pkg_resources``, gone from setuptools 81: with such
+    a TensorBoard first on the path and no ``pkg_resources``, ``flowjob board`` says what to
+    install instead of a traceback."""
+    probe = _python("import importlib.util as u; print(u.find_spec('pkg_resources') is None)")
+    if probe.stdout.strip() != "True":
+        pytest.skip("this environment has pkg_resources (setuptools < 81): nothing to report")
+    old = tmp_path / "tb"
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(old),
+         "tensorboard~=2.17.0"],
+        capture_output=True, text=True, timeout=scaled(600),
+    )  # fmt: skip
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    env = repo_env()
+    env["PYTHONPATH"] = f"{old}:{env['PYTHONPATH']}"
+    out = subprocess.run(
+        [sys.executable, "-m", "flowjob", "board", str(tmp_path / "logs"), "--port", "0"],
+        env=env, capture_output=True, text=True, timeout=scaled(120),
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "TensorBoard 2.17." in out.stderr and "pip install 'setuptools<81'" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -9,14 +9,13 @@ within 3 s median and 5 s max. A second test opens the page on an empty log dire
 times the first dashboards from the first event, and a third opens it before data that
 reaches a later dashboard first (it follows to Time Series unless the user touched the
 page). All run against the installed
-TensorBoard, and against the oldest supported one when ``FLOWJOB_TB_OLDEST_PYTHON`` names a
-Python that has it.
+TensorBoard and against the oldest one pyproject.toml allows (``oldest_tensorboard_python``:
+``FLOWJOB_TB_OLDEST_PYTHON``, or a small environment the tests build once).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -26,7 +25,7 @@ import threading
 import time
 
 import pytest
-from board_helpers import Board, free_port, repo_env
+from board_helpers import Board, free_port, oldest_tensorboard_python, repo_env
 
 from tests.timeouts import scaled
 
@@ -104,13 +103,7 @@ def board_python(which: str) -> str:
     """The Python that serves the board: this one ("installed") or the oldest TensorBoard's."""
     if which == "installed":
         return sys.executable
-    python = os.environ.get("FLOWJOB_TB_OLDEST_PYTHON")
-    if not python:
-        pytest.skip(
-            "set FLOWJOB_TB_OLDEST_PYTHON to a Python with the oldest supported tensorboard "
-            "(2.17; see docs/tutorials/live-board.md) and this checkout's other dependencies"
-        )
-    return python
+    return oldest_tensorboard_python()
 
 
 class Training:

@@ -217,7 +217,17 @@ def run(args: argparse.Namespace) -> int:
     # TensorFlow is absent: an installed TensorFlow would add ~30 s of import and its log
     # lines, and gives nothing for a local logdir.
     sys.modules.setdefault("tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf"))
-    from tensorboard import default, program
+    try:
+        from tensorboard import default, program
+    except ModuleNotFoundError as exc:
+        if exc.name != "pkg_resources":
+            raise
+        from tensorboard import version
+
+        return _error(
+            f"TensorBoard {version.VERSION} imports pkg_resources, which setuptools 81 and "
+            "later no longer have: pip install 'setuptools<81', or a TensorBoard >= 2.20"
+        )
 
     from ..board_plugin import (
         MIN_LIVE_PERIOD,
