@@ -56,6 +56,11 @@ class CompiledJob:
     return_inner: Any = None  # the annotation the results convert with
     # The job's data pipeline (readers, decoders): inputs appended after the arguments.
     feeder: Feeder | None = None
+    # The program output a ``-> tp.Numpy`` job returns, when a blocking call can take the
+    # short way (``Calls.run_direct``): nothing watched, fixed-shape arguments that all go
+    # to the program on one device, no host code inside, no data pipeline; else None.
+    direct_output: int | None = None
+    device_inputs_all: bool = False  # every argument is a program input, in order
 
     @classmethod
     def build(cls, traced: TracedJob, lowered: LoweredJob, concurrency: int) -> CompiledJob:
@@ -83,6 +88,18 @@ class CompiledJob:
             )
             entry.returns_one_blob = entry.results.one_blob
         entry.return_kind, entry.return_inner = _return_kind(traced.return_annotation)
+        entry.device_inputs_all = lowered.device_inputs == list(range(len(traced.params)))
+        if (
+            entry.staging is not None  # fixed shapes, no argument read back, one device
+            and entry.quiet
+            and entry.feeder is None
+            and not lowered.host_kernels
+            and lowered.watch_fn is None
+            and entry.return_kind is ReturnKind.BLOCKING
+            and entry.return_inner is tp.Numpy
+            and entry.returns_one_blob
+        ):
+            entry.direct_output = entry.results.fetches[0].index
         return entry
 
 

@@ -202,10 +202,24 @@ class Deliverer:
                 for i, a in enumerate(arrays)
             ]
         except Exception as exc:  # the program itself failed at run time
-            named = kernel_error(exc)  # a host kernel's error names its op: raised as itself
-            where = f"job {entry.traced.graph.name!r}"
-            self.completion.record_error(named or exc, where, as_is=named is not None)
+            self.fetch_failed(entry, exc)
             return None
+
+    def fetch_one(self, entry: Any, arrays: tuple[Any, ...], index: int) -> np.ndarray | None:
+        """``fetch`` of the one output ``arrays[index]``: waiting for it waits for the
+        program, whose failure it reports the same way."""
+        try:
+            if index in entry.lowered.step.forwarded:
+                return np.array(arrays[index])
+            return writable(np.asarray(arrays[index]))
+        except Exception as exc:
+            self.fetch_failed(entry, exc)
+            return None
+
+    def fetch_failed(self, entry: Any, exc: Exception) -> None:
+        named = kernel_error(exc)  # a host kernel's error names its op: raised as itself
+        where = f"job {entry.traced.graph.name!r}"
+        self.completion.record_error(named or exc, where, as_is=named is not None)
 
     def run_plan(self, entry: Any, host_args: list[Any], outputs: list[np.ndarray]) -> None:
         if self.primary:
@@ -258,15 +272,19 @@ class Deliverer:
         )
 
 
+# Up to this size copying is cheaper than the ctypes view (measured: 1-3 us against 5-7 us).
+_COPY_MAX = 32 * 1024
+
+
 def writable(array: np.ndarray) -> np.ndarray:
-    """``array`` (a program output's host view, which JAX marks read-only), writable and
-    without a copy. The output buffer belongs to this call alone (outputs that are the
-    program's own inputs are copied instead: ``_program.forwarded``), so writing into it is
-    safe; a ctypes view of its memory, which keeps the read-only view (and with it the
-    buffer) alive, gives the writable array."""
+    """``array`` (a program output's host view, which JAX marks read-only), writable and,
+    unless small (copying is cheaper then), without a copy. The output buffer belongs to
+    this call alone (outputs that are the program's own inputs are copied instead:
+    ``_program.forwarded``), so writing into it is safe; a ctypes view of its memory, which
+    keeps the read-only view (and with it the buffer) alive, gives the writable array."""
     if array.flags.writeable:
         return array
-    if not array.flags.c_contiguous or not array.nbytes:
+    if array.nbytes <= _COPY_MAX or not array.flags.c_contiguous:
         return array.copy()
     memory = (ctypes.c_char * array.nbytes).from_address(array.ctypes.data)
     memory.owner = array  # the buffer lives as long as the writable array

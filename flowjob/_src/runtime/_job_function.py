@@ -55,6 +55,10 @@ class JobFunction:
         self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
         self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
         self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
+        # The compiled job of the last call, when calls may take Calls.run_direct; used
+        # while it is its session's compiled job of this name (not cleared or redefined).
+        # Held weakly, as the session is.
+        self._direct: Callable[[], Any] = _nothing
         session = default_session()
         # The only session it may run in, held weakly: a job kept after
         # flow.clear_default_session() must not keep the cleared session's compiled
@@ -75,6 +79,9 @@ class JobFunction:
                 f"keyword argument(s) {sorted(kwargs)}"
             )
         session = default_session()
+        direct = self._direct()
+        if direct is not None and session.compiled.get(self.__name__) is direct:
+            return session.calls.run_direct(self, direct, args)
         if self.eager:
             entry = session.eager_entry(self, args)
         else:
@@ -89,6 +96,9 @@ class JobFunction:
                 if variant is not None:
                     return variant(*args)
             entry = session.compiled_job(self)
+            if entry.direct_output is not None:  # later calls go straight to run_direct
+                self._direct = weakref.ref(entry)
+                return session.calls.run_direct(self, entry, args)
         kind, inner = entry.return_kind, entry.return_inner
         if kind is ReturnKind.BLOCKING:
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short
@@ -161,6 +171,10 @@ class JobFunction:
 
     def __repr__(self) -> str:
         return f"<flowjob {self.job_type} job {self.__name__}>"
+
+
+def _nothing() -> None:
+    return None
 
 
 @api_boundary
