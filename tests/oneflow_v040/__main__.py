@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tests.upstream import ONEFLOW, UpstreamError
 
-from ._run import HERE, device_counts, needs_two_nodes, ops_folder, run_file, test_files
+from ._run import HERE, device_counts, needs_two_nodes, oneflow_test_files, ops_folder, run_file
 from .suite import CPU_ONLY, KNOWN_FAILURES
 from .table import update_results
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         ops = ops_folder(args.oneflow)
     except UpstreamError as exc:
         parser.error(str(exc))
-    every = test_files(ops)
+    every = oneflow_test_files(ops)
     files = args.files or every
     unknown = [f for f in files if f not in every]
     if unknown:

@@ -47,7 +47,7 @@ _EAGER_ONLY = re.compile(
 )
 
 
-def test_files(ops: Path) -> list[str]:
+def oneflow_test_files(ops: Path) -> list[str]:
     """Every test file of the extracted ``ops`` folder (224 at v0.4.0)."""
     return sorted(p.name for p in ops.glob("test_*.py") if p.name not in HELPERS)
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.upstream import ONEFLOW, UpstreamError
 
-from ._run import ops_folder, test_files
+from ._run import oneflow_test_files, ops_folder
 
 
 def pytest_collection_modifyitems(config, items):
@@ -45,7 +45,7 @@ def pytest_generate_tests(metafunc):
     names = ["no-clone"]
     if _wanted(metafunc.config) and ONEFLOW.clone() is not None:
         try:
-            names = test_files(ops_folder())
+            names = oneflow_test_files(ops_folder())
         except UpstreamError:
             pass  # the oneflow_ops fixture reports it
     metafunc.parametrize("oneflow_file", names)

@@ -12,7 +12,7 @@ import importlib.util
 
 import pytest
 
-from ._run import device_counts, needs_two_nodes, run_file, test_files
+from ._run import device_counts, needs_two_nodes, oneflow_test_files, run_file
 from .suite import CPU_ONLY, KNOWN_FAILURES, TOTAL_FILES
 from .table import FileRecord
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.oneflow_suite
 
 
 def test_whole_folder_is_run(oneflow_ops):
-    assert len(test_files(oneflow_ops)) == TOTAL_FILES
+    assert len(oneflow_test_files(oneflow_ops)) == TOTAL_FILES
 
 
 def test_oneflow_file(oneflow_file, oneflow_ops):
