@@ -67,9 +67,9 @@ def conv2d_qat(
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
         fail(public, f"groups must be an int >= 1, got {groups!r}", name)
     h_axis, w_axis = _conv.spatial_axes(fmt)
-    channels = input.shape[1] if fmt == DataFormat.NCHW else input.shape[3]
-    kernel = filters.shape[2:4] if fmt == DataFormat.NCHW else filters.shape[1:3]
-    filter_in = filters.shape[1] if fmt == DataFormat.NCHW else filters.shape[3]
+    channels = input.shape[1] if fmt is DataFormat.NCHW else input.shape[3]
+    kernel = filters.shape[2:4] if fmt is DataFormat.NCHW else filters.shape[1:3]
+    filter_in = filters.shape[1] if fmt is DataFormat.NCHW else filters.shape[3]
     if channels % groups or filters.shape[0] % groups:
         fail(
             public,
@@ -132,7 +132,7 @@ def _pool(
     fmt = _conv.data_format_of(data_format, failer(public, name))
     if input.ndim != 4:
         fail(public, f"input must be 4-D ({fmt}), got shape {input.shape}", name)
-    if mode == PoolMode.AVG and not input.dtype.is_floating:
+    if mode is PoolMode.AVG and not input.dtype.is_floating:
         fail(public, f"needs a floating point input, got {input.dtype.name}", name)
     ksize = int_list(public, ksize, 2, "ksize", name)
     strides = int_list(public, strides, 2, "strides", name)
@@ -147,7 +147,7 @@ def _pool(
                 f"the window {ksize} is larger than the padded input {spatial} (padding {pads})",
                 name,
             )
-    prefix = "MaxPool2D" if mode == PoolMode.MAX else "AvgPool2D"
+    prefix = "MaxPool2D" if mode is PoolMode.MAX else "AvgPool2D"
     return apply_op(
         f"{mode}_pool_2d",
         functools.partial(_conv.lower_pool2d, mode=mode),
@@ -331,6 +331,6 @@ def compat_conv2d(
     name: str | None = None,
 ) -> Blob:
     """``flow.nn.conv2d`` where "SAME" means TensorFlow's SAME (extra padding after)."""
-    if Padding.lookup(padding, upper=True) == Padding.SAME:
+    if Padding.lookup(padding, upper=True) is Padding.SAME:
         padding = Padding.SAME_UPPER
     return conv2d(input, filters, strides, padding, data_format, dilations, groups, name)

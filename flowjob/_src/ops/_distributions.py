@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
+from ._sampling import draw
 
 # Standard deviation of a unit normal truncated to [-2, 2]; variance scaling divides by it.
 _TRUNC_STD = 0.87962566103423978
@@ -39,7 +40,11 @@ class Initializer:
         if any(d < 0 for d in shape):
             raise ValueError(f"{self._text}: shape must be non-negative, got {shape}")
         dtype = _dtypes.as_dtype(np_dtype).np_dtype
-        return jnp.asarray(self._sample(key, shape, dtype)).astype(dtype)
+        value = self._sample(key, shape, dtype)
+        if isinstance(value, np.ndarray):  # drawn or filled on the host: a transfer only
+            # (jnp.asarray would stage it through a program compiled per shape)
+            return jax.device_put(value.astype(dtype, copy=False))
+        return jnp.asarray(value).astype(dtype)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Initializer) and self._conf == other._conf
@@ -71,7 +76,7 @@ def _float_conf(dtype, who: str) -> bool:
 def _normal(mean: float, std: float) -> Callable:
     def sample(key, shape, dtype):
         sdt = _sample_dtype(dtype)
-        return mean + std * jax.random.normal(key, shape, sdt)
+        return mean + std * draw("normal", key, shape, sdt)
 
     return sample
 
@@ -81,7 +86,7 @@ def truncated_sampler(mean: float, std: float) -> Callable:
     # every value outside that band (inverse-CDF sampling, no loop).
     def sample(key, shape, dtype):
         sdt = _sample_dtype(dtype)
-        return mean + std * jax.random.truncated_normal(key, -2.0, 2.0, shape, sdt)
+        return mean + std * draw("truncated_normal", key, shape, sdt)
 
     return sample
 
@@ -89,7 +94,7 @@ def truncated_sampler(mean: float, std: float) -> Callable:
 def _uniform(low: float, high: float) -> Callable:
     def sample(key, shape, dtype):
         sdt = _sample_dtype(dtype)
-        return jax.random.uniform(key, shape, sdt, minval=low, maxval=high)
+        return draw("uniform", key, shape, sdt, low, high)
 
     return sample
 
@@ -103,7 +108,7 @@ def constant_initializer(value: float = 0, dtype=_dtypes.float32) -> Initializer
     value = next(iter(conf.values()))["value"]
     return Initializer(
         conf,
-        lambda key, shape, dt: jnp.full(shape, value, dt),
+        lambda key, shape, dt: np.full(shape, value, dt),
         f"constant_initializer(value={value!r})",
     )
 

@@ -122,14 +122,14 @@ class Rewrite:
     @property
     def _after(self) -> bool:
         """Quantize outputs (and skip inputs that are int8 outputs), as ""/tensorrt7 do."""
-        return self.qat.backend != QatBackend.CAMBRICON
+        return self.qat.backend is not QatBackend.CAMBRICON
 
     @property
     def _modes(self) -> dict[str, str]:
         return {
             "quantization_scheme": "symmetric" if self.qat.symmetric_value else "affine",
             "quantization_formula": "cambricon"
-            if self.qat.backend == QatBackend.CAMBRICON
+            if self.qat.backend is QatBackend.CAMBRICON
             else "google",
         }
 

@@ -74,7 +74,7 @@ def upsample_2d(
         )
     if not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
-    h, w = (x.shape[2], x.shape[3]) if fmt == DataFormat.NCHW else (x.shape[1], x.shape[2])
+    h, w = (x.shape[2], x.shape[3]) if fmt is DataFormat.NCHW else (x.shape[1], x.shape[2])
     outs = (int(h * scales[0]), int(w * scales[1]))
     if mode == Interpolation.NEAREST:
         rows, cols = (_nearest_matrix(n, o, s) for n, o, s in zip((h, w), outs, scales))
@@ -83,7 +83,7 @@ def upsample_2d(
             _bilinear_matrix(n, o, s, align_corners) for n, o, s in zip((h, w), outs, scales)
         )
     attrs = {"rows": rows, "cols": cols}
-    if fmt == DataFormat.NHWC:
+    if fmt is DataFormat.NHWC:
         return apply_op("upsample", _lower_upsample_nhwc, [x], attrs=attrs, name=name)
     return apply_op("upsample", _lower_upsample, [x], attrs=attrs, name=name)
 

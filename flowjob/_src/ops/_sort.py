@@ -57,7 +57,7 @@ def _sort(
         "arg_sort" if indices else "sort",
         _lower_sort,
         [x],
-        attrs={"axis": axis, "descending": order == SortDirection.DESCENDING, "indices": indices},
+        attrs={"axis": axis, "descending": order is SortDirection.DESCENDING, "indices": indices},
         name=name,
         prefix=prefix,
         real_shape=_SORT_REAL,

@@ -75,10 +75,10 @@ def compute_fans(shape: Sequence[int], data_format: str = "") -> tuple[float, fl
     if not shape:
         raise ValueError("compute_fans: a scalar variable has no fan; give a shape of rank >= 1")
     fmt = ChannelLayout.lookup(data_format)
-    if fmt is None or fmt == ChannelLayout.UNKNOWN:
+    if fmt is None or fmt is ChannelLayout.UNKNOWN:
         fmt = _data_format(data_format, "compute_fans")
     fan_in = float(np.prod(shape[1:], dtype=np.float64))
-    spatial = shape[2:] if fmt == ChannelLayout.CHANNELS_FIRST else shape[1:-1]
+    spatial = shape[2:] if fmt is ChannelLayout.CHANNELS_FIRST else shape[1:-1]
     fan_out = float(shape[0] * np.prod(spatial, dtype=np.float64))
     return fan_in, fan_out
 
@@ -124,9 +124,9 @@ def variance_scaling_initializer(
 
     def sample(key, shape, dt):
         var = scale / _fan(shape, fan_mode, fmt)
-        if dist == Distribution.TRUNCATED_NORMAL:
+        if dist is Distribution.TRUNCATED_NORMAL:
             return truncated_sampler(0.0, math.sqrt(var) / _TRUNC_STD)(key, shape, dt)
-        if dist == Distribution.RANDOM_NORMAL:
+        if dist is Distribution.RANDOM_NORMAL:
             return _normal(0.0, math.sqrt(var))(key, shape, dt)
         bound = math.sqrt(3.0 * var)
         return _uniform(-bound, bound)(key, shape, dt)
@@ -206,7 +206,7 @@ def kaiming_initializer(
             f"'leaky_relu', got {nonlinearity!r}"
         )
     std = gain / math.sqrt(_fan(shape, fan_mode, _data_format(data_format, who)))
-    if dist == Distribution.RANDOM_NORMAL:
+    if dist is Distribution.RANDOM_NORMAL:
         return random_normal_initializer(0.0, std)
     bound = math.sqrt(3.0) * std
     return random_uniform_initializer(-bound, bound)
