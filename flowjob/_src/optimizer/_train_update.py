@@ -35,7 +35,8 @@ class TrainUpdate:
         self.optimizer = optimizer
         self.job_name = job_name
         self.chain = optimizer.transformation(job_name, regularizers, sparse)
-        state = self.chain.init(dict(params))
+        # One program for every slot (op by op, each zeros_like compiles for its shape).
+        state = jax.jit(self.chain.init)(dict(params))
         self._template = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), state)
         self.initial_state = T.flatten_state(state)
 
