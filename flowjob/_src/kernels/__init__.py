@@ -8,6 +8,7 @@ in the environment, or ``ENABLED = False`` here, turns the fast path off for com
 import contextlib
 from collections.abc import Iterator
 
+from ._choice import policy, prefer_onednn
 from ._onednn import conv2d_onednn, onednn_available, onednn_conv_supported
 from ._platform import lowering_for, lowering_platform
 
@@ -20,6 +21,8 @@ __all__ = [
     "lowering_platform",
     "onednn_available",
     "onednn_conv_supported",
+    "policy",
+    "prefer_onednn",
     "portable",
 ]
 

@@ -49,22 +49,29 @@ def onednn_available() -> bool:
     return ENABLED and _load()
 
 
-# Below this many products per output element (input channels per group x kernel area)
-# oneDNN lost to XLA: LeNet's first convolution (1 channel, 5x5: 25) forward + both gradients
-# took 1.7-2x XLA's time, ResNet-50's stem (3 channels, 7x7: 147) 0.3-0.45x (bench/NOTES.md).
+# Policy ``rule`` (``measure`` times both instead): below this many products per output
+# element (input channels per group x kernel area) oneDNN lost to XLA: LeNet's first
+# convolution (1 channel, 5x5: 25) forward + both gradients took 1.7-2x XLA's time, ResNet-50's
+# stem (3 channels, 7x7: 147) 0.3-0.45x (bench/NOTES.md).
 MIN_REDUCTION = 32
 
 
 def onednn_conv_supported(x: jax.Array, w: jax.Array) -> bool:
-    """A float32 2-D convolution traced for the CPU, long enough reductions, kernels present."""
-    return (
+    """Whether oneDNN may serve this convolution: float32, 2-D, traced for the CPU, kernels
+    present, and (policy ``rule`` only, see ``_choice``) a long enough reduction."""
+    from ._choice import policy
+
+    if not (
         x.ndim == 4
         and x.dtype == jnp.float32
         and w.dtype == jnp.float32
-        and w.size // max(w.shape[0], 1) >= MIN_REDUCTION
         and lowering_platform() == "cpu"  # never a GPU program: a CPU-only FFI target
-        and onednn_available()
-    )
+    ):
+        return False
+    chosen = policy()
+    if chosen == "xla" or (chosen == "rule" and w.size // max(w.shape[0], 1) < MIN_REDUCTION):
+        return False
+    return onednn_available()
 
 
 def _out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:

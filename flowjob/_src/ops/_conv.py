@@ -143,23 +143,53 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
 
 
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
-    if kernels.onednn_conv_supported(x, w):  # the optional compiled kernels (flowjob/_src/kernels)
-        return kernels.conv2d_onednn(
-            x, w, tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format
+    args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
+    # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
+    if kernels.onednn_conv_supported(x, w) and (
+        kernels.policy() != "measure"
+        or kernels.prefer_onednn(
+            ("conv2d", x.shape, w.shape, *args), lambda: _candidates(x.shape, w.shape, args)
         )
+    ):
+        return kernels.conv2d_onednn(x, w, *args)
+    return _xla_conv2d(x, w, *args)
+
+
+def _candidates(x_shape, w_shape, args) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """oneDNN's and XLA's forward pass and both gradients of one convolution, each a callable
+    that runs it once on random data (``kernels.prefer_onednn`` times them)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(x_shape, dtype=np.float32)
+    w = rng.standard_normal(w_shape, dtype=np.float32)
+    dy = None
+
+    def program(conv: Callable) -> Callable[[], Any]:
+        nonlocal dy
+        if dy is None:
+            dy = rng.standard_normal(jax.eval_shape(conv, x, w).shape, dtype=np.float32)
+        step = jax.jit(lambda a, b, g: jax.vjp(conv, a, b)[1](g))
+        cotangent = dy
+
+        def run():
+            # Measured while a job is being traced: run now, do not stage into its program.
+            with jax.ensure_compile_time_eval():
+                return jax.block_until_ready(step(x, w, cotangent))
+
+        return run
+
+    return (
+        program(lambda a, b: kernels.conv2d_onednn(a, b, *args)),
+        program(lambda a, b: _xla_conv2d(a, b, *args)),
+    )
+
+
+def _xla_conv2d(x, w, strides, pads, dilations, groups, data_format):
+    args = (strides, pads, dilations, groups, data_format)
     cpu = kernels.lowering_platform() == "cpu"
     if cpu and data_format == DataFormat.NCHW and INTERNAL_LAYOUT == DataFormat.NHWC:
-        y = lower_conv2d(
-            x.transpose(0, 2, 3, 1),
-            w.transpose(0, 2, 3, 1),
-            strides=strides,
-            pads=pads,
-            dilations=dilations,
-            groups=groups,
-            data_format=DataFormat.NHWC,
-        )
+        t = (0, 2, 3, 1)
+        y = _xla_conv2d(x.transpose(t), w.transpose(t), *args[:4], DataFormat.NHWC)
         return y.transpose(0, 3, 1, 2)
-    args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
     if cpu and 1 < groups <= GROUPED_SPLIT_MAX:
         return conv_grouped_split(x, w, *args)
     spatial = w.shape[2:] if data_format == DataFormat.NCHW else w.shape[1:3]
@@ -168,9 +198,9 @@ def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
         and POINTWISE_AS_DOT
         and groups == 1
         and tuple(spatial) == (1, 1)
-        and all(p == (0, 0) for p in args[1])
+        and all(p == (0, 0) for p in pads)
     ):
-        return _conv_pointwise(x, w, args[0], data_format)
+        return _conv_pointwise(x, w, strides, data_format)
     # A symbolic batch (jax.export's free batch dimension) has no size to cut into pieces.
     if not cpu or not WGRAD_CHUNK or not isinstance(x.shape[0], int) or x.shape[0] <= WGRAD_CHUNK:
         return _conv_plain(x, w, *args)

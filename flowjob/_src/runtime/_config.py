@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from .. import _devices, _dtypes
+from .._cache_dir import configured_cache_dir
 from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
@@ -300,13 +301,6 @@ def seed(value: int) -> None:
     process.seed = int(value)
 
 
-def default_cache_dir() -> str:
-    import os
-
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "flowjob", "jax")
-
-
 def compilation_cache(path: str | None = None) -> None:
     """Keeps compiled jobs on disk so a second process skips XLA compilation.
 
@@ -326,20 +320,14 @@ def compilation_cache_dir() -> str | None:
 
     if _cache_chosen or _jax_started or jax.config.jax_compilation_cache_dir:
         return jax.config.jax_compilation_cache_dir or None
-    return _configured_cache_dir()
-
-
-def _configured_cache_dir() -> str | None:
-    import os
-
-    return os.environ.get("FLOWJOB_CACHE_DIR", default_cache_dir()) or None
+    return configured_cache_dir()
 
 
 def _enable_cache(path: str | None) -> None:
     import jax
 
     if path is None:
-        path = _configured_cache_dir()
+        path = configured_cache_dir()
     if not path:
         return
     jax.config.update("jax_compilation_cache_dir", path)

@@ -1,0 +1,140 @@
+"""Which kernel serves a CPU convolution, oneDNN's or XLA's: measured on this machine.
+
+Neither wins everywhere, and the winner depends on the CPU: on the AMD EPYC machine of
+``BENCHMARKS.md`` oneDNN served ResNet-50's convolutions faster than XLA, on a 2-core Intel
+Xeon XLA's ran LeNet faster (issue 35), and below 32 products per output element oneDNN lost
+on both. A fixed rule cannot follow the machine, so the first time a job traces a convolution
+(its shapes, strides, padding, dilation, groups and layout), both candidates run its forward
+pass and both gradients on random data, a few times each, alternating; the faster one serves
+that convolution from then on. Decisions are kept in memory and in ``conv-kernels.json`` in
+flowjob's cache folder (``FLOWJOB_CACHE_DIR``; empty: memory only), keyed by the CPU model,
+its core count and the versions of JAX and of the kernels, so later processes measure nothing.
+
+``FLOWJOB_CONV_KERNEL`` chooses the policy: ``measure`` (default), ``onednn`` or ``xla``
+(always that one, where oneDNN can serve the convolution at all), or ``rule`` (oneDNN from
+32 products per output element, no measurement: the rule before measuring).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .._cache_dir import configured_cache_dir
+from .._files import atomic_file, read_bounded
+
+__all__ = ["POLICIES", "policy", "prefer_onednn"]
+
+POLICIES = ("measure", "onednn", "xla", "rule")
+FILE_NAME = "conv-kernels.json"
+_FILE_LIMIT = 4 << 20  # bytes: far more decisions than any set of models makes
+_REPEATS = 3  # timed runs of each candidate after its first (compiling) run
+_lock = threading.Lock()
+_decisions: dict[str, bool] = {}  # key -> oneDNN chosen; this process's and the file's
+
+
+def policy() -> str:
+    """``FLOWJOB_CONV_KERNEL``, checked: one of :data:`POLICIES`."""
+    value = os.environ.get("FLOWJOB_CONV_KERNEL", "measure").strip().lower() or "measure"
+    if value not in POLICIES:
+        raise ValueError(f"FLOWJOB_CONV_KERNEL must be one of {POLICIES}, got {value!r}")
+    return value
+
+
+def prefer_onednn(
+    signature: tuple, candidates: Callable[[], tuple[Callable[[], Any], Callable[[], Any]]]
+) -> bool:
+    """Whether oneDNN serves the convolution ``signature`` (hashable, its shapes and
+    settings) under the ``measure`` policy. ``candidates()`` gives two callables that each
+    run the convolution's forward pass and gradients once, oneDNN's then XLA's, and return
+    when done; they are called only when no decision exists yet."""
+    key = f"{_machine()}|{'|'.join(map(_text, signature))}"
+    with _lock:
+        if not _decisions:
+            _decisions.update(_stored())
+        if key in _decisions:
+            return _decisions[key]
+    onednn_s, xla_s = race(*candidates())
+    chosen = onednn_s < xla_s
+    with _lock:
+        _decisions[key] = chosen
+        _store(key, chosen)
+    return chosen
+
+
+def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[float, float]:
+    """The best time of each callable over :data:`_REPEATS` alternating runs, after one
+    untimed run each (which compiles it)."""
+    first()
+    second()
+    best = [float("inf"), float("inf")]
+    for _ in range(_REPEATS):
+        for i, run in enumerate((first, second)):
+            start = time.perf_counter()
+            run()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best[0], best[1]
+
+
+def _text(part: Any) -> str:
+    return str(getattr(part, "value", part))  # enum members by their value
+
+
+def _machine() -> str:
+    from importlib import metadata
+
+    import jax
+
+    try:
+        kernels = metadata.version("flowjob-onednn")
+    except metadata.PackageNotFoundError:
+        kernels = "-"
+    return f"{_cpu_model()} x{os.cpu_count()}|jax {jax.__version__}|onednn {kernels}"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _path() -> str | None:
+    folder = configured_cache_dir()
+    return None if folder is None else os.path.join(folder, FILE_NAME)
+
+
+def _stored() -> dict[str, bool]:
+    """The file's decisions; nothing when it is missing or unreadable (then they are measured
+    again and the file rewritten)."""
+    path = _path()
+    if path is None or not os.path.exists(path):
+        return {}
+    try:
+        data = json.loads(read_bounded(path, _FILE_LIMIT))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bool)}
+
+
+def _store(key: str, chosen: bool) -> None:
+    path = _path()
+    if path is None:
+        return
+    merged = {**_stored(), key: chosen}  # another process may have added its own
+    try:
+        with atomic_file(path) as f:
+            f.write(json.dumps(merged, indent=0, sort_keys=True).encode())
+    except OSError:  # a read-only cache folder: the decision stays in memory
+        pass

@@ -1,0 +1,137 @@
+"""The measured choice between oneDNN's and XLA's convolution (kernels/_choice.py): the faster
+one on this machine serves each convolution, decided once and kept on disk; the policy
+variable overrides it; a GPU program never gets oneDNN. Timings are injected (``race``) so
+the tests do not depend on the machine's load, except one that races for real."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import numpy as np
+import pytest
+from jax import lax
+
+from flowjob._src import kernels
+from flowjob._src.kernels import _choice
+from flowjob._src.ops._conv import lower_conv2d
+from flowjob._src.ops._modes import DataFormat
+
+pytestmark = pytest.mark.skipif(
+    not kernels.onednn_available(), reason="flowjob-onednn (kernels/onednn) is not installed"
+)
+TARGET = "flowjob_onednn_conv"
+
+
+@pytest.fixture
+def measured(monkeypatch, tmp_path):
+    """The ``measure`` policy with an empty cache folder and no decision in memory; yields
+    the list of races run."""
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
+    monkeypatch.setenv("FLOWJOB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_choice, "_decisions", {})
+    races: list = []
+    yield races, tmp_path
+
+
+def _fake_race(races, onednn_s, xla_s):
+    def race(first, second):
+        races.append((first, second))
+        return onednn_s, xla_s
+
+    return race
+
+
+def _uses_onednn(channels=8, kernel=3) -> bool:
+    """Whether a conv of this size, lowered for the CPU, calls the oneDNN kernel."""
+    x = np.ones((2, channels, 9, 9), np.float32)
+    w = np.ones((4, channels, kernel, kernel), np.float32)
+
+    def f(a, b):
+        return lower_conv2d(
+            a, b, strides=(1, 1), pads=((1, 1), (1, 1)), dilations=(1, 1), groups=1,
+            data_format=DataFormat.NCHW,
+        )  # fmt: skip
+
+    with kernels.lowering_for("cpu"):
+        return TARGET in jax.jit(f).lower(x, w).as_text()
+
+
+@pytest.mark.parametrize("onednn_s, xla_s, expected", [(1.0, 2.0, True), (2.0, 1.0, False)])
+def test_the_faster_kernel_serves_and_the_decision_is_kept(
+    measured, monkeypatch, onednn_s, xla_s, expected
+):
+    races, folder = measured
+    monkeypatch.setattr(_choice, "race", _fake_race(races, onednn_s, xla_s))
+    assert _uses_onednn() is expected
+    assert _uses_onednn() is expected and len(races) == 1  # decided once
+    stored = json.loads((folder / _choice.FILE_NAME).read_text())
+    (key, value), = stored.items()  # fmt: skip
+    assert value is expected and "conv2d|(2, 8, 9, 9)|(4, 8, 3, 3)" in key and "NCHW" in key
+    # a later process: the file's decision, no race
+    monkeypatch.setattr(_choice, "_decisions", {})
+    monkeypatch.setattr(_choice, "race", _fake_race(races, xla_s, onednn_s))  # would flip it
+    assert _uses_onednn() is expected and len(races) == 1
+
+
+def test_a_damaged_decision_file_is_measured_again(measured, monkeypatch):
+    races, folder = measured
+    (folder / _choice.FILE_NAME).write_text("{not json")
+    monkeypatch.setattr(_choice, "race", _fake_race(races, 1.0, 2.0))
+    assert _uses_onednn() is True and len(races) == 1
+    assert list(json.loads((folder / _choice.FILE_NAME).read_text()).values()) == [True]
+
+
+@pytest.mark.parametrize(
+    "policy, channels, expected",
+    [("xla", 8, False), ("onednn", 1, True), ("rule", 1, False), ("rule", 8, True)],
+)
+def test_the_policy_variable_overrides_the_measurement(monkeypatch, policy, channels, expected):
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", policy)
+    monkeypatch.setattr(_choice, "race", lambda *a: pytest.fail("no race under a fixed policy"))
+    # 1 input channel x 3x3 = 9 products per output element: below the rule's 32
+    assert _uses_onednn(channels=channels) is expected
+
+
+def test_an_unknown_policy_is_refused_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "fastest")
+    with pytest.raises(ValueError, match="FLOWJOB_CONV_KERNEL must be one of .* got 'fastest'"):
+        _uses_onednn()
+
+
+def test_a_gpu_program_never_measures_or_calls_onednn(measured, monkeypatch):
+    races, _ = measured
+    monkeypatch.setattr(_choice, "race", _fake_race(races, 0.0, 1.0))
+    x, w = np.ones((2, 8, 9, 9), np.float32), np.ones((4, 8, 3, 3), np.float32)
+    with kernels.lowering_for("gpu"):
+        assert not kernels.onednn_conv_supported(x, w)
+    assert races == []
+
+
+def test_a_real_race_inside_a_traced_job_gives_xlas_values(measured):
+    """The race runs while the outer program is being traced (its candidates run at once,
+    not staged into it); whichever kernel wins, values and gradients match XLA's."""
+    races, folder = measured
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 16, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((8, 16, 3, 3)).astype(np.float32)
+    args = dict(strides=(1, 1), pads=((1, 1), (1, 1)), dilations=(1, 1), groups=1)
+
+    def loss(conv, a, b):
+        return (conv(a, b) ** 2).sum()
+
+    def ours(a, b):
+        with kernels.lowering_for("cpu"):
+            return lower_conv2d(a, b, data_format=DataFormat.NCHW, **args)
+
+    def reference(a, b):
+        return lax.conv_general_dilated(
+            a, b, (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW"),
+            precision="highest",
+        )  # fmt: skip
+
+    got = jax.jit(jax.value_and_grad(lambda a, b: loss(ours, a, b), (0, 1)))(x, w)
+    want = jax.value_and_grad(lambda a, b: loss(reference, a, b), (0, 1))(x, w)
+    for g, r in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=2e-4, atol=1e-2)
+    assert len(json.loads((folder / _choice.FILE_NAME).read_text())) == 1
