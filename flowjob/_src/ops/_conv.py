@@ -121,9 +121,15 @@ POOL_INTERNAL_LAYOUT = ""
 # On CPU a grouped convolution (1 < groups <= GROUPED_SPLIT_MAX; 1-, 2- and 3-D) runs as one
 # channels-last convolution per group: XLA:CPU's own grouped convolution leaves YNNPACK, and
 # its weight gradient took 3-26 s where the split takes 3-40 ms (bench/, BENCHMARKS.md), and
-# is less precise (conv_grouped_split). Larger group counts (depthwise) keep XLA's
-# convolution: one op per channel would swamp the compiler.
+# is less precise (conv_grouped_split). Larger group counts keep XLA's convolution (one op
+# per group would swamp the compiler), and so do 2-D depthwise convolutions (one input
+# channel per group) of any count: XLA runs them as fast as the split, whose compile grows
+# with the groups (a 4-layer depthwise net, 64 channels: first call 15 s split, 2.8 s not).
+# 1-D and 3-D ones keep the split for its precision: OneFlow's conv3d tests sum 10 x 18^3
+# products per weight-gradient entry.
 GROUPED_SPLIT_MAX = 64
+
+
 # On CPU an unpadded 1x1 convolution (groups=1) is a matrix product over the channels: as a
 # dot, its weight gradient is a matmul, measured 1.5-1.8x faster than XLA's convolution.
 POINTWISE_AS_DOT = True
@@ -190,7 +196,8 @@ def _xla_conv2d(x, w, strides, pads, dilations, groups, data_format):
         t = (0, 2, 3, 1)
         y = _xla_conv2d(x.transpose(t), w.transpose(t), *args[:4], DataFormat.NHWC)
         return y.transpose(0, 3, 1, 2)
-    if cpu and 1 < groups <= GROUPED_SPLIT_MAX:
+    in_per_group = w.shape[1] if data_format == DataFormat.NCHW else w.shape[3]
+    if cpu and 1 < groups <= GROUPED_SPLIT_MAX and in_per_group > 1:
         return conv_grouped_split(x, w, *args)
     spatial = w.shape[2:] if data_format == DataFormat.NCHW else w.shape[1:3]
     if (
