@@ -101,6 +101,10 @@ def build(spec: dict, prep: Prep | None):
         from . import _resnet
 
         return _resnet.matmul_variant()
+    if model == "bert":
+        from . import _bert
+
+        return getattr(_bert, f"{engine}_variant")(batch)
     if model in ("resnet50", "block_g32", "block_g1"):
         from . import _resnet
 
