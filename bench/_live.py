@@ -186,9 +186,10 @@ def watch_model_section(quick: bool) -> Section:
         "job without it (all three open the summary writer in their body), and with "
         "`every_n_steps=10**9` (only step 0 logs: what the other "
         f"steps pay); {rounds} rounds of {calls} calls in one process, order rotating, "
-        "median per call. The extra cost of one logging step is (watched - plain) x 100, "
-        f"here {logging_ms:.1f} ms: mostly the two histograms of the 784x256 weight (XLA's "
-        "CPU backend runs a scatter-add element by element).\n\n"
+        "each ending with `flow.sync_default_session()` (which returns once the calls' "
+        "programs ran), median per call. The extra cost of one logging step is (watched - "
+        f"plain) x 100, here {logging_ms:.1f} ms: the logging variant of the program "
+        "(histograms, norms) and the host writer.\n\n"
         + table(
             ["job", "ms / step", "ratio"],
             [

@@ -334,6 +334,12 @@ def predict_section(quick: bool) -> Section:
             ]
             speed = H.ratio(series, "predict, batch 100", "train step")
             md.append(f"\npredict / train step throughput at batch 100: {H.fmt_ratio(speed)}")
+            one = H.ratio(series, "predict, batch 1", "JAX predict, batch 1")
+            md.append(f"\nbatch-1 predict calls/s, flowjob / JAX: {H.fmt_ratio(one)}")
+            if model == "mlp":  # issue 35: per-call overhead on small steps
+                goals.append(
+                    goal(f"{model.upper()} batch-1 predict call flowjob / JAX", one[0], ">=", 0.95)
+                )
             goals.append(
                 goal(
                     f"{model.upper()} predict job: ops from differentiation",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import typing
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -308,3 +309,27 @@ def test_jobs_returning_empty_structures_complete():
     worker.start()
     worker.join(timeout=scaled(60))
     assert got == [()]
+
+
+def test_sync_waits_for_the_programs_of_calls_that_fetch_nothing():
+    """A train job that returns nothing and watches nothing has no output to wait for: its
+    calls complete at once while XLA still runs their queued steps. sync_default_session
+    returns only once they ran (what timing a loop, or a save after it, relies on)."""
+    from flowjob._src.runtime._session import default_session
+
+    @flow.global_function(type="train")
+    def Step(x: tp.Numpy.Placeholder((384, 384))) -> None:
+        w = flow.get_variable("w", (384, 384), initializer=flow.ones_initializer())
+        y = x
+        for _ in range(4):
+            y = flow.math.tanh(flow.matmul(y, w))
+        loss = flow.math.reduce_mean(y)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [1e-3])).minimize(loss)
+
+    x = np.full((384, 384), 0.01, np.float32)
+    for _ in range(60):
+        assert Step(x) is None
+    flow.sync_default_session()
+    values = default_session().state.variables.values.values()
+    pending = [v for v in values if isinstance(v, jax.Array) and not v.is_ready()]
+    assert not pending, f"{len(pending)} variable(s) still being computed after the sync"

@@ -174,7 +174,8 @@ def exact_layouts(params: list) -> list[tuple[tuple[int, ...], np.dtype]] | None
     return [(spec.defs[0].shape, spec.defs[0].dtype.np_dtype) for spec in params]
 
 
-def _fit_exactly(args: tuple[Any, ...], layouts: list) -> bool:
+def fit_exactly(args: tuple[Any, ...], layouts: list) -> bool:
+    """Whether every argument is an ndarray of exactly its placeholder's shape and dtype."""
     if len(args) != len(layouts):
         return False
     for v, (shape, dtype) in zip(args, layouts):
@@ -202,7 +203,7 @@ def prepare_arguments(
     (from ``exact_layouts``) lets arguments that match exactly skip the general checks;
     their private copies then come from ``pool`` when one is given.
     """
-    if layouts is not None and (not private or pool is not None) and _fit_exactly(args, layouts):
+    if layouts is not None and (not private or pool is not None) and fit_exactly(args, layouts):
         host = list(args) if not private else [pool.copy(a) for a in args]
         return host, tuple([host[i] for i in device_inputs])
     if len(args) != len(params):

@@ -9,12 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
-import numpy as np
 
 from ..errors import CallbackError
 from ..graph import raise_kernel_error, running_kernel
 from . import _sharding, _stop
-from ._arguments import device_value, prepare_arguments
+from ._arguments import device_value, fit_exactly, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
@@ -126,14 +125,14 @@ class Calls:
         returned array itself. Arguments that match their placeholders exactly go to the
         program as they are, after one check each; anything else (a wrong or converted
         argument, a first call, a call from a handler, several processes) takes ``run``."""
-        layouts = entry.layouts
-        if len(args) == len(layouts) and entry.warm and _stop.guard is None:
-            for v, (shape, dtype) in zip(args, layouts):
-                if type(v) is not np.ndarray or v.shape != shape or v.dtype != dtype:
-                    break
-            else:
-                if running_kernel() is None and not self.completion.in_worker():
-                    return self._run_direct(entry, args)
+        if (
+            entry.warm
+            and _stop.guard is None
+            and fit_exactly(args, entry.layouts)
+            and running_kernel() is None
+            and not self.completion.in_worker()
+        ):
+            return self._run_direct(entry, args)
         host_args, values = self.run(job, entry, args)
         return None if values is None else entry.results.array(host_args, values)
 
@@ -322,8 +321,23 @@ class Calls:
         return value
 
     def wait(self) -> None:
+        """Waits until every call made so far has run: its completion (handlers, callbacks)
+        and its program."""
         self._held.release(grace=not self.completion.in_worker())
         self.completion.drain()
+        self._wait_for_programs()
+
+    def _wait_for_programs(self) -> None:
+        """Waits until the session's variables are computed, so every program that writes
+        them has run. A completion waits only for the outputs it fetches: a call that
+        fetches none (a ``-> None`` train job, nothing watched) completes at once while XLA
+        may still have dozens of steps queued. Under the dispatch lock, so no call donates
+        an array meanwhile."""
+        with self._lock:
+            try:
+                jax.block_until_ready(list(self.state.variables.values.values()))
+            except Exception:  # noqa: BLE001 - a failed program: its call, or the next one
+                pass  # that reads the state, reports it; waiting is all this is for
 
 
 def _checked_run(lowered: Any, *args: Any, wait: bool = True, fn: Any = None) -> Any:
