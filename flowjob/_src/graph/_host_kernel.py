@@ -31,7 +31,13 @@ _errors: OrderedDict[int, BaseException] = OrderedDict()
 _errors_lock = threading.Lock()
 _tokens = itertools.count(1)
 _TOKEN = re.compile(r"flowjob host kernel error #(\d+)")
-_local = threading.local()
+
+
+class _Running(threading.local):
+    site: KernelSite | None = None  # a class default: read on every job call, never missing
+
+
+_local = _Running()
 
 
 class PythonKernelError(OpError):
@@ -95,7 +101,7 @@ def has_host_kernels(graph: Any) -> bool:
 
 def running_kernel() -> KernelSite | None:
     """The op whose host kernel runs on this thread, if any."""
-    return getattr(_local, "site", None)
+    return _local.site
 
 
 def call_kernel(site: KernelSite | None, where: str, fn: Callable[..., Any], *arrays: Any) -> Any:

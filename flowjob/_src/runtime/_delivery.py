@@ -209,9 +209,10 @@ class Deliverer:
         """``fetch`` of the one output ``arrays[index]``: waiting for it waits for the
         program, whose failure it reports the same way."""
         try:
-            if index in entry.lowered.step.forwarded:
-                return np.array(arrays[index])
-            return writable(np.asarray(arrays[index]))
+            value = np.asarray(arrays[index])
+            if value.nbytes <= _COPY_MAX or index in entry.lowered.step.forwarded:
+                return value.copy()
+            return writable(value)
         except Exception as exc:
             self.fetch_failed(entry, exc)
             return None
