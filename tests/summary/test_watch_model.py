@@ -136,3 +136,50 @@ def test_watch_model_outside_a_job_or_twice_is_a_clear_error():
 
         bad(np.ones((2, 2), np.float32))
     flow.clear_default_session()
+
+
+@pytest.mark.parametrize(
+    "case", ["finite", "constant", "nan", "posinf", "neginf", "all_nonfinite", "half_nonfinite"]
+)
+def test_device_histogram_matches_numpy_with_and_without_nonfinite(case):
+    """Both ways of the device histogram (every element finite, or NaN/Inf masked out)
+    against NumPy's count of the finite elements by the bucket rule, and the NaN/Inf tally."""
+    from flowjob._src.summary._watch_model import _device_histogram
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(37, 11)).astype(np.float32)
+    if case == "constant":
+        x[:] = 1.5
+    elif case == "nan":
+        x[3, 4] = x[20, 1] = np.nan
+    elif case == "posinf":
+        x[0, 0] = np.inf
+    elif case == "neginf":
+        x[36, 10] = -np.inf
+    elif case == "all_nonfinite":
+        x[:] = np.nan
+        x[0, :3] = np.inf
+    elif case == "half_nonfinite":
+        x[::2] = np.nan
+        x[1, 1], x[3, 3] = np.inf, -np.inf
+    bins = 9
+    mn, mx, counts, nonfinite = (
+        np.asarray(v) for v in jax.jit(lambda a: _device_histogram(a, bins))(x)
+    )
+    flat = x.reshape(-1)
+    finite = flat[np.isfinite(flat)]
+    expected_nonfinite = [np.isnan(flat).sum(), (flat == np.inf).sum(), (flat == -np.inf).sum()]
+    assert nonfinite.tolist() == expected_nonfinite
+    if not finite.size:
+        assert counts.tolist() == [0] * bins
+        return
+    assert float(mn) == finite.min() and float(mx) == finite.max()
+    assert counts.sum() == finite.size
+    if finite.min() == finite.max():
+        assert counts.tolist() == [0] * (bins - 1) + [finite.size]
+        return
+    scaled = (finite - np.float32(mn)) * np.float32(bins / (np.float32(mx) - np.float32(mn)))
+    index = np.clip(np.floor(scaled), 0, bins - 1).astype(int)
+    want = np.bincount(index, minlength=bins)
+    # float32 rounding may move a value lying on a bucket edge into its neighbour
+    assert np.abs(counts - want).sum() <= 2 * np.sum(np.abs(scaled - np.round(scaled)) < 1e-4)
