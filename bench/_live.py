@@ -177,7 +177,11 @@ def watch_model_section(quick: bool) -> Section:
     plain, watched, unlogged = (
         statistics.median(times[k]) for k in ("plain", "watched", "unlogged")
     )
-    ratio, other = watched / plain, unlogged / plain
+    # per round, from segments run next to each other (the machine's load drifts)
+    ratio, other = (
+        statistics.median(a / b for a, b in zip(times[k], times["plain"]))
+        for k in ("watched", "unlogged")
+    )
     logging_ms = (watched - plain) * 100 * 1e3  # the extra cost of one logging step
     md = (
         "MLP 784-256-10, batch 64, SGD; `watch_model(every_n_steps=100)` (value and gradient "
@@ -187,7 +191,8 @@ def watch_model_section(quick: bool) -> Section:
         "`every_n_steps=10**9` (only step 0 logs: what the other "
         f"steps pay); {rounds} rounds of {calls} calls in one process, order rotating, "
         "each ending with `flow.sync_default_session()` (which returns once the calls' "
-        "programs ran), median per call. The extra cost of one logging step is (watched - "
+        "programs ran); ms per call: the median over rounds, ratios: the median of the "
+        "rounds' ratios. The extra cost of one logging step is (watched - "
         f"plain) x 100, here {logging_ms:.1f} ms: the logging variant of the program "
         "(histograms, norms) and the host writer.\n\n"
         + table(
