@@ -325,7 +325,8 @@ class Calls:
         and its program."""
         self._held.release(grace=not self.completion.in_worker())
         self.completion.drain()
-        self._wait_for_programs()
+        if running_kernel() is None:  # a kernel's own program would wait for the kernel
+            self._wait_for_programs()
 
     def _wait_for_programs(self) -> None:
         """Waits until the session's variables are computed, so every program that writes
