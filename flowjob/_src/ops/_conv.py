@@ -173,7 +173,11 @@ def _candidates(x_shape, w_shape, args) -> tuple[Callable[[], Any], Callable[[],
         nonlocal dy
         if dy is None:
             dy = rng.standard_normal(jax.eval_shape(conv, x, w).shape, dtype=np.float32)
-        step = jax.jit(lambda a, b, g: jax.vjp(conv, a, b)[1](g))
+
+        def conv_kernel_race(a, b, g):  # the name marks its program in XLA's dumps
+            return jax.vjp(conv, a, b)[1](g)
+
+        step = jax.jit(conv_kernel_race)
         cotangent = dy
 
         def run():
