@@ -37,6 +37,10 @@ def test_traced_and_typed_keys_and_the_partitionable_flag_give_the_same_values()
     expected = draw("truncated_normal", raw, shape, np.float32)
     traced = jax.jit(lambda k: draw("truncated_normal", k, shape, np.float32))(raw)
     np.testing.assert_array_equal(np.asarray(traced), expected)
+    # a concrete key inside a program being traced (decode_random's initializer): its values
+    # are computed by that program
+    inside = jax.jit(lambda: draw("truncated_normal", raw, shape, np.float32))()
+    np.testing.assert_array_equal(np.asarray(inside), expected)
     typed = draw("truncated_normal", jax.random.key(5), shape, np.float32)
     np.testing.assert_array_equal(typed, expected)
     with jax.threefry_partitionable(False):  # jax.random's own stream changes; flowjob's not

@@ -99,7 +99,8 @@ def draw(
 ) -> np.ndarray | jax.Array:
     """``jax.random.normal(key, shape, dtype)``, ``truncated_normal(key, -2, 2, ...)`` or
     ``uniform(..., minval=low, maxval=high)`` (``kind``), the same values: a NumPy array
-    made in chunks when ``key`` is a concrete threefry key, else (a traced key) a traced draw.
+    made in chunks when ``key`` is a concrete threefry key outside any trace, else (a traced
+    key, or a program being traced: the values belong to it) a traced draw.
 
     >>> a = draw("normal", jax.random.PRNGKey(0), (3, 4), np.float32)
     >>> b = np.asarray(jax.random.normal(jax.random.PRNGKey(0), (3, 4), np.float32))
@@ -112,8 +113,8 @@ def draw(
     if words is None:  # another key implementation: its own draw
         return _random(kind, key, shape, dtype, low, high)
     size = math.prod(shape)
-    if isinstance(words, jax.core.Tracer) or size > 2**32 - CHUNK:
-        three = jnp.concatenate([words, jnp.zeros((1,), np.uint32)])
+    three = jnp.concatenate([words, jnp.zeros((1,), np.uint32)])
+    if isinstance(three, jax.core.Tracer) or size > 2**32 - CHUNK:
         return _random(kind, _positioned(three), shape, dtype, low, high)
     words = np.asarray(words)
     out_dtype = jax.dtypes.canonicalize_dtype(dtype)
