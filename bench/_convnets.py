@@ -98,6 +98,11 @@ def resnet_section(quick: bool) -> Section:
             "conv": BEFORE,
             "kernels": NO_KERNELS,
         },
+        "flowjob, oneDNN convolutions": {
+            "engine": "flowjob",
+            "model": "resnet50",
+            "conv_kernel": "onednn",
+        },
         "flowjob, XLA convolutions": {
             "engine": "flowjob",
             "model": "resnet50",
@@ -125,6 +130,9 @@ def resnet_section(quick: bool) -> Section:
     if "flowjob, XLA convolutions" in series:
         onednn = H.ratio(series, "flowjob", "flowjob, XLA convolutions")
         md.append(f"; flowjob / flowjob with XLA's convolutions: {H.fmt_ratio(onednn)}")
+    if "flowjob, oneDNN convolutions" in series:
+        forced = H.ratio(series, "flowjob", "flowjob, oneDNN convolutions")
+        md.append(f"; flowjob / flowjob with every convolution on oneDNN: {H.fmt_ratio(forced)}")
     if "flowjob, conv lowerings before issue 17" in series:
         gain = H.ratio(series, "flowjob", "flowjob, conv lowerings before issue 17")
         md.append(f"; flowjob / flowjob with the lowerings before issue 17: {H.fmt_ratio(gain)}")

@@ -34,6 +34,12 @@ LENET_VARIANTS = {
         "conv": {"WGRAD_CHUNK": 0},
         "kernels": {"ENABLED": False},
     },
+    # the same job with every convolution on oneDNN (issue 27), not measured per shape
+    "flowjob, oneDNN convolutions": {
+        "engine": "flowjob",
+        "model": "lenet",
+        "conv_kernel": "onednn",
+    },
     # the same job with XLA's convolutions, when the oneDNN kernels (issue 27) are installed
     "flowjob, XLA convolutions": {
         "engine": "flowjob",

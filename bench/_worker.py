@@ -69,8 +69,8 @@ def _events() -> dict:
 
 
 def _patch_flowjob(spec: dict) -> None:
-    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob._src.kernels`` switches before
-    tracing."""
+    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob._src.kernels`` switches and the
+    convolution kernel policy (``FLOWJOB_CONV_KERNEL``, read at trace time) before tracing."""
     from flowjob._src import kernels
     from flowjob._src.ops import _conv
 
@@ -78,6 +78,8 @@ def _patch_flowjob(spec: dict) -> None:
         setattr(_conv, name, value)
     for name, value in spec.get("kernels", {}).items():
         setattr(kernels, name, value)
+    if "conv_kernel" in spec:
+        os.environ["FLOWJOB_CONV_KERNEL"] = spec["conv_kernel"]
 
 
 def build(spec: dict, prep: Prep | None):
