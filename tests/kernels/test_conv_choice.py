@@ -74,6 +74,15 @@ def test_the_faster_kernel_serves_and_the_decision_is_kept(
     assert _uses_onednn() is expected and len(races) == 1
 
 
+@pytest.mark.parametrize("xla_share, expected", [(0.95, True), (0.5, False)])
+def test_xla_serves_only_when_it_wins_by_the_margin(measured, monkeypatch, xla_share, expected):
+    """A close race (within the noise of a few repeats) keeps oneDNN."""
+    races, _ = measured
+    assert 0.5 < _choice.XLA_MARGIN < 0.95
+    monkeypatch.setattr(_choice, "race", _fake_race(races, 1.0, xla_share))
+    assert _uses_onednn() is expected
+
+
 def test_a_damaged_decision_file_is_measured_again(measured, monkeypatch):
     races, folder = measured
     (folder / _choice.FILE_NAME).write_text("{not json")
