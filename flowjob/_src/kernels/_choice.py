@@ -41,6 +41,9 @@ _REPEATS = 3  # timed runs of each candidate after its first (compiling) run
 # plainly measured choice (its four XLA winners), and a LeNet process that ran at the all-XLA
 # job's rate ran at 0.67x the all-oneDNN job (bench/NOTES.md, issue 35).
 XLA_MARGIN = 0.85
+# Part of every decision's key: a change to how races are run or judged (the margin, the
+# repeats) bumps it, so decisions made under an older rule are measured again.
+RULE_VERSION = 2
 _lock = threading.Lock()
 _decisions: dict[str, bool] = {}  # key -> oneDNN chosen; this process's and the file's
 
@@ -101,7 +104,8 @@ def _machine() -> str:
         kernels = metadata.version("flowjob-onednn")
     except metadata.PackageNotFoundError:
         kernels = "-"
-    return f"{_cpu_model()} x{os.cpu_count()}|jax {jax.__version__}|onednn {kernels}"
+    version = f"jax {jax.__version__}|onednn {kernels}|race v{RULE_VERSION}"
+    return f"{_cpu_model()} x{os.cpu_count()}|{version}"
 
 
 def _cpu_model() -> str:
