@@ -9,6 +9,7 @@ from typing import Any
 import jax
 
 from .. import _dtypes
+from .._device_values import prng_key
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
 from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
@@ -26,7 +27,7 @@ def _output_specs(lowering, attrs: dict[str, Any], rng: bool, specs: list) -> An
     key = None if identity is None else (identity, rng, tuple((s.shape, s.dtype) for s in specs))
     if key is not None and key in _SHAPES:
         return _SHAPES[key]
-    extra = {"key": jax.random.PRNGKey(0)} if rng else {}
+    extra = {"key": prng_key(0)} if rng else {}
     out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
     if key is not None:
         if len(_SHAPES) >= MAX_SHAPES:

@@ -11,6 +11,7 @@ import jax
 import numpy as np
 
 from .. import _dtypes
+from .._device_values import prng_key, to_device
 from ..errors import JobDefinitionError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind
@@ -57,8 +58,8 @@ class VariableStore:
         if vdef.name in self.pending:
             value = self._loaded(vdef.name, vdef.shape, vdef.dtype)
         else:
-            value = vdef.initializer(jax.random.PRNGKey(seed), vdef.shape, vdef.dtype.np_dtype)
-        value = jax.numpy.asarray(value, dtype=vdef.dtype.np_dtype)
+            value = vdef.initializer(prng_key(seed), vdef.shape, vdef.dtype.np_dtype)
+        value = to_device(value, vdef.dtype.np_dtype)
         if value.shape != vdef.shape:
             raise JobDefinitionError(
                 f"initializer of variable {vdef.name!r} returned shape {value.shape}, "
@@ -72,10 +73,10 @@ class VariableStore:
         """Adds a variable owned by the runtime (optimizer slot, TrainStep) if missing."""
         if name in self.defs:
             return
-        arr = jax.numpy.asarray(value)
+        arr = to_device(value)
         if name in self.pending:
             loaded = self._loaded(name, tuple(arr.shape), _dtypes.as_dtype(arr.dtype))
-            arr = jax.numpy.asarray(loaded)
+            arr = to_device(loaded)
         self.defs[name] = VariableDef(
             name, tuple(arr.shape), _dtypes.as_dtype(arr.dtype), None, trainable=False, system=True
         )

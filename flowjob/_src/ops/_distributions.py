@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
+from .._device_values import prng_key, to_device
 from ._sampling import draw
 
 # Standard deviation of a unit normal truncated to [-2, 2]; variance scaling divides by it.
@@ -43,7 +44,7 @@ class Initializer:
         value = self._sample(key, shape, dtype)
         if isinstance(value, np.ndarray):  # drawn or filled on the host: a transfer only
             # (jnp.asarray would stage it through a program compiled per shape)
-            return jax.device_put(value.astype(dtype, copy=False))
+            return to_device(value, dtype)
         return jnp.asarray(value).astype(dtype)
 
     def __eq__(self, other) -> bool:
@@ -160,7 +161,7 @@ def random_normal_initializer(
     mean, stddev = float(mean), float(stddev)
     sample = _normal(mean, stddev)
     if seed is not None:
-        fixed = jax.random.PRNGKey(int(seed))
+        fixed = prng_key(int(seed))
         inner = sample
 
         def sample(key, shape, dt):

@@ -1,0 +1,52 @@
+"""Host values put on the device without compiling a program for them.
+
+``jnp.asarray(numpy_value)`` stages the value through a ``stage`` program compiled per shape
+and dtype, and ``jax.random.PRNGKey(seed)`` runs JAX's jitted ``_threefry_seed``: at a job's
+first call each costs tracing and an XLA compile (tens of ms, more under load) for what is a
+transfer. These helpers give the same arrays by ``jax.device_put``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+__all__ = ["prng_key", "to_device"]
+
+
+def to_device(value: Any, dtype: Any = None) -> jax.Array:
+    """``jnp.asarray(value, dtype)``: a NumPy value (or scalar) is cast on the host to JAX's
+    canonical dtype and transferred; a ``jax.Array`` of that dtype is returned as it is.
+
+    >>> to_device(np.zeros((1,), np.int64)).dtype == jax.numpy.asarray(np.zeros(1, np.int64)).dtype
+    True
+    """
+    if isinstance(value, jax.Array):
+        if dtype is None or value.dtype == jax.dtypes.canonicalize_dtype(dtype):
+            return value
+        return jax.numpy.asarray(value, dtype=dtype)
+    host = np.asarray(value)
+    target = jax.dtypes.canonicalize_dtype(host.dtype if dtype is None else dtype)
+    return jax.device_put(host.astype(target, copy=False))
+
+
+def prng_key(seed: int) -> jax.Array:
+    """The array ``jax.random.PRNGKey(seed)`` returns.
+
+    With JAX's default key (raw ``uint32[2]`` threefry, no custom PRNG) a seed in
+    ``[0, 2**32)`` is the key ``[0, seed]`` in both 32- and 64-bit mode; other seeds and key
+    kinds go through JAX.
+
+    >>> bool((np.asarray(prng_key(7)) == np.asarray(jax.random.PRNGKey(7))).all())
+    True
+    """
+    seed = int(seed)
+    if (
+        0 <= seed < 2**32
+        and jax.config.jax_default_prng_impl == "threefry2x32"
+        and not jax.config.jax_enable_custom_prng
+    ):
+        return jax.device_put(np.array([0, seed], np.uint32))
+    return jax.random.PRNGKey(seed)
