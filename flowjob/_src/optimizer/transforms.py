@@ -177,7 +177,8 @@ def per_variable(slots: SlotInit, rule: RuleStep) -> Transformation:
     """An update rule applied variable by variable. ``slots(param) -> {suffix: initial}``
     names its state ``"<var>-<suffix>"``; ``rule(name, g, w, own, learning_rate, step)``
     returns the variable's update and its new ``{suffix: array}``."""
-    suffixes = tuple(slots(jax.ShapeDtypeStruct((1,), jnp.float32)))
+    # the names only: run concretely, slots() would compile its zeros at the first call
+    suffixes = tuple(jax.eval_shape(slots, jax.ShapeDtypeStruct((1,), jnp.float32)))
 
     def init(params):  # ordered: the slots of a variable keep the order OneFlow lists them in
         return OrderedDict(
