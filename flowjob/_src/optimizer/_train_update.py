@@ -36,7 +36,9 @@ class TrainUpdate:
         self.job_name = job_name
         self.chain = optimizer.transformation(job_name, regularizers, sparse)
         # One program for every slot (op by op, each zeros_like compiles for its shape).
-        state = jax.jit(self.chain.init)(dict(params))
+        state = jax.eval_shape(self.chain.init, dict(params))
+        if jax.tree.leaves(state):  # (plain SGD has no slots: nothing to compile)
+            state = jax.jit(self.chain.init)(dict(params))
         self._template = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), state)
         self.initial_state = T.flatten_state(state)
 
