@@ -120,9 +120,12 @@ def draw(
     out_dtype = jax.dtypes.canonicalize_dtype(dtype)
     program = _chunk_program(kind, np.dtype(dtype))
     bounds = np.asarray(low, out_dtype), np.asarray(high, out_dtype)
-    chunks = [
-        np.asarray(program(np.array([words[0], words[1], start], np.uint32), *bounds))
-        for start in range(0, size, CHUNK)
-    ]
+    chunks = []
+    for start in range(0, size, CHUNK):
+        chunk = program(np.array([words[0], words[1], start], np.uint32), *bounds)
+        if isinstance(chunk, jax.core.Tracer):  # a concrete key inside a traced op: traced
+            three = jnp.asarray(np.array([words[0], words[1], 0], np.uint32))
+            return _random(kind, _positioned(three), shape, dtype, low, high)
+        chunks.append(np.asarray(chunk))
     flat = np.concatenate(chunks)[:size] if chunks else np.zeros((0,), out_dtype)
     return flat.reshape(shape)
