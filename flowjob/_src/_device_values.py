@@ -28,8 +28,7 @@ def to_device(value: Any, dtype: Any = None) -> jax.Array:
             return value
         return jax.numpy.asarray(value, dtype=dtype)
     host = np.asarray(value)
-    target = jax.dtypes.canonicalize_dtype(host.dtype if dtype is None else dtype)
-    return jax.device_put(host.astype(target, copy=False))
+    return jax.device_put(host if dtype is None else host.astype(dtype, copy=False))
 
 
 def prng_key(seed: int) -> jax.Array:

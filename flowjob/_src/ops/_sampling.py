@@ -113,19 +113,19 @@ def draw(
     if words is None:  # another key implementation: its own draw
         return _random(kind, key, shape, dtype, low, high)
     size = math.prod(shape)
-    three = jnp.concatenate([words, jnp.zeros((1,), np.uint32)])
+    if isinstance(words, jax.core.Tracer):
+        three = jnp.concatenate([words, jnp.zeros((1,), np.uint32)])
+    else:  # a transfer, or a tracer inside a program being traced (no eager program compiled)
+        three = jax.device_put(np.append(np.asarray(words), np.uint32(0)))
     if isinstance(three, jax.core.Tracer) or size > 2**32 - CHUNK:
         return _random(kind, _positioned(three), shape, dtype, low, high)
     words = np.asarray(words)
     out_dtype = jax.dtypes.canonicalize_dtype(dtype)
     program = _chunk_program(kind, np.dtype(dtype))
     bounds = np.asarray(low, out_dtype), np.asarray(high, out_dtype)
-    chunks = []
-    for start in range(0, size, CHUNK):
-        chunk = program(np.array([words[0], words[1], start], np.uint32), *bounds)
-        if isinstance(chunk, jax.core.Tracer):  # a concrete key inside a traced op: traced
-            three = jnp.asarray(np.array([words[0], words[1], 0], np.uint32))
-            return _random(kind, _positioned(three), shape, dtype, low, high)
-        chunks.append(np.asarray(chunk))
+    chunks = [
+        np.asarray(program(np.array([words[0], words[1], start], np.uint32), *bounds))
+        for start in range(0, size, CHUNK)
+    ]
     flat = np.concatenate(chunks)[:size] if chunks else np.zeros((0,), out_dtype)
     return flat.reshape(shape)
