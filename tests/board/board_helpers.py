@@ -40,11 +40,11 @@ def repo_env(**extra: str) -> dict[str, str]:
 
 def _oldest_tensorboard_requirements() -> list[str]:
     """The oldest TensorBoard minor version pyproject.toml allows (its newest patch release),
-    as pip requirements: TensorBoard before 2.20 imports ``pkg_resources``, which setuptools
-    81 removed, so an older setuptools comes with it (its users' environments have one)."""
+    as pip requirements with the two it needs that newer TensorBoards (and so this
+    environment) may lack: ``six``, and ``pkg_resources``, which setuptools 81 removed."""
     found = re.search(r'"tensorboard>=(\d+)\.(\d+)', (REPO / "pyproject.toml").read_text())
     assert found, "pyproject.toml names no tensorboard>=X.Y floor"
-    return [f"tensorboard~={found[1]}.{found[2]}.0", "setuptools<81"]
+    return [f"tensorboard~={found[1]}.{found[2]}.0", "setuptools<81", "six"]
 
 
 @functools.cache

@@ -28,7 +28,7 @@ def measured(monkeypatch, tmp_path):
     """The ``measure`` policy with an empty cache folder and no decision in memory; yields
     the list of races run."""
     monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
-    monkeypatch.setenv("FLOWJOB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL_FILE", str(tmp_path / _choice.FILE_NAME))
     monkeypatch.setattr(_choice, "_decisions", {})
     races: list = []
     yield races, tmp_path

@@ -7,9 +7,11 @@ on both. A fixed rule cannot follow the machine, so the first time a job traces 
 (its shapes, strides, padding, dilation, groups and layout), both candidates run its forward
 pass and both gradients on random data, a few times each, alternating; the faster one serves
 that convolution from then on (XLA's only by a margin, :data:`XLA_MARGIN`). Decisions are
-kept in memory and in ``conv-kernels.json`` in flowjob's cache folder (``FLOWJOB_CACHE_DIR``;
-empty: memory only), keyed by the CPU model, its core count and the versions of JAX and of the
-kernels, so later processes measure nothing.
+kept in memory and in one file per machine, ``$XDG_CACHE_HOME/flowjob/conv-kernels.json``
+(``FLOWJOB_CONV_KERNEL_FILE`` names another; empty: memory only), keyed by the CPU model, its
+core count, the versions of JAX and of the kernels and the race's rule, so later processes
+measure nothing: only the first run on a machine pays, once per convolution (LeNet about 2.5 s,
+ResNet-50 about 12 s on the 2-core machine of ``BENCHMARKS.md``).
 
 ``FLOWJOB_CONV_KERNEL`` chooses the policy: ``measure`` (default), ``onednn`` or ``xla``
 (always that one, where oneDNN can serve the convolution at all), or ``rule`` (oneDNN from
@@ -26,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .._cache_dir import configured_cache_dir
+from .._cache_dir import default_cache_dir
 from .._files import atomic_file, read_bounded
 
 __all__ = ["POLICIES", "policy", "prefer_onednn"]
@@ -120,8 +122,14 @@ def _cpu_model() -> str:
 
 
 def _path() -> str | None:
-    folder = configured_cache_dir()
-    return None if folder is None else os.path.join(folder, FILE_NAME)
+    """``FLOWJOB_CONV_KERNEL_FILE`` (empty: decisions in memory only), else
+    ``conv-kernels.json`` in ``$XDG_CACHE_HOME/flowjob``: one file per machine, whatever the
+    compile cache (``FLOWJOB_CACHE_DIR``) is, so a process with a fresh or no compile cache
+    still knows this machine's kernels."""
+    named = os.environ.get("FLOWJOB_CONV_KERNEL_FILE")
+    if named is not None:
+        return named or None
+    return os.path.join(os.path.dirname(default_cache_dir()), FILE_NAME)
 
 
 def _stored() -> dict[str, bool]:
