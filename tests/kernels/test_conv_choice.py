@@ -30,6 +30,7 @@ def measured(monkeypatch, tmp_path):
     monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
     monkeypatch.setenv("FLOWJOB_CONV_KERNEL_FILE", str(tmp_path / _choice.FILE_NAME))
     monkeypatch.setattr(_choice, "_decisions", {})
+    monkeypatch.setattr(_choice, "_announced", [])
     races: list = []
     yield races, tmp_path
 
@@ -59,12 +60,14 @@ def _uses_onednn(channels=8, kernel=3) -> bool:
 
 @pytest.mark.parametrize("onednn_s, xla_s, expected", [(1.0, 2.0, True), (2.0, 1.0, False)])
 def test_the_faster_kernel_serves_and_the_decision_is_kept(
-    measured, monkeypatch, onednn_s, xla_s, expected
+    measured, monkeypatch, capsys, onednn_s, xla_s, expected
 ):
     races, folder = measured
     monkeypatch.setattr(_choice, "race", _fake_race(races, onednn_s, xla_s))
     assert _uses_onednn() is expected
     assert _uses_onednn() is expected and len(races) == 1  # decided once
+    said = capsys.readouterr().err  # the pause is announced, once
+    assert said.count("flowjob: timing oneDNN and XLA") == 1 and "conv-kernels.json" in said
     stored = json.loads((folder / _choice.FILE_NAME).read_text())
     (key, value), = stored.items()  # fmt: skip
     assert value is expected and "conv2d|(2, 8, 9, 9)|(4, 8, 3, 3)" in key and "NCHW" in key

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -71,12 +72,28 @@ def prefer_onednn(
             _decisions.update(_stored())
         if key in _decisions:
             return _decisions[key]
+    _announce()
     onednn_s, xla_s = race(*candidates())
     chosen = not xla_s < XLA_MARGIN * onednn_s
     with _lock:
         _decisions[key] = chosen
         _store(key, chosen)
     return chosen
+
+
+_announced: list[bool] = []
+
+
+def _announce() -> None:
+    """One line on stderr the first time this process races: the pause it makes (seconds
+    per new convolution) is otherwise silent."""
+    if not _announced:
+        _announced.append(True)
+        print(
+            "flowjob: timing oneDNN and XLA on each new convolution shape, once per machine "
+            f"(kept in {_path() or 'memory'}; FLOWJOB_CONV_KERNEL=rule skips it)",
+            file=sys.stderr,
+        )
 
 
 def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[float, float]:
