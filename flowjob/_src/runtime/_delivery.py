@@ -195,12 +195,7 @@ class Deliverer:
         (error recorded) if the program failed."""
         try:
             shared = entry.lowered.step.forwarded
-            if not shared:
-                return [writable(np.asarray(a)) for a in arrays]
-            return [
-                np.array(a) if i in shared else writable(np.asarray(a))
-                for i, a in enumerate(arrays)
-            ]
+            return [_host_value(a, i in shared) for i, a in enumerate(arrays)]
         except Exception as exc:  # the program itself failed at run time
             self.fetch_failed(entry, exc)
             return None
@@ -209,10 +204,7 @@ class Deliverer:
         """``fetch`` of the one output ``arrays[index]``: waiting for it waits for the
         program, whose failure it reports the same way."""
         try:
-            value = np.asarray(arrays[index])
-            if value.nbytes <= _COPY_MAX or index in entry.lowered.step.forwarded:
-                return value.copy()
-            return writable(value)
+            return _host_value(arrays[index], index in entry.lowered.step.forwarded)
         except Exception as exc:
             self.fetch_failed(entry, exc)
             return None
@@ -275,6 +267,12 @@ class Deliverer:
 
 # Up to this size copying is cheaper than the ctypes view (measured: 1-3 us against 5-7 us).
 _COPY_MAX = 32 * 1024
+
+
+def _host_value(array: Any, forwarded: bool) -> np.ndarray:
+    """One program output on the host, writable: a copy when the program forwards it from
+    its inputs (the buffer is not the call's own), else :func:`writable`."""
+    return np.array(array) if forwarded else writable(np.asarray(array))
 
 
 def writable(array: np.ndarray) -> np.ndarray:
