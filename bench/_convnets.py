@@ -147,7 +147,7 @@ def resnet_section(quick: bool) -> Section:
             r_torch[0],
             ">=",
             1.0,
-            "no target in the issue; reported",
+            "issue 35 (batch 8, on each CPU kind)",
         ),
         goal("ResNet-50 train step flowjob / JAX", r_jax[0], ">=", 0.95),
     ]
@@ -212,8 +212,8 @@ def grouped_section(quick: bool) -> Section:
             "grouped block: GFLOP/s groups=32 / groups=1 (flowjob)",
             ours[0],
             ">=",
-            0.5,
-            f"PyTorch: {torch[0]:.2f}",
+            round(torch[0], 3),  # issue 35: at least PyTorch's own ratio, measured beside it
+            "issue 35: PyTorch's groups=32 / groups=1 in the same rounds",
         )
     ]
     return Section(

@@ -176,7 +176,7 @@ def train_section(quick: bool) -> Section:
                 f"{label} train step flowjob / PyTorch",
                 r_torch[0],
                 ">=",
-                1.5 if label == "MLP" else 1.0,
+                1.5 if label == "MLP" else 1.2,  # LeNet: issue 35's target
             )
         )
     if profiles:
@@ -260,7 +260,7 @@ def compile_section(quick: bool) -> Section:
                 cold_first["flowjob"] / cold_first["jax"],
                 "<=",
                 1.2,
-                "trace + lowering + compile + one step; issue 35",
+                "parameters + trace + lowering + compile + one step; issue 35",
             )
         )
     md = table(
@@ -280,10 +280,13 @@ def compile_section(quick: bool) -> Section:
     md = (
         "Fresh process per measurement, median of "
         f"{rounds} round(s); each round uses a new cache directory: first process cold "
-        "(writes the cache), second process reads it. 'first call' = trace + lowering + "
-        "compile + one step; 'XLA compile' = JAX's backend_compile_duration (with a cache "
-        "hit: loading the executable). The cache does not save the Python tracing and the "
-        "lowering to MLIR, so the whole first call gains less than the compile.\n\n" + md
+        "(writes the cache), second process reads it. 'first call' = from the model's "
+        "definition (imports done) to the first step's result: parameters created (flowjob: "
+        "drawn from the initializers; plain JAX: NumPy values put on the device, BERT's Adam "
+        "state), trace + lowering + compile + one step; 'XLA compile' = JAX's "
+        "backend_compile_duration (with a cache hit: loading the executable). The cache "
+        "does not save the Python tracing and the lowering to MLIR, so the whole first call "
+        "gains less than the compile.\n\n" + md
     )
     return Section(
         "First-call latency and the persistent compilation cache", md, goals, time.time() - t0

@@ -204,6 +204,8 @@ def main() -> None:
             jax.config.update("jax_compilation_cache_dir", spec["jax_cache"])
             jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
             jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    if spec.get("engine") == "flowjob":
+        import flowjob  # noqa: F401 - as ``import jax`` above: not part of the first call
     events = _events() if spec.get("engine") not in NO_JAX else {}
     t_import = time.perf_counter()
     prep = Prep(spec.get("batch", 100)) if spec.get("prep") else None
@@ -211,7 +213,9 @@ def main() -> None:
     t_built = time.perf_counter()
     variant.step(0)
     variant.sync()
-    first = time.perf_counter() - t_built
+    # The first call counts from the model's definition: hand-written JAX creates its
+    # parameters (and BERT's Adam state) in build(), flowjob draws them in its first call.
+    first = time.perf_counter() - t_import
     for i in range(1, spec.get("warmup", 3) + 1):
         variant.step(i)
     variant.sync()
