@@ -108,6 +108,11 @@ def resnet_section(quick: bool) -> Section:
             "model": "resnet50",
             "kernels": NO_KERNELS,
         },
+        "flowjob, glibc's default malloc": {
+            "engine": "flowjob",
+            "model": "resnet50",
+            "host_malloc": "system",
+        },
         "JAX (hand-written, NCHW)": {"engine": "jax", "model": "resnet50"},
         "PyTorch eager": {"engine": "torch", "model": "resnet50"},
     }
@@ -133,6 +138,12 @@ def resnet_section(quick: bool) -> Section:
     if "flowjob, oneDNN convolutions" in series:
         forced = H.ratio(series, "flowjob", "flowjob, oneDNN convolutions")
         md.append(f"; flowjob / flowjob with every convolution on oneDNN: {H.fmt_ratio(forced)}")
+    if "flowjob, glibc's default malloc" in series:
+        kept = H.ratio(series, "flowjob", "flowjob, glibc's default malloc")
+        md.append(
+            f"; flowjob / flowjob with glibc's default malloc (`FLOWJOB_HOST_MALLOC=system`: "
+            f"the step's buffers faulted in again every step): {H.fmt_ratio(kept)}"
+        )
     if "flowjob, conv lowerings before issue 17" in series:
         gain = H.ratio(series, "flowjob", "flowjob, conv lowerings before issue 17")
         md.append(f"; flowjob / flowjob with the lowerings before issue 17: {H.fmt_ratio(gain)}")

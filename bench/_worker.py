@@ -69,8 +69,9 @@ def _events() -> dict:
 
 
 def _patch_flowjob(spec: dict) -> None:
-    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob._src.kernels`` switches and the
-    convolution kernel policy (``FLOWJOB_CONV_KERNEL``, read at trace time) before tracing."""
+    """Ablations: set ``flowjob._src.ops._conv`` / ``flowjob._src.kernels`` switches, the
+    convolution kernel policy (``FLOWJOB_CONV_KERNEL``, read at trace time) and the host
+    malloc setting (``FLOWJOB_HOST_MALLOC``) before tracing."""
     from flowjob._src import kernels
     from flowjob._src.ops import _conv
 
@@ -80,6 +81,8 @@ def _patch_flowjob(spec: dict) -> None:
         setattr(kernels, name, value)
     if "conv_kernel" in spec:
         os.environ["FLOWJOB_CONV_KERNEL"] = spec["conv_kernel"]
+    if "host_malloc" in spec:  # read when the first job starts the backend
+        os.environ["FLOWJOB_HOST_MALLOC"] = spec["host_malloc"]
 
 
 def build(spec: dict, prep: Prep | None):

@@ -14,6 +14,7 @@ from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
 from ..ops import QatConfig
 from . import _distributed
+from ._host_memory import retain_host_memory
 
 
 class FunctionConfig:
@@ -263,6 +264,7 @@ def start_backend() -> None:
     global _backend_started
     if _backend_started:
         return
+    retain_host_memory()  # before XLA's threads first allocate: see _host_memory
     start_jax()
     with _start_lock:
         if _backend_started:
