@@ -12,7 +12,8 @@ time. These are glibc's ``MALLOC_ARENA_MAX=1``, ``MALLOC_MMAP_MAX_=0`` and
 backend (before XLA's threads first allocate), never at import.
 
 The price: memory the process frees is kept for reuse rather than returned to the system,
-so the resident size stays near its peak. ``FLOWJOB_HOST_MALLOC=system`` keeps glibc's
+so the resident size stays at its peak, which can hold two steps' buffers (ResNet-50 batch 8:
+3.2-4.6 GB against 2.0 GB). ``FLOWJOB_HOST_MALLOC=system`` keeps glibc's
 defaults; malloc settings of the user's own (``MALLOC_*`` variables, glibc tunables) are left
 as they are.
 """
