@@ -297,6 +297,7 @@ def compile_section(quick: bool) -> Section:
 # ``x @ w.T + b`` compiles to a copy of the transposed weight per call, so the plain reference
 # runs a slower program than flowjob's; this one isolates flowjob's per-call overhead.
 SAME_PRODUCT = "JAX predict, batch 1, dot_general"
+ALL_XLA = "predict, batch 1, XLA convolutions"
 
 
 def predict_section(quick: bool) -> Section:
@@ -333,6 +334,8 @@ def predict_section(quick: bool) -> Section:
                     "product": "dot_general",
                 },
             }
+            if model == "lenet":  # the batch-1 kernel choice (measured on forward + gradients)
+                variants[ALL_XLA] = {**variants["predict, batch 1"], "conv_kernel": "xla"}
             specs = {k: dict(v) for k, v in variants.items()}
             envs = {k: _dump_env(s, tmp, f"{model}-{k}") for k, s in specs.items()}
             workers = H.start_all(specs, envs)
@@ -363,6 +366,12 @@ def predict_section(quick: bool) -> Section:
                 "\nbatch-1 predict calls/s, flowjob / JAX with flowjob's dense product "
                 f"(one `dot_general`, no transposed weight): {H.fmt_ratio(same)}"
             )
+            if model == "lenet":
+                xla = H.ratio(series, ALL_XLA, SAME_PRODUCT)
+                md.append(
+                    "\nbatch-1 predict calls/s, flowjob with XLA's convolutions "
+                    f"(`FLOWJOB_CONV_KERNEL=xla`) / the same JAX: {H.fmt_ratio(xla)}"
+                )
             if model == "mlp":  # issue 35: per-call overhead against the same program
                 goals.append(
                     goal(
