@@ -101,7 +101,16 @@ def _pool(x, layout: str):
     return _pool_blk(x, (2, 3))
 
 
-def logits(params, images, layout: str, key=None):
+def dense(x, w, b, product: str = "matmul"):
+    """``x @ w.T + b`` for an ``(out, in)`` weight. ``product="dot_general"`` writes it as one
+    ``lax.dot_general`` contracting ``w``'s input axis (flowjob's lowering of ``matmul``): at
+    batch 1 XLA:CPU copies the transposed weight on every call for ``x @ w.T + b``."""
+    if product == "dot_general":
+        return lax.dot_general(x, w, (((1,), (1,)), ((), ()))) + b
+    return x @ w.T + b
+
+
+def logits(params, images, layout: str, key=None, product: str = "matmul"):
     inner = "nhwc" if layout == "nhwc_blk" else layout
     nhwc = inner in ("nhwc", "nhwc_chunk")
     cshape = (1, 1, 1, -1) if nhwc else (1, -1, 1, 1)
@@ -113,11 +122,11 @@ def logits(params, images, layout: str, key=None):
     if nhwc:
         x = x.transpose(0, 3, 1, 2)
     x = x.reshape(x.shape[0], -1)
-    h = jax.nn.relu(x @ params["dense1-weight"].T + params["dense1-bias"])
+    h = jax.nn.relu(dense(x, params["dense1-weight"], params["dense1-bias"], product))
     if key is not None:
         keep = jax.random.bernoulli(key, 0.5, h.shape)
         h = jnp.where(keep, h * 2.0, 0.0)
-    return h @ params["dense2-weight"].T + params["dense2-bias"]
+    return dense(h, params["dense2-weight"], params["dense2-bias"], product)
 
 
 def loss_fn(params, images, labels, layout: str, key=None):

@@ -165,12 +165,14 @@ def flowjob_variant(
 
 
 # -- hand-written JAX ---------------------------------------------------------------------
-def jax_mlp_logits(p, images, key=None):
+def jax_mlp_logits(p, images, key=None, product: str = "matmul"):
     import jax
 
+    from ._lenet_jax import dense
+
     x = images.reshape(images.shape[0], -1)
-    hidden = jax.nn.relu(x @ p["hidden-weight"].T + p["hidden-bias"])
-    return hidden @ p["output-weight"].T + p["output-bias"]
+    hidden = jax.nn.relu(dense(x, p["hidden-weight"], p["hidden-bias"], product))
+    return dense(hidden, p["output-weight"], p["output-bias"], product)
 
 
 def jax_variant(
@@ -180,10 +182,13 @@ def jax_variant(
     layout: str = "nchw_rw",
     train: bool = True,
     prep: Callable | None = None,
+    product: str = "matmul",
 ) -> Variant:
     """``jit`` + ``value_and_grad`` + SGD with donated params; loss fetched every step.
 
-    ``layout`` picks the LeNet lowering (see ``_lenet_jax``); "nchw_rw" is the plain one."""
+    ``layout`` picks the LeNet lowering (see ``_lenet_jax``); "nchw_rw" is the plain one.
+    ``product``: the dense layers as ``x @ w.T`` ("matmul") or one ``dot_general``
+    (``_lenet_jax.dense``)."""
     import functools
 
     import jax
@@ -193,8 +198,8 @@ def jax_variant(
 
     def logits_fn(p, x, key):
         if model == "mlp":
-            return jax_mlp_logits(p, x)
-        return _lenet_jax.logits(p, x, layout, key)
+            return jax_mlp_logits(p, x, product=product)
+        return _lenet_jax.logits(p, x, layout, key, product)
 
     def loss_fn(p, x, y, key):
         lg = logits_fn(p, x, key)

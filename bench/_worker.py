@@ -133,7 +133,12 @@ def build(spec: dict, prep: Prep | None):
         )
     if engine == "jax":
         return _models.jax_variant(
-            model, batch, layout=spec.get("layout", "nchw_rw"), train=train, prep=prep
+            model,
+            batch,
+            layout=spec.get("layout", "nchw_rw"),
+            train=train,
+            prep=prep,
+            product=spec.get("product", "matmul"),
         )
     if engine == "torch":
         return _models.torch_variant(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
+from jax import lax
 
 from ..graph import Blob, apply_op, current_graph
 from . import _qat
@@ -19,7 +20,20 @@ def _mt(x):
 
 
 def _matmul(a, b, transpose_a, transpose_b, alpha):
-    out = jnp.matmul(_mt(a) if transpose_a else a, _mt(b) if transpose_b else b)
+    if a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2]:
+        # One dot_general contracting the operands' own axes. Written as a transpose and a
+        # product (jnp.matmul of swapped axes), a one-row product (a batch-1 dense layer,
+        # which XLA:CPU does not hand to YNNPACK) with a bias add fused into it copied the
+        # whole transposed weight on every call: 3x the MLP's batch-1 predict call, 4x
+        # LeNet's (bench/NOTES.md). Larger batches compile to the same program either way.
+        dtype = jnp.result_type(a, b)
+        a, b = a.astype(dtype), b.astype(dtype)
+        n = a.ndim
+        batch = tuple(range(n - 2))
+        contract = ((n - 2 if transpose_a else n - 1,), (n - 1 if transpose_b else n - 2,))
+        out = lax.dot_general(a, b, (contract, (batch, batch)), preferred_element_type=dtype)
+    else:  # broadcast leading axes
+        out = jnp.matmul(_mt(a) if transpose_a else a, _mt(b) if transpose_b else b)
     return out if alpha == 1.0 else out * jnp.asarray(alpha, out.dtype)
 
 
