@@ -1,10 +1,11 @@
-"""The measured choice between oneDNN's and XLA's convolution (kernels/_choice.py): the faster
+"""The choice between oneDNN's and XLA's convolution (``kernels.conv_kernel``): the faster
 one on this machine serves each convolution, decided once and kept on disk; the policy
 variable overrides it; a GPU program never gets oneDNN. Timings are injected (``race``) so
 the tests do not depend on the machine's load, except one that races for real."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jax
@@ -111,12 +112,60 @@ def test_an_unknown_policy_is_refused_naming_the_variable(monkeypatch):
         _uses_onednn()
 
 
-def test_a_gpu_program_never_measures_or_calls_onednn(measured, monkeypatch):
+def _signature(channels=8, kernel=3, dtype=np.float32, platform="cpu"):
+    x = np.ones((2, channels, 9, 9), dtype)
+    w = np.ones((4, channels, kernel, kernel), dtype)
+    settings = dict(strides=(1, 1), pads=((1, 1), (1, 1)), dilations=(1, 1), groups=1)
+    with kernels.lowering_for(platform):
+        return kernels.ConvSignature.of(x, w, data_format=DataFormat.NCHW, **settings)
+
+
+def _xla(a, b):
+    return lax.conv_general_dilated(a, b, (1, 1), ((1, 1), (1, 1)))
+
+
+@pytest.mark.parametrize(
+    "value, channels, onednn_faster, expected",
+    [
+        ("xla", 8, True, "xla"),
+        ("onednn", 1, False, "onednn"),  # 9 products per output element, and XLA faster
+        (" OneDNN ", 8, False, "onednn"),  # spelled in any case, spaces around
+        ("rule", 1, True, "xla"),  # below MIN_REDUCTION
+        ("rule", 8, False, "onednn"),  # 72 products: from MIN_REDUCTION on, no race
+        ("measure", 8, True, "onednn"),
+        ("measure", 8, False, "xla"),
+        ("", 1, True, "onednn"),  # empty: measure, whatever the size
+    ],
+)
+def test_each_policy_value_gives_its_kernel_through_conv_kernel(
+    measured, monkeypatch, value, channels, onednn_faster, expected
+):
+    races, _ = measured
+    times = (1.0, 2.0) if onednn_faster else (2.0, 1.0)
+    monkeypatch.setattr(_choice, "race", _fake_race(races, *times))
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", value)
+    got = kernels.conv_kernel(_signature(channels), _xla)
+    assert got is kernels.ConvKernel(expected)
+    assert len(races) == (value.strip() in ("measure", ""))  # only the measure policy races
+
+
+@pytest.mark.parametrize("value", _choice.POLICIES)
+@pytest.mark.parametrize("case", ["gpu", "float64", "disabled", "three-dimensional"])
+def test_xla_serves_what_onednn_cannot_whatever_the_policy(measured, monkeypatch, value, case):
+    """A GPU program (a CPU-only FFI target), another dtype, kernels switched off or a
+    non-2-D convolution: XLA's, and no race."""
     races, _ = measured
     monkeypatch.setattr(_choice, "race", _fake_race(races, 0.0, 1.0))
-    x, w = np.ones((2, 8, 9, 9), np.float32), np.ones((4, 8, 3, 3), np.float32)
-    with kernels.lowering_for("gpu"):
-        assert not kernels.onednn_conv_supported(x, w)
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", value)
+    signature = _signature(
+        dtype=np.float64 if case == "float64" else np.float32,
+        platform="gpu" if case == "gpu" else "cpu",
+    )
+    if case == "disabled":
+        monkeypatch.setattr(kernels, "ENABLED", False)
+    if case == "three-dimensional":
+        signature = dataclasses.replace(signature, x_shape=(2, 8, 9, 9, 9))
+    assert kernels.conv_kernel(signature, _xla) is kernels.ConvKernel.XLA
     assert races == []
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import flowjob as flow
-from flowjob._src.ops._sampling import CHUNK, draw
+from flowjob._src.ops._sampling import CHUNK, _staging, draw
 
 SHAPES = [(0,), (7,), (64, 32, 5, 5), (CHUNK + 3,), (3, CHUNK // 2 + 1)]
 
@@ -65,3 +65,82 @@ def test_variables_of_many_shapes_compile_at_most_one_sampling_program(caplog):
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind must be one of"):
         draw("gamma", jax.random.PRNGKey(0), (2,), np.float32)
+
+
+def _staged_by_jax() -> bool:
+    """The public way to tell (a transfer each time): an operation on a constant gives a
+    tracer exactly where it is recorded into a program."""
+    return isinstance(jax.device_put(np.zeros((2,), np.uint32)), jax.core.Tracer)
+
+
+def _in_context(name: str, probe):
+    """Calls ``probe()`` inside the JAX context ``name``."""
+    one = np.float32(1.0)
+
+    def through(x):
+        probe()
+        return x
+
+    def folded():
+        with jax.ensure_compile_time_eval():
+            probe()
+
+    def scan_body(carry, x):
+        probe()
+        return carry, x
+
+    contexts = {
+        "top level": probe,
+        "jit": lambda: jax.jit(probe)(),
+        "ensure_compile_time_eval in jit": lambda: jax.jit(folded)(),
+        "grad": lambda: jax.grad(through)(one),
+        "grad in jit": lambda: jax.jit(jax.grad(through))(one),
+        "vmap": lambda: jax.vmap(through)(np.ones(2, np.float32)),
+        "vmap in jit": lambda: jax.jit(jax.vmap(through))(np.ones(2, np.float32)),
+        "vjp": lambda: jax.vjp(through, one),
+        "eval_shape": lambda: jax.eval_shape(probe),
+        "make_jaxpr": lambda: jax.make_jaxpr(probe)(),
+        "scan": lambda: jax.lax.scan(scan_body, one, np.ones(2, np.float32)),
+        "checkpoint under grad": lambda: jax.grad(jax.checkpoint(through))(one),
+    }
+    contexts[name]()
+
+
+STAGED = {
+    "top level": False,
+    "jit": True,
+    "ensure_compile_time_eval in jit": False,
+    "grad": False,
+    "grad in jit": True,
+    "vmap": False,
+    "vmap in jit": True,
+    "vjp": False,
+    "eval_shape": True,
+    "make_jaxpr": True,
+    "scan": True,
+    "checkpoint under grad": True,
+}
+
+
+@pytest.mark.parametrize("context", list(STAGED))
+def test_staging_answers_as_jax_stages_an_operation(context):
+    """``_staging`` reads JAX's private trace state (no public query, see its docstring): it
+    must say what staging an operation shows, in every kind of trace; this fails when a JAX
+    release changes either."""
+    seen = []
+    _in_context(context, lambda: seen.append((_staging(), _staged_by_jax())))
+    assert seen and all(s == (STAGED[context], STAGED[context]) for s in seen), seen
+
+
+@pytest.mark.parametrize("context", ["top level", "jit", "ensure_compile_time_eval in jit"])
+def test_a_concrete_key_draws_the_same_values_in_and_out_of_a_trace(context):
+    """Inside a program being traced the values are its own (an initializer in a job,
+    decode_random), elsewhere host chunks; either way jax.random's."""
+    key, shape = jax.random.PRNGKey(11), (4, 5)
+    got = []
+    _in_context(context, lambda: got.append(draw("normal", key, shape, np.float32)))
+    assert isinstance(got[0], jax.core.Tracer) is (context == "jit")
+    if context != "jit":
+        np.testing.assert_array_equal(
+            np.asarray(got[0]), np.asarray(_reference("normal", key, shape))
+        )

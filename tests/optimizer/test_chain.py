@@ -2,6 +2,8 @@
 kernel formulas, and a whole job chain against a hand-written NumPy version of OneFlow's
 gradient path (1/N, loss-scale undo, regularizer, clipping, Adam with weight decay)."""
 
+import logging
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -208,3 +210,31 @@ def test_train_update_chain_matches_oneflow_formula_written_out():
     close({k: np.asarray(x) for k, x in params.items()}, w, rtol=2e-5)
     close({k: np.asarray(state[f"{k}-m"]) for k in W}, m, rtol=2e-5)
     close({k: np.asarray(state[f"{k}-v"]) for k in W}, v, rtol=2e-5)
+
+
+@pytest.mark.parametrize("momentum, compiled", [(0.0, 0), (0.9, 1)])
+def test_train_update_traces_the_slots_init_once_and_compiles_it_only_with_slots(
+    monkeypatch, caplog, momentum, compiled
+):
+    """The chain's init is traced once (its output shapes name the slots) and compiled into
+    one program only when there are slots: plain SGD's empty state compiles nothing."""
+    sgd = opt.SGD(opt.PiecewiseConstantScheduler([], [0.1]), momentum=momentum)
+    traced, make = [], sgd.transformation
+
+    def counted(*args, **kwargs):
+        chain = make(*args, **kwargs)
+
+        def init(params):
+            traced.append(params)
+            return chain.init(params)
+
+        return chain._replace(init=init)
+
+    monkeypatch.setattr(sgd, "transformation", counted)
+    with caplog.at_level(logging.WARNING), jax.log_compiles():
+        update = opt.TrainUpdate(sgd, "job", W)
+    compiles = [r for r in caplog.records if r.getMessage().startswith("Compiling ")]
+    assert len(traced) == 1 and len(compiles) == compiled, compiles
+    want = {f"{k}-momentum": np.zeros_like(v) for k, v in W.items()} if momentum else {}
+    assert update.state_names == list(want)
+    close({k: np.asarray(v) for k, v in update.initial_state.items()}, want)

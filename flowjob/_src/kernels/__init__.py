@@ -8,21 +8,22 @@ in the environment, or ``ENABLED = False`` here, turns the fast path off for com
 import contextlib
 from collections.abc import Iterator
 
-from ._choice import policy, prefer_onednn
-from ._onednn import conv2d_onednn, onednn_available, onednn_conv_supported
+from ._choice import ConvKernel, ConvSignature, conv_kernel, policy
+from ._onednn import conv2d_onednn, onednn_available
 from ._platform import lowering_for, lowering_platform
 
 ENABLED = True
 
 __all__ = [
     "ENABLED",
+    "ConvKernel",
+    "ConvSignature",
     "conv2d_onednn",
+    "conv_kernel",
     "lowering_for",
     "lowering_platform",
     "onednn_available",
-    "onednn_conv_supported",
     "policy",
-    "prefer_onednn",
     "portable",
 ]
 

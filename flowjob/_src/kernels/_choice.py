@@ -1,4 +1,7 @@
-"""Which kernel serves a CPU convolution, oneDNN's or XLA's: measured on this machine.
+"""Which kernel serves a convolution, oneDNN's or XLA's: :func:`conv_kernel`, the whole policy.
+
+oneDNN serves only float32 2-D convolutions in programs traced for the CPU, with the kernels
+installed (``_onednn``); among those, it is measured on this machine.
 
 Neither wins everywhere, and the winner depends on the CPU: on the AMD EPYC machine of
 ``BENCHMARKS.md`` oneDNN served ResNet-50's convolutions faster than XLA, on a 2-core Intel
@@ -15,12 +18,15 @@ ResNet-50 about 12 s on the 2-core machine of ``BENCHMARKS.md``).
 
 ``FLOWJOB_CONV_KERNEL`` chooses the policy: ``measure`` (default), ``onednn`` or ``xla``
 (always that one, where oneDNN can serve the convolution at all), or ``rule`` (oneDNN from
-32 products per output element, no measurement: the rule before measuring).
+:data:`MIN_REDUCTION` products per output element, no measurement: the rule before measuring).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
+import math
 import os
 import platform
 import sys
@@ -29,10 +35,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import jax
+import numpy as np
+
 from .._cache_dir import default_cache_dir
 from .._files import atomic_file, read_bounded
+from ._onednn import conv2d_onednn, onednn_available
+from ._platform import lowering_platform
 
-__all__ = ["POLICIES", "policy", "prefer_onednn"]
+__all__ = ["POLICIES", "ConvKernel", "ConvSignature", "conv_kernel", "policy"]
 
 POLICIES = ("measure", "onednn", "xla", "rule")
 FILE_NAME = "conv-kernels.json"
@@ -47,8 +58,86 @@ XLA_MARGIN = 0.85
 # Part of every decision's key: a change to how races are run or judged (the margin, the
 # repeats) bumps it, so decisions made under an older rule are measured again.
 RULE_VERSION = 2
+# Policy ``rule`` (``measure`` times both instead): below this many products per output
+# element (input channels per group x kernel area) oneDNN lost to XLA: LeNet's first
+# convolution (1 channel, 5x5: 25) forward + both gradients took 1.7-2x XLA's time, ResNet-50's
+# stem (3 channels, 7x7: 147) 0.3-0.45x (bench/NOTES.md).
+MIN_REDUCTION = 32
 _lock = threading.Lock()
 _decisions: dict[str, bool] = {}  # key -> oneDNN chosen; this process's and the file's
+
+
+class ConvKernel(enum.Enum):
+    """The kernel that serves a convolution (values spelled as ``FLOWJOB_CONV_KERNEL``'s)."""
+
+    ONEDNN = "onednn"
+    XLA = "xla"
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvSignature:
+    """A 2-D convolution as the kernel choice sees it. ``x_shape``/``w_shape`` are
+    (NCHW, OIHW) or (NHWC, OHWI) per ``data_format``; ``dtype`` is the operands' (``None``
+    when they differ); ``platform`` the one the program is traced for."""
+
+    x_shape: tuple
+    w_shape: tuple
+    strides: tuple[int, ...]
+    pads: tuple[tuple[int, int], ...]
+    dilations: tuple[int, ...]
+    groups: int
+    data_format: str
+    dtype: np.dtype | None
+    platform: str
+
+    @classmethod
+    def of(cls, x, w, *, strides, pads, dilations, groups, data_format) -> ConvSignature:
+        """The signature of convolving ``x`` with ``w`` (arrays or tracers) in the program
+        being traced on this thread (:func:`lowering_platform`)."""
+        dtype = np.dtype(x.dtype) if x.dtype == w.dtype else None
+        pads = tuple(map(tuple, pads))
+        args = (tuple(strides), pads, tuple(dilations), groups, data_format)
+        return cls(tuple(x.shape), tuple(w.shape), *args, dtype, lowering_platform())
+
+    @property
+    def settings(self) -> tuple:
+        """``(strides, pads, dilations, groups, data_format)``: the trailing arguments of
+        :func:`conv2d_onednn` and of the XLA convolution given to :func:`conv_kernel`."""
+        return (self.strides, self.pads, self.dilations, self.groups, self.data_format)
+
+
+def conv_kernel(
+    signature: ConvSignature, xla: Callable[[jax.Array, jax.Array], jax.Array]
+) -> ConvKernel:
+    """Which kernel serves the convolution ``signature``: oneDNN's only for a float32 2-D
+    convolution traced for the CPU (never a GPU program: a CPU-only FFI target) with the
+    kernels installed and enabled, and then as :func:`policy` says; under ``measure`` the
+    decision kept for this machine, else a race of oneDNN against ``xla`` (XLA's convolution
+    of ``(x, w)`` with the signature's settings) on random data, announced on stderr once per
+    process.
+
+    >>> from flowjob._src.kernels import ConvKernel, ConvSignature, conv_kernel, lowering_for
+    >>> x, w = np.ones((1, 3, 8, 8), np.float32), np.ones((4, 3, 3, 3), np.float32)
+    >>> settings = dict(strides=(1, 1), pads=((0, 0), (0, 0)), dilations=(1, 1), groups=1)
+    >>> with lowering_for("gpu"):
+    ...     sig = ConvSignature.of(x, w, data_format="NCHW", **settings)
+    >>> conv_kernel(sig, lambda a, b: jax.lax.conv(a, b, (1, 1), "VALID")) is ConvKernel.XLA
+    True
+    """
+    s = signature
+    if not (len(s.x_shape) == 4 and s.dtype == np.float32 and s.platform == "cpu"):
+        return ConvKernel.XLA
+    chosen = policy()
+    products = math.prod(s.w_shape) // max(s.w_shape[0], 1)  # per output element
+    if chosen == "xla" or (chosen == "rule" and products < MIN_REDUCTION):
+        return ConvKernel.XLA
+    if not onednn_available():
+        return ConvKernel.XLA
+    if chosen == "measure":
+        key = ("conv2d", s.x_shape, s.w_shape, *s.settings)
+        if not _prefer_onednn(key, lambda: _candidates(s, xla)):
+            return ConvKernel.XLA
+    return ConvKernel.ONEDNN
 
 
 def policy() -> str:
@@ -59,11 +148,11 @@ def policy() -> str:
     return value
 
 
-def prefer_onednn(
+def _prefer_onednn(
     signature: tuple, candidates: Callable[[], tuple[Callable[[], Any], Callable[[], Any]]]
 ) -> bool:
-    """Whether oneDNN serves the convolution ``signature`` (hashable, its shapes and
-    settings) under the ``measure`` policy. ``candidates()`` gives two callables that each
+    """Whether oneDNN serves the convolution ``signature`` (its shapes and settings, the
+    decision's key) under the ``measure`` policy. ``candidates()`` gives two callables that each
     run the convolution's forward pass and gradients once, oneDNN's then XLA's, and return
     when done; they are called only when no decision exists yet."""
     key = f"{_machine()}|{'|'.join(map(_text, signature))}"
@@ -94,6 +183,32 @@ def _announce() -> None:
             f"(kept in {_path() or 'memory'}; FLOWJOB_CONV_KERNEL=rule skips it)",
             file=sys.stderr,
         )
+
+
+def _candidates(
+    s: ConvSignature, xla: Callable[[jax.Array, jax.Array], jax.Array]
+) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """oneDNN's and XLA's forward pass and both gradients of one convolution, each a callable
+    that runs it once on random data."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(s.x_shape, dtype=np.float32)
+    w = rng.standard_normal(s.w_shape, dtype=np.float32)
+    dy = rng.standard_normal(jax.eval_shape(xla, x, w).shape, dtype=np.float32)
+
+    def program(conv: Callable) -> Callable[[], Any]:
+        def conv_kernel_race(a, b, g):  # the name marks its program in XLA's dumps
+            return jax.vjp(conv, a, b)[1](g)
+
+        step = jax.jit(conv_kernel_race)
+
+        def run():
+            # Measured while a job is being traced: run now, do not stage into its program.
+            with jax.ensure_compile_time_eval():
+                return jax.block_until_ready(step(x, w, dy))
+
+        return run
+
+    return program(lambda a, b: conv2d_onednn(a, b, *s.settings)), program(xla)
 
 
 def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[float, float]:

@@ -11,8 +11,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._platform import lowering_platform
-
 _TARGET = "flowjob_onednn_conv"
 # `kind` attribute of the custom call (the C++ handler's enum)
 _FORWARD, _BACKWARD_DATA, _BACKWARD_WEIGHTS = 0, 1, 2
@@ -47,31 +45,6 @@ def onednn_available() -> bool:
     from . import ENABLED
 
     return ENABLED and _load()
-
-
-# Policy ``rule`` (``measure`` times both instead): below this many products per output
-# element (input channels per group x kernel area) oneDNN lost to XLA: LeNet's first
-# convolution (1 channel, 5x5: 25) forward + both gradients took 1.7-2x XLA's time, ResNet-50's
-# stem (3 channels, 7x7: 147) 0.3-0.45x (bench/NOTES.md).
-MIN_REDUCTION = 32
-
-
-def onednn_conv_supported(x: jax.Array, w: jax.Array) -> bool:
-    """Whether oneDNN may serve this convolution: float32, 2-D, traced for the CPU, kernels
-    present, and (policy ``rule`` only, see ``_choice``) a long enough reduction."""
-    from ._choice import policy
-
-    if not (
-        x.ndim == 4
-        and x.dtype == jnp.float32
-        and w.dtype == jnp.float32
-        and lowering_platform() == "cpu"  # never a GPU program: a CPU-only FFI target
-    ):
-        return False
-    chosen = policy()
-    if chosen == "xla" or (chosen == "rule" and w.size // max(w.shape[0], 1) < MIN_REDUCTION):
-        return False
-    return onednn_available()
 
 
 def _out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:

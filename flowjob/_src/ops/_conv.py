@@ -149,44 +149,14 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
 
 
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
-    args = (tuple(strides), tuple(map(tuple, pads)), tuple(dilations), groups, data_format)
+    settings = dict(strides=strides, pads=pads, dilations=dilations, groups=groups)
+    signature = kernels.ConvSignature.of(x, w, data_format=data_format, **settings)
+    args = signature.settings
     # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
-    if kernels.onednn_conv_supported(x, w) and (
-        kernels.policy() != "measure"
-        or kernels.prefer_onednn(
-            ("conv2d", x.shape, w.shape, *args), lambda: _candidates(x.shape, w.shape, args)
-        )
-    ):
+    kernel = kernels.conv_kernel(signature, lambda a, b: _xla_conv2d(a, b, *args))
+    if kernel is kernels.ConvKernel.ONEDNN:
         return kernels.conv2d_onednn(x, w, *args)
     return _xla_conv2d(x, w, *args)
-
-
-def _candidates(x_shape, w_shape, args) -> tuple[Callable[[], Any], Callable[[], Any]]:
-    """oneDNN's and XLA's forward pass and both gradients of one convolution, each a callable
-    that runs it once on random data (``kernels.prefer_onednn`` times them)."""
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(x_shape, dtype=np.float32)
-    w = rng.standard_normal(w_shape, dtype=np.float32)
-    y = jax.eval_shape(lambda a, b: _xla_conv2d(a, b, *args), x, w)
-    dy = rng.standard_normal(y.shape, dtype=np.float32)
-
-    def program(conv: Callable) -> Callable[[], Any]:
-        def conv_kernel_race(a, b, g):  # the name marks its program in XLA's dumps
-            return jax.vjp(conv, a, b)[1](g)
-
-        step = jax.jit(conv_kernel_race)
-
-        def run():
-            # Measured while a job is being traced: run now, do not stage into its program.
-            with jax.ensure_compile_time_eval():
-                return jax.block_until_ready(step(x, w, dy))
-
-        return run
-
-    return (
-        program(lambda a, b: kernels.conv2d_onednn(a, b, *args)),
-        program(lambda a, b: _xla_conv2d(a, b, *args)),
-    )
 
 
 def _xla_conv2d(x, w, strides, pads, dilations, groups, data_format):

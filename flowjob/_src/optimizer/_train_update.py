@@ -35,11 +35,14 @@ class TrainUpdate:
         self.optimizer = optimizer
         self.job_name = job_name
         self.chain = optimizer.transformation(job_name, regularizers, sparse)
-        # One program for every slot (op by op, each zeros_like compiles for its shape).
-        state = jax.eval_shape(self.chain.init, dict(params))
-        if jax.tree.leaves(state):  # (plain SGD has no slots: nothing to compile)
-            state = jax.jit(self.chain.init)(dict(params))
-        self._template = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), state)
+        # One program for every slot (op by op, each zeros_like compiles for its shape),
+        # traced once: its output shapes are the template, and it is compiled and run only
+        # when there are slots (plain SGD has none: nothing to compile).
+        params = dict(params)
+        traced = jax.jit(self.chain.init).trace(params)
+        self._template = state = traced.out_info
+        if jax.tree.leaves(state):
+            state = traced.lower().compile()(params)
         self.initial_state = T.flatten_state(state)
 
     @property
