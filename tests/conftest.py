@@ -11,6 +11,7 @@ whole folder in its own conftest.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -22,6 +23,12 @@ from tests.timeouts import scaled
 # timed: the suite uses the fixed rule (inherited by the programs it starts); the measured
 # choice has its own tests (tests/kernels/test_conv_choice.py).
 os.environ.setdefault("FLOWJOB_CONV_KERNEL", "rule")
+
+# A runner started in the background without job control (`nohup ... &` in a script) inherits
+# SIGINT ignored, and so would every program the tests start: the Ctrl-C tests would wait
+# forever for an interrupt that never comes. Tests play a user at a terminal: Python's default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
