@@ -1,5 +1,5 @@
 """Host memory that stays with the process between steps, instead of going back to the kernel
-and being faulted in again at the next step.
+and being faulted in again at the next step (opt-in: ``FLOWJOB_HOST_MALLOC=retain``).
 
 XLA:CPU allocates a program's temporary buffers at every execution and frees them at its
 end. With glibc's default malloc, each of XLA's pool threads allocates in an arena of its own,
@@ -13,9 +13,10 @@ backend (before XLA's threads first allocate), never at import.
 
 The price: memory the process frees is kept for reuse rather than returned to the system,
 so the resident size stays at its peak, which can hold two steps' buffers (ResNet-50 batch 8:
-3.2-4.6 GB against 2.0 GB). ``FLOWJOB_HOST_MALLOC=system`` keeps glibc's
-defaults; malloc settings of the user's own (``MALLOC_*`` variables, glibc tunables) are left
-as they are.
+3.2-4.6 GB against 2.0 GB), and small steps ran ~10% slower with one arena shared by every
+thread (the MLP train step, bench/NOTES.md): so it is not the default. ``system`` (the
+default) keeps glibc's settings; malloc settings of the user's own (``MALLOC_*`` variables,
+glibc tunables) are left as they are.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sys
 __all__ = ["ENV", "retain_host_memory"]
 
 ENV = "FLOWJOB_HOST_MALLOC"
-_CHOICES = ("retain", "system")
+_CHOICES = ("system", "retain")
 
 # mallopt parameters (glibc's malloc.h) and the values that keep freed memory in the process.
 _M_TRIM_THRESHOLD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -4, -8
@@ -43,14 +44,15 @@ def retain_host_memory() -> bool:
     """Sets glibc's malloc to keep freed memory for the process (see the module's text),
     once; returns whether the settings are in force.
 
-    ``FLOWJOB_HOST_MALLOC`` is ``retain`` (the default) or ``system``; anything else raises.
+    ``FLOWJOB_HOST_MALLOC`` is ``system`` (the default: nothing changes) or ``retain``;
+    anything else raises.
     Nothing is changed off Linux/glibc, or where the user configured malloc already.
 
     >>> retain_host_memory() in (True, False)
     True
     """
     global _applied
-    choice = os.environ.get(ENV, "retain")
+    choice = os.environ.get(ENV, "system")
     if choice not in _CHOICES:
         raise ValueError(f"{ENV} must be one of {', '.join(_CHOICES)}; got {choice!r}")
     if _applied is None:
