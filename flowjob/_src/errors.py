@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import traceback
@@ -80,17 +81,28 @@ def user_frame() -> traceback.FrameSummary | None:
     """The innermost stack frame that is outside the flowjob package (the user's line)."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        internal = (
-            filename.startswith(_PACKAGE_DIR + os.sep)
-            or "importlib" in filename
-            or f"{os.sep}jax{os.sep}" in filename
-            or f"{os.sep}jaxlib{os.sep}" in filename
-        )
+        filename, internal = _source_file(frame.f_code.co_filename)
         if not internal:
-            return traceback.FrameSummary(filename, frame.f_lineno, frame.f_code.co_name)
+            # its source line is read when a message shows it (every op records its frame)
+            return traceback.FrameSummary(
+                filename, frame.f_lineno, frame.f_code.co_name, lookup_line=False
+            )
         frame = frame.f_back
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _source_file(name: str) -> tuple[str, bool]:
+    """A code object's file as an absolute path, and whether it is flowjob's, JAX's or the
+    import system's (not the user's)."""
+    filename = os.path.abspath(name)
+    internal = (
+        filename.startswith(_PACKAGE_DIR + os.sep)
+        or "importlib" in filename
+        or f"{os.sep}jax{os.sep}" in filename
+        or f"{os.sep}jaxlib{os.sep}" in filename
+    )
+    return filename, internal
 
 
 def describe_frame(frame: traceback.FrameSummary | None) -> str:

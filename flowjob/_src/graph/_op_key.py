@@ -40,6 +40,9 @@ def _frozen(value: Any) -> Any:
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, set) or hasattr(value, "__jax_array__"):
         raise TypeError("not a plain attribute")
+    if callable(value):  # a function the lowering calls (jax.nn.relu is a custom_jvp)
+        hash(value)
+        return ("callable", value)
     if type(value).__module__.startswith("jax"):  # arrays, tracers: values, not attributes
         raise TypeError("not a plain attribute")
     hash(value)

@@ -14,8 +14,10 @@ handlers, host ops, callbacks), on the same variables.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -40,8 +42,16 @@ from ._dynamic import infer_real_shapes
 from ._feed import checked_feed, feed_value
 from ._lowering import lower
 from ._program import _call_key, run_op
-from ._trace import ParamSpec, parse_params, trace
+from ._trace import ParamSpec, trace
 from ._train_step import TRAIN_STEP_PREFIX
+
+# The call's random key as one compiled program (op by op it is several dispatches).
+_jitted_call_key = jax.jit(functools.partial(_call_key, mirrored=False))
+
+
+def eager_call_key(counter: int) -> jax.Array:
+    """Eager call ``counter``'s random key, as a lazy call's (``_program._call_key``)."""
+    return _jitted_call_key(np.uint32(counter % 2**32))
 
 
 class Evaluator:
@@ -54,6 +64,7 @@ class Evaluator:
         inputs: list[tuple[Any, tuple[int, ...] | None]],
         key: Any,
         streams: dict[str, Any],
+        deferred: bool = False,
     ):
         self.job_name = job_name
         self.store = store
@@ -65,6 +76,10 @@ class Evaluator:
         self.host: dict[int, Any] = {}  # the data pipeline's values, records included
         self.fed: list[np.ndarray] = []  # its program inputs, in the order of graph.inputs
         self._next_input = 0
+        # Deferred: device ops are evaluated when a value is read (``value``) or by
+        # ``flush``; a call whose step is compiled may never need them (_eager_programs.py).
+        self.deferred = deferred
+        self._pending: list[tuple[int, OpNode]] = []
 
     def evaluate(self, op: OpNode, index: int) -> None:
         if op.kind is OpKind.INPUT:  # recorded in placeholder order
@@ -76,26 +91,40 @@ class Evaluator:
             self.host[id(blob)] = value if real is None else _cut(value, real)
             if is_host_only(blob):  # a tensor list: only the data pipeline reads it
                 return
-            self.values[id(blob)] = jnp.asarray(value)
+            self.values[id(blob)] = value if self.deferred else jnp.asarray(value)
             if blob.is_dynamic:
                 self.real[id(blob)] = real
         elif op.kind is not OpKind.FEED:  # feed ops run once recorded whole (``feed``)
-            real = None
-            if op.real_shape is not None:  # a dynamic input: padded values, real shapes
-                real = {
-                    id(b): jnp.asarray(self.real[id(b)], jnp.int32)
-                    for b in op.inputs
-                    if id(b) in self.real
-                }
-                infer_real_shapes(self.job_name, op, self.real)
-            try:
-                with _eager_kernels.eager_kernels():
-                    run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
-            except Exception as exc:  # a host kernel's error is raised as itself
-                raise_kernel_error(exc)
-                raise
-            if op.real_shape is not None and op.real_shape.device is not None:
-                self._data_dependent(op, real)
+            if self.deferred and op.kind is OpKind.DEVICE:
+                if _plain_device_op(op):
+                    self._pending.append((index, op))
+                    return
+                self.flush()  # what it reads, and earlier ops before its host code
+            self._run(op, index)
+
+    def flush(self) -> None:
+        """Evaluates the deferred ops (in the order they were recorded)."""
+        pending, self._pending = self._pending, []
+        for index, op in pending:
+            self._run(op, index)
+
+    def _run(self, op: OpNode, index: int) -> None:
+        real = None
+        if op.real_shape is not None:  # a dynamic input: padded values, real shapes
+            real = {
+                id(b): jnp.asarray(self.real[id(b)], jnp.int32)
+                for b in op.inputs
+                if id(b) in self.real
+            }
+            infer_real_shapes(self.job_name, op, self.real)
+        try:
+            with _eager_kernels.eager_kernels():
+                run_op(index, op, self.values, self.store.values, {}, self.key, real=real)
+        except Exception as exc:  # a host kernel's error is raised as itself
+            raise_kernel_error(exc)
+            raise
+        if op.real_shape is not None and op.real_shape.device is not None:
+            self._data_dependent(op, real)
 
     def _data_dependent(self, op: OpNode, real: dict[int, Any]) -> None:
         """The real shapes of an op whose output sizes depend on its input values (argwhere):
@@ -130,11 +159,21 @@ class Evaluator:
                 self.values[id(blob)] = jnp.asarray(fed)
 
     def value(self, blob: Blob) -> np.ndarray:
+        if id(blob) not in self.values and self._pending:
+            self.flush()
         if id(blob) not in self.values:  # a record or tensor buffer of the data pipeline
             raise host_only_error(blob, "read with numpy()")
-        value = np.asarray(self.values[id(blob)])
+        value = self.values[id(blob)]
+        # an argument kept as given (deferred): a copy, not the caller's own array
+        value = np.array(value) if isinstance(value, np.ndarray) else np.asarray(value)
         real = self.real.get(id(blob))  # a dynamic blob: cut the padding off
         return value if real is None else _cut(value, real)
+
+
+def _plain_device_op(op: OpNode) -> bool:
+    """A device op that may run later: no host kernel (user code with effects), no real
+    shapes (their rules run as the op is recorded)."""
+    return op.real_shape is None and not getattr(op.lowering, "host_kernel", False)
 
 
 def _cut(value: np.ndarray, real: tuple[int, ...]) -> np.ndarray:
@@ -159,7 +198,7 @@ def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list
     as a lazy call sees them: a ``tp.ListNumpy`` argument is a dynamic blob padded to its
     placeholder in the consistent view, and in the one-device mirrored view a blob of its
     array's shape (runtime/_real_shape.py)."""
-    params, _ = parse_params(job.__name__, job.fn, job.definition_locals)
+    params, _ = job.parameters
     host, _ = prepare_arguments(job.__name__, params, args, [], private=False)
     mirrored = job.config.logical_view.name is View.MIRRORED
     flat = iter(host)
@@ -192,7 +231,12 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     else:
         counter = job.eager_calls % (2**32)
         job.eager_calls += 1
-    evaluator = Evaluator(job.__name__, store, values, _call_key(counter, False), job.eager_streams)
+    # A body whose last call ran a compiled step most likely records that graph again: its
+    # ops wait until a value is read, or until its graph turns out to differ.
+    deferred = train and job.eager_programs.last_compiled
+    evaluator = Evaluator(
+        job.__name__, store, values, eager_call_key(counter), job.eager_streams, deferred
+    )
     traced = trace(
         job.__name__,
         job.fn,
@@ -202,8 +246,14 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
         job.definition_locals,
         eager=evaluator,
         params=params,
+        return_annotation=job.parameters[1],
     )
-    lowered = lower(traced.graph, traced.returns, store, jit=False)
+    if train:
+        lowered, compiled = job.eager_programs.lower(traced, store)
+        if not compiled:  # replayed op by op: the body's ops run first, as recorded
+            evaluator.flush()
+    else:
+        lowered, compiled = lower(traced.graph, traced.returns, store, jit=False), True
     if lowered.mesh is not None:
         raise ConfigError(
             f"job {job.__name__!r} runs eagerly in the mirrored view on {lowered.mesh.size} "
@@ -217,6 +267,7 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
         # all rather than writing into one (see _program.forwarded).
         lowered.step.forwarded = frozenset(range(count))
     entry = CompiledJob.build(traced, lowered, job.config.concurrency)
+    entry.warm = compiled  # else Calls compiles a jitted step before its first run
     if entry.feeder is not None:
         entry.feeder = _Fed(evaluator.fed)
     return entry

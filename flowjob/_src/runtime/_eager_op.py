@@ -19,8 +19,7 @@ from .. import _dtypes
 from .. import typing as tp
 from ..graph import Blob, JobGraph, JobType, VariableStore, tracing
 from . import _config
-from ._eager_call import Evaluator
-from ._program import _call_key
+from ._eager_call import Evaluator, eager_call_key
 from ._trace import ParamSpec, _make_inputs
 
 # Each eager op call draws its random key from its own counter, as an eager job's calls do.
@@ -44,8 +43,9 @@ def run_eagerly(
         for i, a in enumerate(arrays)
     ]
     store = VariableStore()
-    counter = next(_calls) % (2**32)
-    evaluator = Evaluator(name, store, [(a, None) for a in arrays], _call_key(counter, False), {})
+    evaluator = Evaluator(
+        name, store, [(a, None) for a in arrays], eager_call_key(next(_calls)), {}
+    )
     graph = JobGraph(name, JobType.PREDICT, _config.FunctionConfig())
     graph.eager = evaluator
     with tracing(graph, store):

@@ -17,6 +17,7 @@ from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
 from ._eager import eager_execution_enabled
+from ._eager_programs import EagerPrograms
 from ._real_shape import fits_padded, real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, check_callback, convert
 from ._session import default_session
@@ -55,6 +56,7 @@ class JobFunction:
         self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
         self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
         self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
+        self.eager_programs = EagerPrograms()  # eager train steps compiled per graph structure
         # The compiled job of the last call, when calls may take Calls.run_direct; used
         # while it is its session's compiled job of this name (not cleared or redefined).
         # Held weakly, as the session is.
@@ -124,12 +126,18 @@ class JobFunction:
 
         return register
 
+    @functools.cached_property
+    def parameters(self) -> tuple[list[Any], Any]:
+        """The job's placeholders (``ParamSpec``) and return annotation, read once from its
+        signature (a failure is raised again at each call)."""
+        return parse_params(self.__name__, self.fn, self.definition_locals)
+
     def _mirrored_dynamic_params(self) -> list[Any]:
         """The parameters, for a mirrored-view job with ListNumpy ones; else []."""
         if self.config.logical_view.name is not View.MIRRORED:
             return []
         try:
-            params, _ = parse_params(self.__name__, self.fn, self.definition_locals)
+            params, _ = self.parameters
         except JobDefinitionError:
             return []  # reported by the trace
         return params if any(s.defs[0].is_dynamic for s in params) else []

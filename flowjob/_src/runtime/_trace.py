@@ -247,13 +247,17 @@ def trace(
     eager: Any = None,
     params: list[ParamSpec] | None = None,
     padded_mirrored: bool = False,
+    return_annotation: Any = inspect.Signature.empty,
 ) -> TracedJob:
     """Runs ``fn`` once on placeholder blobs and records its graph. Eager mode: ``eager``
     evaluates each op as it is recorded (runtime/_eager_call.py), and ``params`` are the
-    placeholders at the call's real shapes. ``padded_mirrored``: the ListNumpy inputs of a
-    one-device mirrored job are padded dynamic blobs (_real_shape.py)."""
-    parsed, ret_ann = parse_params(job_name, fn, definition_locals)
-    params = parsed if params is None else params
+    placeholders at the call's real shapes, ``return_annotation`` the job's (both parsed
+    already). ``padded_mirrored``: the ListNumpy inputs of a one-device mirrored job are
+    padded dynamic blobs (_real_shape.py)."""
+    if params is None:
+        params, ret_ann = parse_params(job_name, fn, definition_locals)
+    else:
+        ret_ann = return_annotation
     graph = JobGraph(job_name, job_type, config)
     graph.definition_locals = dict(definition_locals or {})
     graph.eager = eager
