@@ -47,22 +47,31 @@ def _count_step_traces(monkeypatch) -> list:
     return calls
 
 
+def _train_job(hidden, learning_rate):
+    """loss = sum(hidden(x, w)^2), plain SGD at ``learning_rate()`` read in each call."""
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((8, 4))) -> tp.Numpy:
+        w = flow.get_variable("w", (4, 3), initializer=flow.constant_initializer(0.0))
+        loss = flow.math.reduce_sum(flow.math.square(hidden(x, w)))
+        lr = flow.optimizer.PiecewiseConstantScheduler([], [learning_rate()])
+        flow.optimizer.SGD(lr, momentum=0).minimize(loss)
+        return loss
+
+    return train
+
+
 def test_a_repeated_graph_is_traced_once_and_follows_jax_grad(monkeypatch):
     traces = _count_step_traces(monkeypatch)
     flow.enable_eager_execution(True)
     kept = []
 
-    @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((8, 4))) -> tp.Numpy:
-        w = flow.get_variable("w", (4, 3), initializer=flow.constant_initializer(0.0))
+    def hidden(x, w):
         h = flow.math.tanh(flow.matmul(x, w))
         kept.append((w, h))
-        loss = flow.math.reduce_sum(flow.math.square(h))
-        flow.optimizer.SGD(
-            flow.optimizer.PiecewiseConstantScheduler([], [0.05]), momentum=0
-        ).minimize(loss)
-        return loss
+        return h
 
+    train = _train_job(hidden, lambda: 0.05)
     flow.load_variables({"w": W0})
     losses = [train(x).item() for x in XS]
     flow.sync_default_session()
@@ -80,18 +89,12 @@ def test_a_repeated_graph_is_traced_once_and_follows_jax_grad(monkeypatch):
 def test_a_graph_that_follows_the_values_trains_exactly():
     flow.enable_eager_execution(True)
 
-    @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((8, 4))) -> tp.Numpy:
-        w = flow.get_variable("w", (4, 3), initializer=flow.constant_initializer(0.0))
+    def hidden(x, w):
         z = flow.matmul(x, w)
         # Python control flow on a value: the graph depends on the data
-        h = flow.math.tanh(z) if float(z.numpy().sum()) > 0 else flow.math.sigmoid(z)
-        loss = flow.math.reduce_sum(flow.math.square(h))
-        flow.optimizer.SGD(
-            flow.optimizer.PiecewiseConstantScheduler([], [0.05]), momentum=0
-        ).minimize(loss)
-        return loss
+        return flow.math.tanh(z) if float(z.numpy().sum()) > 0 else flow.math.sigmoid(z)
 
+    train = _train_job(hidden, lambda: 0.05)
     flow.load_variables({"w": W0})
     losses = [train(x).item() for x in XS]
     flow.sync_default_session()
@@ -113,16 +116,7 @@ def test_a_learning_rate_set_per_call_is_the_one_used(monkeypatch):
     lrs = [0.05, 0.05, 0.05, 0.01, 0.01, 0.01, 0.01]
     step = iter(range(len(lrs)))
 
-    @flow.global_function(type="train")
-    def train(x: tp.Numpy.Placeholder((8, 4))) -> tp.Numpy:
-        w = flow.get_variable("w", (4, 3), initializer=flow.constant_initializer(0.0))
-        loss = flow.math.reduce_sum(flow.math.square(flow.math.tanh(flow.matmul(x, w))))
-        lr = lrs[next(step)]
-        flow.optimizer.SGD(
-            flow.optimizer.PiecewiseConstantScheduler([], [lr]), momentum=0
-        ).minimize(loss)
-        return loss
-
+    train = _train_job(lambda x, w: flow.math.tanh(flow.matmul(x, w)), lambda: lrs[next(step)])
     flow.load_variables({"w": W0})
     losses = [train(x).item() for x in XS]
     _, want = _reference(lrs, [jnp.tanh] * len(XS))
