@@ -41,9 +41,12 @@ def eager_section(quick: bool) -> Section:
         )
     md = [
         f"Train step (forward, backward, SGD, batch {BATCH}, loss fetched every step) with "
-        "`flow.enable_eager_execution(True)`: the body runs on every call and its ops one by "
-        "one, each op's lowering a cached `jax.jit` kernel (runtime/_eager_kernels.py); then "
-        f"the graph again under `jax.value_and_grad`. {rounds} rounds of alternating segments.\n",
+        "`flow.enable_eager_execution(True)`: the body runs on every call and records its "
+        "graph; from the second call with the same graph, the gradients and the update are one "
+        "compiled step for that graph (runtime/_eager_programs.py), and the body's ops run "
+        "only when a value is read. A graph seen once runs op by op, each op's lowering a "
+        "cached `jax.jit` kernel (runtime/_eager_kernels.py), then replays under "
+        f"`jax.value_and_grad`. {rounds} rounds of alternating segments.\n",
         table(["model", "variant", "ms per step", "steps/s", "range"], rows),
         "",
         "; ".join(notes),
