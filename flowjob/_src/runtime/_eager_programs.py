@@ -33,7 +33,9 @@ from ._delivery import Fetch
 from ._lowering import LoweredJob, TracedFor, host_blobs, lower, matmul_precision
 from ._trace import TracedJob
 
-MAX_STRUCTURES = 8  # per job: bodies that alternate between a few graphs
+# Per job: bodies that alternate between a few graphs. Each keeps the graph of the call that
+# compiled it, and so that call's values (its blobs may still be read).
+MAX_STRUCTURES = 4
 
 
 class _Program:
@@ -51,7 +53,8 @@ class _Program:
 
     def compile(self, lowered: LoweredJob, where: dict[int, tuple[int, int]]) -> None:
         eager = lowered.fn
-        # Not donated: the body's blobs still hold the variables' arrays.
+        # Not donated: the body's blobs still hold the variables' arrays. (Every lowering
+        # traces: the op's output shapes came from tracing it.)
         lowered.fn = _sharding.jit_for(
             TracedFor(eager.step, eager.platform, eager.precision), eager.platform
         )
