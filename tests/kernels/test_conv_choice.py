@@ -44,8 +44,9 @@ def _fake_race(races, onednn_s, xla_s):
     return race
 
 
-def _uses_onednn(channels=8, kernel=3) -> bool:
-    """Whether a conv of this size, lowered for the CPU, calls the oneDNN kernel."""
+def _uses_onednn(channels=8, kernel=3, differentiated=True) -> bool:
+    """Whether a conv of this size, lowered for the CPU, calls the oneDNN kernel
+    (``differentiated``: in a program that may differentiate it, or a forward-only one)."""
     x = np.ones((2, channels, 9, 9), np.float32)
     w = np.ones((4, channels, kernel, kernel), np.float32)
 
@@ -55,7 +56,7 @@ def _uses_onednn(channels=8, kernel=3) -> bool:
             data_format=DataFormat.NCHW,
         )  # fmt: skip
 
-    with kernels.lowering_for("cpu"):
+    with kernels.lowering_for("cpu", differentiated):
         return TARGET in jax.jit(f).lower(x, w).as_text()
 
 
@@ -85,6 +86,64 @@ def test_xla_serves_only_when_it_wins_by_the_margin(measured, monkeypatch, xla_s
     assert 0.5 < _choice.XLA_MARGIN < 0.95
     monkeypatch.setattr(_choice, "race", _fake_race(races, 1.0, xla_share))
     assert _uses_onednn() is expected
+
+
+def test_a_forward_only_program_decides_apart_without_the_margin(measured, monkeypatch):
+    """Predict programs race the forward pass alone and take the faster kernel."""
+    races, folder = measured
+    monkeypatch.setattr(_choice, "race", _fake_race(races, 1.0, 0.9))
+    assert _uses_onednn() is True  # within the margin of a train step's race
+    assert _uses_onednn(differentiated=False) is False
+    assert len(races) == 2
+    stored = json.loads((folder / _choice.FILE_NAME).read_text())
+    assert sorted(("conv2d forward|" in k, v) for k, v in stored.items()) == [
+        (False, True),
+        (True, False),
+    ]
+
+
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_the_forward_race_runs_the_convolution_with_bias_and_relu(data_format):
+    """Both candidates of a forward-only race compute the same relu(conv(x, w) + bias)."""
+    x_shape, w_shape = ((2, 3, 8, 8), (4, 3, 3, 3))
+    if data_format == "NHWC":
+        x_shape, w_shape = (2, 8, 8, 3), (4, 3, 3, 3)
+    settings = dict(strides=(1, 1), pads=((1, 1), (1, 1)), dilations=(1, 1), groups=1)
+    with kernels.lowering_for("cpu", differentiated=False):
+        sig = kernels.ConvSignature.of(
+            np.ones(x_shape, np.float32), np.ones(w_shape, np.float32),
+            data_format=data_format, **settings,
+        )  # fmt: skip
+    assert sig.differentiated is False
+    dims = (data_format, "OIHW" if data_format == "NCHW" else "OHWI", data_format)
+    if data_format == "NHWC":
+        sig = dataclasses.replace(sig, w_shape=(4, 3, 3, 3))
+
+    def xla(a, b):
+        return lax.conv_general_dilated(
+            a, b, (1, 1), ((1, 1), (1, 1)), dimension_numbers=dims, precision="highest"
+        )
+
+    onednn_run, xla_run = _choice._candidates(sig, xla)
+    got, want = np.asarray(onednn_run()), np.asarray(xla_run())
+    channels = 1 if data_format == "NCHW" else 3
+    assert got.shape == want.shape and got.shape[channels] == 4
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert (want >= 0).all() and (want == 0).any()  # a ReLU ends it
+
+
+def test_a_fast_candidate_is_timed_over_many_runs():
+    calls = {"first": 0, "second": 0}
+
+    def counted(name):
+        def run():
+            calls[name] += 1
+
+        return run
+
+    first_s, second_s = _choice.race(counted("first"), counted("second"))
+    assert calls["first"] > 2 + _choice._REPEATS and calls["second"] > 2 + _choice._REPEATS
+    assert first_s < _choice._SAMPLE_S and second_s < _choice._SAMPLE_S
 
 
 def test_a_damaged_decision_file_is_measured_again(measured, monkeypatch):
@@ -196,3 +255,38 @@ def test_a_real_race_inside_a_traced_job_gives_xlas_values(measured):
     for g, r in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=2e-4, atol=1e-2)
     assert len(json.loads((folder / _choice.FILE_NAME).read_text())) == 1
+
+
+@pytest.mark.usefixtures("fresh_session")
+def test_predict_jobs_choose_for_the_forward_pass_and_train_jobs_for_gradients(
+    measured, monkeypatch
+):
+    import flowjob as flow
+    import flowjob.typing as tp
+
+    races, folder = measured
+    monkeypatch.setattr(_choice, "race", _fake_race(races, 1.0, 2.0))
+    x = np.ones((2, 8, 9, 9), np.float32)
+
+    def body(images):
+        w = flow.get_variable("w", (4, 8, 3, 3), initializer=flow.constant_initializer(0.1))
+        out = flow.nn.conv2d(images, w, strides=1, padding="SAME")
+        return flow.math.reduce_mean(out)
+
+    @flow.global_function(type="predict")
+    def predict(images: tp.Numpy.Placeholder((2, 8, 9, 9))) -> tp.Numpy:
+        return body(images)
+
+    predict(x)
+    kinds = {k.split("|")[4] for k in json.loads((folder / _choice.FILE_NAME).read_text())}
+    assert kinds == {"conv2d forward"}
+
+    @flow.global_function(type="train")
+    def train(images: tp.Numpy.Placeholder((2, 8, 9, 9))) -> tp.Numpy:
+        loss = body(images)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+    train(x)
+    kinds = {k.split("|")[4] for k in json.loads((folder / _choice.FILE_NAME).read_text())}
+    assert kinds == {"conv2d forward", "conv2d"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import jax
 
-from .. import _dtypes
+from .. import _dtypes, kernels
 from .._device_values import prng_key
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
@@ -28,7 +28,8 @@ def _output_specs(lowering, attrs: dict[str, Any], rng: bool, specs: list) -> An
     if key is not None and key in _SHAPES:
         return _SHAPES[key]
     extra = {"key": prng_key(0)} if rng else {}
-    out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
+    with kernels.tracing_shapes():
+        out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
     if key is not None:
         if len(_SHAPES) >= MAX_SHAPES:
             _SHAPES.clear()

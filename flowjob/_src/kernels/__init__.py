@@ -10,7 +10,13 @@ from collections.abc import Iterator
 
 from ._choice import ConvKernel, ConvSignature, conv_kernel, policy
 from ._onednn import conv2d_onednn, onednn_available
-from ._platform import lowering_for, lowering_platform
+from ._platform import (
+    lowering_differentiated,
+    lowering_for,
+    lowering_platform,
+    shapes_only,
+    tracing_shapes,
+)
 
 ENABLED = True
 
@@ -20,11 +26,14 @@ __all__ = [
     "ConvSignature",
     "conv2d_onednn",
     "conv_kernel",
+    "lowering_differentiated",
     "lowering_for",
     "lowering_platform",
     "onednn_available",
     "policy",
     "portable",
+    "shapes_only",
+    "tracing_shapes",
 ]
 
 

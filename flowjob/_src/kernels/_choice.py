@@ -9,7 +9,9 @@ Xeon XLA's ran LeNet faster (issue 35), and below 32 products per output element
 on both. A fixed rule cannot follow the machine, so the first time a job traces a convolution
 (its shapes, strides, padding, dilation, groups and layout), both candidates run its forward
 pass and both gradients on random data, a few times each, alternating; the faster one serves
-that convolution from then on (XLA's only by a margin, :data:`XLA_MARGIN`). Decisions are
+that convolution from then on (XLA's only by a margin, :data:`XLA_MARGIN`). In a
+forward-only (predict) program, its forward pass with a bias and ReLU after it is raced
+instead, and decided apart (:data:`FORWARD_XLA_MARGIN`). Decisions are
 kept in memory and in one file per machine, ``$XDG_CACHE_HOME/flowjob/conv-kernels.json``
 (``FLOWJOB_CONV_KERNEL_FILE`` names another; empty: memory only), keyed by the CPU model, its
 core count, the versions of JAX and of the kernels and the race's rule, so later processes
@@ -41,20 +43,27 @@ import numpy as np
 from .._cache_dir import default_cache_dir
 from .._files import atomic_file, read_bounded
 from ._onednn import conv2d_onednn, onednn_available
-from ._platform import lowering_platform
+from ._platform import lowering_differentiated, lowering_platform, shapes_only
 
 __all__ = ["POLICIES", "ConvKernel", "ConvSignature", "conv_kernel", "policy"]
 
 POLICIES = ("measure", "onednn", "xla", "rule")
 FILE_NAME = "conv-kernels.json"
 _FILE_LIMIT = 4 << 20  # bytes: far more decisions than any set of models makes
-_REPEATS = 3  # timed runs of each candidate after its first (compiling) run
+_REPEATS = 3  # timed samples of each candidate after its first (compiling) run
+_SAMPLE_S = 0.005  # seconds: a sample of a shorter run averages several
 # XLA serves only when its race time is below this share of oneDNN's. Three repeats on a
 # shared machine do not separate close kernels, and in whole steps the close calls went to
 # oneDNN's favour: ResNet-50 batch 8 with every convolution on oneDNN ran 1.04-1.08x the
 # plainly measured choice (its four XLA winners), and a LeNet process that ran at the all-XLA
 # job's rate ran at 0.67x the all-oneDNN job (bench/NOTES.md, issue 35).
 XLA_MARGIN = 0.85
+# A forward-only (predict) program's convolution races its forward pass followed by a bias
+# and ReLU, as layers use it (XLA fuses them, oneDNN's call leaves them to a second pass),
+# and the faster one serves, no margin: at batch 1, LeNet's predict program with XLA's
+# convolutions ran 1.2x the one with oneDNN's, which the race of forward and gradients had
+# chosen (bench/NOTES.md, issue 35).
+FORWARD_XLA_MARGIN = 1.0
 # Part of every decision's key: a change to how races are run or judged (the margin, the
 # repeats) bumps it, so decisions made under an older rule are measured again.
 RULE_VERSION = 2
@@ -89,15 +98,20 @@ class ConvSignature:
     data_format: str
     dtype: np.dtype | None
     platform: str
+    differentiated: bool = True  # False: a forward-only (predict) program
 
     @classmethod
     def of(cls, x, w, *, strides, pads, dilations, groups, data_format) -> ConvSignature:
         """The signature of convolving ``x`` with ``w`` (arrays or tracers) in the program
-        being traced on this thread (:func:`lowering_platform`)."""
+        being traced on this thread (:func:`lowering_platform`,
+        :func:`lowering_differentiated`)."""
         dtype = np.dtype(x.dtype) if x.dtype == w.dtype else None
         pads = tuple(map(tuple, pads))
         args = (tuple(strides), pads, tuple(dilations), groups, data_format)
-        return cls(tuple(x.shape), tuple(w.shape), *args, dtype, lowering_platform())
+        return cls(
+            tuple(x.shape), tuple(w.shape), *args, dtype, lowering_platform(),
+            lowering_differentiated(),
+        )  # fmt: skip
 
     @property
     def settings(self) -> tuple:
@@ -133,9 +147,13 @@ def conv_kernel(
         return ConvKernel.XLA
     if not onednn_available():
         return ConvKernel.XLA
+    if chosen == "measure" and shapes_only():  # either gives the shapes: race when it runs
+        return ConvKernel.XLA
     if chosen == "measure":
-        key = ("conv2d", s.x_shape, s.w_shape, *s.settings)
-        if not _prefer_onednn(key, lambda: _candidates(s, xla)):
+        kind = "conv2d" if s.differentiated else "conv2d forward"
+        key = (kind, s.x_shape, s.w_shape, *s.settings)
+        margin = XLA_MARGIN if s.differentiated else FORWARD_XLA_MARGIN
+        if not _prefer_onednn(key, lambda: _candidates(s, xla), margin):
             return ConvKernel.XLA
     return ConvKernel.ONEDNN
 
@@ -149,12 +167,15 @@ def policy() -> str:
 
 
 def _prefer_onednn(
-    signature: tuple, candidates: Callable[[], tuple[Callable[[], Any], Callable[[], Any]]]
+    signature: tuple,
+    candidates: Callable[[], tuple[Callable[[], Any], Callable[[], Any]]],
+    margin: float = XLA_MARGIN,
 ) -> bool:
     """Whether oneDNN serves the convolution ``signature`` (its shapes and settings, the
     decision's key) under the ``measure`` policy. ``candidates()`` gives two callables that each
-    run the convolution's forward pass and gradients once, oneDNN's then XLA's, and return
-    when done; they are called only when no decision exists yet."""
+    run the convolution once as the program uses it, oneDNN's then XLA's, and return when
+    done; they are called only when no decision exists yet. XLA serves when its time is below
+    ``margin`` times oneDNN's."""
     key = f"{_machine()}|{'|'.join(map(_text, signature))}"
     with _lock:
         if not _decisions:
@@ -163,7 +184,7 @@ def _prefer_onednn(
             return _decisions[key]
     _announce()
     onednn_s, xla_s = race(*candidates())
-    chosen = not xla_s < XLA_MARGIN * onednn_s
+    chosen = not xla_s < margin * onednn_s
     with _lock:
         _decisions[key] = chosen
         _store(key, chosen)
@@ -188,23 +209,31 @@ def _announce() -> None:
 def _candidates(
     s: ConvSignature, xla: Callable[[jax.Array, jax.Array], jax.Array]
 ) -> tuple[Callable[[], Any], Callable[[], Any]]:
-    """oneDNN's and XLA's forward pass and both gradients of one convolution, each a callable
-    that runs it once on random data."""
+    """oneDNN's and XLA's convolution as the program uses it, each a callable that runs it once
+    on random data: the forward pass and both gradients, or in a forward-only program the
+    forward pass with a bias and ReLU after it."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal(s.x_shape, dtype=np.float32)
     w = rng.standard_normal(s.w_shape, dtype=np.float32)
-    dy = rng.standard_normal(jax.eval_shape(xla, x, w).shape, dtype=np.float32)
+    out = jax.eval_shape(xla, x, w).shape
+    dy = rng.standard_normal(out, dtype=np.float32)
+    channel = 1 if _text(s.data_format).startswith("NC") else len(out) - 1
+    bias = rng.standard_normal(out[channel], dtype=np.float32)
+    bias = bias.reshape([-1 if axis == channel else 1 for axis in range(len(out))])
 
     def program(conv: Callable) -> Callable[[], Any]:
         def conv_kernel_race(a, b, g):  # the name marks its program in XLA's dumps
+            if not s.differentiated:
+                return jax.nn.relu(conv(a, b) + g)
             return jax.vjp(conv, a, b)[1](g)
 
         step = jax.jit(conv_kernel_race)
+        third = dy if s.differentiated else bias
 
         def run():
             # Measured while a job is being traced: run now, do not stage into its program.
             with jax.ensure_compile_time_eval():
-                return jax.block_until_ready(step(x, w, dy))
+                return jax.block_until_ready(step(x, w, third))
 
         return run
 
@@ -212,16 +241,23 @@ def _candidates(
 
 
 def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[float, float]:
-    """The best time of each callable over :data:`_REPEATS` alternating runs, after one
-    untimed run each (which compiles it)."""
-    first()
-    second()
+    """The best time of one run of each callable over :data:`_REPEATS` alternating samples,
+    after one untimed run each (which compiles it). A sample of a run shorter than
+    :data:`_SAMPLE_S` averages as many runs as fill it: one run of a small convolution takes
+    tens of microseconds, less than the machine's noise."""
+    runs = []
+    for run in (first, second):
+        run()
+        start = time.perf_counter()
+        run()
+        runs.append(max(1, math.ceil(_SAMPLE_S / max(time.perf_counter() - start, 1e-7))))
     best = [float("inf"), float("inf")]
     for _ in range(_REPEATS):
         for i, run in enumerate((first, second)):
             start = time.perf_counter()
-            run()
-            best[i] = min(best[i], time.perf_counter() - start)
+            for _ in range(runs[i]):
+                run()
+            best[i] = min(best[i], (time.perf_counter() - start) / runs[i])
     return best[0], best[1]
 
 

@@ -91,9 +91,12 @@ class TracedFor:
         self.platform = platform
         self.precision = precision
         self.eager = eager  # run op by op, each op through its cached kernel
+        # a predict step runs its ops forward only (kernels are chosen for that)
+        self.differentiated = not isinstance(step, _PredictStep)
 
     def __call__(self, *args: Any) -> Any:
-        with kernels.lowering_for(self.platform), jax.default_matmul_precision(self.precision):
+        lowering = kernels.lowering_for(self.platform, self.differentiated)
+        with lowering, jax.default_matmul_precision(self.precision):
             if not self.eager:
                 return self.step(*args)
             with _eager_kernels.eager_kernels():
