@@ -183,6 +183,31 @@ def test_random_crop_decoders(images):
     assert cropped.shape == (4, 8, 8, 3)
 
 
+@pytest.mark.parametrize("space", ["RGB", "BGR", "GRAY"])
+def test_random_crops_are_the_windows_of_the_decoded_images(space):
+    from flowjob._src.data._decode import decode_batch
+    from flowjob._src.data._modes import ColorSpace
+
+    rng = np.random.default_rng(2)
+    pixels = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for h, w in [(20, 30), (31, 17)]]
+    encoded = []
+    for p in pixels:
+        buf = io.BytesIO()
+        Image.fromarray(p).save(buf, "PNG")
+        encoded.append(buf.getvalue())
+    got = decode_batch(encoded, ColorSpace(space), RandomCrop(7))
+    same = RandomCrop(7)  # the windows are drawn in batch order, before decoding
+    windows = [same.window(*p.shape[:2]) for p in pixels]
+    assert any((h, w) != p.shape[:2] for p, (_, _, h, w) in zip(pixels, windows))
+    for image, p, (y, x, h, w) in zip(got, pixels, windows):
+        want = {
+            "RGB": p,
+            "BGR": p[:, :, ::-1],
+            "GRAY": np.asarray(Image.fromarray(p).convert("L"))[:, :, None],
+        }[space][y : y + h, x : x + w]
+        np.testing.assert_array_equal(image, want)
+
+
 def test_random_crop_windows_respect_the_limits():
     crop = RandomCrop(
         seed=0, num_attempts=10, random_area=(0.2, 0.6), random_aspect_ratio=(0.75, 1.333333)

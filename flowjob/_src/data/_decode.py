@@ -142,18 +142,30 @@ def bytes_values(records: Sequence[Any], name: str) -> list[np.ndarray]:
     return out
 
 
-def decode_image(data: bytes | np.ndarray, color_space: ColorSpace = ColorSpace.BGR) -> np.ndarray:
-    """An encoded image (JPEG, PNG...) as an HWC uint8 array in ``color_space`` (Pillow)."""
+def decode_image(
+    data: bytes | np.ndarray,
+    color_space: ColorSpace = ColorSpace.BGR,
+    window: tuple[int, int, int, int] | None = None,
+) -> np.ndarray:
+    """An encoded image (JPEG, PNG...) as an HWC uint8 array in ``color_space`` (Pillow);
+    ``window`` ``(y, x, h, w)``: only that part of it (cut before the array is made, so
+    the rest of the image is never copied or converted)."""
     from PIL import Image
 
     raw_bytes = data.tobytes() if isinstance(data, np.ndarray) else data
     try:
         with Image.open(io.BytesIO(raw_bytes)) as image:
-            if color_space is ColorSpace.GRAY:
-                return np.asarray(image.convert("L"))[:, :, None]
-            array = np.asarray(image.convert("RGB"))
+            mode = "L" if color_space is ColorSpace.GRAY else "RGB"
+            if image.mode != mode:
+                image = image.convert(mode)
+            if window is not None:
+                y, x, h, w = window
+                image = image.crop((x, y, x + w, y + h))
+            array = np.asarray(image)
     except (OSError, SyntaxError) as exc:  # PIL.UnidentifiedImageError is an OSError
         raise DecodeError(f"cannot decode image ({len(raw_bytes)} bytes): {exc}") from None
+    if color_space is ColorSpace.GRAY:
+        return array[:, :, None]
     return np.ascontiguousarray(array[:, :, ::-1]) if color_space is ColorSpace.BGR else array
 
 
@@ -183,11 +195,7 @@ def decode_batch(
 
     def one(item: tuple[Any, Any]) -> np.ndarray:
         data, window = item
-        image = decode_image(data, color_space)
-        if window is None:
-            return image
-        y, x, h, w = window
-        return np.ascontiguousarray(image[y : y + h, x : x + w])
+        return decode_image(data, color_space, window)
 
     return parallel_map(one, zip(encoded, windows))
 
