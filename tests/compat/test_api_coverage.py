@@ -172,3 +172,46 @@ def test_script_prints_the_count_and_the_missing_names():
     assert set(missing) <= set(names)
     assert not set(missing) & set(PROVIDED)
     assert all(not api_coverage.resolves(n) for n in missing[:20])
+
+
+TABLE = REPO / "flowjob/_src/compat/legacy/python_modules.txt"
+
+
+def _table_rows() -> list[list[str]]:
+    lines = TABLE.read_text(encoding="utf-8").splitlines()
+    return [line.split() for line in lines if line and not line.startswith("#")]
+
+
+@needs_clone
+def test_python_module_table_is_the_clones():
+    lines = api_coverage.python_module_lines(CLONE)
+    assert [" ".join(row) for row in _table_rows()] == lines
+    assert "nn.parameter Parameter nn.Parameter" in lines
+
+
+def test_each_python_module_name_is_the_object_at_its_export_path():
+    """``oneflow.python.<module>.<name>`` is flowjob's object at the export path wherever that
+    resolves, and fails naming the module path wherever none does."""
+    import importlib
+
+    from flowjob import compat
+
+    rows = _table_rows()
+    assert len(rows) > 500
+    found = 0
+    with compat.aliased():
+        import oneflow
+
+        for module, name, *paths in rows:
+            held = importlib.import_module(f"oneflow.python.{module}")
+            exported = [p for p in paths if api_coverage.resolves(p)]
+            if not exported:
+                with pytest.raises(AttributeError, match=rf"oneflow.python.{module}.{name}\b"):
+                    getattr(held, name)
+                continue
+            target = oneflow
+            for part in exported[0].split("."):
+                target = getattr(target, part)
+            assert getattr(held, name) is target, (module, name)
+            found += 1
+    assert found > 300  # most of the v0.4 API is there

@@ -94,9 +94,48 @@ def test_python_framework_and_ops_helpers(alias):
     assert np.array_equal(x.transpose(perm).transpose(get_inversed_perm(perm)), x)
 
 
+def test_python_modules_give_the_names_oneflow_exported_from_them(alias):
+    """A module of ``oneflow.python`` is known by the names OneFlow exported from it (the
+    definition's own name, which may differ from its export path's last part)."""
+    import oneflow
+    import oneflow.python.ops.nn_ops as nn_ops
+    from oneflow.python.framework.function_util import FunctionConfig, api_oneflow_function
+    from oneflow.python.nn.module import Module
+    from oneflow.python.nn.parameter import Parameter
+
+    assert Parameter is flowjob.nn.Parameter and Module is flowjob.nn.Module
+    assert api_oneflow_function is flowjob.global_function
+    assert FunctionConfig is flowjob.FunctionConfig
+    assert nn_ops.conv2d is flowjob.nn.conv2d
+    assert oneflow.python.ops.math_ops.relu is flowjob.math.relu
+    # a helper module written by hand keeps its own names and gains the exported ones
+    import oneflow.python.framework.dtype as dtype_util
+
+    assert dtype_util.convert_numpy_dtype_to_oneflow_dtype(np.float32) is flowjob.float32
+
+
+def test_every_name_of_v040_is_also_under_experimental(alias):
+    import oneflow
+    import oneflow.experimental as flow
+
+    assert flow.unittest.TestCase is oneflow.unittest.TestCase is flowjob.unittest.TestCase
+    assert flow.nn.Parameter is flowjob.nn.Parameter
+    assert flow.get_job_set is flowjob.experimental.get_job_set  # its own names first
+    with pytest.raises(compat.MissingOneFlowAPI, match=r"oneflow.experimental.no_such_name"):
+        flow.no_such_name  # noqa: B018
+
+
 def test_missing_internal_paths_still_fail_clearly(alias):
     with pytest.raises(compat.MissingOneFlowModule, match=r"oneflow.core.nope"):
         import oneflow.core.nope  # noqa: F401
+    # OneFlow had the module, flowjob has not the name: the module path says which
+    with pytest.raises(ImportError, match=r"oneflow.python.ops.math_ops.no_such_op"):
+        from oneflow.python.ops.math_ops import no_such_op  # noqa: F401
+    # a definition's module path, not its export path: OneFlow had no such name there either
+    with pytest.raises(ImportError, match=r"function_util.global_function"):
+        from oneflow.python.framework.function_util import global_function  # noqa: F401
+    with pytest.raises(compat.MissingOneFlowModule, match=r"oneflow.python.no_such_module"):
+        import oneflow.python.no_such_module  # noqa: F401
 
 
 def test_tuning_knobs_are_accepted_with_oneflow_types(alias, tmp_path):

@@ -43,8 +43,6 @@ class Program:
     lang: str = "en"
     stop_after: int = 0  # endless training loop: stop after this many output lines
     native: str = ""  # NATIVE_BUILD: the library the NativeBuildError must name
-    # third-party modules it (or a program it needs) imports, from the oneflow-tests extra
-    modules: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -115,14 +113,12 @@ PROGRAMS: tuple[Program, ...] = (
         "extended_topics/img_to_ofrecord/img2ofrecord.py",
         expect="Process image successfully",
         data=Data.IMAGE_FOLDER,
-        modules=("cv2",),
     ),
     Program(
         "extended_topics/img_to_ofrecord/lenet_train.py",
         expect=rf"^\[{FLOAT}\]$",
         needs=("extended_topics/img_to_ofrecord/img2ofrecord.py",),
         data=Data.IMAGE_FOLDER,
-        modules=("cv2",),
         stop_after=3,  # its loop runs 15,000 steps: three printed losses show it trains
     ),
     Program("extended_topics/eager_mlp_mnist.py", data=Data.MNIST),

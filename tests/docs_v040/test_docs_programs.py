@@ -10,14 +10,15 @@ written for two hosts must stop with a ``ConfigError`` on one machine.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import io
 import re
 import tokenize
+from pathlib import Path
 
 import pytest
 
 from flowjob.errors import ConfigError, NativeBuildError
+from tests.third_party import skip_if_missing_module
 
 from ._run import run_program
 from .programs import PROGRAMS, TWO_HOSTS_DEFECT, Outcome, Program
@@ -66,10 +67,9 @@ def _raised(stderr: str) -> tuple[type, str]:
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.id)
 def test_documentation_program(program: Program, docs, tmp_path):
-    missing = [m for m in program.modules if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"{program.id} imports {', '.join(missing)}: pip install -e '.[oneflow-tests]'")
     result = run_program(program, BY_ID, docs[program.lang], tmp_path, timeout=1200)
+    folder = tmp_path / Path(program.path).parent
+    skip_if_missing_module(result.stderr, program.id, beside=[folder])
     tail = f"\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
     if program.outcome is Outcome.NATIVE_BUILD:
         assert result.returncode != 0, tail

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.third_party import skip_if_missing_module
 from tests.timeouts import scaled
 
 REPO = Path(__file__).resolve().parents[2]
@@ -158,6 +159,7 @@ def test_oneflow_serving_file(serving_dir, name, tmp_path):
         timeout=scaled(1800),
     )
     output = proc.stdout + proc.stderr
+    skip_if_missing_module(output, name, beside=[work])
     if name in KNOWN_FAILURES:
         cause, shown = KNOWN_FAILURES[name]
         assert proc.returncode != 0, f"{name} passes now: remove it from KNOWN_FAILURES"

@@ -41,7 +41,7 @@ def test_oneflow_onnx_suite_passes_unchanged():
     if ONEFLOW_ONNX.clone() is None:
         pytest.skip(ONEFLOW_ONNX.missing_line())
     if importlib.util.find_spec("six") is None:  # oneflow-onnx's one extra dependency
-        pytest.skip("oneflow-onnx needs the six package: pip install six")
+        pytest.skip("oneflow-onnx needs six (in the test extra): pip install six")
     try:
         root = extract(ONEFLOW_ONNX)
     except UpstreamError as exc:

@@ -7,11 +7,13 @@ import importlib
 import types
 from typing import Any
 
+from . import _python_modules
 from ._errors import MissingOneFlowModule
 
 # Longest first: "oneflow.compatible.single_client.typing" must not match as "oneflow" + path.
 ROOTS = ("oneflow.compatible.single_client", "oneflow")
 COMPATIBLE = "oneflow.compatible"
+EXPERIMENTAL = "flowjob.experimental"  # v0.4 published every API name here too
 
 # The target of the bare ``oneflow.compatible`` package: it only holds ``single_client``.
 COMPATIBLE_TARGET = types.ModuleType(COMPATIBLE, "OneFlow's v0.5+ home of the legacy API.")
@@ -72,21 +74,40 @@ def resolve(name: str) -> Any:
 
 
 def child_of(obj: Any, part: str) -> Any:
-    """``obj.part``, importing a flowjob submodule of that name if needed; ``MISSING`` if none."""
+    """``obj.part``, importing a flowjob submodule of that name if needed; ``MISSING`` if none.
+
+    Two OneFlow v0.4 publication rules apply where flowjob has no such name: every name of
+    the API also lived under ``oneflow.experimental`` (so ``experimental.X`` is ``X``), and a
+    module of ``oneflow.python`` gives the names it exported (``_python_modules``).
+    """
     if part in LEGACY_MODULES and getattr(obj, "__name__", None) == "flowjob":
         return importlib.import_module(LEGACY_MODULES[part])
     try:
         return getattr(obj, part)
     except AttributeError:
         pass
-    if is_flowjob_module(obj) and hasattr(obj, "__path__") and not part.startswith("_"):
+    if not is_flowjob_module(obj):
+        return MISSING
+    if hasattr(obj, "__path__") and not part.startswith("_"):
         full = f"{obj.__name__}.{part}"
         try:
             return importlib.import_module(full)
         except ModuleNotFoundError as exc:
             if exc.name != full:
                 raise
-    return MISSING
+    if obj.__name__ == EXPERIMENTAL:
+        return child_of(importlib.import_module("flowjob"), part)
+    return _python_modules.child(obj.__name__, part, _at_export_path, MISSING)
+
+
+def _at_export_path(path: str) -> Any:
+    """flowjob's object at the OneFlow export ``path`` (``nn.Parameter``), or ``MISSING``."""
+    obj: Any = importlib.import_module("flowjob")
+    for part in path.split("."):
+        obj = child_of(obj, part)
+        if obj is MISSING:
+            break
+    return obj
 
 
 def is_flowjob_module(obj: Any) -> bool:

@@ -10,6 +10,10 @@ parsed with ``ast``, leaving out the new eager API (files under ``nn/modules/``,
 ``experimental.*`` and ``autograd.*``, and names whose definition is also decorated with
 ``@experimental_api``) and the test folder. A name resolves when walking its dotted path from
 ``import oneflow`` (the alias) finds an object.
+
+``--python-modules`` prints instead the table behind ``oneflow.python.*`` imports
+(``flowjob/_src/compat/legacy/python_modules.txt``): for each module of ``oneflow/python``
+(the test folder left out), the module-level names it exported and their export paths.
 """
 
 from __future__ import annotations
@@ -65,6 +69,22 @@ def _exports_of(tree: ast.AST) -> Iterator[str]:
                     yield arg.value
 
 
+def _exported_definitions(tree: ast.Module) -> Iterator[tuple[str, list[str]]]:
+    """``(name, export paths)`` of each module-level definition decorated with
+    ``oneflow_export``, in source order."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            paths = [
+                arg.value
+                for dec in node.decorator_list
+                if isinstance(dec, ast.Call) and _decorator_name(dec) == "oneflow_export"
+                for arg in dec.args
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            ]
+            if paths:
+                yield node.name, paths
+
+
 def _archive(clone: Path, tag: str) -> tarfile.TarFile:
     try:
         done = subprocess.run(
@@ -79,12 +99,11 @@ def _archive(clone: Path, tag: str) -> tarfile.TarFile:
     return tarfile.open(fileobj=io.BytesIO(done.stdout))
 
 
-def legacy_export_names(clone: str | os.PathLike[str], tag: str = DEFAULT_TAG) -> list[str]:
-    """OneFlow's legacy export list at ``tag``, sorted (see the module docstring)."""
-    names: set[str] = set()
-    with _archive(Path(clone), tag) as archive:
+def _parsed_modules(clone: Path, tag: str) -> Iterator[tuple[str, ast.Module]]:
+    """``(member path, syntax tree)`` of every Python file under ``oneflow/python`` at ``tag``."""
+    with _archive(clone, tag) as archive:
         for member in archive.getmembers():
-            if not member.name.endswith(".py") or member.name.startswith(_SKIPPED_FOLDERS):
+            if not member.name.endswith(".py"):
                 continue
             source = archive.extractfile(member).read()
             try:
@@ -93,8 +112,29 @@ def legacy_export_names(clone: str | os.PathLike[str], tag: str = DEFAULT_TAG) -
                     tree = ast.parse(source)
             except SyntaxError:
                 continue  # v0.4.0 ships one Python 2 file under test/deprecated; never exported
+            yield member.name, tree
+
+
+def legacy_export_names(clone: str | os.PathLike[str], tag: str = DEFAULT_TAG) -> list[str]:
+    """OneFlow's legacy export list at ``tag``, sorted (see the module docstring)."""
+    names: set[str] = set()
+    for path, tree in _parsed_modules(Path(clone), tag):
+        if not path.startswith(_SKIPPED_FOLDERS):
             names.update(n for n in _exports_of(tree) if n.split(".")[0] not in _SKIPPED_ROOTS)
     return sorted(names)
+
+
+def python_module_lines(clone: str | os.PathLike[str], tag: str = DEFAULT_TAG) -> list[str]:
+    """The lines of ``legacy/python_modules.txt``: ``module name path...``, the module relative
+    to ``oneflow.python``, sorted by module then in source order."""
+    lines = []
+    for path, tree in sorted(_parsed_modules(Path(clone), tag)):
+        if path.startswith(f"{_PACKAGE}/test/"):
+            continue
+        module = path[len(_PACKAGE) + 1 : -len(".py")].replace("/", ".")
+        module = module.removesuffix(".__init__").removesuffix("__init__")
+        lines += [" ".join([module, name, *paths]) for name, paths in _exported_definitions(tree)]
+    return lines
 
 
 def resolves(name: str) -> bool:
@@ -133,8 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--oneflow", help=f"OneFlow git clone (default: ${ENV_VAR})")
     parser.add_argument("--tag", default=DEFAULT_TAG, help="tag or commit to read")
+    parser.add_argument(
+        "--python-modules",
+        action="store_true",
+        help="print the oneflow.python module table (legacy/python_modules.txt) instead",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.python_modules:
+            print("\n".join(python_module_lines(clone_path(args.oneflow), args.tag)))
+            return 0
         names, missing = coverage(clone_path(args.oneflow), args.tag)
     except OneFlowSourceError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,9 +1,11 @@
-"""``oneflow.python.framework.dtype``: conversions between flowjob and NumPy dtypes."""
+"""``oneflow.python.framework.dtype``: the NumPy-to-flowjob dtype conversion, which OneFlow did
+not export (its exported names, ``dtypes`` and the other direction, come from the table of
+``_python_modules``)."""
 
 from __future__ import annotations
 
 from flowjob._src import _dtypes
-from flowjob._src._dtypes import DType, convert_oneflow_dtype_to_numpy_dtype
+from flowjob._src._dtypes import DType
 
 
 def convert_numpy_dtype_to_oneflow_dtype(numpy_dtype) -> DType:
@@ -11,8 +13,4 @@ def convert_numpy_dtype_to_oneflow_dtype(numpy_dtype) -> DType:
     return _dtypes.as_dtype(numpy_dtype)
 
 
-def dtypes() -> list[DType]:
-    return list(_dtypes.ALL)
-
-
-__all__ = ["convert_numpy_dtype_to_oneflow_dtype", "convert_oneflow_dtype_to_numpy_dtype", "dtypes"]
+__all__ = ["convert_numpy_dtype_to_oneflow_dtype"]
