@@ -119,7 +119,7 @@ def test_missing_module_names_the_oneflow_module(alias):
     with pytest.raises(MissingOneFlowModule, match=r"oneflow\.compatible\.multi_client is not"):
         importlib.import_module("oneflow.compatible.multi_client")
     with pytest.raises(ImportError):  # the ordinary except clause still catches it
-        importlib.import_module("oneflow.python.framework.session_util")
+        importlib.import_module("oneflow.python.framework.no_such_util")
 
 
 def test_star_import_exports_public_flowjob_names(alias):

@@ -149,7 +149,12 @@ def test_oneflow_serving_file(serving_dir, name, tmp_path):
         (work / path.name).write_bytes(path.read_bytes())
     launcher = work / "launch_standins.py"
     launcher.write_text(_PRELUDE + _LAUNCHERS[name] + _RUN, encoding="utf-8")
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(REPO))
+    # The files compare served outputs with the job's at np.allclose's defaults (OneFlow ran
+    # the same kernels twice). A saved model is a portable XLA program; where the job ran
+    # oneDNN convolutions instead (the measured choice on some machines), the two differ by
+    # float32 rounding, within the documented 2e-4 of the output's scale but not allclose's
+    # 1e-5 (insightface: features ~4e12 from fresh weights). XLA's kernels in both.
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(REPO), FLOWJOB_CONV_KERNEL="xla")
     proc = subprocess.run(
         [sys.executable, "-m", "flowjob", "run", str(launcher)],
         cwd=work,
