@@ -9,6 +9,7 @@ the program (a missing module of the program's own folder is a real failure).
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from collections.abc import Iterable
@@ -30,22 +31,39 @@ _INSTALL = {
 }
 
 
+def _absent(name: str, beside: Iterable[Path]) -> bool:
+    """Whether ``name`` is a third-party module this environment lacks."""
+    top = name.split(".")[0]
+    if top in _OURS or importlib.util.find_spec(top) is not None:
+        return False
+    return not any((f / top).is_dir() or (f / f"{top}.py").is_file() for f in beside)
+
+
 def missing_module(output: str, beside: Iterable[Path] = ()) -> str | None:
     """The third-party module the program whose ``output`` this is stopped on, or None."""
     raised = _EXCEPTION_LINE.findall(output)
     if not raised or raised[-1][0] != "ModuleNotFoundError":
         return None
     found = _NO_MODULE.search(raised[-1][1])
-    if found is None:
+    if found is None or not _absent(found.group(1), beside):
         return None
-    name = found.group(1)
-    top = name.split(".")[0]
-    if top in _OURS or importlib.util.find_spec(top) is not None:
-        return None
-    for folder in beside:
-        if (folder / top).is_dir() or (folder / f"{top}.py").is_file():
-            return None
-    return name
+    return found.group(1)
+
+
+def missing_import(source: str, beside: Iterable[Path] = ()) -> str | None:
+    """The first third-party module a program imports at its top level (where it cannot run
+    without it) that this environment lacks, or None; read without running it."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            if _absent(name, beside):
+                return name
+    return None
 
 
 def install_hint(module: str) -> str:

@@ -111,8 +111,8 @@ def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob._src.compat._errors.MissingOneFlowAPI: oneflow.experimental.optim is not provided by "
-        "flowjob"
+        "flowjob._src.compat._errors.MissingOneFlowAPI: oneflow.experimental.optim is not "
+        "provided by flowjob"
     )
 
 

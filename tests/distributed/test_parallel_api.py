@@ -107,6 +107,32 @@ def test_two_hosts_that_are_not_this_machine_refuse_to_train(tmp_path):
     assert "ConfigError" in out.stderr and "192.0.2.12" in out.stderr
 
 
+def test_settings_after_env_init_that_change_nothing_here_are_ignored_with_a_warning(tmp_path):
+    """OneFlow's test runners call ``flow.env.init()`` before each test's
+    ``flow.env.ctrl_port(...)``: OneFlow then did nothing, and a process running alone has no
+    use for the port; declaring several machines that late still stops."""
+    script = tmp_path / "late.py"
+    script.write_text(
+        "import warnings, numpy as np, flowjob as flow, flowjob.typing as tp\n"
+        "flow.env.init()\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        "    flow.env.ctrl_port(9788)\n"
+        "    flow.env.machine([{'addr': '127.0.0.1'}])\n"
+        "print(len(seen), str(seen[0].message))\n"
+        "@flow.global_function()\n"
+        "def f(x: tp.Numpy.Placeholder((4, 2))) -> tp.Numpy:\n"
+        "    return x * 2\n"
+        "print('trained', f(np.ones((4, 2), np.float32)).sum())\n"
+        "flow.env.machine([{'addr': '192.0.2.12'}, {'addr': '192.0.2.11'}])\n"
+    )
+    out = _script(str(script))
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith("2 flow.env.ctrl_port(9788) does nothing"), out.stdout
+    assert "already initialized" in lines[0] and lines[1] == "trained 16.0"
+    assert out.returncode != 0 and "ConfigError" in out.stderr and "192.0.2.12" in out.stderr
+
+
 @pytest.mark.usefixtures("fresh_session")
 def test_clear_default_session_resets_the_device_count_and_zero_gpus_mean_cpu():
     flow.config.gpu_device_num(1)

@@ -1,16 +1,17 @@
 """OneFlow v0.4.0's own op tests, each file run unchanged through ``flowjob run`` at 1 device
 and at the device counts of its multi-device classes (2, 4 virtual CPU devices).
 
-Marked ``oneflow_suite`` and skipped unless ``FLOWJOB_ONEFLOW_SUITE=1`` (they need TensorFlow
-from the ``oneflow-tests`` extra and take minutes), and skipped without a OneFlow clone
+Marked ``oneflow_suite`` and skipped unless ``FLOWJOB_ONEFLOW_SUITE=1`` (they take minutes;
+a file whose reference, TensorFlow or OpenCV from the ``oneflow-tests`` extra, is not
+installed skips naming it), and skipped without a OneFlow clone
 (``FLOWJOB_ONEFLOW_SRC``), from which the files are read. A file with a known cause in
 ``suite.py`` is an expected failure (xfail) and fails once it passes; a file that runs no test
 at any device count (skipped upstream, or 2-node classes only) is skipped with the reason.
 """
 
-import importlib.util
-
 import pytest
+
+from tests.third_party import install_hint, missing_import, skip_if_missing_module
 
 from ._run import device_counts, needs_two_nodes, oneflow_test_files, run_file
 from .suite import CPU_ONLY, KNOWN_FAILURES, TOTAL_FILES
@@ -24,10 +25,12 @@ def test_whole_folder_is_run(oneflow_ops):
 
 
 def test_oneflow_file(oneflow_file, oneflow_ops):
-    if importlib.util.find_spec("tensorflow") is None:
-        pytest.fail("TensorFlow is missing: pip install -e '.[oneflow-tests]'")
     name = oneflow_file
     path = oneflow_ops / name
+    # a file whose reference (TensorFlow, OpenCV...) is not installed cannot judge flowjob
+    absent = missing_import(path.read_text(encoding="utf-8"), beside=[oneflow_ops])
+    if absent is not None and absent not in KNOWN_FAILURES.get(name, ""):
+        pytest.skip(f"{name} imports {absent}, which is not installed: {install_hint(absent)}")
     runs = {
         n: run_file(name, oneflow_ops, timeout=600, cpu_only=name in CPU_ONLY, devices=n)
         for n in device_counts(path)
@@ -37,6 +40,8 @@ def test_oneflow_file(oneflow_file, oneflow_ops):
     status = record.status
     if status == "fail":
         bad = record.failure()
+        if not known:
+            skip_if_missing_module(bad.output, name, beside=[oneflow_ops])
         if known:
             pytest.xfail(f"{name} at {bad.devices} device(s): {known}: {bad.error}")
         pytest.fail(f"{name} at {bad.devices} device(s): {bad.error}\n{bad.output[-4000:]}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -25,34 +26,48 @@ _started = False
 _fixed = False  # init() ran (the first job was compiled): the machines cannot change
 
 
-def _check_not_fixed(call: str) -> None:
-    """OneFlow read the machines when its environment started, at the first job launch;
-    flowjob starts ``jax.distributed`` then too, so a later change could not be honoured."""
-    if _fixed:
-        raise ConfigError(
-            f"{call}: the machines are fixed once the first job is compiled (this process "
-            f"runs as {len(_machines) or 1} machine(s)); call flow.env.machine and "
-            "flow.env.ctrl_port before the first job call"
+def _too_late(call: str, *, harmless: bool) -> bool:
+    """OneFlow read the machines when its environment started (``flow.env.init()`` or the
+    first job launch) and did nothing on later calls; flowjob starts ``jax.distributed`` then
+    too. True (ignore the call, with a warning) where it is ``harmless``: it would not change
+    what this process runs on. A later call that would (several machines declared, another
+    coordinator port of a started run) raises instead of training on what it did not ask."""
+    if not _fixed:
+        return False
+    if harmless:
+        warnings.warn(
+            f"{call} does nothing: the environment is already initialized (flow.env.init() "
+            "or the first job call), as OneFlow ignored it then",
+            stacklevel=3,
         )
+        return True
+    raise ConfigError(
+        f"{call}: the machines are fixed once the first job is compiled (this process "
+        f"runs as {len(_machines) or 1} machine(s)); call flow.env.machine and "
+        "flow.env.ctrl_port before the first job call"
+    )
 
 
 def machine(machines: list[dict[str, Any]] | dict[str, Any]) -> None:
     """Declares the machines, first one = coordinator, e.g. ``[{"addr": "192.168.1.12"}, ...]``."""
     global _machines
-    _check_not_fixed(f"flow.env.machine({machines!r})")
     items = [machines] if isinstance(machines, dict) else list(machines)
     for m in items:
         if not isinstance(m, dict) or "addr" not in m:
             raise ValueError(f"flow.env.machine takes dicts with an 'addr' key, got {m!r}")
+    alone = not _started and len(items) <= 1
+    if _too_late(f"flow.env.machine({machines!r})", harmless=alone):
+        return
     _machines = items
 
 
 def ctrl_port(port: int) -> None:
     """The coordinator's port on the first machine."""
     global _port
-    _check_not_fixed(f"flow.env.ctrl_port({port!r})")
     if type(port) is not int or not 0 < port < 65536:
         raise ValueError(f"ctrl_port must be a port number, got {port!r}")
+    if _too_late(f"flow.env.ctrl_port({port!r})", harmless=not _started or port == _port):
+        return
     _port = port
 
 
