@@ -29,6 +29,7 @@ __all__ = [
     "filtering_enabled",
     "format_exception",
     "is_internal",
+    "leaving",
 ]
 
 ENV_VAR = "FLOWJOB_TRACEBACK_FILTERING"
@@ -119,9 +120,16 @@ def api_boundary(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
-            if filtering_enabled():
-                _filter_chain(exc)
+            leaving(exc)
             # A bare raise keeps exc.__traceback__ as set: this frame is not added again.
             raise
 
     return boundary  # type: ignore[return-value]
+
+
+def leaving(exc: BaseException) -> None:
+    """What ``api_boundary`` does to an exception leaving the entry point, for an entry point
+    that catches it itself (a job call saves the wrapper's frame); re-raise it with a bare
+    ``raise``."""
+    if filtering_enabled():
+        _filter_chain(exc)

@@ -13,7 +13,7 @@ import jax
 from ..errors import CallbackError
 from ..graph import raise_kernel_error, running_kernel
 from . import _sharding, _stop
-from ._arguments import device_value, fit_exactly, prepare_arguments
+from ._arguments import device_value, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
@@ -31,7 +31,7 @@ class Calls:
         self.completion = completion
         self.deliverer = deliverer
         self._lock = state.lock  # the dispatch lock
-        self._held = HeldCompletions(completion)
+        self.held = HeldCompletions(completion)
 
     def launch(
         self, job: Any, entry: CompiledJob, args: tuple[Any, ...], hold: bool = False
@@ -55,7 +55,7 @@ class Calls:
         with HOLD:
             if slots is not None and not slots.acquire(blocking=False):
                 # Held calls (older) may own the last slot: queue them before waiting.
-                self._held.release()
+                self.held.release()
                 HOLD.acquire(slots)
             return self._dispatch(
                 entry, host_args, device_args, slots, hold, recycle=entry.staging is not None
@@ -122,39 +122,10 @@ class Calls:
 
     def run_direct(self, job: Any, entry: CompiledJob, args: tuple[Any, ...]) -> Any:
         """``run`` for a job with ``entry.direct_output`` (runtime/_compiled.py), giving the
-        returned array itself. Arguments that match their placeholders exactly go to the
-        program as they are, after one check each; anything else (a wrong or converted
-        argument, a first call, a call from a handler, several processes) takes ``run``."""
-        if (
-            entry.warm
-            and _stop.guard is None
-            and fit_exactly(args, entry.layouts)
-            and running_kernel() is None
-            and not self.completion.in_worker()
-        ):
-            return self._run_direct(entry, args)
+        returned array itself: the general way of the calls that ``DirectCall``
+        (runtime/_direct.py) does not take."""
         host_args, values = self.run(job, entry, args)
         return None if values is None else entry.results.array(host_args, values)
-
-    def _run_direct(self, entry: CompiledJob, args: tuple[Any, ...]) -> Any:
-        device_args = (
-            args if entry.device_inputs_all else tuple(args[i] for i in entry.lowered.device_inputs)
-        )
-        index = entry.direct_output
-        with self._lock, HOLD:  # as in run (a quiet job: nothing to hand on)
-            outputs = self._execute(entry, device_args)
-            # earlier calls first: if any is pending, this one queues behind them
-            future = (
-                None
-                if self._completions_idle()
-                else self._queue(entry, list(args), outputs, raw=True)
-            )
-        if future is not None:
-            values = self.wait_for(future)
-            return None if values is None else values[index]
-        value = self.deliverer.fetch_one(entry, outputs, index)
-        self.completion.raise_pending()
-        return value
 
     def _arguments(
         self, job: Any, entry: CompiledJob, args: tuple[Any, ...], private: bool
@@ -246,7 +217,7 @@ class Calls:
         task = functools.partial(
             self.deliverer.complete, entry, host_args, outputs, future, slots, recycle, raw
         )
-        self._held.queue(task, future, hold)
+        self.held.queue(task, future, hold)
         return future
 
     def _warm(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> None:
@@ -293,27 +264,27 @@ class Calls:
 
     def _completions_idle(self) -> bool:
         """Queues held calls, then tells whether no completion is pending."""
-        if not self._held.empty():
-            self._held.release(grace=True)
+        if not self.held.empty():
+            self.held.release(grace=True)
         return self.completion.idle()
 
     def _begin_inline(self) -> bool:
         """Queues held calls, then claims the completion queue for this thread if idle."""
-        if not self._held.empty():
-            self._held.release(grace=True)
+        if not self.held.empty():
+            self.held.release(grace=True)
         return self.completion.begin_inline()
 
     def release_held(self) -> None:
         """Queues the completions of every call held so far (the session closes)."""
-        self._held.release()
+        self.held.release()
 
     def callback_registered(self, future: ResultFuture) -> None:
         """Queues the completion of ``future``'s call (and those it held back)."""
-        self._held.registered(future)
+        self.held.registered(future)
 
     def wait_for(self, future: ResultFuture) -> Any:
         in_worker = self.completion.in_worker()
-        self._held.release(grace=not in_worker)
+        self.held.release(grace=not in_worker)
         if in_worker and not future.done:
             self.completion.drain()  # raises the clear "would wait for itself" error
         value = future.wait()
@@ -323,7 +294,7 @@ class Calls:
     def wait(self) -> None:
         """Waits until every call made so far has run: its completion (handlers, callbacks)
         and its program."""
-        self._held.release(grace=not self.completion.in_worker())
+        self.held.release(grace=not self.completion.in_worker())
         self.completion.drain()
         if running_kernel() is None:  # a kernel's own program would wait for the kernel
             self._wait_for_programs()

@@ -61,6 +61,8 @@ class CompiledJob:
     # to the program on one device, no host code inside, no data pipeline; else None.
     direct_output: int | None = None
     device_inputs_all: bool = False  # every argument is a program input, in order
+    writes_state: bool = False  # lowered.writes_state, read on every direct call
+    direct_call: Any = None  # the DirectCall (runtime/_direct.py) once the job is warm
 
     @classmethod
     def build(cls, traced: TracedJob, lowered: LoweredJob, concurrency: int) -> CompiledJob:
@@ -89,6 +91,7 @@ class CompiledJob:
             entry.returns_one_blob = entry.results.one_blob
         entry.return_kind, entry.return_inner = _return_kind(traced.return_annotation)
         entry.device_inputs_all = lowered.device_inputs == list(range(len(traced.params)))
+        entry.writes_state = lowered.writes_state
         if (
             entry.staging is not None  # fixed shapes, no argument read back, one device
             and entry.quiet

@@ -33,7 +33,9 @@ class CompletionQueue:
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[Callable[[], Any] | None] = queue.SimpleQueue()
-        self._pending = 0
+        # Tasks submitted and not finished (read without the lock by a job call's short way,
+        # runtime/_direct.py: a stale non-zero only sends a call the slower way)
+        self.tasks = 0
         self._draining = 0  # threads waiting in drain(): only they need notifying
         self._cond = threading.Condition(threading.Lock())
         self._errors = ErrorSummary()
@@ -60,9 +62,9 @@ class CompletionQueue:
         """Claims the right to run one call's handlers on this thread, in order: only when no
         task is pending or running. Must be followed by ``end_inline`` when it returns True."""
         with HOLD, self._cond:
-            if self._pending or not self._running.acquire(blocking=False):
+            if self.tasks or not self._running.acquire(blocking=False):
                 return False
-            self._pending += 1
+            self.tasks += 1
             self._inline_thread = threading.current_thread()
         return True
 
@@ -71,7 +73,7 @@ class CompletionQueue:
             self._inline_thread = None
             self._running.release()
             with self._cond:
-                self._pending -= 1
+                self.tasks -= 1
                 if self._draining:
                     self._cond.notify_all()
 
@@ -81,7 +83,7 @@ class CompletionQueue:
         # forever (a Ctrl-C in between, on the main thread, is raised once both are done).
         with HOLD:
             with self._cond:
-                self._pending += 1
+                self.tasks += 1
             self._ensure_thread()
             self._queue.put(task)
 
@@ -105,7 +107,7 @@ class CompletionQueue:
             finally:
                 self._running.release()
                 with self._cond:
-                    self._pending -= 1
+                    self.tasks -= 1
                     if self._draining:
                         self._cond.notify_all()
             if wake is not None:
@@ -123,7 +125,7 @@ class CompletionQueue:
         Read without the lock (an int read is atomic): callers hold the session's dispatch
         lock, so no call's completion can be queued meanwhile, and a stale non-zero only
         sends a call the slower way."""
-        return self._pending == 0
+        return self.tasks == 0
 
     def record_error(self, exc: BaseException, where: str, as_is: bool = False) -> None:
         """Keeps ``exc`` for the next synchronisation, which raises it in a ``CallbackError``
@@ -134,7 +136,7 @@ class CompletionQueue:
 
     def pending(self) -> int:
         """Tasks submitted and not yet finished (for messages)."""
-        return self._pending
+        return self.tasks
 
     def drain(self, exit_notice_s: float | None = None) -> None:
         """Waits until every task submitted so far has run.
@@ -159,7 +161,7 @@ class CompletionQueue:
             with self._cond:
                 self._draining += 1
                 try:
-                    while self._pending:
+                    while self.tasks:
                         try:
                             self._cond.wait(_POLL_S)
                             now_interrupted = HOLD.take()
@@ -169,10 +171,10 @@ class CompletionQueue:
                             raise KeyboardInterrupt  # "press Ctrl-C again to abandon them"
                         interrupted = interrupted or now_interrupted
                         late = notice_at is not None and time.monotonic() >= notice_at
-                        if (interrupted or late) and not announced and self._pending:
+                        if (interrupted or late) and not announced and self.tasks:
                             announced = True
                             _say(
-                                f"flowjob: waiting for {self._pending} pending deliveries "
+                                f"flowjob: waiting for {self.tasks} pending deliveries "
                                 "(watch handlers, summary ops, result callbacks of launched "
                                 "calls); press Ctrl-C again to abandon them"
                             )

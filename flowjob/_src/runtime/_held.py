@@ -42,33 +42,33 @@ class HeldCompletions:
     def __init__(self, completion: Any) -> None:
         self._completion = completion
         self._cond = threading.Condition(threading.Lock())
-        self._calls: deque[_Held] = deque()
+        self.calls: deque[_Held] = deque()  # never rebound: runtime/_direct.py keeps it
         self._seq = itertools.count()
         self._submitted = -1  # seq of the last call submitted
 
     def empty(self) -> bool:
         """No call held (read without the lock: a stale answer only sends a call the slower
         way, or is made true under the dispatch lock by ``release``)."""
-        return not self._calls
+        return not self.calls
 
     def queue(self, task: Callable[[], Any], future: Any, hold: bool) -> None:
         """A dispatched call's completion (called under the dispatch lock, so in dispatch
         order); ``hold``: keep it until its callback is registered."""
         with self._cond:
-            if not hold and not self._calls:  # the common case: nothing to wait behind
+            if not hold and not self.calls:  # the common case: nothing to wait behind
                 self._completion.submit(task)
                 return
             me = threading.get_ident()
-            for held in self._calls:  # this thread moved on: its earlier calls go
+            for held in self.calls:  # this thread moved on: its earlier calls go
                 if held.owner == me:
                     held.ready = True
-            self._calls.append(_Held(task, future, me, not hold, next(self._seq)))
+            self.calls.append(_Held(task, future, me, not hold, next(self._seq)))
             self._flush()
 
     def registered(self, future: Any) -> None:
         """The callback of ``future``'s call exists now."""
         with HOLD, self._cond:
-            for held in self._calls:
+            for held in self.calls:
                 if held.future is future:
                     held.ready = True
             self._flush()
@@ -80,11 +80,11 @@ class HeldCompletions:
         dispatch lock: registering a callback does not need it, so only a thread that
         ignored its call's result and launches again waits for the grace to end."""
         with HOLD, self._cond:
-            if not self._calls:
+            if not self.calls:
                 return
-            last = self._calls[-1].seq
+            last = self.calls[-1].seq
             me = threading.get_ident()
-            for held in self._calls:
+            for held in self.calls:
                 if held.owner == me:
                     held.ready = True
             self._flush()
@@ -95,13 +95,13 @@ class HeldCompletions:
                     if left <= 0:
                         break
                     self._cond.wait(left)
-            for held in self._calls:
+            for held in self.calls:
                 if held.seq <= last:
                     held.ready = True
             self._flush()
 
     def _flush(self) -> None:
-        calls, submitted = self._calls, False
+        calls, submitted = self.calls, False
         while calls and calls[0].ready:
             held = calls.popleft()
             self._completion.submit(held.task)

@@ -11,11 +11,12 @@ from typing import Any
 
 from .. import typing as tp
 from .._deprecation import warn_once
-from .._traceback import api_boundary
+from .._traceback import api_boundary, leaving
 from ..errors import JobDefinitionError
 from ..graph import View
 from ._compiled import ReturnKind
 from ._config import FunctionConfig
+from ._direct import NOT_TAKEN, DirectCall
 from ._eager import eager_execution_enabled
 from ._eager_programs import EagerPrograms
 from ._real_shape import fits_padded, real_shapes, variant_function
@@ -57,9 +58,9 @@ class JobFunction:
         self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
         self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
         self.eager_programs = EagerPrograms()  # eager train steps compiled per graph structure
-        # The compiled job of the last call, when calls may take Calls.run_direct; used
-        # while it is its session's compiled job of this name (not cleared or redefined).
-        # Held weakly, as the session is.
+        # The short way of the calls (runtime/_direct.py) of the compiled job of the last
+        # call, when it has one; it checks that the job is still its session's compiled job of
+        # this name (not cleared or redefined). Held weakly, as the session is.
         self._direct: Callable[[], Any] = _nothing
         session = default_session()
         # The only session it may run in, held weakly: a job kept after
@@ -73,17 +74,26 @@ class JobFunction:
         """The session the job was defined in; None once it was cleared and dropped."""
         return self._session()
 
-    @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # api_boundary's work, written here: a job call is the hot path (bench/NOTES.md)
+        try:
+            direct = self._direct()
+            if direct is not None and not kwargs:
+                value = direct(args)
+                if value is not NOT_TAKEN:
+                    return value
+            return self._call(args, kwargs)
+        except Exception as exc:
+            leaving(exc)
+            raise
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if kwargs:
             raise TypeError(
                 f"job {self.__name__!r} takes positional arguments only, got "
                 f"keyword argument(s) {sorted(kwargs)}"
             )
         session = default_session()
-        direct = self._direct()
-        if direct is not None and session.compiled.get(self.__name__) is direct:
-            return session.calls.run_direct(self, direct, args)
         if self.eager:
             entry = session.eager_entry(self, args)
         else:
@@ -98,9 +108,13 @@ class JobFunction:
                 if variant is not None:
                     return variant(*args)
             entry = session.compiled_job(self)
-            if entry.direct_output is not None:  # later calls go straight to run_direct
-                self._direct = weakref.ref(entry)
-                return session.calls.run_direct(self, entry, args)
+            if entry.direct_output is not None:
+                value = session.calls.run_direct(self, entry, args)
+                if entry.warm:  # later calls take the short way
+                    if entry.direct_call is None:
+                        entry.direct_call = DirectCall(session, entry)
+                    self._direct = weakref.ref(entry.direct_call)
+                return value
         kind, inner = entry.return_kind, entry.return_inner
         if kind is ReturnKind.BLOCKING:
             if inner is tp.Numpy and entry.returns_one_blob:  # the common case, made short

@@ -1,0 +1,113 @@
+"""The short way of a blocking ``-> tp.Numpy`` job call, set up once per compiled job.
+
+A batch-1 predict call's program runs for tens of microseconds, and the Python around it
+runs with cold caches: the program has just streamed the weights through them, so every
+object the call touches costs a cache miss (bench/NOTES.md, issue 35: ~0.1-0.5 us each, more
+than the work done on it). ``DirectCall`` keeps what such a call needs in one object's slots
+and touches little else: the arguments' exact fit, four "nothing else going on" checks, the
+program, one output.
+
+Whatever it does not take (a first call, a wrong or converted argument, pending or held
+completions, a call from a handler or a host kernel, several processes, a job redefined or
+its session cleared: either drops the compiled job) goes the general way
+(``Calls.run_direct``), which checks, converts, orders and reports as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..graph import running_kernel
+from . import _stop
+from ._delivery import COPY_MAX, writable
+from ._interrupt import HOLD
+
+NOT_TAKEN = object()  # DirectCall.__call__: the call must go the general way
+
+
+class DirectCall:
+    """``__call__(args)``: the returned array, or ``NOT_TAKEN`` having done nothing."""
+
+    __slots__ = (
+        "compiled",
+        "name",
+        "calls",
+        "completion",
+        "held",
+        "lock",
+        "fn",
+        "shapes",
+        "dtypes",
+        "names",
+        "values",
+        "inputs",
+        "index",
+        "forwarded",
+        "__weakref__",  # jobs hold it weakly
+    )
+
+    def __init__(self, session: Any, entry: Any) -> None:
+        lowered = entry.lowered
+        self.compiled = session.compiled
+        self.name = entry.traced.graph.name
+        calls = self.calls = session.calls
+        self.completion = calls.completion
+        self.held = calls.held.calls  # the deque itself: never rebound
+        self.lock = calls.state.lock
+        # None: the state (donated) goes through Calls._execute, under HOLD
+        self.fn = None if entry.writes_state else lowered.fn
+        self.shapes = tuple(shape for shape, _ in entry.layouts)
+        self.dtypes = tuple(dtype for _, dtype in entry.layouts)
+        self.names = lowered.state_names
+        self.values = session.state.variables.values  # the store's dict, never rebound
+        self.inputs = None if entry.device_inputs_all else tuple(lowered.device_inputs)
+        self.index = entry.direct_output
+        # known once the program was traced (the entry is warm)
+        self.forwarded = entry.direct_output in lowered.step.forwarded
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        shapes, dtypes = self.shapes, self.dtypes
+        if len(args) != len(shapes) or _stop.guard is not None:
+            return NOT_TAKEN
+        # Still the session's job of this name (a redefinition, or flow.clear_default_session,
+        # drops the compiled job). Looked up, not held: the compiled job holds this object.
+        entry = self.compiled.get(self.name)
+        if entry is None or entry.direct_call is not self:
+            return NOT_TAKEN
+        for v, shape, dtype in zip(args, shapes, dtypes):  # runtime/_arguments.fit_exactly
+            if type(v) is not np.ndarray or v.shape != shape or v.dtype != dtype:
+                return NOT_TAKEN
+        inputs = self.inputs
+        device_args = args if inputs is None else tuple(args[i] for i in inputs)
+        fn, completion = self.fn, self.completion
+        with self.lock:
+            # Nothing pending or held, so this thread is not the completion worker and no
+            # earlier call waits to complete; a host kernel's call is refused by the
+            # general way.
+            if self.held or completion.tasks or running_kernel() is not None:
+                return NOT_TAKEN
+            if fn is None:  # see Calls.run: a Ctrl-C between dispatch and store loses state
+                with HOLD:
+                    outputs = self.calls._execute(entry, device_args)
+            else:  # nothing donated or stored: an interrupt only loses this call's outputs
+                counter = entry.counter % (2**32)  # as in Calls._execute
+                entry.counter += 1
+                values, names = self.values, self.names
+                outputs = fn(dict(zip(names, map(values.__getitem__, names))), device_args, counter)
+        index = self.index
+        try:  # runtime/_delivery.host_value, written out
+            if self.forwarded:
+                value = np.array(outputs[index])
+            else:
+                value = np.asarray(outputs[index])  # waits for the program
+                if value.nbytes <= COPY_MAX and not value.flags.writeable:
+                    value = value.copy()
+                else:
+                    value = writable(value)
+        except Exception as exc:  # the program failed: reported as Calls.run reports it
+            self.calls.deliverer.fetch_failed(entry, exc)
+            value = None
+        completion.raise_pending()  # and what earlier calls' callbacks raised
+        return value
