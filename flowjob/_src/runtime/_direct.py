@@ -24,11 +24,11 @@ from . import _stop
 from ._delivery import COPY_MAX, writable
 from ._interrupt import HOLD
 
-NOT_TAKEN = object()  # DirectCall.__call__: the call must go the general way
+NOT_TAKEN = object()  # DirectCall.run: the call must go the general way
 
 
 class DirectCall:
-    """``__call__(args)``: the returned array, or ``NOT_TAKEN`` having done nothing."""
+    """``run(args)``: the returned array, or ``NOT_TAKEN`` having done nothing."""
 
     __slots__ = (
         "compiled",
@@ -67,7 +67,9 @@ class DirectCall:
         # known once the program was traced (the entry is warm)
         self.forwarded = entry.direct_output in lowered.step.forwarded
 
-    def __call__(self, args: tuple[Any, ...]) -> Any:
+    def run(self, args: tuple[Any, ...]) -> Any:
+        # a method, not __call__: a method call skips the bound method that calling the
+        # object makes
         shapes, dtypes = self.shapes, self.dtypes
         if len(args) != len(shapes) or _stop.guard is not None:
             return NOT_TAKEN

@@ -79,7 +79,7 @@ class JobFunction:
         try:
             direct = self._direct()
             if direct is not None and not kwargs:
-                value = direct(args)
+                value = direct.run(args)
                 if value is not NOT_TAKEN:
                     return value
             return self._call(args, kwargs)
