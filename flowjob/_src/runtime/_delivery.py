@@ -200,15 +200,6 @@ class Deliverer:
             self.fetch_failed(entry, exc)
             return None
 
-    def fetch_one(self, entry: Any, arrays: tuple[Any, ...], index: int) -> np.ndarray | None:
-        """``fetch`` of the one output ``arrays[index]``: waiting for it waits for the
-        program, whose failure it reports the same way."""
-        try:
-            return host_value(arrays[index], index in entry.lowered.step.forwarded)
-        except Exception as exc:
-            self.fetch_failed(entry, exc)
-            return None
-
     def fetch_failed(self, entry: Any, exc: Exception) -> None:
         named = kernel_error(exc)  # a host kernel's error names its op: raised as itself
         where = f"job {entry.traced.graph.name!r}"
@@ -266,7 +257,7 @@ class Deliverer:
 
 
 # Up to this size copying is cheaper than the ctypes view (measured: 1-3 us against 5-7 us).
-COPY_MAX = 32 * 1024
+_COPY_MAX = 32 * 1024
 
 
 def host_value(array: Any, forwarded: bool) -> np.ndarray:
@@ -276,7 +267,7 @@ def host_value(array: Any, forwarded: bool) -> np.ndarray:
         return np.array(array)
     view = np.asarray(array)
     # writable()'s common case, without its call
-    return view.copy() if view.nbytes <= COPY_MAX and not view.flags.writeable else writable(view)
+    return view.copy() if view.nbytes <= _COPY_MAX and not view.flags.writeable else writable(view)
 
 
 def writable(array: np.ndarray) -> np.ndarray:
@@ -287,7 +278,7 @@ def writable(array: np.ndarray) -> np.ndarray:
     keeps the read-only view (and with it the buffer) alive, gives the writable array."""
     if array.flags.writeable:
         return array
-    if array.nbytes <= COPY_MAX or not array.flags.c_contiguous:
+    if array.nbytes <= _COPY_MAX or not array.flags.c_contiguous:
         return array.copy()
     memory = (ctypes.c_char * array.nbytes).from_address(array.ctypes.data)
     memory.owner = array  # the buffer lives as long as the writable array

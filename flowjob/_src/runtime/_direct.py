@@ -21,7 +21,7 @@ import numpy as np
 
 from ..graph import running_kernel
 from . import _stop
-from ._delivery import COPY_MAX, writable
+from ._delivery import host_value
 from ._interrupt import HOLD
 
 NOT_TAKEN = object()  # DirectCall.run: the call must go the general way
@@ -97,17 +97,9 @@ class DirectCall:
                 counter = entry.counter % (2**32)  # as in Calls._execute
                 entry.counter += 1
                 values, names = self.values, self.names
-                outputs = fn(dict(zip(names, map(values.__getitem__, names))), device_args, counter)
-        index = self.index
-        try:  # runtime/_delivery.host_value, written out
-            if self.forwarded:
-                value = np.array(outputs[index])
-            else:
-                value = np.asarray(outputs[index])  # waits for the program
-                if value.nbytes <= COPY_MAX and not value.flags.writeable:
-                    value = value.copy()
-                else:
-                    value = writable(value)
+                outputs = fn({n: values[n] for n in names}, device_args, counter)
+        try:
+            value = host_value(outputs[self.index], self.forwarded)  # waits for the program
         except Exception as exc:  # the program failed: reported as Calls.run reports it
             self.calls.deliverer.fetch_failed(entry, exc)
             value = None
