@@ -95,7 +95,7 @@ class Calls:
         with self._lock:
             try:
                 with HOLD:  # see launch
-                    outputs = self._execute(entry, device_args)
+                    outputs = self.execute(entry, device_args)
                     # earlier calls first: if any is pending, this one queues behind them
                     own = self._completions_idle() if quiet else self._begin_inline()
                     future = None if own else self._queue(entry, host_args, outputs, raw=True)
@@ -186,7 +186,7 @@ class Calls:
     ) -> ResultFuture:
         with self._lock:
             try:
-                outputs = self._execute(entry, device_args)
+                outputs = self.execute(entry, device_args)
             except BaseException:
                 if slots is not None:  # no completion owns it
                     slots.release()
@@ -232,7 +232,7 @@ class Calls:
                 lowered.fn.lower(current, device_args, third).compile()
         entry.warm = True
 
-    def _execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:
+    def execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:
         """Runs the program on the current state (under the dispatch lock): its outputs, the
         fetched values then the watched gradients."""
         lowered, state = entry.lowered, self.state

@@ -48,15 +48,15 @@ class DirectCall:
         "__weakref__",  # jobs hold it weakly
     )
 
-    def __init__(self, session: Any, entry: Any) -> None:
+    def __init__(self, session: Any, name: str, entry: Any) -> None:
         lowered = entry.lowered
         self.compiled = session.compiled
-        self.name = entry.traced.graph.name
+        self.name = name  # the job's, which keys session.compiled
         calls = self.calls = session.calls
         self.completion = calls.completion
         self.held = calls.held.calls  # the deque itself: never rebound
         self.lock = calls.state.lock
-        # None: the state (donated) goes through Calls._execute, under HOLD
+        # None: the state (donated) goes through Calls.execute, under HOLD
         self.fn = None if entry.writes_state else lowered.fn
         self.shapes = tuple(shape for shape, _ in entry.layouts)
         self.dtypes = tuple(dtype for _, dtype in entry.layouts)
@@ -92,9 +92,9 @@ class DirectCall:
                 return NOT_TAKEN
             if fn is None:  # see Calls.run: a Ctrl-C between dispatch and store loses state
                 with HOLD:
-                    outputs = self.calls._execute(entry, device_args)
+                    outputs = self.calls.execute(entry, device_args)
             else:  # nothing donated or stored: an interrupt only loses this call's outputs
-                counter = entry.counter % (2**32)  # as in Calls._execute
+                counter = entry.counter % (2**32)  # as in Calls.execute
                 entry.counter += 1
                 values, names = self.values, self.names
                 outputs = fn({n: values[n] for n in names}, device_args, counter)

@@ -112,7 +112,7 @@ class JobFunction:
                 value = session.calls.run_direct(self, entry, args)
                 if entry.warm:  # later calls take the short way
                     if entry.direct_call is None:
-                        entry.direct_call = DirectCall(session, entry)
+                        entry.direct_call = DirectCall(session, self.__name__, entry)
                     self._direct = weakref.ref(entry.direct_call)
                 return value
         kind, inner = entry.return_kind, entry.return_inner
