@@ -32,6 +32,7 @@ from ._host_kernel import (
     kernel_error,
     raise_kernel_error,
     running_kernel,
+    runs_host_kernel,
 )
 from ._op_key import op_key
 from ._real_shape import ELEMENTWISE, RealShape, lowest, valid_mask
@@ -65,6 +66,7 @@ __all__ = [
     "kernel_error",
     "raise_kernel_error",
     "running_kernel",
+    "runs_host_kernel",
     "VARIABLE_VIEWS",
     "FunctionDesc",
     "Scope",

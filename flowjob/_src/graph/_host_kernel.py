@@ -96,7 +96,12 @@ def apply_host_op(
 
 def has_host_kernels(graph: Any) -> bool:
     """Whether a job's program calls a host kernel (which may fail while the step runs)."""
-    return any(getattr(op.lowering, "host_kernel", False) for op in graph.ops)
+    return any(runs_host_kernel(op) for op in graph.ops)
+
+
+def runs_host_kernel(op: Any) -> bool:
+    """Whether the op's lowering calls a host kernel (user code, with its effects)."""
+    return getattr(op.lowering, "host_kernel", False)
 
 
 def running_kernel() -> KernelSite | None:

@@ -216,10 +216,12 @@ def _candidates(
     x = rng.standard_normal(s.x_shape, dtype=np.float32)
     w = rng.standard_normal(s.w_shape, dtype=np.float32)
     out = jax.eval_shape(xla, x, w).shape
-    dy = rng.standard_normal(out, dtype=np.float32)
-    channel = 1 if _text(s.data_format).startswith("NC") else len(out) - 1
-    bias = rng.standard_normal(out[channel], dtype=np.float32)
-    bias = bias.reshape([-1 if axis == channel else 1 for axis in range(len(out))])
+    if s.differentiated:  # the output's gradient
+        third = rng.standard_normal(out, dtype=np.float32)
+    else:  # a bias along the output channels
+        channel = 1 if _text(s.data_format).startswith("NC") else len(out) - 1
+        third = rng.standard_normal(out[channel], dtype=np.float32)
+        third = third.reshape([-1 if axis == channel else 1 for axis in range(len(out))])
 
     def program(conv: Callable) -> Callable[[], Any]:
         def conv_kernel_race(a, b, g):  # the name marks its program in XLA's dumps
@@ -228,7 +230,6 @@ def _candidates(
             return jax.vjp(conv, a, b)[1](g)
 
         step = jax.jit(conv_kernel_race)
-        third = dy if s.differentiated else bias
 
         def run():
             # Measured while a job is being traced: run now, do not stage into its program.

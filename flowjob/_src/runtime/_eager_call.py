@@ -33,6 +33,7 @@ from ..graph import (
     host_only_error,
     is_host_only,
     raise_kernel_error,
+    runs_host_kernel,
 )
 from . import _config, _eager_kernels
 from ._arguments import _pad, prepare_arguments
@@ -173,7 +174,7 @@ class Evaluator:
 def _plain_device_op(op: OpNode) -> bool:
     """A device op that may run later: no host kernel (user code with effects), no real
     shapes (their rules run as the op is recorded)."""
-    return op.real_shape is None and not getattr(op.lowering, "host_kernel", False)
+    return op.real_shape is None and not runs_host_kernel(op)
 
 
 def _cut(value: np.ndarray, real: tuple[int, ...]) -> np.ndarray:
