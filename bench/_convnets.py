@@ -27,10 +27,13 @@ def _run(variants: dict, rounds: int, tmp: str, profile: str | None):
         steps = {k: 1 for k in variants}
         steps.update(H.calibrate({PEAK: workers[PEAK]}, 0.5))
         series = H.paired_rounds(workers, rounds, steps)
-        rows = workers[profile].ask(cmd="profile", n=1, grouped=True)["rows"] if profile else []
+        rows, split = [], []
+        if profile:
+            rows = workers[profile].ask(cmd="profile", n=1, grouped=True)["rows"]
+            split = workers[profile].ask(cmd="onednn", n=1)["rows"]
     finally:
         closed = H.close_all(workers)
-    return series, closed, rows
+    return series, closed, rows, split
 
 
 def _rows(series: dict, closed: dict, models: dict) -> list[list[str]]:
@@ -48,6 +51,7 @@ def _rows(series: dict, closed: dict, models: dict) -> list[list[str]]:
                 f"{f / 1e9:.1f}",
                 *gflops_cells(s, f, peak),
                 mb(closed[k].get("maxrss_mb")),
+                *_usage_cells(closed[k]),
             ]
         )
     out.append(
@@ -59,9 +63,17 @@ def _rows(series: dict, closed: dict, models: dict) -> list[list[str]]:
             f"{peak.median * PEAK_FLOPS / 1e9:.3g}",
             "100%",
             mb(closed[PEAK].get("maxrss_mb")),
+            *_usage_cells(closed[PEAK]),
         ]
     )
     return out
+
+
+def _usage_cells(closed: dict) -> list[str]:
+    """Kernel CPU seconds and thousands of minor page faults per step (timed segments)."""
+    if "sys_s_per_step" not in closed:
+        return ["–", "–"]
+    return [f"{closed['sys_s_per_step']:.2f}", f"{closed['faults_per_step'] / 1e3:.0f}"]
 
 
 HEADER = [
@@ -72,11 +84,29 @@ HEADER = [
     "GFLOP/s",
     "% of matmul",
     "max RSS MB",
+    "kernel CPU s per step",
+    "page faults per step (k)",
 ]
 PROFILE_NOTE = (
     "JAX profiler, ms per step summed over XLA's threads; thunks of the same kind, "
     "shape and JAX op summed into one row (×count); last row: all thunks"
 )
+
+
+ONEDNN_NOTE = (
+    "oneDNN's verbose mode, one step; ms summed over XLA's threads, each execution timed by "
+    "oneDNN. The convolution handler hands oneDNN XLA's plain NCHW buffers and reorders "
+    "them into the blocked layout oneDNN's kernels pick, and the result back"
+)
+
+
+def _onednn_table(split: list) -> str:
+    total = sum(ms for _, ms, _ in split)
+    rows = [[what, f"{ms:.1f}", f"{100 * ms / total:.0f}%", f"{n:.0f}"] for what, ms, n in split]
+    rows.append(
+        ["all oneDNN primitives", f"{total:.1f}", "100%", f"{sum(r[2] for r in split):.0f}"]
+    )
+    return table(["primitive", "ms per step", "share", "executions per step"], rows)
 
 
 def _profile_table(rows: list) -> str:
@@ -119,7 +149,7 @@ def resnet_section(quick: bool) -> Section:
     if quick:
         variants.pop("flowjob, conv lowerings before issue 17")
     with tempfile.TemporaryDirectory() as tmp:
-        series, closed, prof = _run(variants, rounds, tmp, None if quick else "flowjob")
+        series, closed, prof, split = _run(variants, rounds, tmp, None if quick else "flowjob")
     models = {k: "resnet50" for k in variants}
     r_torch = H.ratio(series, "flowjob", "PyTorch eager")
     r_jax = H.ratio(series, "flowjob", "JAX (hand-written, NCHW)")
@@ -152,6 +182,8 @@ def resnet_section(quick: bool) -> Section:
             f"\nWhere flowjob's ResNet-50 step spends its time ({PROFILE_NOTE}):\n",
             _profile_table(prof),
         ]
+    if split:
+        md += [f"\nInside the oneDNN calls ({ONEDNN_NOTE}):\n", _onednn_table(split)]
     goals = [
         goal(
             "ResNet-50 train step flowjob / PyTorch",
@@ -192,7 +224,9 @@ def grouped_section(quick: bool) -> Section:
         variants.pop("flowjob, groups=1, lowerings before issue 17")
     models = {k: v["model"] for k, v in variants.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        series, closed, prof = _run(variants, rounds, tmp, None if quick else "flowjob, groups=32")
+        series, closed, prof, split = _run(
+            variants, rounds, tmp, None if quick else "flowjob, groups=32"
+        )
 
     def per_flop(a: str, b: str) -> tuple[float, float, float]:
         fa, fb = flops(models[a], BATCH), flops(models[b], BATCH)
@@ -218,6 +252,8 @@ def grouped_section(quick: bool) -> Section:
             f"\nWhere flowjob's groups=32 step spends its time ({PROFILE_NOTE}):\n",
             _profile_table(prof),
         ]
+    if split:
+        md += [f"\nInside the oneDNN calls ({ONEDNN_NOTE}):\n", _onednn_table(split)]
     goals = [
         goal(
             "grouped block: GFLOP/s groups=32 / groups=1 (flowjob)",

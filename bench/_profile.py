@@ -105,3 +105,76 @@ def format_rows(rows: list[tuple[float, str, str, str]]) -> str:
     return "\n".join(
         f"| {ms:.1f} | `{name}` | `{shape}` | `{op}` |" for ms, name, shape, op in rows
     )
+
+
+# oneDNN's verbose "exec" lines: onednn_verbose,exec,cpu,<primitive>,<impl>,<prop>,<memory
+# descriptors>,<attributes>,<aux>,<problem>,<ms>
+_ONEDNN_LABELS = {
+    ("convolution", "forward_training"): "convolution, forward",
+    ("convolution", "forward_inference"): "convolution, forward",
+    ("convolution", "backward_data"): "convolution, backward data",
+    ("convolution", "backward_weights"): "convolution, backward weights",
+}
+
+
+def onednn_label(fields: list[str]) -> str:
+    """What one oneDNN primitive execution did; reorders by direction: into oneDNN's
+    blocked layout (the destination's format tag has block letters or sizes, ``aBcd16b``) or
+    back to a plain one (``abcd``), the layout XLA's buffers have."""
+    kind, prop, mds = fields[3], fields[5], fields[6]
+    if kind == "reorder":
+        dst = next((m for m in mds.split() if m.startswith("dst_")), "")
+        tag = dst.split(":")[3] if dst.count(":") >= 3 else ""
+        plain = tag.isalpha() and tag.islower()
+        return (
+            "reorder back to the caller's plain layout"
+            if plain
+            else "reorder into oneDNN's blocked layout"
+        )
+    return _ONEDNN_LABELS.get((kind, prop), f"{kind}, {prop}")
+
+
+def onednn_split(run: Callable[[], None], steps: int) -> list[tuple[str, float, float]]:
+    """Rows ``(what, ms per step, executions per step)`` of oneDNN's own time while ``run()``
+    runs (which must block), from oneDNN's verbose mode switched on for it alone; largest
+    first. Empty where flowjob's oneDNN kernels are not installed or ran nothing.
+
+    oneDNN writes its verbose lines to the C ``stdout``, the worker's channel to the parent:
+    file descriptor 1 points at a temporary file meanwhile."""
+    import ctypes
+    import os
+    import sys
+
+    try:
+        import flowjob_onednn
+
+        dnnl = ctypes.CDLL(flowjob_onednn.runtime_libraries()[0])
+    except (ImportError, IndexError, OSError):
+        return []
+    libc = ctypes.CDLL(None)
+    with tempfile.TemporaryFile(mode="w+") as out:
+        sys.stdout.flush()
+        libc.fflush(None)
+        saved = os.dup(1)
+        os.dup2(out.fileno(), 1)
+        try:
+            dnnl.dnnl_set_verbose(2)  # 2: creation and execution, with times
+            try:
+                run()
+            finally:
+                dnnl.dnnl_set_verbose(0)
+                libc.fflush(None)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        out.seek(0)
+        ms: collections.Counter = collections.Counter()
+        calls: collections.Counter = collections.Counter()
+        for line in out:
+            fields = line.rstrip("\n").split(",")
+            if len(fields) < 11 or fields[:2] != ["onednn_verbose", "exec"]:
+                continue
+            label = onednn_label(fields)
+            ms[label] += float(fields[-1])
+            calls[label] += 1
+    return [(k, v / steps, calls[k] / steps) for k, v in ms.most_common()]

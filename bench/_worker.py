@@ -3,7 +3,9 @@
 ``python -m bench._worker '<json spec>'`` builds the variant, times its first call, warms up,
 prints ``BENCH {"ready": ...}`` and then answers one JSON command per input line:
 ``{"cmd": "run", "n": N}`` (time N steps), ``{"cmd": "set", "prep_reps": k}``,
-``{"cmd": "profile", "n": N}``, ``{"cmd": "hlo"}``, ``{"cmd": "quit"}`` (reports max RSS).
+``{"cmd": "profile", "n": N}``, ``{"cmd": "onednn", "n": N}`` (oneDNN's time by primitive),
+``{"cmd": "hlo"}``, ``{"cmd": "quit"}`` (reports max RSS, and the kernel time and page faults
+per step over the timed segments).
 """
 
 from __future__ import annotations
@@ -239,16 +241,20 @@ def main() -> None:
         ready["prep_unit_s"] = _time_prep(prep)
     _emit(ready)
     counter = spec.get("warmup", 3) + 1
+    usage = _Usage()
     for line in sys.stdin:
         cmd = json.loads(line)
         if cmd["cmd"] == "run":
             n = cmd["n"]
+            usage.start()
             t0 = time.perf_counter()
             for i in range(counter, counter + n):
                 variant.step(i)
             variant.sync()
+            s = time.perf_counter() - t0
+            usage.stop(n)
             counter += n
-            _emit({"s": time.perf_counter() - t0, "n": n})
+            _emit({"s": s, "n": n})
         elif cmd["cmd"] == "set":
             prep.reps = cmd["prep_reps"]
             _emit({"ok": True})
@@ -257,18 +263,47 @@ def main() -> None:
         elif cmd["cmd"] == "profile":
             _emit({"rows": _profile(variant, spec, cmd["n"], counter, cmd.get("grouped", False))})
             counter += cmd["n"]
+        elif cmd["cmd"] == "onednn":
+            _emit({"rows": _onednn(variant, cmd["n"], counter)})
+            counter += cmd["n"]
         elif cmd["cmd"] == "quit":
             rss = _peak_rss_mb()
             extra = variant.extra
             _emit(
                 {
                     "maxrss_mb": rss,
+                    **usage.per_step(),
                     "watch_calls": extra.get("seen", {}).get("calls"),
                     "last_loss": (extra.get("losses") or [None])[-1],
                     "losses": len(extra.get("losses", [])),
                 }
             )
             return
+
+
+class _Usage:
+    """Kernel (system) CPU time and minor page faults of this process's timed segments."""
+
+    def __init__(self):
+        self.steps, self.sys_s, self.faults = 0, 0.0, 0
+        self._at = None
+
+    def start(self) -> None:
+        self._at = resource.getrusage(resource.RUSAGE_SELF)
+
+    def stop(self, steps: int) -> None:
+        now = resource.getrusage(resource.RUSAGE_SELF)
+        self.steps += steps
+        self.sys_s += now.ru_stime - self._at.ru_stime
+        self.faults += now.ru_minflt - self._at.ru_minflt
+
+    def per_step(self) -> dict:
+        if not self.steps:
+            return {}
+        return {
+            "sys_s_per_step": self.sys_s / self.steps,
+            "faults_per_step": self.faults / self.steps,
+        }
 
 
 def _time_prep(prep: Prep) -> float:
@@ -291,6 +326,17 @@ def _profile(variant, spec: dict, n: int, start: int, grouped: bool) -> list:
         variant.sync()
 
     return _profile.profile(text, run, n, top=12, grouped=grouped)
+
+
+def _onednn(variant, n: int, start: int) -> list:
+    from . import _profile
+
+    def run():
+        for i in range(start, start + n):
+            variant.step(i)
+        variant.sync()
+
+    return _profile.onednn_split(run, n)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logi
 ``logical_slice_assign``), stale variable copies (``ssp_variable_proxy``), scope attributes
 (``scope.config``), the interface blob reads and writes of variables
 (``get/set_interface_blob_value``) and the Python-kernel custom op modules
-(``custom_op_module``); the rest of it (the eager ``nn.Module`` API of OneFlow 0.5) is not
-part of the legacy API flowjob re-creates."""
+(``custom_op_module``); the rest of it, the eager ``nn.Module`` / ``optim`` / ``flow.Tensor``
+API that v0.4.0 shipped here, is not re-created yet (flowjob re-creates the legacy API)."""
 
 from __future__ import annotations
 

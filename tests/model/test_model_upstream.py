@@ -59,8 +59,10 @@ def test_upstream_test_model(tmp_path):
     if proc.returncode == 0:
         assert "skipped" not in out and out.rstrip().endswith("OK"), out
         return
-    # Its model trains with the eager optimizers of OneFlow 0.5's module API
+    # Its model trains with the eager optimizers of v0.4.0's oneflow.experimental module API
     # (oneflow.experimental.optim), which flowjob's eager mode does not provide; any other
     # failure is a real one.
     assert "oneflow.experimental.optim is not provided by flowjob" in out, out
-    pytest.xfail("upstream test_model.py trains with eager flow.optim (OneFlow 0.5's module API)")
+    pytest.xfail(
+        "upstream test_model.py trains with eager flow.optim (oneflow.experimental in v0.4.0)"
+    )

@@ -159,8 +159,9 @@ TOTAL_FILES = 224  # test_*.py of oneflow/python/test/ops at v0.4.0, less 2 help
 COUNTS = (1, 2, 4)  # the device counts of one node that the files' classes are written for
 
 _EAGER = (
-    "tests OneFlow 0.5's eager module API (oneflow.experimental: autograd, optim, eager ops "
-    "on flow.Tensor), outside the v0.4 legacy API flowjob re-creates"
+    "tests the eager module API that v0.4.0 shipped as oneflow.experimental (autograd, "
+    "optim, eager ops on flow.Tensor; its own tests are oneflow/python/test/modules), which "
+    "flowjob does not re-create yet: it re-creates the legacy job-function API"
 )
 
 
