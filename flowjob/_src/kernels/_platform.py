@@ -42,16 +42,31 @@ def lowering_differentiated() -> bool:
     return getattr(_local, "differentiated", True)
 
 
+_UNSET = object()
+
+
 @contextlib.contextmanager
-def lowering_for(platform: str | None, differentiated: bool = True) -> Iterator[None]:
-    """Lowerings traced inside choose their kernels for ``platform`` (``None``: JAX's
-    default backend) and for a program that differentiates them or runs them forward only."""
-    saved = getattr(_local, "platform", None), lowering_differentiated()
-    _local.platform, _local.differentiated = platform, differentiated
+def _thread_settings(**values: object) -> Iterator[None]:
+    """This thread's settings take ``values`` inside, and what they were (or nothing) after."""
+    saved = {name: getattr(_local, name, _UNSET) for name in values}
+    for name, value in values.items():
+        setattr(_local, name, value)
     try:
         yield
     finally:
-        _local.platform, _local.differentiated = saved
+        for name, value in saved.items():
+            if value is _UNSET:
+                delattr(_local, name)
+            else:
+                setattr(_local, name, value)
+
+
+def lowering_for(
+    platform: str | None, differentiated: bool = True
+) -> contextlib.AbstractContextManager[None]:
+    """Lowerings traced inside choose their kernels for ``platform`` (``None``: JAX's
+    default backend) and for a program that differentiates them or runs them forward only."""
+    return _thread_settings(platform=platform, differentiated=differentiated)
 
 
 def shapes_only() -> bool:
@@ -60,12 +75,6 @@ def shapes_only() -> bool:
     return getattr(_local, "shapes_only", False)
 
 
-@contextlib.contextmanager
-def tracing_shapes() -> Iterator[None]:
+def tracing_shapes() -> contextlib.AbstractContextManager[None]:
     """Lowerings traced inside run for their output shapes only (``jax.eval_shape``)."""
-    saved = shapes_only()
-    _local.shapes_only = True
-    try:
-        yield
-    finally:
-        _local.shapes_only = saved
+    return _thread_settings(shapes_only=True)

@@ -12,11 +12,11 @@ time. These are glibc's ``MALLOC_ARENA_MAX=1``, ``MALLOC_MMAP_MAX_=0`` and
 backend (before XLA's threads first allocate), never at import.
 
 The price: memory the process frees is kept for reuse rather than returned to the system,
-so the resident size stays at its peak, which can hold two steps' buffers (ResNet-50 batch 8:
-3.2-4.6 GB against 2.0 GB), and small steps ran ~10% slower with one arena shared by every
-thread (the MLP train step, bench/NOTES.md): so it is not the default. ``system`` (the
-default) keeps glibc's settings; malloc settings of the user's own (``MALLOC_*`` variables,
-glibc tunables) are left as they are.
+and the kept heap grows past one step's peak, because small allocations take pieces of the
+freed step buffer and the next step's buffer no longer fits in it (ResNet-50 batch 8: 3.2-4.6
+GB against 2.0-2.4 GB; bench/NOTES.md): so it is not the default. ``system`` (the default)
+keeps glibc's settings; malloc settings of the user's own (``MALLOC_*`` variables, glibc
+tunables) are left as they are.
 """
 
 from __future__ import annotations
