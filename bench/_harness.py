@@ -103,9 +103,14 @@ def paired_rounds(
     """Steps/s of every worker per round; the order rotates each round.
 
     ``pause`` seconds pass before each segment: the previous worker's idle threads (XLA's
-    pool spins a while after its work) would otherwise slow down the next one."""
+    pool spins a while after its work) would otherwise slow down the next one. Every worker
+    first runs one untimed segment: a worker that sat idle while the others started (minutes
+    for ResNet-50) ran its first timed steps up to 2x slower, in kernel time (bench/NOTES.md)."""
     names = list(workers)
     out = {n: Series() for n in names}
+    for name in names:
+        time.sleep(pause)
+        workers[name].ask(cmd="warm", n=steps[name])
     for r in range(rounds):
         order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:

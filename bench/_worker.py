@@ -3,7 +3,8 @@
 ``python -m bench._worker '<json spec>'`` builds the variant, times its first call, warms up,
 prints ``BENCH {"ready": ...}`` and then answers one JSON command per input line:
 ``{"cmd": "run", "n": N}`` (time N steps), ``{"cmd": "set", "prep_reps": k}``,
-``{"cmd": "profile", "n": N}``, ``{"cmd": "onednn", "n": N}`` (oneDNN's time by primitive),
+``{"cmd": "warm", "n": N}`` (N untimed steps), ``{"cmd": "profile", "n": N}``,
+``{"cmd": "onednn", "n": N}`` (oneDNN's time by primitive),
 ``{"cmd": "hlo"}``, ``{"cmd": "quit"}`` (reports max RSS, and the kernel time and page faults
 per step over the timed segments).
 """
@@ -255,6 +256,12 @@ def main() -> None:
             usage.stop(n)
             counter += n
             _emit({"s": s, "n": n})
+        elif cmd["cmd"] == "warm":  # steps that are neither timed nor counted
+            for i in range(counter, counter + cmd["n"]):
+                variant.step(i)
+            variant.sync()
+            counter += cmd["n"]
+            _emit({"n": cmd["n"]})
         elif cmd["cmd"] == "set":
             prep.reps = cmd["prep_reps"]
             _emit({"ok": True})
@@ -285,7 +292,7 @@ class _Usage:
     """Kernel (system) CPU time and minor page faults of this process's timed segments."""
 
     def __init__(self):
-        self.steps, self.sys_s, self.faults = 0, 0.0, 0
+        self.steps, self.sys_s, self.faults, self.major = 0, 0.0, 0, 0
         self._at = None
 
     def start(self) -> None:
@@ -296,13 +303,16 @@ class _Usage:
         self.steps += steps
         self.sys_s += now.ru_stime - self._at.ru_stime
         self.faults += now.ru_minflt - self._at.ru_minflt
+        self.major += now.ru_majflt - self._at.ru_majflt
 
     def per_step(self) -> dict:
         if not self.steps:
             return {}
         return {
+            "timed_steps": self.steps,
             "sys_s_per_step": self.sys_s / self.steps,
             "faults_per_step": self.faults / self.steps,
+            "major_faults_per_step": self.major / self.steps,  # pages read back from files
         }
 
 

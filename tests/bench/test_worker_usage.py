@@ -17,6 +17,7 @@ def test_lenet_worker_reports_usage_and_every_onednn_convolution_pass():
         pytest.skip("flowjob-onednn is not installed (scripts/_venv.sh builds it)")
     worker = H.Worker("lenet", LENET, timeout=240)
     try:
+        worker.ask(cmd="warm", n=3)  # untimed: not in the usage figures
         worker.ask(cmd="run", n=2)
         rows = {what: (ms, n) for what, ms, n in worker.ask(cmd="onednn", n=2)["rows"]}
     finally:
@@ -27,6 +28,7 @@ def test_lenet_worker_reports_usage_and_every_onednn_convolution_pass():
         ms, n = rows[f"convolution, {what}"]
         assert n == per_step and ms > 0
     assert any(what.startswith("reorder") for what in rows)
+    assert closed["timed_steps"] == 2
     assert closed["sys_s_per_step"] >= 0 and closed["faults_per_step"] >= 0
     assert closed["maxrss_mb"] > 0
 
