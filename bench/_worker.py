@@ -249,17 +249,13 @@ def main() -> None:
             n = cmd["n"]
             usage.start()
             t0 = time.perf_counter()
-            for i in range(counter, counter + n):
-                variant.step(i)
-            variant.sync()
+            _steps(variant, counter, n)
             s = time.perf_counter() - t0
             usage.stop(n)
             counter += n
             _emit({"s": s, "n": n})
         elif cmd["cmd"] == "warm":  # steps that are neither timed nor counted
-            for i in range(counter, counter + cmd["n"]):
-                variant.step(i)
-            variant.sync()
+            _steps(variant, counter, cmd["n"])
             counter += cmd["n"]
             _emit({"n": cmd["n"]})
         elif cmd["cmd"] == "set":
@@ -329,24 +325,20 @@ def _profile(variant, spec: dict, n: int, start: int, grouped: bool) -> list:
     from . import _profile
 
     text = _main_module(spec)
-
-    def run():
-        for i in range(start, start + n):
-            variant.step(i)
-        variant.sync()
-
-    return _profile.profile(text, run, n, top=12, grouped=grouped)
+    return _profile.profile(text, lambda: _steps(variant, start, n), n, top=12, grouped=grouped)
 
 
 def _onednn(variant, n: int, start: int) -> list:
     from . import _profile
 
-    def run():
-        for i in range(start, start + n):
-            variant.step(i)
-        variant.sync()
+    return _profile.onednn_split(lambda: _steps(variant, start, n), n)
 
-    return _profile.onednn_split(run, n)
+
+def _steps(variant, start: int, n: int) -> None:
+    """Steps ``start`` .. ``start + n - 1`` of ``variant``, then waits for all of them."""
+    for i in range(start, start + n):
+        variant.step(i)
+    variant.sync()
 
 
 if __name__ == "__main__":
