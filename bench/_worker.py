@@ -109,10 +109,10 @@ def build(spec: dict, prep: Prep | None):
         from . import _resnet
 
         return _resnet.matmul_variant()
-    if model == "bert":
-        from . import _bert
+    if model in ("bert", "face"):
+        from . import _bert, _face
 
-        return getattr(_bert, f"{engine}_variant")(batch)
+        return getattr(_bert if model == "bert" else _face, f"{engine}_variant")(batch)
     if model in ("resnet50", "block_g32", "block_g1"):
         from . import _resnet
 

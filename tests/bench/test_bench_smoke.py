@@ -29,7 +29,8 @@ def test_quick_compile_section_writes_benchmarks_md(tmp_path):
     assert "First-call latency and the persistent compilation cache" in text
     row = next(ln for ln in text.splitlines() if ln.startswith("| flowjob MLP |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    cold, cached = float(cells[1]), float(cells[2])
+    assert cells[1] == "—"  # no convolution kernels to time on a new machine
+    cold, cached = float(cells[2]), float(cells[3])
     assert cold > 0 and cached > 0
     hits = float(cells[-1])
     assert hits > 0  # the second process really read the cache it did not write
