@@ -109,12 +109,21 @@ def _onednn_table(split: list) -> str:
     return table(["primitive", "ms per step", "share", "executions per step"], rows)
 
 
-def _profile_table(rows: list) -> str:
+def _inside_tables(prof: list, split: list, what: str) -> list[str]:
+    """The profile of flowjob's ``what`` step and the time inside its oneDNN calls (each
+    left out when it was not taken)."""
     from ._profile import format_rows
 
-    return "| ms | thunks | shape | from |\n|---|---|---|---|\n" + format_rows(
-        [tuple(r) for r in rows]
-    )
+    md = []
+    if prof:
+        md += [
+            f"\nWhere flowjob's {what} step spends its time ({PROFILE_NOTE}):\n",
+            "| ms | thunks | shape | from |\n|---|---|---|---|\n"
+            + format_rows([tuple(r) for r in prof]),
+        ]
+    if split:
+        md += [f"\nInside the oneDNN calls ({ONEDNN_NOTE}):\n", _onednn_table(split)]
+    return md
 
 
 def resnet_section(quick: bool) -> Section:
@@ -177,13 +186,7 @@ def resnet_section(quick: bool) -> Section:
     if "flowjob, conv lowerings before issue 17" in series:
         gain = H.ratio(series, "flowjob", "flowjob, conv lowerings before issue 17")
         md.append(f"; flowjob / flowjob with the lowerings before issue 17: {H.fmt_ratio(gain)}")
-    if prof:
-        md += [
-            f"\nWhere flowjob's ResNet-50 step spends its time ({PROFILE_NOTE}):\n",
-            _profile_table(prof),
-        ]
-    if split:
-        md += [f"\nInside the oneDNN calls ({ONEDNN_NOTE}):\n", _onednn_table(split)]
+    md += _inside_tables(prof, split, "ResNet-50")
     goals = [
         goal(
             "ResNet-50 train step flowjob / PyTorch",
@@ -247,13 +250,7 @@ def grouped_section(quick: bool) -> Section:
         f"{H.fmt_ratio(torch)}; flowjob groups=32 step / the same with the lowerings before "
         f"issue 17: {H.fmt_ratio(before)} faster",
     ]
-    if prof:
-        md += [
-            f"\nWhere flowjob's groups=32 step spends its time ({PROFILE_NOTE}):\n",
-            _profile_table(prof),
-        ]
-    if split:
-        md += [f"\nInside the oneDNN calls ({ONEDNN_NOTE}):\n", _onednn_table(split)]
+    md += _inside_tables(prof, split, "groups=32")
     goals = [
         goal(
             "grouped block: GFLOP/s groups=32 / groups=1 (flowjob)",
