@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["prng_key", "to_device"]
+__all__ = ["prng_key", "staging", "to_device"]
 
 
 def to_device(value: Any, dtype: Any = None) -> jax.Array:
@@ -49,3 +49,20 @@ def prng_key(seed: int) -> jax.Array:
     ):
         return jax.device_put(np.array([0, seed], np.uint32))
     return jax.random.PRNGKey(seed)
+
+
+def staging() -> bool:
+    """Whether JAX operations on constants called here are recorded into a program being
+    traced (``jax.jit``, ``jax.eval_shape``, ``lax.scan``..., through any transformation over
+    one) instead of run now (outside any trace, or under ``jax.ensure_compile_time_eval``).
+
+    JAX has no public query for this: ``jax.extend.core`` exports its own check only as
+    ``unsafe_am_i_under_a_jit_DO_NOT_USE``, and whether ``ensure_compile_time_eval`` folds
+    constants is a private setting. The public way, staging an operation and looking for a
+    tracer, costs a transfer to the device at every draw. tests/ops/test_sampling.py compares
+    this with that way in each kind of trace, so a change in JAX fails there.
+    """
+    from jax._src import config  # private: see above
+    from jax.extend.core import unsafe_am_i_under_a_jit_DO_NOT_USE as under_a_jit
+
+    return under_a_jit() and not config.eager_constant_folding.value

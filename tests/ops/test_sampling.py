@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import flowjob as flow
-from flowjob._src.ops._sampling import CHUNK, _staging, draw
+from flowjob._src._device_values import staging
+from flowjob._src.ops._sampling import CHUNK, draw
 
 SHAPES = [(0,), (7,), (64, 32, 5, 5), (CHUNK + 3,), (3, CHUNK // 2 + 1)]
 
@@ -124,11 +125,11 @@ STAGED = {
 
 @pytest.mark.parametrize("context", list(STAGED))
 def test_staging_answers_as_jax_stages_an_operation(context):
-    """``_staging`` reads JAX's private trace state (no public query, see its docstring): it
+    """``staging`` reads JAX's private trace state (no public query, see its docstring): it
     must say what staging an operation shows, in every kind of trace; this fails when a JAX
     release changes either."""
     seen = []
-    _in_context(context, lambda: seen.append((_staging(), _staged_by_jax())))
+    _in_context(context, lambda: seen.append((staging(), _staged_by_jax())))
     assert seen and all(s == (STAGED[context], STAGED[context]) for s in seen), seen
 
 

@@ -198,7 +198,7 @@ def test_train_update_chain_matches_oneflow_formula_written_out():
     update = opt.TrainUpdate(adam, "job", W, {"a": regularizers.l1_l2(0.01, 0.02)})
     assert update.state_names == ["a-m", "a-v", "b-m", "b-v"]
     params = {k: jnp.asarray(v) for k, v in W.items()}
-    state = update.initial_state
+    state = update.initial_state(W)
     call = jax.jit(update, static_argnames=("loss_count",))
     for t, raw in enumerate(steps):
         scale = update.loss_scale(state)
@@ -233,8 +233,9 @@ def test_train_update_traces_the_slots_init_once_and_compiles_it_only_with_slots
     monkeypatch.setattr(sgd, "transformation", counted)
     with caplog.at_level(logging.WARNING), jax.log_compiles():
         update = opt.TrainUpdate(sgd, "job", W)
+        initial = update.initial_state(W)
     compiles = [r for r in caplog.records if r.getMessage().startswith("Compiling ")]
     assert len(traced) == 1 and len(compiles) == compiled, compiles
     want = {f"{k}-momentum": np.zeros_like(v) for k, v in W.items()} if momentum else {}
     assert update.state_names == list(want)
-    close({k: np.asarray(v) for k, v in update.initial_state.items()}, want)
+    close({k: np.asarray(v) for k, v in initial.items()}, want)

@@ -11,10 +11,11 @@ import jax
 import numpy as np
 
 from .. import _dtypes
-from .._device_values import prng_key, to_device
+from .._device_values import prng_key, staging, to_device
 from ..errors import JobDefinitionError, describe_frame, user_frame
 from . import _scope
 from ._blob import Blob, OpKind
+from ._drawing import Values
 from ._graph import current_context
 
 
@@ -36,7 +37,7 @@ class VariableStore:
     def __init__(self, seed: int = 0):
         self.seed = seed
         self.defs: dict[str, VariableDef] = {}
-        self.values: dict[str, jax.Array] = {}
+        self.values = Values()  # an initial value may still be drawing: see _drawing.py
         # Values loaded before their variable exists (eager jobs define variables when they
         # first run): a variable defined later starts from its value instead of its
         # initializer, as OneFlow's eager snapshot loading does.
@@ -57,16 +58,17 @@ class VariableStore:
         )
         if vdef.name in self.pending:
             value = self._loaded(vdef.name, vdef.shape, vdef.dtype)
-        else:
-            value = vdef.initializer(prng_key(seed), vdef.shape, vdef.dtype.np_dtype)
-        value = to_device(value, vdef.dtype.np_dtype)
-        if value.shape != vdef.shape:
-            raise JobDefinitionError(
-                f"initializer of variable {vdef.name!r} returned shape {value.shape}, "
-                f"expected {vdef.shape}"
+            self.values[vdef.name] = _initial(vdef, value)
+        elif staging():  # the initializer's values belong to the program being traced
+            self.values[vdef.name] = _initial(vdef, _drawn(vdef, seed))
+        else:  # drawn while the job compiles
+            spec = jax.ShapeDtypeStruct(
+                vdef.shape, jax.dtypes.canonicalize_dtype(vdef.dtype.np_dtype)
+            )
+            self.values.later(
+                {vdef.name: spec}, lambda: {vdef.name: _initial(vdef, _drawn(vdef, seed))}
             )
         self.defs[vdef.name] = vdef
-        self.values[vdef.name] = value
         return vdef
 
     def define_system(self, name: str, value: np.ndarray | jax.Array) -> None:
@@ -82,6 +84,32 @@ class VariableStore:
         )
         self.values[name] = arr
 
+    def define_system_later(
+        self, specs: dict[str, Any], compute: Callable[[], dict[str, Any]]
+    ) -> None:
+        """:meth:`define_system` for each name of ``specs`` (name -> ``ShapeDtypeStruct``)
+        not yet defined, with its value from ``compute()``, run on the drawing thread (after
+        the initial values it may read); a value loaded for a name replaces it."""
+        missing = [n for n in specs if n not in self.defs]
+        drawn = {n: specs[n] for n in missing if n not in self.pending}
+        if drawn and staging():  # the values belong to the program being traced
+            values = compute()
+            for name in missing:
+                self.define_system(name, values[name])
+            return
+        for name in missing:
+            if name not in drawn:  # the loaded value replaces these zeros
+                self.define_system(name, np.zeros(specs[name].shape, specs[name].dtype))
+        if drawn:
+            for name, spec in drawn.items():
+                dtype = _dtypes.as_dtype(spec.dtype)
+                self.defs[name] = VariableDef(
+                    name, tuple(spec.shape), dtype, None, trainable=False, system=True
+                )
+            self.values.later(
+                drawn, lambda: {n: to_device(v) for n, v in compute().items() if n in drawn}
+            )
+
     def _loaded(self, name: str, shape: tuple[int, ...], dtype: _dtypes.DType) -> np.ndarray:
         """The value loaded for ``name`` before it existed, checked against its definition."""
         value = self.pending.pop(name)
@@ -92,6 +120,21 @@ class VariableStore:
                 f"{value.shape} and dtype {value.dtype} ({describe_frame(user_frame())})"
             )
         return value
+
+
+def _drawn(vdef: VariableDef, seed: int) -> Any:
+    return vdef.initializer(prng_key(seed), vdef.shape, vdef.dtype.np_dtype)
+
+
+def _initial(vdef: VariableDef, value: Any) -> jax.Array:
+    """``value`` on the device, checked against the definition."""
+    value = to_device(value, vdef.dtype.np_dtype)
+    if value.shape != vdef.shape:
+        raise JobDefinitionError(
+            f"initializer of variable {vdef.name!r} returned shape {value.shape}, "
+            f"expected {vdef.shape}"
+        )
+    return value
 
 
 def _free_argument_name(graph, name: str) -> None:

@@ -22,6 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._device_values import staging
+
 __all__ = ["CHUNK", "draw"]
 
 CHUNK = 1 << 16  # values per call of a chunk program
@@ -94,23 +96,6 @@ def _threefry_words(key: Any) -> Any:
     return key
 
 
-def _staging() -> bool:
-    """Whether JAX operations on constants called here are recorded into a program being
-    traced (``jax.jit``, ``jax.eval_shape``, ``lax.scan``..., through any transformation over
-    one) instead of run now (outside any trace, or under ``jax.ensure_compile_time_eval``).
-
-    JAX has no public query for this: ``jax.extend.core`` exports its own check only as
-    ``unsafe_am_i_under_a_jit_DO_NOT_USE``, and whether ``ensure_compile_time_eval`` folds
-    constants is a private setting. The public way, staging an operation and looking for a
-    tracer, costs a transfer to the device at every draw. tests/ops/test_sampling.py compares
-    this with that way in each kind of trace, so a change in JAX fails there.
-    """
-    from jax._src import config  # private: see above
-    from jax.extend.core import unsafe_am_i_under_a_jit_DO_NOT_USE as under_a_jit
-
-    return under_a_jit() and not config.eager_constant_folding.value
-
-
 def draw(
     kind: str, key: Any, shape: tuple[int, ...], dtype: Any, low: float = 0.0, high: float = 1.0
 ) -> np.ndarray | jax.Array:
@@ -135,7 +120,7 @@ def draw(
     else:  # host words: no eager program compiled, no transfer made here
         words = np.asarray(words)
         three = np.append(words, np.uint32(0))
-    if isinstance(three, jax.core.Tracer) or _staging() or size > 2**32 - CHUNK:
+    if isinstance(three, jax.core.Tracer) or staging() or size > 2**32 - CHUNK:
         return _random(kind, _positioned(three), shape, dtype, low, high)
     out_dtype = jax.dtypes.canonicalize_dtype(dtype)
     program = _chunk_program(kind, np.dtype(dtype))

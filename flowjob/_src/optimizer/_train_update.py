@@ -19,9 +19,10 @@ class TrainUpdate:
     """``optimizer``'s whole gradient path for job ``job_name``, as the runtime runs it.
 
     ``state`` is ``{OneFlow variable name: array}``: the update rule's slots and, under a
-    dynamic loss scale, the job's loss-scale variables; :attr:`initial_state` holds their
-    first values. ``regularizers`` maps variables to their ``flow.regularizers`` object;
-    ``sparse`` says some variables are updated row-wise (``rows=`` at each call).
+    dynamic loss scale, the job's loss-scale variables; :attr:`state_specs` holds their
+    shapes and dtypes, :meth:`initial_state` their first values. ``params`` may be arrays or
+    ``jax.ShapeDtypeStruct``. ``regularizers`` maps variables to their ``flow.regularizers``
+    object; ``sparse`` says some variables are updated row-wise (``rows=`` at each call).
     """
 
     def __init__(
@@ -38,16 +39,19 @@ class TrainUpdate:
         # One program for every slot (op by op, each zeros_like compiles for its shape),
         # traced once: its output shapes are the template, and it is compiled and run only
         # when there are slots (plain SGD has none: nothing to compile).
-        params = dict(params)
-        traced = jax.jit(self.chain.init).trace(params)
-        self._template = state = traced.out_info
-        if jax.tree.leaves(state):
-            state = traced.lower().compile()(params)
-        self.initial_state = T.flatten_state(state)
+        self._init = jax.jit(self.chain.init).trace(dict(params))
+        self._template = self._init.out_info
+        self.state_specs = T.flatten_state(self._template)
+
+    def initial_state(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The state's first values for the parameters' values ``params``."""
+        if not self.state_specs:
+            return {}
+        return T.flatten_state(self._init.lower().compile()(dict(params)))
 
     @property
     def state_names(self) -> list[str]:
-        return list(self.initial_state)
+        return list(self.state_specs)
 
     @property
     def loss_scale_used(self) -> bool:

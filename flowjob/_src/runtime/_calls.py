@@ -226,7 +226,7 @@ class Calls:
         lowered = entry.lowered
         if lowered.writes_state and not lowered.host_kernels and hasattr(lowered.fn, "lower"):
             with self._lock:
-                current = self.state.for_call(lowered)
+                current = self.state.for_compile(lowered)
                 third = self.state.train_step(entry) if lowered.train else entry.counter
             with WATCH:  # kept by jit's cache
                 lowered.fn.lower(current, device_args, third).compile()

@@ -36,6 +36,15 @@ class State:
             state[name] = values[name]
         return state
 
+    def for_compile(self, lowered: Any) -> dict[str, Any]:
+        """:meth:`for_call`'s state with each initial value still being drawn as its shape
+        and dtype, as it will be passed (uncommitted, on the default device): the program
+        compiles from it without waiting, and its first call finds it compiled."""
+        if lowered.state_shardings is not None:
+            return self.for_call(lowered)
+        values = self.variables.values
+        return {n: values.spec(n) for n in lowered.state_names}
+
     def train_step(self, entry: Any) -> int:
         """The job's TrainStep for this call (kept as an int; re-read after a load)."""
         stored = self.variables.values[entry.lowered.step_name]

@@ -78,12 +78,14 @@ class _TrainStep:
         self.update = TrainUpdate(
             self.optimizer,
             graph.name,
-            {n: store.values[n] for n in self.trained},
+            {n: store.values.spec(n) for n in self.trained},
             regularizers,
             bool(self.sparse),
         )
-        for name, value in self.update.initial_state.items():
-            store.define_system(name, value)
+        store.define_system_later(
+            self.update.state_specs,
+            lambda: self.update.initial_state({n: store.values[n] for n in self.trained}),
+        )
         self.step_name = TRAIN_STEP_PREFIX + graph.name
         store.define_system(self.step_name, np.zeros((1,), np.int64))
         self.loss_count = max(graph.losses[0].numel(), 1)  # an empty loss has no gradient
