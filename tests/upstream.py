@@ -61,6 +61,13 @@ ONEFLOW_ONNX = Upstream(
     "c3185d82b4d4a3ac3fb9793bf1e6791adac99b8b",
     "FLOWJOB_ONEFLOW_ONNX_SRC",
 )
+# OneFlow's InsightFace port before its 2021-09 rewrite (the v0.4 legacy API, April 2021)
+ONEFLOW_FACE = Upstream(
+    "oneflow_face",
+    "https://github.com/Oneflow-Inc/oneflow_face",
+    "d9a3f5f284d1e8e9eb120b29c26ac0b7466afd47",
+    "FLOWJOB_ONEFLOW_FACE_SRC",
+)
 
 
 class UpstreamError(RuntimeError):
