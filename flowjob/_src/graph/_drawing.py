@@ -23,17 +23,16 @@ __all__ = ["Drawing", "Values"]
 
 
 class Drawing:
-    """A value being computed on the drawing thread: ``key`` picks it out of the result of
-    ``future`` (None: the result itself); ``spec`` is its shape and dtype."""
+    """A value being computed on the drawing thread: entry ``name`` of the dict ``future``
+    gives; ``spec`` is its shape and dtype."""
 
-    __slots__ = ("future", "key", "spec")
+    __slots__ = ("future", "name", "spec")
 
-    def __init__(self, future: concurrent.futures.Future, key: str | None, spec: Any) -> None:
-        self.future, self.key, self.spec = future, key, spec
+    def __init__(self, future: concurrent.futures.Future, name: str, spec: Any) -> None:
+        self.future, self.name, self.spec = future, name, spec
 
     def result(self) -> Any:
-        value = self.future.result()
-        return value if self.key is None else value[self.key]
+        return self.future.result()[self.name]
 
 
 class Values(dict):
