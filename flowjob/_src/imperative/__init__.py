@@ -4,12 +4,14 @@ library: job functions remain flowjob's way to compute and train)."""
 
 from . import init
 from ._collective import eager_nccl_all_reduce
+from ._dispatch import apply
 from ._factory import tensor
 from ._gain import calculate_gain
 from ._module import Module, Parameter
 from ._tensor import Tensor, TensorFeatureError
 
 __all__ = [
+    "apply",
     "Module",
     "Parameter",
     "Tensor",

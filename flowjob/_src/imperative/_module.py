@@ -26,7 +26,7 @@ class Parameter(Tensor):
     def __init__(self, data: Any, requires_grad: bool = True):
         source = data if isinstance(data, Tensor) else Tensor(data)
         self._cell = source._cell
-        self.requires_grad = requires_grad
+        self._init_autograd(requires_grad)
 
     def __repr__(self) -> str:
         return f"Parameter containing:\n{super().__repr__()}"

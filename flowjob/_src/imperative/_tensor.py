@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy as _copy
 import math
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .. import _dtypes, autograd
 from .._size import Size
 from ..errors import FlowJobError
 from ..ops import initializers
@@ -93,19 +92,32 @@ class Tensor:
         if device is not None:
             array = jax.device_put(array, jax_device(device))
         self._cell = Cell(array)
+        self._init_autograd(False)
         self.requires_grad = requires_grad
 
     @classmethod
-    def _wrap(cls, array: Any, requires_grad: bool = False) -> Tensor:
-        out = cls.__new__(cls)
-        out._cell = Cell(jnp.asarray(array))
-        out.requires_grad = requires_grad
+    def _wrap(
+        cls,
+        array: Any,
+        requires_grad: bool = False,
+        grad_fn: autograd.Node | None = None,
+        output_index: int = 0,
+    ) -> Tensor:
+        out = Tensor.__new__(Tensor)
+        out._cell = Cell(array if isinstance(array, jax.Array) else jnp.asarray(array))
+        out._init_autograd(requires_grad, grad_fn, output_index)
         return out
+
+    def _init_autograd(self, requires_grad: bool, grad_fn: Any = None, index: int = 0) -> None:
+        self._requires_grad = requires_grad
+        self._grad_fn = grad_fn
+        self._output_index = index
+        self._grad = None
 
     def _share(self, requires_grad: bool = False) -> Tensor:
         out = Tensor.__new__(Tensor)
         out._cell = self._cell
-        out.requires_grad = requires_grad
+        out._init_autograd(requires_grad)
         return out
 
     # --- what it is -----------------------------------------------------------------------
@@ -152,15 +164,20 @@ class Tensor:
     def element_size(self) -> int:
         return self.dtype.itemsize
 
-    # --- autograd flags (no autograd: see the module docstring) ----------------------------
+    # --- autograd ---------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        return self._requires_grad or self._grad_fn is not None
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if not isinstance(value, bool):
             raise TypeError(f"requires_grad must be a bool, got {value!r}")
+        if self._grad_fn is not None and not value:
+            raise RuntimeError(
+                "requires_grad: only a leaf tensor's flag can be changed; this tensor was "
+                f"made by {self._grad_fn!r} (use detach())"
+            )
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -169,32 +186,72 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return True
+        """Whether no recorded op made this tensor (user-made, or made without grad)."""
+        return self._grad_fn is None
 
     @property
-    def grad(self) -> None:
-        return None
+    def grad_fn(self) -> autograd.Node | None:
+        """The autograd ``Node`` of the op that made this tensor; ``None`` for a leaf."""
+        return self._grad_fn
 
     @property
-    def grad_fn(self) -> None:
-        return None
+    def output_index(self) -> int:
+        """Which output of ``grad_fn``'s op this tensor is."""
+        return self._output_index
 
-    def backward(self, gradient: Any = None, retain_graph: bool = False, create_graph=False):
-        raise TensorFeatureError(
-            "Tensor.backward: flowjob's eager tensors have no autograd; train in a job "
-            '(@flow.global_function(type="train")) or differentiate with jax.grad'
-        )
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward`` accumulated here (leaves, and ``retain_grad()``)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+        if value is not None and tuple(value.shape) != tuple(self.shape):
+            raise ValueError(f"grad of shape {tuple(value.shape)} for a tensor of {self.shape}")
+        self._grad = value
+
+    def accumulate_grad(self, array: Any) -> None:
+        """Adds ``array`` to ``.grad`` in place (the autograd engine's delivery)."""
+        array = jnp.asarray(array, self._cell.array.dtype)
+        if self._grad is None:
+            self._grad = Tensor._wrap(array)
+        else:
+            cell = self._grad._cell
+            cell.array = cell.array + array
+
+    def backward(
+        self, gradient: Any = None, retain_graph: bool = False, create_graph: bool = False
+    ) -> None:
+        """Accumulates d(self)/d(leaf) into the leaves' ``.grad`` (see
+        ``flow.autograd.backward``)."""
+        autograd.backward(self, gradient, retain_graph, create_graph)
 
     def retain_grad(self) -> None:
-        self.backward()
+        """Keeps this non-leaf tensor's gradient in ``.grad`` at the next backward."""
+        if self._grad_fn is not None:
+            kept = self._grad_fn.retained.setdefault(self._output_index, [])
+            if not any(t is self for t in kept):
+                kept.append(self)
 
     @property
     def data(self) -> Tensor:
         """The same values, without ``requires_grad`` (shares storage)."""
         return self._share()
 
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._cell.array = jnp.asarray(_unwrap(value), self._cell.array.dtype)
+
     def detach(self) -> Tensor:
+        """The same storage, cut from the autograd graph (a leaf that does not require grad)."""
         return self._share()
+
+    @classmethod
+    def from_array(cls, array: Any) -> Tensor:
+        """A new leaf tensor holding ``array`` (a JAX or NumPy array, its dtype kept)."""
+        return cls._wrap(array)
 
     # --- OneFlow's consistent/lazy views: always a local, eager tensor ----------------------
     is_consistent = property(lambda self: False)
@@ -332,35 +389,3 @@ def _unwrap(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_unwrap(v) for v in value)
     return value
-
-
-def _binary(op: Callable, reflected: bool = False) -> Callable:
-    def method(self: Tensor, other: Any) -> Tensor:
-        a, b = self._cell.array, _unwrap(other)
-        return Tensor._wrap(op(b, a) if reflected else op(a, b))
-
-    return method
-
-
-def _unary(op: Callable) -> Callable:
-    return lambda self: Tensor._wrap(op(self._cell.array))
-
-
-for _name, _op in {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "truediv": operator.truediv,
-    "floordiv": operator.floordiv,
-    "mod": operator.mod,
-    "pow": operator.pow,
-    "matmul": operator.matmul,
-}.items():
-    setattr(Tensor, f"__{_name}__", _binary(_op))
-    setattr(Tensor, f"__r{_name}__", _binary(_op, reflected=True))
-_COMPARISONS = {"gt": operator.gt, "lt": operator.lt, "ge": operator.ge, "le": operator.le}
-for _name, _op in _COMPARISONS.items():
-    # OneFlow v0.4 has no bool type: comparisons give int8 (1 or 0)
-    setattr(Tensor, f"__{_name}__", _binary(lambda a, b, op=_op: op(a, b).astype(jnp.int8)))
-Tensor.__neg__ = _unary(operator.neg)
-Tensor.__abs__ = _unary(operator.abs)

@@ -25,6 +25,7 @@ from ._distributed import ctrl_port, first_process_does, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._eager_op import run_eagerly
+from ._op_program import NotAProgram, OpProgram, op_program
 from ._job_function import JobFunction, global_function
 from ._local_blob import LocalBlob
 from ._resource import Resource, current_resource
@@ -40,6 +41,9 @@ __all__ = [
     "eager_execution_enabled",
     "enable_eager_execution",
     "run_eagerly",
+    "NotAProgram",
+    "OpProgram",
+    "op_program",
     "JobFunction",
     "global_function",
     "LazyFutureRemoteBlobs",

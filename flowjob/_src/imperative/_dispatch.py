@@ -1,0 +1,178 @@
+"""How an eager tensor op runs: ``apply(name, body, *tensors, **attrs)``.
+
+``body(*blobs, **attrs)`` is the op written with flowjob's ops on blobs, the same functions a
+job body calls. On tensors it runs as one compiled program per body, attributes, input shapes
+and dtypes (``runtime.op_program`` records the body once; ``jax.jit`` compiles it), and when a
+tensor input requires grad (and recording is on) the call also returns the op's ``jax.vjp``
+pullback, whose residuals the autograd ``Node`` keeps: backward runs one more compiled call
+per op, without running the forward again. On blobs (inside a job function, lazy or legacy
+eager) ``apply`` just calls ``body``: the op joins the job like any other.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from .. import autograd, kernels
+from ..graph import Blob
+from ..runtime import NotAProgram, op_program, run_eagerly
+from ._storage import next_key
+
+_local_programs: dict[Any, Any] = {}
+_lock = threading.Lock()
+MAX_PROGRAMS = 8192
+
+
+class _Program:
+    """One body's compiled forward, and its forward-with-pullback per set of differentiated
+    inputs."""
+
+    __slots__ = ("program", "forward", "with_vjp", "floats")
+
+    def __init__(self, program: Any):
+        self.program = program
+        self.forward = jax.jit(program.fn)
+        self.with_vjp: dict[tuple[bool, ...], Callable] = {}
+        self.floats = tuple(_differentiable(o.dtype) for o in program.outputs)
+
+    def vjp_for(self, mask: tuple[bool, ...]) -> Callable:
+        fn = self.with_vjp.get(mask)
+        if fn is None:
+            fn = self.with_vjp[mask] = jax.jit(_forward_with_vjp(self.program.fn, mask, self.floats))
+        return fn
+
+
+def _forward_with_vjp(fn: Callable, mask: tuple[bool, ...], floats: tuple[bool, ...]):
+    def run(key, *arrays):
+        def differentiated(*diff):
+            it = iter(diff)
+            full = [next(it) if m else a for a, m in zip(arrays, mask)]
+            outs = fn(key, *full)
+            return (
+                tuple(o for o, f in zip(outs, floats) if f),
+                tuple(o for o, f in zip(outs, floats) if not f),
+            )
+
+        diff = [a for a, m in zip(arrays, mask) if m]
+        float_outs, pullback, other_outs = jax.vjp(differentiated, *diff, has_aux=True)
+        fi, oi = iter(float_outs), iter(other_outs)
+        return tuple(next(fi) if f else next(oi) for f in floats), pullback
+
+    return run
+
+
+@jax.jit
+def _pull(pullback: Any, cotangents: tuple) -> tuple:
+    return pullback(cotangents)
+
+
+def _differentiable(dtype: Any) -> bool:
+    return np.issubdtype(np.dtype(dtype), np.inexact)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return (dict, tuple((k, _freeze(v)) for k, v in sorted(value.items())))
+    if isinstance(value, np.ndarray):
+        return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, float) and value != value:  # NaN: equal to itself here
+        return ("nan",)
+    hash(value)
+    return (type(value), value)
+
+
+def _program_for(name: str, body: Callable, arrays: list, attrs: dict) -> _Program | None:
+    specs = tuple((tuple(a.shape), np.dtype(a.dtype)) for a in arrays)
+    try:
+        key = (body, _freeze(attrs), specs, kernels.lowering_platform())
+    except TypeError:  # an attribute that is not a plain value: record it every time
+        key = None
+    found = _local_programs.get(key) if key is not None else None
+    if found is not None:
+        return found
+    try:
+        program = _Program(op_program(name, body, specs, attrs))
+    except NotAProgram:
+        program = None
+    if key is not None and program is not None:
+        with _lock:
+            if len(_local_programs) >= MAX_PROGRAMS:
+                _local_programs.clear()
+            _local_programs[key] = program
+    return program
+
+
+def apply(name: str, body: Callable[..., Any], *inputs: Any, **attrs: Any) -> Any:
+    """Runs the op ``body`` on ``inputs`` (tensors, or blobs inside a job) with ``attrs``;
+    returns a tensor, or a tuple when ``body`` returns several blobs.
+
+    ```python
+    import numpy as np
+    import flowjob as flow
+    import flowjob.experimental as fx
+    from flowjob._src.imperative import apply
+    x = fx.Tensor(np.array([1.0, -2.0], np.float32), requires_grad=True)
+    y = apply("relu", lambda b: flow.math.relu(b), x)
+    y.sum().backward()
+    assert np.allclose(y.numpy(), [1.0, 0.0]) and np.allclose(x.grad.numpy(), [1.0, 0.0])
+    ```
+    """
+    if any(isinstance(t, Blob) for t in inputs):
+        return body(*inputs, **attrs)
+    from ._tensor import Tensor  # the module that defines Tensor imports this one
+
+    arrays = [t.array for t in inputs]
+    program = _program_for(name, body, arrays, attrs)
+    if program is None:  # a dynamic output or a host op: op by op, no autograd
+        outs = run_eagerly(name, lambda blobs: _as_tuple(body(*blobs, **attrs)), arrays)
+        wrapped = tuple(Tensor._wrap(o) for o in outs)
+        return wrapped[0] if len(wrapped) == 1 else wrapped
+    key = next_key() if program.program.rng else _no_key()
+    mask = tuple(
+        t.requires_grad and _differentiable(a.dtype) for t, a in zip(inputs, arrays)
+    )
+    record = any(mask) and autograd.is_grad_enabled()
+    if not record:
+        outs = program.forward(key, *arrays)
+        wrapped = tuple(Tensor._wrap(o) for o in outs)
+    else:
+        outs, pullback = program.vjp_for(mask)(key, *arrays)
+        floats = program.floats
+        out_specs = [(tuple(o.shape), o.dtype) for o, f in zip(outs, floats) if f]
+
+        def vjp(cotangents: list) -> list:
+            grads = iter(_pull(pullback, tuple(cotangents)))
+            return [next(grads) if m else None for m in mask]
+
+        node = autograd.Node(name, vjp, inputs, out_specs)
+        wrapped = []
+        slot = 0
+        for o, f in zip(outs, floats):
+            if f:
+                wrapped.append(Tensor._wrap(o, grad_fn=node, output_index=slot))
+                slot += 1
+            else:
+                wrapped.append(Tensor._wrap(o))
+        wrapped = tuple(wrapped)
+    return wrapped[0] if program.program.single else wrapped
+
+
+def _as_tuple(value: Any) -> tuple:
+    return value if isinstance(value, tuple) else tuple(value) if isinstance(value, list) else (value,)
+
+
+_NO_KEY: list[Any] = []
+
+
+def _no_key() -> Any:
+    """A fixed key for programs that draw nothing (their key input is unused)."""
+    if not _NO_KEY:
+        _NO_KEY.append(jax.random.PRNGKey(0))
+    return _NO_KEY[0]
