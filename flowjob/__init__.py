@@ -6,6 +6,7 @@ Users write ``import flowjob as flow`` and ``import flowjob.typing as tp``.
 # JAX is configured when the first session starts (runtime/_config.py start_jax), not here.
 from . import (
     advanced,
+    autograd,
     checkpoint,
     config,
     data,
@@ -23,6 +24,7 @@ from . import (
     model,
     nn,
     onnx,
+    optim,
     optimizer,
     profiler,
     quantization,
@@ -62,6 +64,7 @@ from ._src._dtypes import (
 )
 from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src._size import Size
+from ._src.autograd import no_grad
 from ._src.graph import (
     INVALID_SPLIT_AXIS,
     cast_to_current_logical_view,
@@ -71,7 +74,7 @@ from ._src.graph import (
     watch,
     watch_diff,
 )
-from ._src.imperative import Tensor, eager_nccl_all_reduce, tensor
+from ._src.imperative import Tensor, device, eager_nccl_all_reduce, tensor
 from ._src.legacy import (
     FunctionConfig,
     InitEagerGlobalSession,

@@ -5,10 +5,15 @@ eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logi
 (``scope.config``), the interface blob reads and writes of variables
 (``get/set_interface_blob_value``), the session's jobs as OneFlow's ``JobSet`` protobuf
 (``get_job_set``, read by tools such as oneflow-onnx) and the Python-kernel custom op modules
-(``custom_op_module``); the rest of it, the eager ``nn.Module`` / ``optim`` / ``flow.Tensor``
-API that v0.4.0 shipped here, is not re-created yet (flowjob re-creates the legacy API)."""
+(``custom_op_module``), and the eager API v0.4.0 shipped here: ``Tensor`` with autograd
+(``autograd``, ``no_grad``), the functional ops on tensors, ``nn`` with its ``Module`` layers
+and ``optim``. Every other name of ``flow`` is here too (``flow.experimental.float32``), as
+v0.4 published its whole API under ``oneflow.experimental``; where a name exists in both, the
+eager API's wins here (``flow.experimental.sum(tensor, dim)``)."""
 
+from . import autograd, nn, optim
 from ._src._namespace import namespace_attributes as _namespace_attributes
+from ._src.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._src.experimental import (
     Blob,
     CustomOpModule,
@@ -28,6 +33,8 @@ from ._src.experimental import (
     ssp_variable_proxy,
     unique_with_counts,
 )
+from ._src.imperative import Tensor, device, tensor
+from ._src.tensor_ops import add, div, mean, mul, neg, negative, pow, sub, sum  # noqa: A004
 
 _deprecations: dict = {}
-__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations)
+__getattr__, __dir__ = _namespace_attributes(__name__, _deprecations, fallback="flowjob")

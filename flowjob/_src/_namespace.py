@@ -29,12 +29,14 @@ def _public_name(module_name: str) -> str:
 
 
 def namespace_attributes(
-    module_name: str, deprecations: Mapping[str, Any]
+    module_name: str, deprecations: Mapping[str, Any], fallback: str | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The module ``__getattr__`` and ``__dir__`` of the public namespace ``module_name``.
 
     ``__getattr__`` returns a deprecated spelling (which warns once when used, as OneFlow
-    did) or raises ``AttributeError`` naming the closest public name:
+    did), the attribute of the ``fallback`` namespace (``flow.experimental`` also holds every
+    name of ``flow``, as in OneFlow v0.4) or raises ``AttributeError`` naming the closest
+    public name:
 
     >>> import flowjob as flow
     >>> flow.nn.rleu
@@ -51,6 +53,11 @@ def namespace_attributes(
     def __getattr__(name: str) -> Any:
         if name in deprecations:
             return deprecations[name]
+        if fallback is not None and not name.startswith("_"):
+            try:
+                return getattr(sys.modules[fallback], name)
+            except AttributeError:
+                pass
         if name.startswith("__"):  # probes such as __path__ or __wrapped__: a plain miss
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
         public = {n.lower(): n for n in names() if not n.startswith("_")}

@@ -8,6 +8,7 @@ from ._dispatch import apply
 from ._factory import tensor
 from ._gain import calculate_gain
 from ._module import Module, Parameter
+from ._storage import device
 from ._tensor import Tensor, TensorFeatureError
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "Tensor",
     "TensorFeatureError",
     "calculate_gain",
+    "device",
     "eager_nccl_all_reduce",
     "init",
     "tensor",

@@ -21,7 +21,7 @@ import numpy as np
 from .. import autograd, kernels
 from ..graph import Blob
 from ..runtime import NotAProgram, op_program, run_eagerly
-from ._storage import next_key
+from ._storage import CPU, next_key
 
 _local_programs: dict[Any, Any] = {}
 _lock = threading.Lock()
@@ -43,7 +43,8 @@ class _Program:
     def vjp_for(self, mask: tuple[bool, ...]) -> Callable:
         fn = self.with_vjp.get(mask)
         if fn is None:
-            fn = self.with_vjp[mask] = jax.jit(_forward_with_vjp(self.program.fn, mask, self.floats))
+            fn = jax.jit(_forward_with_vjp(self.program.fn, mask, self.floats))
+            self.with_vjp[mask] = fn
         return fn
 
 
@@ -129,19 +130,18 @@ def apply(name: str, body: Callable[..., Any], *inputs: Any, **attrs: Any) -> An
     from ._tensor import Tensor  # the module that defines Tensor imports this one
 
     arrays = [t.array for t in inputs]
+    where = inputs[0].device if inputs else CPU
     program = _program_for(name, body, arrays, attrs)
     if program is None:  # a dynamic output or a host op: op by op, no autograd
         outs = run_eagerly(name, lambda blobs: _as_tuple(body(*blobs, **attrs)), arrays)
-        wrapped = tuple(Tensor._wrap(o) for o in outs)
+        wrapped = tuple(Tensor._wrap(o, where=where) for o in outs)
         return wrapped[0] if len(wrapped) == 1 else wrapped
     key = next_key() if program.program.rng else _no_key()
-    mask = tuple(
-        t.requires_grad and _differentiable(a.dtype) for t, a in zip(inputs, arrays)
-    )
+    mask = tuple(t.requires_grad and _differentiable(a.dtype) for t, a in zip(inputs, arrays))
     record = any(mask) and autograd.is_grad_enabled()
     if not record:
         outs = program.forward(key, *arrays)
-        wrapped = tuple(Tensor._wrap(o) for o in outs)
+        wrapped = tuple(Tensor._wrap(o, where=where) for o in outs)
     else:
         outs, pullback = program.vjp_for(mask)(key, *arrays)
         floats = program.floats
@@ -156,16 +156,18 @@ def apply(name: str, body: Callable[..., Any], *inputs: Any, **attrs: Any) -> An
         slot = 0
         for o, f in zip(outs, floats):
             if f:
-                wrapped.append(Tensor._wrap(o, grad_fn=node, output_index=slot))
+                wrapped.append(Tensor._wrap(o, grad_fn=node, output_index=slot, where=where))
                 slot += 1
             else:
-                wrapped.append(Tensor._wrap(o))
+                wrapped.append(Tensor._wrap(o, where=where))
         wrapped = tuple(wrapped)
     return wrapped[0] if program.program.single else wrapped
 
 
 def _as_tuple(value: Any) -> tuple:
-    return value if isinstance(value, tuple) else tuple(value) if isinstance(value, list) else (value,)
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value,)
 
 
 _NO_KEY: list[Any] = []

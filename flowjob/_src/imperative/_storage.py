@@ -12,13 +12,61 @@ import jax
 from ..runtime import config as _runtime_config
 
 
+class device:  # noqa: N801 - OneFlow's spelling (flow.device)
+    """``flow.device("cpu")``, ``flow.device("cuda:1")``, ``flow.device("cuda", 1)``: where a
+    tensor lives, as OneFlow names it. On a machine without a GPU a ``"cuda"`` tensor's values
+    live on the CPU and it still reports ``device(type='cuda', index=0)``, so programs written
+    for GPUs run unchanged.
+
+    ```python
+    import flowjob as flow
+    assert flow.device("cuda:1") == flow.device("cuda", 1)
+    assert flow.device("cpu").type == "cpu" and flow.device("cpu").index == 0
+    ```
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: Any, index: int | None = None):  # noqa: A002 - OneFlow's name
+        if isinstance(type, device):
+            type, index = type.type, type.index if index is None else index
+        kind, _, at = str(type).partition(":")
+        if kind == "gpu":
+            kind = "cuda"
+        if kind not in ("cpu", "cuda"):
+            raise ValueError(f"flow.device: expected 'cpu' or 'cuda[:i]', got {type!r}")
+        if at and index is not None:
+            raise ValueError(f"flow.device: {type!r} names an index already; got index={index}")
+        self.type = kind
+        self.index = int(at) if at else int(index or 0)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return f"{self.type}:{self.index}"
+
+
+CPU = device("cpu")
+
+
 class Cell:
-    """The storage several tensors share; ``array`` is rebound by in-place methods."""
+    """The storage several tensors share: ``array`` (rebound by in-place methods) and the
+    ``device`` it belongs to."""
 
-    __slots__ = ("array",)
+    __slots__ = ("array", "device")
 
-    def __init__(self, array: jax.Array):
+    def __init__(self, array: jax.Array, where: device = CPU):
         self.array = array
+        self.device = where
 
 
 _draws = itertools.count()
@@ -34,14 +82,13 @@ def next_key() -> jax.Array:
 
 
 def jax_device(spec: Any) -> jax.Device:
-    """``"cpu"``, ``"cuda"``/``"gpu"`` (optionally ``":index"``) as a JAX device. A GPU name on
-    a machine without one gives the CPU, as ``"gpu"`` placements do in flowjob."""
-    kind, _, index = str(spec).partition(":")
-    if kind not in ("cpu", "cuda", "gpu"):
-        raise ValueError(f"flow.Tensor: device must be 'cpu' or 'cuda[:i]', got {spec!r}")
-    platform = "cpu" if kind == "cpu" or jax.devices()[0].platform != "gpu" else "gpu"
-    devices = jax.devices(platform)
-    i = int(index) if index else 0
+    """``"cpu"``, ``"cuda"``/``"gpu"`` (optionally ``":index"``) or a ``device`` as a JAX
+    device. A GPU name on a machine without one gives the CPU, as ``"gpu"`` placements do in
+    flowjob."""
+    where = device(spec)
+    on_gpu = where.type == "cuda" and jax.devices()[0].platform == "gpu"
+    devices = jax.devices("gpu" if on_gpu else "cpu")
+    i = where.index if on_gpu else 0
     if not 0 <= i < len(devices):
         raise ValueError(f"flow.Tensor: device {spec!r}: only {len(devices)} such device(s)")
     return devices[i]

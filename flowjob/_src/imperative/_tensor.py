@@ -24,7 +24,7 @@ from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
 from . import _gain
-from ._storage import Cell, jax_device, next_key
+from ._storage import CPU, Cell, device, jax_device, next_key
 
 
 class TensorFeatureError(FlowJobError, NotImplementedError):
@@ -89,9 +89,11 @@ class Tensor:
                 f"got {args!r}"
             )
         array = array.astype(_dtypes.as_dtype(dtype or _dtypes.float32).np_dtype)
+        where = one.device if isinstance(one, Tensor) and device is None else CPU
         if device is not None:
-            array = jax.device_put(array, jax_device(device))
-        self._cell = Cell(array)
+            where = _device_of(device)
+            array = jax.device_put(array, jax_device(where))
+        self._cell = Cell(array, where)
         self._init_autograd(False)
         self.requires_grad = requires_grad
 
@@ -102,9 +104,10 @@ class Tensor:
         requires_grad: bool = False,
         grad_fn: autograd.Node | None = None,
         output_index: int = 0,
+        where: device = CPU,
     ) -> Tensor:
         out = Tensor.__new__(Tensor)
-        out._cell = Cell(array if isinstance(array, jax.Array) else jnp.asarray(array))
+        out._cell = Cell(array if isinstance(array, jax.Array) else jnp.asarray(array), where)
         out._init_autograd(requires_grad, grad_fn, output_index)
         return out
 
@@ -135,14 +138,16 @@ class Tensor:
         return _dtypes.as_dtype(self._cell.array.dtype)
 
     @property
-    def device(self) -> str:
-        """``"cpu:0"``, ``"gpu:1"``...: the JAX device holding the values."""
-        (dev,) = self._cell.array.devices()
-        return f"{dev.platform}:{dev.id}"
+    def device(self) -> device:
+        """Where the tensor lives, as OneFlow names it (``device(type='cuda', index=0)``)."""
+        return self._cell.device
 
     @property
     def is_cuda(self) -> bool:
-        return self.device.startswith("gpu")
+        return self._cell.device.type == "cuda"
+
+    def get_device(self) -> device:
+        return self._cell.device
 
     @property
     def ndim(self) -> int:
@@ -275,14 +280,6 @@ class Tensor:
         out = np.asarray(self._cell.array)
         return out if dtype is None else out.astype(dtype)
 
-    def to(self, device: Any = None, dtype: _dtypes.DType | None = None) -> Tensor:
-        array = self._cell.array
-        if dtype is not None:
-            array = array.astype(_dtypes.as_dtype(dtype).np_dtype)
-        if device is not None:
-            array = jax.device_put(array, jax_device(device))
-        return Tensor._wrap(array, self.requires_grad)
-
     def __repr__(self) -> str:
         body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
         return f"tensor({body}, dtype=oneflow.{self.dtype.name})"
@@ -381,6 +378,10 @@ class Tensor:
 def _kaiming_std(who, shape, a, mode, nonlinearity, data_format) -> float:
     gain = _gain.calculate_gain(nonlinearity, a)
     return gain / math.sqrt(_gain.fan(who, shape, mode, data_format))
+
+
+def _device_of(spec: Any) -> device:
+    return spec if isinstance(spec, device) else device(spec)
 
 
 def _unwrap(value: Any) -> Any:

@@ -25,9 +25,9 @@ from ._distributed import ctrl_port, first_process_does, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
 from ._eager_op import run_eagerly
-from ._op_program import NotAProgram, OpProgram, op_program
 from ._job_function import JobFunction, global_function
 from ._local_blob import LocalBlob
+from ._op_program import NotAProgram, OpProgram, op_program
 from ._resource import Resource, current_resource
 from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session

@@ -1,0 +1,122 @@
+"""Arithmetic on tensors: ``add``, ``sub``, ``mul``, ``div``, ``pow``, ``negative`` and the
+Python operators, each a body of flowjob's binary ops (broadcasting, as OneFlow's
+``broadcast_*`` ops). A Python number operand is an attribute of the op (a scalar op), not a
+tensor, as OneFlow's ``scalar_add``/``scalar_mul`` were."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ops
+from ..graph import Blob
+from ..imperative import Tensor, apply
+
+_BINARY = {
+    "add": ops.math.add,
+    "sub": ops.math.subtract,
+    "mul": ops.math.multiply,
+    "div": ops.math.divide,
+    "pow": ops.math.pow,
+}
+
+
+def _binary_body(a: Blob, b: Blob, *, kind: str) -> Blob:
+    return _BINARY[kind](a, b)
+
+
+def _scalar_body(a: Blob, *, kind: str, scalar: Any, reverse: bool) -> Blob:
+    fn = _BINARY[kind]
+    return fn(scalar, a) if reverse else fn(a, scalar)
+
+
+def _is_operand(value: Any) -> bool:
+    return isinstance(value, (Tensor, Blob))
+
+
+def binary(kind: str, x: Any, y: Any) -> Any:
+    """``x <kind> y`` for tensors (or blobs) and Python numbers."""
+    if _is_operand(x) and _is_operand(y):
+        return apply(kind, _binary_body, x, y, kind=kind)
+    if _is_operand(x):
+        return apply(kind, _scalar_body, x, kind=kind, scalar=_number(kind, y), reverse=False)
+    if _is_operand(y):
+        return apply(kind, _scalar_body, y, kind=kind, scalar=_number(kind, x), reverse=True)
+    raise TypeError(
+        f"flow.{kind}: expected a tensor operand, got {type(x).__name__} and {type(y).__name__}"
+    )
+
+
+def _number(kind: str, value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:  # a NumPy scalar
+            return value.item()
+        raise TypeError(f"flow.{kind}: expected a tensor or a number, got {value!r}")
+    return value
+
+
+def add(x: Any, y: Any) -> Any:
+    """``x + y`` elementwise with broadcasting (either may be a number).
+
+    ```python
+    import numpy as np
+    import flowjob.experimental as flow
+    y = flow.add(flow.Tensor(np.array([1.0, 2.0])), 1)
+    assert np.allclose(y.numpy(), [2.0, 3.0])
+    ```
+    """
+    return binary("add", x, y)
+
+
+def sub(x: Any, y: Any) -> Any:
+    """``x - y`` elementwise with broadcasting (either may be a number)."""
+    return binary("sub", x, y)
+
+
+def mul(x: Any, y: Any) -> Any:
+    """``x * y`` elementwise with broadcasting (either may be a number)."""
+    return binary("mul", x, y)
+
+
+def div(x: Any, y: Any) -> Any:
+    """``x / y`` elementwise with broadcasting (either may be a number)."""
+    return binary("div", x, y)
+
+
+def pow(x: Any, y: Any) -> Any:  # noqa: A001 - OneFlow's name
+    """``x ** y`` elementwise (``y`` a tensor or a number)."""
+    return binary("pow", x, y)
+
+
+def _negative_body(a: Blob) -> Blob:
+    return ops.math.negative(a)
+
+
+def negative(x: Any) -> Any:
+    """``-x``."""
+    return apply("negative", _negative_body, x)
+
+
+neg = negative
+
+OPERATORS = {
+    "__add__": lambda s, o: add(s, o),
+    "__radd__": lambda s, o: add(o, s),
+    "__sub__": lambda s, o: sub(s, o),
+    "__rsub__": lambda s, o: sub(o, s),
+    "__mul__": lambda s, o: mul(s, o),
+    "__rmul__": lambda s, o: mul(o, s),
+    "__truediv__": lambda s, o: div(s, o),
+    "__rtruediv__": lambda s, o: div(o, s),
+    "__pow__": lambda s, o: pow(s, o),
+    "__rpow__": lambda s, o: pow(o, s),
+    "__neg__": lambda s: negative(s),
+}
+METHODS = {
+    "add": add,
+    "sub": sub,
+    "mul": mul,
+    "div": div,
+    "pow": pow,
+    "negative": negative,
+    "neg": negative,
+}

@@ -1,0 +1,15 @@
+"""The ``Tensor`` methods and Python operators that call this package's functions (as
+OneFlow v0.4's ``register_tensor_op`` attached them): one table per module, set once."""
+
+from __future__ import annotations
+
+from ..imperative import Tensor
+from . import _arith, _reduce
+
+_TABLES = (_arith.OPERATORS, _arith.METHODS, _reduce.METHODS)
+
+
+def register() -> None:
+    for table in _TABLES:
+        for name, fn in table.items():
+            setattr(Tensor, name, fn)
