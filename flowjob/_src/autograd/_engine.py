@@ -146,13 +146,12 @@ def backward(
     """Accumulates d(tensors)/d(leaf) into every leaf's ``.grad``, weighted by
     ``grad_tensors`` (ones for a one-element output when omitted).
 
-    ```python
-    import numpy as np
-    import flowjob.experimental as flow
-    x = flow.Tensor(np.array([1.0, 2.0], np.float32), requires_grad=True)
-    flow.autograd.backward((x * x).sum())
-    assert np.allclose(x.grad.numpy(), [2.0, 4.0])
-    ```
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> x = flow.Tensor(np.array([1.0, 2.0], np.float32), requires_grad=True)
+        >>> flow.autograd.backward((x * x).sum())
+        >>> assert np.allclose(x.grad.numpy(), [2.0, 4.0])
     """
     _refuse_create_graph(create_graph)
     outputs = _as_list(tensors)
@@ -169,13 +168,12 @@ def grad(
     """d(outputs)/d(inputs) as new tensors (``.grad`` is left alone); an input no gradient
     reaches gets zeros.
 
-    ```python
-    import numpy as np
-    import flowjob.experimental as flow
-    x = flow.Tensor(np.array([3.0], np.float32), requires_grad=True)
-    (dx,) = flow.autograd.grad(x * x, x, flow.Tensor(np.ones(1, np.float32)))
-    assert np.allclose(dx.numpy(), [6.0]) and x.grad is None
-    ```
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> x = flow.Tensor(np.array([3.0], np.float32), requires_grad=True)
+        >>> (dx,) = flow.autograd.grad(x * x, x, flow.Tensor(np.ones(1, np.float32)))
+        >>> assert np.allclose(dx.numpy(), [6.0]) and x.grad is None
     """
     _refuse_create_graph(create_graph)
     outs, ins = _as_list(outputs), _as_list(inputs)

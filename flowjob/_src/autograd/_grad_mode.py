@@ -13,12 +13,11 @@ _local = threading.local()
 def is_grad_enabled() -> bool:
     """Whether ops on tensors that require grad record nodes on this thread (default yes).
 
-    ```python
-    import flowjob.experimental as flow
-    with flow.no_grad():
-        assert not flow.is_grad_enabled()
-    assert flow.is_grad_enabled()
-    ```
+    Examples:
+        >>> import flowjob.experimental as flow
+        >>> with flow.no_grad():
+        ...     assert not flow.is_grad_enabled()
+        >>> assert flow.is_grad_enabled()
     """
     return getattr(_local, "enabled", True)
 
@@ -60,14 +59,13 @@ class no_grad(_Mode):
     """Context manager and decorator: ops inside record no autograd nodes (their outputs do
     not require grad), as in optimizer steps and evaluation.
 
-    ```python
-    import numpy as np
-    import flowjob.experimental as flow
-    w = flow.Tensor(np.ones(3, np.float32), requires_grad=True)
-    with flow.no_grad():
-        y = w * 2
-    assert not y.requires_grad
-    ```
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> w = flow.Tensor(np.ones(3, np.float32), requires_grad=True)
+        >>> with flow.no_grad():
+        ...     y = w * 2
+        >>> assert not y.requires_grad
     """
 
     enabled = False

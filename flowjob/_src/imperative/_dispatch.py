@@ -114,16 +114,15 @@ def apply(name: str, body: Callable[..., Any], *inputs: Any, **attrs: Any) -> An
     """Runs the op ``body`` on ``inputs`` (tensors, or blobs inside a job) with ``attrs``;
     returns a tensor, or a tuple when ``body`` returns several blobs.
 
-    ```python
-    import numpy as np
-    import flowjob as flow
-    import flowjob.experimental as fx
-    from flowjob._src.imperative import apply
-    x = fx.Tensor(np.array([1.0, -2.0], np.float32), requires_grad=True)
-    y = apply("relu", lambda b: flow.math.relu(b), x)
-    y.sum().backward()
-    assert np.allclose(y.numpy(), [1.0, 0.0]) and np.allclose(x.grad.numpy(), [1.0, 0.0])
-    ```
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob as flow
+        >>> import flowjob.experimental as fx
+        >>> from flowjob._src.imperative import apply
+        >>> x = fx.Tensor(np.array([1.0, -2.0], np.float32), requires_grad=True)
+        >>> y = apply("relu", lambda b: flow.math.relu(b), x)
+        >>> y.sum().backward()
+        >>> assert np.allclose(y.numpy(), [1.0, 0.0]) and np.allclose(x.grad.numpy(), [1.0, 0.0])
     """
     if any(isinstance(t, Blob) for t in inputs):
         return body(*inputs, **attrs)

@@ -18,11 +18,10 @@ class device:  # noqa: N801 - OneFlow's spelling (flow.device)
     live on the CPU and it still reports ``device(type='cuda', index=0)``, so programs written
     for GPUs run unchanged.
 
-    ```python
-    import flowjob as flow
-    assert flow.device("cuda:1") == flow.device("cuda", 1)
-    assert flow.device("cpu").type == "cpu" and flow.device("cpu").index == 0
-    ```
+    Examples:
+        >>> import flowjob as flow
+        >>> assert flow.device("cuda:1") == flow.device("cuda", 1)
+        >>> assert flow.device("cpu").type == "cpu" and flow.device("cpu").index == 0
     """
 
     __slots__ = ("type", "index")

@@ -57,12 +57,11 @@ def _number(kind: str, value: Any) -> Any:
 def add(x: Any, y: Any) -> Any:
     """``x + y`` elementwise with broadcasting (either may be a number).
 
-    ```python
-    import numpy as np
-    import flowjob.experimental as flow
-    y = flow.add(flow.Tensor(np.array([1.0, 2.0])), 1)
-    assert np.allclose(y.numpy(), [2.0, 3.0])
-    ```
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> y = flow.add(flow.Tensor(np.array([1.0, 2.0])), 1)
+        >>> assert np.allclose(y.numpy(), [2.0, 3.0])
     """
     return binary("add", x, y)
 

@@ -27,12 +27,11 @@ def _mean_body(x: Blob, *, dim: Any, keepdim: bool) -> Blob:
 def sum(input: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001, A002
     """The sum over ``dim`` (every axis when ``None``).
 
-    ```python
-    import numpy as np
-    import flowjob.experimental as flow
-    x = flow.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
-    assert np.allclose(flow.sum(x, dim=1).numpy(), [3.0, 12.0])
-    ```
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> x = flow.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+        >>> assert np.allclose(flow.sum(x, dim=1).numpy(), [3.0, 12.0])
     """
     return apply("sum", _sum_body, input, dim=_axes(dim), keepdim=bool(keepdim))
 
