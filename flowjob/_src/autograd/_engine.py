@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -200,6 +199,3 @@ def _refuse_create_graph(create_graph: bool) -> None:
             "create_graph=True (gradients of gradients) is not supported by flowjob's eager "
             "autograd; differentiate twice with jax.grad, or in a train job"
         )
-
-
-__all__: Sequence[str] = ["GraphFreedError", "backward", "grad"]
