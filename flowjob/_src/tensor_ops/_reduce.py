@@ -21,10 +21,9 @@ def _axes(dim: Any) -> Any:
     return tuple(int(d) for d in dim) if isinstance(dim, (list, tuple)) else int(dim)
 
 
-def _keep(op: str, keepdim: Any, keepdims: Any) -> bool:
-    if keepdim is not None and keepdims is not None and bool(keepdim) != bool(keepdims):
-        raise TypeError(f"flow.{op}: keepdim={keepdim!r} and keepdims={keepdims!r} disagree")
-    return bool(keepdim if keepdim is not None else keepdims)
+def _keep(flag: Any, alias: Any) -> bool:
+    """The keep-axis flag: the other spelling (``alias``, keyword only) wins when given."""
+    return bool(flag if alias is None else alias)
 
 
 _REDUCE = {
@@ -60,7 +59,7 @@ def sum(  # noqa: A001 - OneFlow's name
         >>> assert np.allclose(flow.sum(x, dim=1).numpy(), [3.0, 12.0])
         >>> assert x.sum(dim=(0, 1), keepdim=True).shape == (1, 1)
     """
-    return _reduce("sum", "input", input, dim, _keep("sum", keepdim, keepdims))
+    return _reduce("sum", "input", input, dim, _keep(keepdims, keepdim))
 
 
 def mean(
@@ -75,7 +74,7 @@ def mean(
         >>> assert np.allclose(flow.mean(x).numpy(), [3.5])
         >>> assert np.allclose(x.mean(dim=-1).numpy(), [2.0, 5.0])
     """
-    return _reduce("mean", "input_tensor", input_tensor, dim, _keep("mean", keepdim, keepdims))
+    return _reduce("mean", "input_tensor", input_tensor, dim, _keep(keepdim, keepdims))
 
 
 def var(
@@ -94,7 +93,7 @@ def var(
         >>> x = flow.Tensor([[1.0, 3.0], [2.0, 2.0]])
         >>> assert np.allclose(flow.var(x, 1).numpy(), [1.0, 0.0])
     """
-    return _reduce("var", "input", input, dim, _keep("var", keepdim, keepdims))
+    return _reduce("var", "input", input, dim, _keep(keepdim, keepdims))
 
 
 def std(
@@ -117,7 +116,7 @@ def std(
     """
     if not isinstance(unbiased, bool):
         raise TypeError(f"flow.std: unbiased must be a bool, got {unbiased!r}")
-    return _reduce("std", "tensor", tensor, dim, _keep("std", keepdim, keepdims))
+    return _reduce("std", "tensor", tensor, dim, _keep(keepdim, keepdims))
 
 
 def _argmax_body(x: Blob, *, dim: int | None, keepdim: bool) -> Blob:
