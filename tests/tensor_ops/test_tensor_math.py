@@ -157,3 +157,19 @@ def test_bad_operands_name_the_function_and_argument():
         flow.matmul(flow.Tensor(np.ones((2, 3))), flow.Tensor([1.0, 2.0, 3.0]))
     with pytest.raises(TypeError, match=r"flow\.matmul: b must be a Tensor"):
         flow.Tensor(np.ones((2, 2))) @ np.ones((2, 2))
+
+
+def test_a_changing_number_beside_a_float_tensor_compiles_once():
+    # `x * lr` with a new lr each step: the number is an input of the program, not a
+    # constant compiled into it (each new constant was a new compile, ~50 ms)
+    from flowjob._src.imperative import _dispatch
+
+    x = flow.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3), requires_grad=True)
+    (x * 0.5 - 1.0).sum()
+    before = len(_dispatch._local_programs)
+    for lr in (0.1, 0.2, 0.3, 7.5):
+        y = x * lr - lr / 3
+        np.testing.assert_allclose(y.numpy(), x.numpy() * lr - lr / 3, rtol=1e-6)
+        y.sum().backward()
+    assert len(_dispatch._local_programs) == before
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 3), 0.1 + 0.2 + 0.3 + 7.5), rtol=1e-6)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import ops
 from ..graph import Blob
-from ..imperative import apply
+from ..imperative import Tensor, apply
 from ._checks import is_operand, number, require_tensor
 
 _BINARY = {
@@ -30,10 +32,25 @@ def _scalar_body(a: Blob, *, kind: str, scalar: Any, reverse: bool) -> Blob:
     return fn(scalar, a) if reverse else fn(a, scalar)
 
 
+def _scalar_operand(kind: str, tensor: Any, value: Any) -> Tensor | None:
+    """A number beside a float tensor as a 0-d tensor of its dtype: the program then takes it
+    as an input, so ``x * lr`` compiles once whatever ``lr`` is (as an attribute, each new
+    number was a new program). Exactly what a scalar op on a float tensor computes; integer
+    tensors and ``pow`` (``x ** 2`` is an exact square there) keep the scalar op."""
+    if kind == "pow" or not isinstance(tensor, Tensor) or not tensor.dtype.is_floating:
+        return None
+    value = number(kind, value)
+    return Tensor._wrap(np.asarray(value, tensor.dtype.np_dtype), where=tensor.device)
+
+
 def binary(kind: str, x: Any, y: Any) -> Any:
     """``x <kind> y`` for tensors (or blobs) and Python numbers."""
     if is_operand(x) and is_operand(y):
         return apply(kind, _binary_body, x, y, kind=kind)
+    if is_operand(x) and (s := _scalar_operand(kind, x, y)) is not None:
+        return apply(kind, _binary_body, x, s, kind=kind)
+    if is_operand(y) and (s := _scalar_operand(kind, y, x)) is not None:
+        return apply(kind, _binary_body, s, y, kind=kind)
     if is_operand(x):
         return apply(kind, _scalar_body, x, kind=kind, scalar=number(kind, y), reverse=False)
     if is_operand(y):
