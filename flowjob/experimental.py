@@ -34,7 +34,37 @@ from ._src.experimental import (
     unique_with_counts,
 )
 from ._src.imperative import Tensor, device, tensor
-from ._src.tensor_ops import add, div, mean, mul, neg, negative, pow, sub, sum  # noqa: A004
+from ._src.tensor_ops import (  # noqa: A004 - OneFlow's names (sum, pow, slice)
+    add,
+    arange,
+    argwhere,
+    broadcast_like,
+    cat,
+    div,
+    flatten,
+    gather,
+    masked_fill,
+    mean,
+    mul,
+    neg,
+    negative,
+    ones,
+    ones_like,
+    pow,
+    repeat,
+    reshape,
+    slice,
+    slice_update,
+    squeeze,
+    sub,
+    sum,
+    tmp,
+    transpose,
+    unsqueeze,
+    where,
+    zeros,
+    zeros_like,
+)
 
 _deprecations: dict = {}
 __getattr__, __dir__ = _namespace_attributes(__name__, _deprecations, fallback="flowjob")

@@ -3,8 +3,10 @@
 The values live in a ``Cell`` that tensors can share: ``detach()``, ``.data`` and
 ``nn.Parameter(t)`` see the same values as ``t``, and an in-place method (``fill_``,
 ``uniform_``, ``copy_``, ``t[i] = v``...) rebinds the cell's JAX array, so every sharer sees the
-change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors.
-There is no autograd: ``requires_grad`` is a flag only (``nn.Parameter`` sets it).
+change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors,
+through ops run by ``imperative.apply`` (which records their autograd nodes); the methods
+and operators that call ops (``x + y``, ``x.reshape``, ``x[key]``...) are set on the class
+by ``tensor_ops``.
 """
 
 from __future__ import annotations
@@ -47,7 +49,18 @@ def _is_shape(args: tuple) -> bool:
 class Tensor:
     """``flow.Tensor(*shape)`` (zeros, or ``data_initializer``'s draw), ``flow.Tensor(data)``
     (list, tuple, NumPy or JAX array; cast to ``dtype``, float32 by default) or
-    ``flow.Tensor(tensor)`` (a copy)."""
+    ``flow.Tensor(tensor)`` (a copy).
+
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> flow.Tensor(2, 3).shape
+        flow.Size([2, 3])
+        >>> flow.Tensor([[1, 2]])
+        tensor([[1., 2.]], dtype=oneflow.float32)
+        >>> flow.Tensor(np.array([1, 2]), dtype=flow.int32, requires_grad=True)
+        tensor([1, 2], dtype=oneflow.int32, requires_grad=True)
+    """
 
     def __init__(
         self,
@@ -281,8 +294,19 @@ class Tensor:
         return out if dtype is None else out.astype(dtype)
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
-        return f"tensor({body}, dtype=oneflow.{self.dtype.name})"
+        """OneFlow v0.4's form: ``tensor([...], dtype=oneflow.float32)``, with the device when
+        it is not the CPU and ``grad_fn=<...>`` or ``requires_grad=True`` after the dtype."""
+        prefix = "tensor("
+        suffixes = []
+        if self.device.type != "cpu":
+            suffixes.append(f"device='{self.device}'")
+        suffixes.append(f"dtype=oneflow.{self.dtype.name}")
+        if self._grad_fn is not None:
+            suffixes.append(f"grad_fn={self._grad_fn!r}")
+        elif self.requires_grad:
+            suffixes.append("requires_grad=True")
+        body = np.array2string(self.numpy(), precision=4, separator=", ", prefix=prefix)
+        return _with_suffixes(prefix + body, suffixes, len(prefix))
 
     __str__ = __repr__
 
@@ -294,13 +318,7 @@ class Tensor:
     def __deepcopy__(self, memo: dict) -> Tensor:
         return Tensor._wrap(_copy.deepcopy(self._cell.array, memo), self.requires_grad)
 
-    # --- indexing ---------------------------------------------------------------------------
-    def __getitem__(self, key: Any) -> Tensor:
-        return Tensor._wrap(self._cell.array[_unwrap(key)])
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        cell = self._cell
-        cell.array = cell.array.at[_unwrap(key)].set(jnp.asarray(_unwrap(value), cell.array.dtype))
+    # ``x[key]`` and ``x[key] = value`` are slice ops: tensor_ops/_slice.py sets them here.
 
     # --- in-place fills (rebinding the shared storage) ---------------------------------------
     def _fill_with(self, initializer: Callable) -> Tensor:
@@ -373,6 +391,21 @@ class Tensor:
         """N(0, std**2) with ``std = calculate_gain(nonlinearity, a) / sqrt(fan)``."""
         std = _kaiming_std("kaiming_normal_", self.shape, a, mode, nonlinearity, data_format)
         return self.normal_(0.0, std)
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int, width: int = 80) -> str:
+    """``text`` followed by ``, suffix`` each, wrapped onto a new indented line where the
+    line would pass ``width`` characters, and the closing parenthesis."""
+    parts = [text]
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > width:
+            parts.append(",\n" + " " * indent + suffix)
+            line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line += len(suffix) + 2
+    return "".join(parts) + ")"
 
 
 def _kaiming_std(who, shape, a, mode, nonlinearity, data_format) -> float:
