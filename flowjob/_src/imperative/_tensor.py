@@ -25,7 +25,7 @@ from .._size import Size
 from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
-from . import _gain
+from . import _gain, _tensor_str
 from ._storage import CPU, Cell, device, jax_device, next_key
 
 
@@ -294,19 +294,7 @@ class Tensor:
         return out if dtype is None else out.astype(dtype)
 
     def __repr__(self) -> str:
-        """OneFlow v0.4's form: ``tensor([...], dtype=oneflow.float32)``, with the device when
-        it is not the CPU and ``grad_fn=<...>`` or ``requires_grad=True`` after the dtype."""
-        prefix = "tensor("
-        suffixes = []
-        if self.device.type != "cpu":
-            suffixes.append(f"device='{self.device}'")
-        suffixes.append(f"dtype=oneflow.{self.dtype.name}")
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn={self._grad_fn!r}")
-        elif self.requires_grad:
-            suffixes.append("requires_grad=True")
-        body = np.array2string(self.numpy(), precision=4, separator=", ", prefix=prefix)
-        return _with_suffixes(prefix + body, suffixes, len(prefix))
+        return _tensor_str.tensor_repr(self)
 
     __str__ = __repr__
 
@@ -391,21 +379,6 @@ class Tensor:
         """N(0, std**2) with ``std = calculate_gain(nonlinearity, a) / sqrt(fan)``."""
         std = _kaiming_std("kaiming_normal_", self.shape, a, mode, nonlinearity, data_format)
         return self.normal_(0.0, std)
-
-
-def _with_suffixes(text: str, suffixes: list[str], indent: int, width: int = 80) -> str:
-    """``text`` followed by ``, suffix`` each, wrapped onto a new indented line where the
-    line would pass ``width`` characters, and the closing parenthesis."""
-    parts = [text]
-    line = len(text) - text.rfind("\n") + 1
-    for suffix in suffixes:
-        if line + len(suffix) + 2 > width:
-            parts.append(",\n" + " " * indent + suffix)
-            line = indent + len(suffix)
-        else:
-            parts.append(", " + suffix)
-            line += len(suffix) + 2
-    return "".join(parts) + ")"
 
 
 def _kaiming_std(who, shape, a, mode, nonlinearity, data_format) -> float:
