@@ -3,4 +3,7 @@
 functional API of ``tensor_ops`` (one lowering per op, autograd through ``imperative.apply``).
 """
 
+from ._flatten import Flatten
+
 __all__: list[str] = []
+__all__ += ["Flatten"]
