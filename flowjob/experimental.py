@@ -34,7 +34,21 @@ from ._src.experimental import (
     unique_with_counts,
 )
 from ._src.imperative import Tensor, device, tensor
-from ._src.tensor_ops import add, div, mean, mul, neg, negative, pow, sub, sum  # noqa: A004
+from ._src.tensor_ops import (  # noqa: A004
+    add,
+    div,
+    gelu,
+    mean,
+    mul,
+    neg,
+    negative,
+    pow,
+    sigmoid,
+    softmax,
+    sub,
+    sum,
+    tanh,
+)
 
 _deprecations: dict = {}
 __getattr__, __dir__ = _namespace_attributes(__name__, _deprecations, fallback="flowjob")

@@ -3,4 +3,64 @@
 functional API of ``tensor_ops`` (one lowering per op, autograd through ``imperative.apply``).
 """
 
-__all__: list[str] = []
+from ._activation import (
+    ELU,
+    GELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from ._container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ._dropout import Dropout, Embedding, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from ._linear import Conv2d, Identity, Linear
+from ._loss import CrossEntropyLoss, NLLLoss
+from ._normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from ._pooling import AvgPool2d, MaxPool2d
+
+__all__: list[str] = [
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "ELU",
+    "Embedding",
+    "GELU",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "Identity",
+    "LayerNorm",
+    "LeakyReLU",
+    "Linear",
+    "LogSigmoid",
+    "LogSoftmax",
+    "MaxPool2d",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
+    "PReLU",
+    "ParameterDict",
+    "ParameterList",
+    "ReLU",
+    "ReLU6",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+]

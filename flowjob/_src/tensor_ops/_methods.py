@@ -4,9 +4,10 @@ OneFlow v0.4's ``register_tensor_op`` attached them): one table per module, set 
 from __future__ import annotations
 
 from ..imperative import Tensor
-from . import _arith, _reduce
+from . import _activation, _arith, _reduce
 
 _TABLES = (_arith.OPERATORS, _arith.METHODS, _reduce.METHODS)
+_TABLES += (_activation.METHODS,)
 
 
 def register() -> None:
