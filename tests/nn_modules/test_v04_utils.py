@@ -12,7 +12,7 @@ def test_tuples_from_a_value_or_an_iterable():
 
 
 def test_list_with_default_and_check_axis():
-    assert utils._list_with_default([None, 5], [1, 2, 3]) == [3, 5]
+    assert utils._list_with_default([None, 5], [1, 2, 3]) == [2, 5]
     assert utils._list_with_default(4, [1]) == 4
     with pytest.raises(ValueError, match="at least 3"):
         utils._list_with_default([1, 2], [1, 2])
