@@ -1,5 +1,6 @@
 """``flow.nn``: the job-body ops of ``flowjob._src.ops.nn`` (convolution, pooling, normalization,
-losses...) and the eager module API (``Module``, ``Parameter``, ``init``)."""
+losses...) and the eager module API (``Module``, ``Parameter``, ``init``) with OneFlow v0.4's
+layers (``Linear``, ``Conv2d``, ``ReLU``, ``BatchNorm2d``, ``CrossEntropyLoss``...)."""
 
 from ._src._namespace import namespace_attributes as _namespace_attributes
 from ._src.imperative import Module, Parameter, init

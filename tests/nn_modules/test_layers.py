@@ -178,6 +178,8 @@ def test_upsampling_nearest_and_bilinear():
     np.testing.assert_array_equal(near, x.repeat(2, axis=2).repeat(2, axis=3))
     sized = flow.nn.Upsample(size=(6, 12))(flow.Tensor(x)).numpy()
     np.testing.assert_array_equal(sized, x.repeat(2, axis=2).repeat(3, axis=3))
+    odd = flow.nn.Upsample(size=(61, 9))(flow.Tensor(np.ones((1, 1, 7, 4), np.float32)))
+    assert tuple(odd.shape) == (1, 1, 61, 9)  # 7 * (61 / 7) rounds below 61
     bil = flow.nn.UpsamplingBilinear2d(scale_factor=2)(flow.Tensor(x)).numpy()
     np.testing.assert_allclose(bil, _bilinear_aligned(x, 6, 8), rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="align_corners"):

@@ -8,6 +8,7 @@ Each is one body of flowjob's ops run by ``imperative.apply`` (autograd through 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -258,6 +259,15 @@ def _upsample_body(x: Blob, *, scales: Any, mode: str, align_corners: bool) -> B
     return ops.layers.upsample_2d(x, scales, align_corners, "NCHW", mode)
 
 
+def _scale_to(n: int, size: int) -> float:
+    """The factor whose ``int(n * factor)`` (the op's output size) is ``size``: ``size / n``
+    rounds below ``size`` for some pairs (7 * (61 / 7) == 60.99...), so step it up."""
+    scale = size / n
+    while int(n * scale) < size:
+        scale = math.nextafter(scale, math.inf)
+    return scale
+
+
 def upsample(
     x: Any,
     size: Any = None,
@@ -278,7 +288,7 @@ def upsample(
         scales = (float(pair[0]), float(pair[1]))
     elif size is not None:
         out = (size, size) if isinstance(size, int) else tuple(size)
-        scales = (out[0] / h, out[1] / w)
+        scales = (_scale_to(h, out[0]), _scale_to(w, out[1]))
     else:
         raise ValueError("upsample: size and scale_factor can not both be None")
     return apply(
