@@ -3,7 +3,94 @@
 functional API of ``tensor_ops`` (one lowering per op, autograd through ``imperative.apply``).
 """
 
-from ._flatten import Flatten
+from ._activation import (
+    ELU,
+    GELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    Softmax,
+    Softplus,
+    Tanh,
+)
+from ._container import (
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
+from ._dropout import (
+    Dropout,
+    Embedding,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
+from ._flatten import (
+    Flatten,
+)
+from ._linear import (
+    Conv2d,
+    Identity,
+    Linear,
+)
+from ._loss import (
+    CrossEntropyLoss,
+    NLLLoss,
+)
+from ._normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    LayerNorm,
+)
+from ._pooling import (
+    AvgPool2d,
+    MaxPool2d,
+)
 
-__all__: list[str] = []
-__all__ += ["Flatten"]
+__all__ = [
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "ELU",
+    "Embedding",
+    "Flatten",
+    "GELU",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "Identity",
+    "LayerNorm",
+    "LeakyReLU",
+    "Linear",
+    "LogSigmoid",
+    "LogSoftmax",
+    "MaxPool2d",
+    "ModuleDict",
+    "ModuleList",
+    "NLLLoss",
+    "PReLU",
+    "ParameterDict",
+    "ParameterList",
+    "ReLU",
+    "ReLU6",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+]
