@@ -34,6 +34,7 @@ from ._src.experimental import (
     unique_with_counts,
 )
 from ._src.imperative import Tensor, device, tensor
+from ._src.nn_modules import tensor_buffer_to_list_of_tensors
 from ._src.tensor_ops import add, div, mean, mul, neg, negative, pow, sub, sum  # noqa: A004
 
 _deprecations: dict = {}

@@ -3,4 +3,21 @@
 functional API of ``tensor_ops`` (one lowering per op, autograd through ``imperative.apply``).
 """
 
+from ._data_functions import ofrecord_reader_once, raw_decoder, tensor_buffer_to_list_of_tensors
+from ._dataset import (
+    CoinFlip,
+    CropMirrorNormalize,
+    ImageResize,
+    OFRecordImageDecoder,
+    OFRecordImageDecoderRandomCrop,
+    OfrecordRawDecoder,
+    OfrecordReader,
+    image,
+)
+from ._host_tensor import HostTensor, HostTensorError
+
 __all__: list[str] = []
+__all__ += ["CoinFlip", "CropMirrorNormalize", "ImageResize", "OFRecordImageDecoder"]
+__all__ += ["OFRecordImageDecoderRandomCrop", "OfrecordRawDecoder", "OfrecordReader", "image"]
+__all__ += ["HostTensor", "HostTensorError", "tensor_buffer_to_list_of_tensors"]
+__all__ += ["ofrecord_reader_once", "raw_decoder"]
