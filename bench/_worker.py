@@ -105,6 +105,10 @@ def build(spec: dict, prep: Prep | None):
         if engine == "pipeline_tf":
             return _pipeline.tf_data_variant(spec["data"])
         return _pipeline.torch_dataloader_variant(spec["data"])
+    if engine == "experimental":
+        from . import _experimental
+
+        return _experimental.experimental_variant(model, batch)
     if engine == "matmul":
         from . import _resnet
 

@@ -13,6 +13,7 @@ from ._src.checkpoint import (
     get_all_variables,
     load_variables,
     save,
+    strict,
 )
 
 # OneFlow's deprecated spellings served here (each warns once when used, as OneFlow did).

@@ -35,7 +35,41 @@ from ._src.experimental import (
 )
 from ._src.imperative import Tensor, device, tensor
 from ._src.nn_modules import tensor_buffer_to_list_of_tensors
-from ._src.tensor_ops import add, div, mean, mul, neg, negative, pow, sub, sum  # noqa: A004
+from ._src.tensor_ops import (  # noqa: A004 - OneFlow's names shadow builtins here
+    abs,
+    add,
+    arcsin,
+    arcsinh,
+    argmax,
+    asin,
+    asinh,
+    cast,
+    cos,
+    cosh,
+    div,
+    eq,
+    equal,
+    exp,
+    gt,
+    log,
+    lt,
+    matmul,
+    mean,
+    mul,
+    neg,
+    negative,
+    pow,
+    reciprocal,
+    rsqrt,
+    sin,
+    sqrt,
+    square,
+    std,
+    sub,
+    sum,
+    to,
+    var,
+)
 
 _deprecations: dict = {}
 __getattr__, __dir__ = _namespace_attributes(__name__, _deprecations, fallback="flowjob")

@@ -30,7 +30,8 @@ elif case == "all_reduce":
                 "sums": [np.asarray(o).tolist() for o in out],
                 "devices": [next(iter(o.devices())).id for o in out],
                 "tensor_sums": [t.tolist() for t in tensors],
-                "tensor_devices": [t.device for t in tensors],
+                "tensor_devices": [str(t.device) for t in tensors],
+                "tensor_jax_devices": [next(iter(t.array.devices())).id for t in tensors],
             }
         )
     )

@@ -111,3 +111,17 @@ def test_pooling_rejects_wrong_rank_and_format():
         value_and_grads(lambda b: flow.nn.max_pool1d(b, 2, 2, "VALID", data_format="NCHW"), x)
     with pytest.raises(flow.OpError, match="must be 5-D"):
         value_and_grads(lambda b: flow.nn.max_pool3d(b, 2, 2, "VALID"), x)
+
+
+@pytest.mark.parametrize("strides", [None, 1, [1], [1, 1], (1, 1), np.array([1, 1])])
+def test_sequence_arguments_take_oneflows_forms(strides):
+    # OneFlow's _GetSequence read None as [1] (a 2021 program passed strides=None), a scalar or
+    # a 1-element sequence as repeated, and any sized sequence (NumPy arrays too)
+    x = normal(2, 3, 6, 6)
+
+    @flow.global_function()
+    def pool(a: flow.typing.Numpy.Placeholder((2, 3, 6, 6))) -> flow.typing.Numpy:
+        return flow.nn.avg_pool2d(a, 2, strides, "VALID", data_format="NCHW")
+
+    expected = _reference(jnp.asarray(x), "avg", (1, 1, 2, 2), (1, 1, 1, 1), "VALID")
+    np.testing.assert_allclose(pool(x), expected, rtol=1e-5)

@@ -62,3 +62,15 @@ def test_lazy_mode_refuses_builtin_op_outside_a_job(fresh_session):
     expand = flow.builtin_op("expand_dims").Input("in").Output("out").Build()
     with pytest.raises(OutsideJobError, match="'expand_dims'.*outside a job.*eager"):
         expand(np.zeros((2, 3), np.float32), axis=1)
+
+
+def test_eager_builtin_ops_on_tensors_carry_autograd(fresh_session):
+    # OneFlow v0.4's experimental modules wrapped builtin ops (resnet50_model.py's FakeBN):
+    # called on tensors that require grad, the op is part of the autograd graph
+    flow.enable_eager_execution(True)
+    identity = flow.builtin_op("identity").Input("in").Output("out").Build()
+    x = flow.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3), requires_grad=True)
+    (y,) = identity(x)
+    assert y.requires_grad and not y.is_leaf
+    (y * y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy())

@@ -7,11 +7,12 @@ order and accumulates leaf gradients. ``no_grad`` and ``enable_grad`` switch rec
 thread. The engine knows tensors only through the small protocol of ``Node``'s docstring.
 """
 
-from ._engine import backward, grad
+from ._engine import GraphFreedError, backward, grad
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._node import Node
 
 __all__ = [
+    "GraphFreedError",
     "Node",
     "backward",
     "enable_grad",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
 from ._grad_mode import no_grad
 from ._node import Node
@@ -33,7 +33,9 @@ def _root_grads(outputs: list[Any], grads: list[Any], array_of) -> list[Any]:
                     f"backward: grad can be implicitly created only for scalar outputs; "
                     f"output {i} has shape {tuple(out.shape)}: pass a gradient of that shape"
                 )
-            g = jnp.ones(tuple(out.shape), out.dtype.np_dtype)
+            # host arrays: the pullbacks are compiled calls that take them as they are,
+            # where jnp.ones would be eager dispatches of its own on every backward
+            g = np.ones(tuple(out.shape), out.dtype.np_dtype)
         else:
             g = array_of(g)
             if tuple(g.shape) != tuple(out.shape):
@@ -112,7 +114,7 @@ def _run(
                 "the first backward; pass retain_graph=True to the first one"
             )
         filled = [
-            ct if ct is not None else jnp.zeros(shape, dtype)
+            ct if ct is not None else np.zeros(shape, dtype)
             for ct, (shape, dtype) in zip(cts, node.outputs)
         ]
         in_grads = node.vjp(filled)
@@ -200,6 +202,3 @@ def _refuse_create_graph(create_graph: bool) -> None:
             "create_graph=True (gradients of gradients) is not supported by flowjob's eager "
             "autograd; differentiate twice with jax.grad, or in a train job"
         )
-
-
-__all__: Sequence[str] = ["GraphFreedError", "backward", "grad"]

@@ -1,6 +1,13 @@
 """Checkpoints: OneFlow's directory layout, safetensors, and the variable load/save API."""
 
-from flowjob._src.checkpoint._api import get, get_all_variables, load_variables, restore, save
+from flowjob._src.checkpoint._api import (
+    get,
+    get_all_variables,
+    load_variables,
+    restore,
+    save,
+    strict,
+)
 from flowjob._src.checkpoint._blobs import (
     DATA_FILENAME,
     META_FILENAME,
@@ -23,5 +30,6 @@ __all__ = [
     "get_all_variables",
     "load_variables",
     "restore",
+    "strict",
     "save",
 ]

@@ -154,23 +154,55 @@ def get(
     return _oneflow_dir.Checkpoint(path, _safetensors.load_file(path))
 
 
+# Whether a checkpoint lacking some of the job's variables is an error (``strict``); OneFlow
+# v0.4 loaded the variables a folder had and kept the others (ignore_mismatch=True).
+_strict = [False]
+
+
+def strict(enabled: bool = True) -> None:
+    """Makes every later checkpoint load of this process strict (``enabled``) or OneFlow's
+    lenient default: strict, a checkpoint that lacks one of the job's variables is a
+    ``CheckpointError`` and nothing is loaded; lenient, the variables it has are loaded, the
+    others keep their values and one warning names how many and the first few.
+
+    Examples:
+        >>> import flowjob as flow
+        >>> flow.checkpoint.strict(True)
+        >>> flow.checkpoint.strict(False)
+    """
+    _strict[0] = bool(enabled)
+
+
+def _strict_now(value: bool | None) -> bool:
+    return _strict[0] if value is None else bool(value)
+
+
 @api_boundary
-def load_variables(value_dict: Mapping[str, object], ignore_mismatch: bool = True) -> None:
+def load_variables(
+    value_dict: Mapping[str, object], ignore_mismatch: bool = True, *, strict: bool | None = None
+) -> None:
     """Assigns ``value_dict``'s values to the variables of the same names.
 
     Shapes must be equal and dtypes identical (a float64 array does not go into a float32
     variable). Keys that name no variable are ignored unless ``ignore_mismatch=False``.
     Everything is checked before anything is assigned; variables not in the dict keep their
     values. When the dict is a whole checkpoint (``flow.checkpoint.get``), variables it lacks
-    are named in a warning (``ignore_mismatch=False``: a ``CheckpointError``, nothing loaded).
+    keep their values and one warning says how many (``ignore_mismatch=False``, ``strict=True``
+    or ``flow.checkpoint.strict()``: a ``CheckpointError``, nothing loaded).
     """
-    _load(value_dict, ignore_extra=ignore_mismatch, missing_raises=not ignore_mismatch)
+    missing_raises = not ignore_mismatch or _strict_now(strict)
+    _load(value_dict, ignore_extra=ignore_mismatch, missing_raises=missing_raises)
 
 
-def restore(path: str | os.PathLike) -> None:
-    """Loads a whole checkpoint into every variable: one the checkpoint lacks is an error
-    (``train.CheckPoint().load``, ``SimpleCheckPointManager.initialize_or_restore``)."""
-    _load(get(path), ignore_extra=True, missing_raises=True)
+def restore(path: str | os.PathLike, strict: bool | None = None) -> None:
+    """Loads a checkpoint as OneFlow v0.4's ``CheckPoint().load`` did
+    (``train.CheckPoint().load``, ``SimpleCheckPointManager.initialize_or_restore``): the
+    variables it has; the others keep their values, named in a warning (``strict``: an error,
+    nothing loaded). Damaged files and shape or dtype mismatches are always errors."""
+    _load(get(path), ignore_extra=True, missing_raises=_strict_now(strict))
+
+
+_SHOWN = 5  # missing variables named in the warning
 
 
 def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: bool) -> None:
@@ -217,14 +249,16 @@ def _load(value_dict: Mapping[str, object], ignore_extra: bool, missing_raises: 
         new_values[name] = value_array(value, shape, dtype)
     lacking = sorted(set(specs) - set(value_dict))
     if lacking and isinstance(value_dict, _oneflow_dir.Checkpoint):
+        shown = ", ".join(map(repr, lacking[:_SHOWN]))
+        more = f" and {len(lacking) - _SHOWN} more" if len(lacking) > _SHOWN else ""
         text = (
-            f"checkpoint {value_dict.path} has no value for variable(s) "
-            f"{', '.join(map(repr, lacking))}"
+            f"checkpoint {value_dict.path} has no value for {len(lacking)} of the "
+            f"{len(specs)} variable(s): {shown}{more}"
         )
         if missing_raises:
             raise CheckpointError(
-                f"{text}; nothing was loaded (to load the variables it has, "
-                "use flow.load_variables(flow.checkpoint.get(path)))"
+                f"{text}; nothing was loaded (strict mode; OneFlow's lenient load, the "
+                "variables it has: strict=False or flow.checkpoint.strict(False))"
             )
         warnings.warn(f"{text}: they kept their current values", UserWarning, stacklevel=3)
     if later:

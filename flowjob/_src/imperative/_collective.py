@@ -22,12 +22,14 @@ from .. import _devices as machine_devices
 from ..errors import ConfigError, OpError
 from ..graph import Blob, Placement
 from ..runtime import config as _runtime_config
+from ._storage import device
 from ._tensor import Tensor
 
 _FIELD = re.compile(r'(device_tag|device_name)\s*:\s*"([^"]*)"')
 
 
-def _devices(parallel_conf: str) -> list[jax.Device]:
+def _devices(parallel_conf: str) -> tuple[str, list[jax.Device]]:
+    """The placement's device tag and its local JAX devices."""
     fields = _FIELD.findall(str(parallel_conf))
     tags = [v for k, v in fields if k == "device_tag"]
     names = tuple(v for k, v in fields if k == "device_name")
@@ -53,7 +55,7 @@ def _devices(parallel_conf: str) -> list[jax.Device]:
             f"eager_nccl_all_reduce: parallel_conf names devices {[d for _, d in ids]}; this "
             f"machine has {len(local)} (flow.config.cpu_device_num/gpu_device_num)"
         )
-    return [local[d] for _, d in ids]
+    return tags[0], [local[d] for _, d in ids]
 
 
 def _all_reduce(arrays: list[jax.Array], devices: list[jax.Device]) -> list[jax.Array]:
@@ -88,7 +90,7 @@ def eager_nccl_all_reduce(
             "one value for all devices, and the optimizer averages gradients over them"
         )
     _runtime_config.start_jax()
-    devices = _devices(parallel_conf)
+    tag, devices = _devices(parallel_conf)
     single = not isinstance(x, (list, tuple))
     values = [x] if single else list(x)
     if len(values) != len(devices):
@@ -102,5 +104,8 @@ def eager_nccl_all_reduce(
         raise ValueError(f"eager_nccl_all_reduce: the values' shapes differ: {sorted(shapes)}")
     out = _all_reduce(arrays, devices)
     if any(isinstance(v, Tensor) for v in values):
-        out = [Tensor._wrap(a) for a in out]
+        # OneFlow's name of each device of the placement ("gpu" tags are cuda devices, even
+        # where their values live on the CPU devices that stand in for them)
+        kind = "cuda" if tag == "gpu" else "cpu"
+        out = [Tensor._wrap(a, where=device(kind, d.id)) for a, d in zip(out, devices)]
     return out[0] if single else out

@@ -76,7 +76,15 @@ def _differentiable(dtype: Any) -> bool:
     return np.issubdtype(np.dtype(dtype), np.inexact)
 
 
+_SCALARS = frozenset({int, float, bool, str, type(None)})
+
+
 def _freeze(value: Any) -> Any:
+    """``value`` as a hashable key that tells 1, 1.0 and True apart (they are different
+    programs); raises ``TypeError`` for what cannot be one."""
+    kind = type(value)
+    if kind in _SCALARS and value == value:  # (NaN is never equal: made equal below)
+        return (kind, value)
     if isinstance(value, (list, tuple)):
         return (type(value), tuple(_freeze(v) for v in value))
     if isinstance(value, dict):
@@ -92,7 +100,8 @@ def _freeze(value: Any) -> Any:
 def _program_for(name: str, body: Callable, arrays: list, attrs: dict) -> _Program | None:
     specs = tuple((tuple(a.shape), np.dtype(a.dtype)) for a in arrays)
     try:
-        key = (body, _freeze(attrs), specs, kernels.lowering_platform())
+        frozen = tuple((k, _freeze(v)) for k, v in attrs.items())  # call order: a miss at worst
+        key = (body, frozen, specs, kernels.lowering_platform())
     except TypeError:  # an attribute that is not a plain value: record it every time
         key = None
     found = _local_programs.get(key) if key is not None else None

@@ -87,7 +87,8 @@ def jax_device(spec: Any) -> jax.Device:
     where = device(spec)
     on_gpu = where.type == "cuda" and jax.devices()[0].platform == "gpu"
     devices = jax.devices("gpu" if on_gpu else "cpu")
-    i = where.index if on_gpu else 0
+    # a cuda tensor on a machine without GPUs lives on the first CPU device
+    i = where.index if on_gpu or where.type == "cpu" else 0
     if not 0 <= i < len(devices):
         raise ValueError(f"flow.Tensor: device {spec!r}: only {len(devices)} such device(s)")
     return devices[i]

@@ -219,9 +219,11 @@ class Tensor:
 
     def accumulate_grad(self, array: Any) -> None:
         """Adds ``array`` to ``.grad`` in place (the autograd engine's delivery)."""
-        array = jnp.asarray(array, self._cell.array.dtype)
+        dtype = self._cell.array.dtype
+        if not isinstance(array, jax.Array) or array.dtype != dtype:  # else no dispatch
+            array = jnp.asarray(array, dtype)
         if self._grad is None:
-            self._grad = Tensor._wrap(array)
+            self._grad = Tensor._wrap(array, where=self._cell.device)
         else:
             cell = self._grad._cell
             cell.array = cell.array + array

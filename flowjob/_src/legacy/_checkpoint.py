@@ -29,10 +29,11 @@ class CheckPoint:
         """Same as ``flow.checkpoint.save(path)``."""
         checkpoint.save(path)
 
-    def load(self, path: str | os.PathLike) -> None:
-        """Restores every variable from ``path``; a variable it lacks is a ``CheckpointError``
-        (``flow.load_variables(flow.checkpoint.get(path))`` only warns)."""
-        checkpoint.restore(path)
+    def load(self, path: str | os.PathLike, strict: bool | None = None) -> None:
+        """Loads the variables ``path`` has, as OneFlow v0.4 did; the others keep their
+        values, named in a warning (``strict=True`` or ``flow.checkpoint.strict()``: a
+        ``CheckpointError``, nothing loaded)."""
+        checkpoint.restore(path, strict)
 
 
 class SimpleCheckPointManager:

@@ -92,8 +92,12 @@ def norm_axes(op: str, axis: Any, ndim: int, name: str | None = None) -> tuple[i
 def int_list(
     op: str, value: Any, n: int, what: str, name: str | None = None, minimum: int = 1
 ) -> tuple[int, ...]:
-    """An int or a sequence of 1 or ``n`` ints (OneFlow's ``_GetSequence``) as ``n`` ints."""
-    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    """An int or a sequence of 1 or ``n`` ints (OneFlow's ``_GetSequence``) as ``n`` ints;
+    ``None`` is ``[1]`` there (``avg_pool2d(x, ksize, strides=None, ...)`` runs at stride 1),
+    and a NumPy array is a sequence."""
+    if value is None:
+        value = [1]
+    items = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
     if len(items) == 1:
         items = items * n
     if len(items) != n or not all(

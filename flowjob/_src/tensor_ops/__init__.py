@@ -8,8 +8,61 @@ same function records the ops into the job.
 
 from . import _methods
 from ._arith import add, div, mul, neg, negative, pow, sub
-from ._reduce import mean, sum
+from ._cast import cast, to
+from ._compare import eq, equal, gt, lt
+from ._matmul import matmul
+from ._reduce import argmax, mean, std, sum, var
+from ._unary import (
+    abs,
+    arcsin,
+    arcsinh,
+    asin,
+    asinh,
+    cos,
+    cosh,
+    exp,
+    log,
+    reciprocal,
+    rsqrt,
+    sin,
+    sqrt,
+    square,
+)
 
 _methods.register()
 
-__all__ = ["add", "div", "mean", "mul", "neg", "negative", "pow", "sub", "sum"]
+__all__ = [
+    "abs",
+    "add",
+    "arcsin",
+    "arcsinh",
+    "argmax",
+    "asin",
+    "asinh",
+    "cast",
+    "cos",
+    "cosh",
+    "div",
+    "eq",
+    "equal",
+    "exp",
+    "gt",
+    "log",
+    "lt",
+    "matmul",
+    "mean",
+    "mul",
+    "neg",
+    "negative",
+    "pow",
+    "reciprocal",
+    "rsqrt",
+    "sin",
+    "sqrt",
+    "square",
+    "std",
+    "sub",
+    "sum",
+    "to",
+    "var",
+]

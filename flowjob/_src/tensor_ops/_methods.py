@@ -4,9 +4,20 @@ OneFlow v0.4's ``register_tensor_op`` attached them): one table per module, set 
 from __future__ import annotations
 
 from ..imperative import Tensor
-from . import _arith, _reduce
+from . import _arith, _cast, _compare, _matmul, _reduce, _unary
 
-_TABLES = (_arith.OPERATORS, _arith.METHODS, _reduce.METHODS)
+_TABLES = (
+    _arith.OPERATORS,
+    _arith.METHODS,
+    _reduce.METHODS,
+    _unary.OPERATORS,
+    _unary.METHODS,
+    _compare.OPERATORS,
+    _compare.METHODS,
+    _matmul.OPERATORS,
+    _matmul.METHODS,
+    _cast.METHODS,
+)
 
 
 def register() -> None:

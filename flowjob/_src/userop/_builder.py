@@ -15,8 +15,8 @@ from .. import _dtypes
 from .._deprecation import warn_once
 from ..errors import OpError, OutsideJobError
 from ..graph import Blob, in_job
-from ..imperative import Tensor
-from ..runtime import eager_execution_enabled, run_eagerly
+from ..imperative import Tensor, apply
+from ..runtime import eager_execution_enabled
 from ._registry import OpCall, OpSpec, lookup
 
 
@@ -216,13 +216,17 @@ class BuiltinOp:
                 "call it inside a @flow.global_function body, or turn eager execution on "
                 "(flow.enable_eager_execution(True)) to run it at once on tensors"
             )
-        values = [b.numpy() if isinstance(b, Tensor) else np.asarray(b) for b in blobs]
-        outputs = run_eagerly(
-            self._name or self._type, lambda ins: self._record(tuple(ins), attrs), values
-        )
-        return [Tensor(v, dtype=_dtypes.as_dtype(v.dtype)) for v in outputs]
+        # As every eager op: one compiled program per shape, with autograd (imperative.apply)
+        tensors = [
+            b if isinstance(b, Tensor) else Tensor(b, dtype=_dtypes.as_dtype(np.asarray(b).dtype))
+            for b in blobs
+        ]
+        frozen = tuple(sorted(attrs.items()))
+        out = apply(self._name or self._type, _run_builtin, *tensors, op=self, attrs=frozen)
+        return list(out) if isinstance(out, tuple) else [out]
 
     def _record(self, blobs: tuple[Blob, ...], attrs: dict[str, Any]) -> tuple[Blob, ...]:
+        """Records the op on ``blobs`` in the current job; its output blobs."""
         wanted = sum(n for _, n in self._input_slots)
         if len(blobs) != wanted:
             raise OpError(
@@ -261,3 +265,8 @@ class BuiltinOpBuilder(UserOpConfBuilder):
         return BuiltinOp(
             self._name, spec.op_type, list(self._slots), dict(self._outputs), dict(self._attrs)
         )
+
+
+def _run_builtin(*blobs: Blob, op: BuiltinOp, attrs: tuple) -> tuple[Blob, ...]:
+    """An eager call's body (a module-level function: ``apply`` caches programs by it)."""
+    return tuple(op._record(blobs, dict(attrs)))
