@@ -7,6 +7,7 @@ pixels are the written ones whatever the decoder), crops located in the source i
 from __future__ import annotations
 
 import io
+from typing import Tuple
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from PIL import Image
 
 import flowjob as flow
 import flowjob.experimental as fx
+import flowjob.typing as tp
 from flowjob._src.nn_modules import HostTensor, HostTensorError
 
 MEAN = [123.68, 116.779, 103.939]
@@ -234,3 +236,21 @@ def test_namespaces():
     assert flow.nn.image.Resize is fx.nn.image.Resize is flow.nn.image.Resize
     assert fx.tmp.RawDecoder is flow.tmp.RawDecoder
     assert "OfrecordReader" in dir(flow.nn)
+
+
+def test_in_a_job_function_the_modules_join_its_data_pipeline(images_set, fresh_session):
+    folder, images, labels = images_set
+    reader = _reader(folder, batch_size=2)
+    decode = flow.nn.OFRecordImageDecoder("encoded", "RGB")
+    cmn = flow.nn.CropMirrorNormalize("RGB", "NHWC", crop_h=20, crop_w=30, mean=MEAN, std=STD)
+
+    @flow.global_function()
+    def job() -> Tuple[tp.Numpy, tp.Numpy]:
+        records = reader()
+        return LABEL(records), cmn(decode(records))
+
+    for call in range(2):
+        got_labels, got_images = job()
+        np.testing.assert_array_equal(got_labels, labels[2 * call : 2 * call + 2])
+        want = _cmn_reference(images[2 * call], False, 20, 30, 0.5, 0.5)
+        np.testing.assert_array_equal(got_images[0], want)

@@ -17,7 +17,7 @@ from ._dataset import (
 from ._host_tensor import HostTensor, HostTensorError
 
 __all__: list[str] = []
-__all__ += ["CoinFlip", "CropMirrorNormalize", "ImageResize", "OFRecordImageDecoder"]
+# flow.nn's data modules (HostTensor, the tmp one-shots and tensor_buffer_to_list_of_tensors
+# are imported from here by name, not star-exported into flow.nn)
+__all__ += ["CoinFlip", "CropMirrorNormalize", "OFRecordImageDecoder"]
 __all__ += ["OFRecordImageDecoderRandomCrop", "OfrecordRawDecoder", "OfrecordReader", "image"]
-__all__ += ["HostTensor", "HostTensorError", "tensor_buffer_to_list_of_tensors"]
-__all__ += ["ofrecord_reader_once", "raw_decoder"]

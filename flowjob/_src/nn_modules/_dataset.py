@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import data as _data
-from ..graph import Blob
+from ..graph import Blob, in_job
 from ..imperative import Module, Tensor
 from ..imperative._storage import CPU
 from ..runtime import HostValue, run_eagerly
@@ -35,7 +35,10 @@ _created = itertools.count()
 
 def _run(name: str, body: Callable[..., Any], *inputs: Tensor, streams: dict | None = None):
     """``body(*blobs)`` (flowjob's data ops) run at once on ``inputs``; its outputs as tensors
-    (a tuple when it returns several)."""
+    (a tuple when it returns several). Inside a job function (blob inputs, or a source module
+    called in a job body) the body joins the job's own data pipeline instead."""
+    if any(isinstance(t, Blob) for t in inputs) or (not inputs and in_job()):
+        return body(*inputs)
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}: input {i} must be a flow.Tensor, got {type(t).__name__}")
