@@ -37,6 +37,7 @@ from . import (
     sysconfig,
     system,
     tensorrt,
+    tmp,
     train,
     typing,
     unittest,

@@ -49,6 +49,9 @@ from ._src.imperative import (
     device,
     tensor,
 )
+from ._src.nn_modules import (
+    tensor_buffer_to_list_of_tensors,
+)
 from ._src.tensor_ops import (  # noqa: A004 - OneFlow's names shadow builtins here
     abs,
     add,
@@ -99,7 +102,6 @@ from ._src.tensor_ops import (  # noqa: A004 - OneFlow's names shadow builtins h
     sub,
     sum,
     tanh,
-    tmp,
     to,
     transpose,
     unsqueeze,

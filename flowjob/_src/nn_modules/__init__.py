@@ -27,6 +27,21 @@ from ._container import (
     ParameterList,
     Sequential,
 )
+from ._data_functions import (
+    ofrecord_reader_once,
+    raw_decoder,
+    tensor_buffer_to_list_of_tensors,
+)
+from ._dataset import (
+    CoinFlip,
+    CropMirrorNormalize,
+    ImageResize,
+    OFRecordImageDecoder,
+    OFRecordImageDecoderRandomCrop,
+    OfrecordRawDecoder,
+    OfrecordReader,
+    image,
+)
 from ._dropout import (
     Dropout,
     Embedding,
@@ -36,6 +51,10 @@ from ._dropout import (
 )
 from ._flatten import (
     Flatten,
+)
+from ._host_tensor import (
+    HostTensor,
+    HostTensorError,
 )
 from ._linear import (
     Conv2d,
@@ -60,7 +79,9 @@ __all__ = [
     "AvgPool2d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "CoinFlip",
     "Conv2d",
+    "CropMirrorNormalize",
     "CrossEntropyLoss",
     "Dropout",
     "ELU",
@@ -80,6 +101,10 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
+    "OFRecordImageDecoder",
+    "OFRecordImageDecoderRandomCrop",
+    "OfrecordRawDecoder",
+    "OfrecordReader",
     "PReLU",
     "ParameterDict",
     "ParameterList",
@@ -93,4 +118,5 @@ __all__ = [
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "image",
 ]

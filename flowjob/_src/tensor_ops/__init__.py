@@ -101,7 +101,6 @@ from ._slice import (
     logical_slice_assign,
     slice,
     slice_update,
-    tmp,
 )
 from ._unary import (
     abs,
@@ -196,7 +195,6 @@ __all__ = [
     "sub",
     "sum",
     "tanh",
-    "tmp",
     "to",
     "transpose",
     "unsqueeze",

@@ -111,16 +111,6 @@ def logical_slice_assign(
     x._cell.array = out.array
 
 
-class _TmpNamespace:
-    """``flow.tmp`` (OneFlow v0.4's experimental home of ``logical_slice_assign``, whose name
-    the legacy blob op already held)."""
-
-    logical_slice_assign = staticmethod(logical_slice_assign)
-
-
-tmp = _TmpNamespace()
-
-
 # --- Tensor indexing ------------------------------------------------------------------------
 
 
