@@ -17,13 +17,6 @@ REASONS = {
         "name=None names the first unnamed layer of a job with OneFlow's default name and "
         "numbers later ones (ops/_util.layer_name), where OneFlow's two collided"
     ),
-    "model_distribute": (
-        "model_distribute=None is OneFlow's broadcast default; flowjob places variables itself"
-    ),
-    "variables": (
-        "variables=None is OneFlow's GetVariablesForCurrentJob default (every trainable "
-        "variable of the job), which cannot be a Python default outside a job"
-    ),
     "dtype_default": (
         "dtype=None takes the function config's default_data_type, else float32 (OneFlow "
         "v0.4's default); v0.2-v0.3 programs relied on the config"
@@ -31,10 +24,6 @@ REASONS = {
     "custom_scheduler": (
         "OneFlow's CustomScheduler(lbn) reads the rate from a blob by name; flowjob has no blob "
         "names to look up and takes fn(step) -> rate"
-    ),
-    "test_mixin": (
-        "OneFlow's default mixin is its private _ClearDefaultSession; flowjob's equivalent is "
-        "its own TestCase class"
     ),
 }
 
