@@ -214,20 +214,20 @@ def job_platform(wants_gpu: bool | None = None) -> str:
     return "gpu" if wants_gpu and _devices.gpu_available() else "cpu"
 
 
-def gpu_device_num(n: int) -> None:
+def gpu_device_num(val: int) -> None:
     """Devices per machine. Without a GPU they are virtual CPU devices, as OneFlow's CPU
     build made ``gpu_device_num`` mean ``cpu_device_num``. ``0`` is OneFlow's "no GPU": jobs
     run on the CPU devices (``cpu_device_num``, default 1)."""
-    if n == 0 and type(n) is int:
+    if val == 0 and type(val) is int:
         process.device_num = process.cpu_device_num
         process.device_tag = "cpu"
         return
-    _set_device_num(n, "gpu")
+    _set_device_num(val, "gpu")
 
 
-def cpu_device_num(n: int) -> None:
-    _set_device_num(n, "cpu")
-    process.cpu_device_num = n
+def cpu_device_num(val: int) -> None:
+    _set_device_num(val, "cpu")
+    process.cpu_device_num = val
 
 
 _jax_started = False  # JAX configured for flowjob (start_jax)
@@ -274,8 +274,8 @@ def start_backend() -> None:
         _backend_started = True
 
 
-def machine_num(n: int) -> None:
-    process.machine_count = int(n)
+def machine_num(val: int) -> None:
+    process.machine_count = int(val)
 
 
 def enable_debug_mode(val: bool = True) -> None:
