@@ -260,13 +260,6 @@ EXPECTED: dict[str, Expected] = {
         for name, standin in STANDINS.items()
         if standin.prepare is None
     },
-    "demos/eager_nccl_all_reduce_demo.py": Expected(
-        "not supported",
-        "calls `flow.eager_nccl_all_reduce` on a blob of a lazy job (OneFlow: a partial-sum to "
-        "broadcast all-reduce with a GPU-only NCCL kernel); flowjob's takes eager arrays only "
-        "and refuses job blobs",
-        r"eager_nccl_all_reduce is an eager op and takes arrays, not the blobs",
-    ),
     "deprecated/constant_scalar.py": Expected(
         _BROKEN,
         "calls `dlnet.ConstantScalar`, a name the file never defines or imports",
