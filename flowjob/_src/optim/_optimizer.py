@@ -13,7 +13,6 @@ the modules holding them see the new values.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -174,22 +173,17 @@ class Optimizer:
         return loss
 
     def zero_grad(self, set_to_none: bool = False) -> None:
-        """Zeros every parameter's ``.grad`` in place, or sets it to None."""
-        all_none = True
+        """Zeros every parameter's ``.grad`` in place, or sets it to None. (v0.4 also warned
+        when no parameter had a gradient, a stopgap its source marks for removal; that warning
+        fired at every loop that clears the grads before ``backward``, so it is left out.)"""
         for group in self._param_groups:
             for p in group.parameters:
-                if p.grad is not None:
-                    all_none = False
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        p.grad.zeros_()
-        if all_none:  # as v0.4: usually backward() was not called, or was called elsewhere
-            warnings.warn(
-                f"{self._name}.zero_grad: no parameter has a gradient; was loss.backward() "
-                "called, and were the parameters given after module.to()?",
-                stacklevel=2,
-            )
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.zeros_()
 
     # -- what subclasses define ----------------------------------------------------------------
     @classmethod
@@ -231,7 +225,9 @@ class Optimizer:
         self._keep_state(live, new_state)
 
     def _keep_state(self, live: Mapping[str, Tensor], flat: Mapping[str, Any]) -> None:
-        for name, array in flat.items():
+        order = list(self._slot_names)  # OneFlow's order of the states (the arrays come sorted)
+        for name in sorted(flat, key=lambda n: order.index(n.split("-", 1)[1])):
+            array = flat[name]
             k, suffix = name.split("-", 1)
             p = live[k]
             own = self.state[p]
