@@ -105,14 +105,14 @@ def test_missing_oneflow_api_is_named(flowjob_run, tmp_path):
         """
         import oneflow as flow
         flow.config.gpu_device_num(1)
-        flow.experimental.optim.SGD
+        flow.experimental.optim.Adagrad
     """,
     )
     proc = flowjob_run(script)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
-        "flowjob._src.compat._errors.MissingOneFlowAPI: oneflow.experimental.optim is not "
-        "provided by flowjob"
+        "flowjob._src.compat._errors.MissingOneFlowAPI: oneflow.experimental.optim.Adagrad is "
+        "not provided by flowjob"
     )
 
 

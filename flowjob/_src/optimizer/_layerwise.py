@@ -59,26 +59,7 @@ class RMSProp(Optimizer):
         self.centered = bool(centered)
 
     def _rule(self):
-        def slots(param):
-            own = {"mean_square": _zeros(param)}
-            if self.centered:
-                own["mean_gradient"] = _zeros(param)
-            return own
-
-        def rule(name, g, w, own, lr, step):
-            d = self.decay_rate
-            ms = (1.0 - d) * g * g + d * own["mean_square"]
-            changed = {"mean_square": ms}
-            denom = ms
-            if self.centered:
-                mg = (1.0 - d) * g + d * own["mean_gradient"]
-                changed["mean_gradient"] = mg
-                denom = ms - mg * mg
-            denom = denom + self.epsilon
-            safe = jnp.where(denom > 0, denom, 1.0)
-            return -(lr * jnp.where(denom > 0, g / jnp.sqrt(safe), 0.0)), changed
-
-        return T.per_variable(slots, rule)
+        return T.rmsprop_descent(self.decay_rate, self.epsilon, self.centered)
 
     def _fields(self):
         return {"decay_rate": self.decay_rate, "epsilon": self.epsilon, "centered": self.centered}

@@ -6,9 +6,11 @@ model-update kernels (``oneflow/user/kernels/model_update_kernel_util.*``, v0.4)
 enters the update itself (``w -= lr * (update + wd * w)``), so it is decoupled from the
 gradient statistics. Plain SGD and Adam take their weight decay from Optax
 (``add_decayed_weights``: the kernels' ``g + wd * w``) and their moments from
-``optax.tree.update_moment`` (``b * m + (1 - b) * g^k``); momentum SGD, RMSProp, LAMB and
-LARS keep the rate or the decay inside their own formula (momentum ``v = b v - lr g``, the
-trust ratios, RMSProp's guard for a zero denominator), which no Optax piece computes.
+``optax.tree.update_moment`` (``b * m + (1 - b) * g^k``, in ``transforms.adam_direction``);
+momentum SGD, RMSProp, LAMB and LARS keep the rate or the decay inside their own formula
+(momentum ``v = b v - lr g``, the trust ratios, RMSProp's guard for a zero denominator), which
+no Optax piece computes. The kernels' rules shared with the eager ``flow.optim`` optimizers
+(momentum, Adam's moments, RMSProp) are transformations in ``transforms.py``.
 """
 
 from __future__ import annotations
@@ -131,11 +133,7 @@ class SGD(Optimizer):
         if self.momentum == 0.0:
             return optax.chain(self._decay(), T.scale_by_learning_rate())
 
-        def rule(name, g, w, own, lr, step):
-            velocity = self.momentum * own["momentum"] - lr * g
-            return velocity - lr * self.weight_decay_rate(name) * w, {"momentum": velocity}
-
-        return T.per_variable(lambda p: {"momentum": _zeros(p)}, rule)
+        return T.momentum_descent(self.momentum, self.weight_decay_rate)
 
     def _fields(self):
         return {"momentum": self.momentum}
@@ -218,12 +216,7 @@ class Adam(Optimizer):
         self.do_bias_correction = bool(do_bias_correction)
 
     def _rule(self):
-        def moments(name, g, w, own, lr, step):
-            m = optax.tree.update_moment(g, own["m"], self.beta1, 1)
-            v = optax.tree.update_moment(g, own["v"], self.beta2, 2)
-            return m / (jnp.sqrt(v) + self.epsilon), {"m": m, "v": v}
-
-        slots = T.per_variable(lambda p: {"m": _zeros(p), "v": _zeros(p)}, moments)
+        slots = T.adam_direction(self.beta1, self.beta2, self.epsilon)
         rate = T.scale_by_learning_rate(self._bias_corrected if self.do_bias_correction else None)
         return optax.chain(slots, self._decay(), rate)
 

@@ -34,6 +34,9 @@ __all__ = [
     "keep_untouched_rows",
     "scale_by_learning_rate",
     "per_variable",
+    "momentum_descent",
+    "adam_direction",
+    "rmsprop_descent",
     "state_names",
     "flatten_state",
     "unflatten_state",
@@ -197,6 +200,66 @@ def per_variable(slots: SlotInit, rule: RuleStep) -> Transformation:
         return out, new_state
 
     return Transformation(init, update)
+
+
+def _zeros(param):
+    return jnp.zeros(tuple(param.shape), param.dtype)
+
+
+def momentum_descent(beta, weight_decay: Callable[[str], Any] | None = None) -> Transformation:
+    """OneFlow's ``momentum_update`` kernel: ``v = beta * v - learning_rate * g``, update
+    ``v - learning_rate * weight_decay(var) * w`` (the decay term only with ``weight_decay``).
+    State ``"<var>-momentum"``. ``beta`` may be a traced scalar."""
+
+    def rule(name, g, w, own, learning_rate, step):
+        velocity = beta * own["momentum"] - learning_rate * g
+        if weight_decay is None:
+            return velocity, {"momentum": velocity}
+        return velocity - learning_rate * weight_decay(name) * w, {"momentum": velocity}
+
+    return per_variable(lambda p: {"momentum": _zeros(p)}, rule)
+
+
+def adam_direction(beta1, beta2, epsilon) -> Transformation:
+    """The moments of OneFlow's ``adam_update`` kernel: ``m = b1 m + (1-b1) g``,
+    ``v = b2 v + (1-b2) g^2`` (``optax.tree.update_moment``), giving ``m / (sqrt(v) + eps)``
+    (no rate, no bias correction: later links add them). States ``"<var>-m"``, ``"<var>-v"``."""
+
+    def rule(name, g, w, own, learning_rate, step):
+        m = optax.tree.update_moment(g, own["m"], beta1, 1)
+        v = optax.tree.update_moment(g, own["v"], beta2, 2)
+        return m / (jnp.sqrt(v) + epsilon), {"m": m, "v": v}
+
+    return per_variable(lambda p: {"m": _zeros(p), "v": _zeros(p)}, rule)
+
+
+def rmsprop_descent(decay_rate, epsilon, centered: bool) -> Transformation:
+    """OneFlow's ``rmsprop_update`` kernel: ``s = d s + (1-d) g^2``; update
+    ``-learning_rate * g / sqrt(denom + eps)`` with ``denom = s`` or, ``centered``,
+    ``s - mg^2`` where ``mg = d mg + (1-d) g``. States ``"<var>-mean_square"`` and (centered)
+    ``"<var>-mean_gradient"``. The kernel takes no weight decay. Where ``denom + eps`` is not
+    positive the element stays unchanged (the kernel's ``rsqrt`` would give NaN or inf)."""
+
+    def slots(param):
+        own = {"mean_square": _zeros(param)}
+        if centered:
+            own["mean_gradient"] = _zeros(param)
+        return own
+
+    def rule(name, g, w, own, learning_rate, step):
+        d = decay_rate
+        ms = (1.0 - d) * g * g + d * own["mean_square"]
+        changed = {"mean_square": ms}
+        denom = ms
+        if centered:
+            mg = (1.0 - d) * g + d * own["mean_gradient"]
+            changed["mean_gradient"] = mg
+            denom = ms - mg * mg
+        denom = denom + epsilon
+        safe = jnp.where(denom > 0, denom, 1.0)
+        return -(learning_rate * jnp.where(denom > 0, g / jnp.sqrt(safe), 0.0)), changed
+
+    return per_variable(slots, rule)
 
 
 def _leaf_name(path) -> str | None:
