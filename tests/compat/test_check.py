@@ -135,3 +135,30 @@ def test_check_reports_nothing_on_oneflow_benchmark(benchmark):
         "Generative/dcgan.py",
     ]
     assert flowjob_main(["check", *(os.path.join(benchmark, p) for p in ran)]) == 0
+
+
+def test_check_names_op_types_flowjob_cannot_build(tmp_path):
+    # issue 46: a program's own batch-norm wrapper built OneFlow's "normalization" by name;
+    # a type no OneFlow op table has is reported, one the program registers itself is not
+    program = tmp_path / "ops.py"
+    program.write_text(
+        textwrap.dedent(
+            """\
+            import oneflow as flow
+
+            def bn(x):
+                return flow.user_op_builder("bn").Op("normalization").Input("x", [x]).Build()
+
+            def odd(x):
+                return flow.user_op_builder("o").Op("no_such_type").Input("in", [x]).Build()
+
+            def own(x):
+                return flow.user_op_builder("m").Op("mine").Input("in", [x]).Build()
+
+            flow.register_python_op("mine", lambda x: x)
+            """
+        )
+    )
+    findings = check_programs([str(program)])
+    assert [(f.line, f.name) for f in findings] == [(7, '.Op("no_such_type")')]
+    assert "register_python_op" in findings[0].message

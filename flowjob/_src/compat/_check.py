@@ -42,6 +42,8 @@ UNSUPPORTED: dict[str, str] = {
     "flowjob._src.sysconfig.get_compile_flags": _NO_HEADERS,
     "flowjob._src.sysconfig.get_link_flags": _NO_LIBRARY,
 }
+# Calls whose first argument names an op type the program defines itself.
+_REGISTERS = {"register_python_op", "custom_op_module", "user_op_module_builder"}
 # Methods of OneFlow objects that flowjob cannot serve (attribute name -> why), found on any
 # call chain that starts at a oneflow name.
 UNSUPPORTED_METHODS: dict[str, str] = {
@@ -103,6 +105,8 @@ class _FileScan(ast.NodeVisitor):
         self.aliases: dict[str, tuple[str, tuple[str, ...]]] = {}  # name -> (module, attrs)
         self.findings: list[Finding] = []
         self.local_modules: list[str] = []
+        self.op_types: list[tuple[ast.Call, str]] = []  # .Op("type") calls on oneflow chains
+        self.own_op_types: set[str] = set()  # types the program registers itself
         self._guarded = 0  # inside try blocks that catch ImportError
 
     def report(self, node: ast.AST, name: str, message: str) -> None:
@@ -215,6 +219,42 @@ class _FileScan(ast.NodeVisitor):
             if _root(module) == "oneflow":
                 self.report(node, f".{node.attr}()", UNSUPPORTED_METHODS[node.attr])
 
+    def visit_Call(self, node: ast.Call) -> None:
+        """``flow.user_op_builder(name).Op("type")`` (and the module builders') with a literal
+        type flowjob has no op for, unless the program registers that type itself."""
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "Op"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and self._starts_at_oneflow(func.value)
+        ):
+            self.op_types.append((node, node.args[0].value))
+        if isinstance(func, ast.Attribute) and func.attr in _REGISTERS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                self.own_op_types.add(first.value)
+        self.generic_visit(node)
+
+    def _starts_at_oneflow(self, expr: ast.expr) -> bool:
+        while isinstance(expr, (ast.Attribute, ast.Call)):
+            expr = expr.value if isinstance(expr, ast.Attribute) else expr.func
+        if not (isinstance(expr, ast.Name) and expr.id in self.aliases):
+            return False
+        return _root(self.aliases[expr.id][0]) == "oneflow"
+
+    def report_op_types(self, known: set[str], own: set[str]) -> None:
+        for node, op_type in self.op_types:
+            if op_type not in known and op_type not in own:
+                self.report(
+                    node,
+                    f'.Op("{op_type}")',
+                    f"flowjob has no built-in op type {op_type!r} ({len(known)} OneFlow op "
+                    "types are built by name; a program's own op: flow.register_python_op)",
+                )
+
     def _check_unsupported(self, node: ast.AST, shown: str, obj: Any) -> bool:
         why = self.unsupported.get(id(obj))
         if why is not None:
@@ -244,6 +284,7 @@ def check_programs(paths: Iterable[str], follow_imports: bool = True) -> list[Fi
     findings: list[Finding] = []
     queue = [os.path.abspath(p) for p in paths]
     seen: set[str] = set()
+    scans: list[_FileScan] = []
     with _lookups():
         unsupported = _unsupported_objects()
         while queue:
@@ -251,10 +292,14 @@ def check_programs(paths: Iterable[str], follow_imports: bool = True) -> list[Fi
             if path in seen:
                 continue
             seen.add(path)
-            scan = _scan_file(path, unsupported)
-            findings.extend(sorted(scan.findings, key=lambda f: (f.line, f.col)))
+            scans.append(_scan_file(path, unsupported))
             if follow_imports:
-                queue.extend(m for m in scan.local_modules if m not in seen)
+                queue.extend(m for m in scans[-1].local_modules if m not in seen)
+        known = set(_import_object("flowjob._src.userop").known_op_types())
+    own = {t for scan in scans for t in scan.own_op_types}  # registered in any of its files
+    for scan in scans:
+        scan.report_op_types(known, own)
+        findings.extend(sorted(scan.findings, key=lambda f: (f.line, f.col)))
     return findings
 
 
