@@ -1,4 +1,5 @@
-"""``flow.model``: OneFlow v0.4's Keras-like training loop on job functions.
+"""``flow.model``: OneFlow v0.4's Keras-like training loop, on job functions or eagerly (a
+``Model`` is an ``nn.Module``; ``flow.optim`` optimizers make ``fit`` run eagerly).
 
 ``Model`` (``training_step``, ``validation_step``, ``configure_optimizers``, ``fit``), its data
 sources ``DataModule``/``NumpyDataModule``, the ``TrainingConfig``/``ValidationConfig``/

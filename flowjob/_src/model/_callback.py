@@ -8,8 +8,9 @@ from typing import Any
 class Callback:
     """Base of fit callbacks; override the hooks you need (the defaults do nothing).
 
-    ``outputs`` is what ``training_step``/``validation_step`` returned, as host values
-    (``LocalBlob``, or a tuple of them): ``outputs.numpy()``, ``outputs.mean()``.
+    ``outputs`` is what ``training_step``/``validation_step`` returned: in job mode as host
+    values (``LocalBlob``, or a tuple of them: ``outputs.numpy()``, ``outputs.mean()``), in
+    eager mode the returned tensors themselves (read after the step's update).
     ``on_fit_start``/``on_fit_end`` are flowjob additions (OneFlow had only the step hooks).
     """
 

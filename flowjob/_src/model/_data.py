@@ -9,19 +9,21 @@ import numpy as np
 
 from .. import typing as tp
 from .._dtypes import as_dtype
+from ..imperative import Module
 from ._errors import ModelError
 
 
-class DataModule:
+class DataModule(Module):
     """A source of batches: ``forward(step_idx, optimizer_idx)`` returns one batch.
 
-    A plain ``DataModule`` is called inside the traced job (once, with step 0), so its
-    ``forward`` builds data ops such as ``flow.data.ofrecord_image_classification_reader``
-    whose values change on every run of the job.
+    Job mode: a plain ``DataModule`` is called inside the traced job (once, with step 0), so
+    its ``forward`` builds data ops such as ``flow.data.ofrecord_image_classification_reader``
+    whose values change on every run of the job. Eager mode: it is called before every step
+    and returns that step's tensors. It is an ``nn.Module``, as in OneFlow v0.4.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        pass
+        super().__init__()
 
     def forward(self, step_idx: int = 0, optimizer_idx: int = 0) -> Any:
         return None
@@ -38,7 +40,8 @@ class DataModule:
 
 class NumpyDataModule(DataModule):
     """A source of NumPy batches: ``forward(step_idx, optimizer_idx)`` returns a tuple of
-    ndarrays, called on the host before every step and fed to the job.
+    ndarrays, called on the host before every step and fed to the job (in eager mode the
+    arrays go to ``training_step`` as they are).
 
     Every batch must keep the shapes and dtypes of the first one (step 0), which fix the
     job's ``tp.Numpy.Placeholder`` inputs.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import checkpoint
+from ..optim import Optimizer as EagerOptimizer
 from ..optimizer import Optimizer
 from ..runtime import JobFunction, global_function
 from ._callback import Callback
@@ -29,7 +30,8 @@ class Part:
 
     name = ""
 
-    def __init__(self, cfg: Any, model: Model, callbacks: list[Callback]):
+    def __init__(self, cfg: Any, model: Model, callbacks: list[Callback], name: str = ""):
+        self.name = name or self.name
         self.cfg = cfg
         self.model = model
         self.callbacks = callbacks
@@ -55,7 +57,7 @@ class Part:
         for cb in self.callbacks:
             getattr(cb, hook)(**kwargs)
 
-    def _require_override(self, method: str) -> None:
+    def require_override(self, method: str) -> None:
         if not self.model.method_overrided(method):
             self.problems.append(f"model.{method}() is not defined")
 
@@ -94,17 +96,20 @@ def _job(
 
 
 class TrainingPart(Part):
-    """One training job per optimizer, run in optimizer order every step."""
+    """One training job per optimizer (``flow.optimizer``'s), run in optimizer order every
+    step; ``training_part`` in _model.py checks the config and gets the optimizers."""
 
     name = "training"
 
-    def __init__(self, cfg: TrainingConfig | None, model: Model, callbacks: list[Callback]):
+    def __init__(
+        self,
+        cfg: TrainingConfig,
+        model: Model,
+        callbacks: list[Callback],
+        optimizers: list[Optimizer],
+    ):
         super().__init__(cfg, model, callbacks)
-        self._require_override("training_step")
-        self._require_override("configure_optimizers")
-        if not self.is_valid:
-            return
-        self.optimizers = _optimizers(model)
+        self.optimizers = optimizers
         self.numpy_input = isinstance(cfg.data, NumpyDataModule)
         # The step-0 batches fix the placeholders and feed the first step.
         self.first_batches = [
@@ -140,17 +145,27 @@ class TrainingPart(Part):
             )
 
 
-def _optimizers(model: Model) -> list[Optimizer]:
+def configured_optimizers(model: Model) -> list[Optimizer] | list[EagerOptimizer]:
+    """``model.configure_optimizers()`` as a list: all job optimizers (``flow.optimizer``,
+    lazy training) or all eager ones (``flow.optim``, eager training)."""
     conf = model.configure_optimizers()
     opts = list(conf) if isinstance(conf, (list, tuple)) else [conf]
-    bad = [type(o).__name__ for o in opts if not isinstance(o, Optimizer)]
-    if bad or not opts:
-        raise ModelError(
-            f"{type(model).__name__}.configure_optimizers() must return a "
-            "flow.optimizer.Optimizer or a list/tuple of them, got "
-            f"{type(conf).__name__}" + (f" holding {', '.join(bad)}" if bad else "")
-        )
-    return opts
+    lazy = all(isinstance(o, Optimizer) for o in opts)
+    eager = all(isinstance(o, EagerOptimizer) for o in opts)
+    if opts and (lazy or eager):
+        return opts
+    bad = [type(o).__name__ for o in opts if not isinstance(o, (Optimizer, EagerOptimizer))]
+    if bad:
+        got = f" holding {', '.join(bad)}" if isinstance(conf, (list, tuple)) else ""
+    elif opts:
+        got = " mixing the two kinds"
+    else:
+        got = " that is empty"
+    raise ModelError(
+        f"{type(model).__name__}.configure_optimizers() must return a flow.optimizer "
+        "Optimizer (job training), a flow.optim Optimizer (eager training) or a list/tuple "
+        f"of one of the two kinds, got {type(conf).__name__}{got}"
+    )
 
 
 class ValidationPart(Part):
@@ -160,7 +175,7 @@ class ValidationPart(Part):
 
     def __init__(self, cfg: ValidationConfig | None, model: Model, callbacks: list[Callback]):
         super().__init__(cfg, model, callbacks)
-        self._require_override("validation_step")
+        self.require_override("validation_step")
         if not self.is_valid:
             return
         data = cfg.data
