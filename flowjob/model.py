@@ -1,4 +1,5 @@
-"""``flow.model``: OneFlow v0.4's Keras-like training loop on job functions.
+"""``flow.model``: OneFlow v0.4's Keras-like training loop, on job functions (``flow.optimizer``
+optimizers) or eagerly (``flow.optim`` optimizers; ``Model`` is an ``nn.Module``).
 
 ``Model`` (``training_step``, ``validation_step``, ``configure_optimizers``, ``fit``), its data
 sources ``DataModule``/``NumpyDataModule``, the ``TrainingConfig``/``ValidationConfig``/
