@@ -37,6 +37,7 @@ from . import (
     sysconfig,
     system,
     tensorrt,
+    tmp,
     train,
     typing,
     unittest,
@@ -232,7 +233,8 @@ image_resize = image.Resize
 # OneFlow exports clip_by_value under these top-level names too
 clip_by_value = clip = clamp = clip_by_scalar = math.clip_by_value
 
-save = checkpoint.save
+from ._src.checkpoint import save_object as save  # noqa: E402 - flow.save(obj, save_dir)
+
 load = checkpoint.get
 
 __version__ = "0.1.0"

@@ -11,9 +11,20 @@ and ``optim``. Every other name of ``flow`` is here too (``flow.experimental.flo
 v0.4 published its whole API under ``oneflow.experimental``; where a name exists in both, the
 eager API's wins here (``flow.experimental.sum(tensor, dim)``)."""
 
-from . import autograd, nn, optim
-from ._src._namespace import namespace_attributes as _namespace_attributes
-from ._src.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import (
+    autograd,
+    nn,
+    optim,
+)
+from ._src._namespace import (
+    namespace_attributes as _namespace_attributes,
+)
+from ._src.autograd import (
+    enable_grad,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._src.experimental import (
     Blob,
     CustomOpModule,
@@ -33,41 +44,71 @@ from ._src.experimental import (
     ssp_variable_proxy,
     unique_with_counts,
 )
-from ._src.imperative import Tensor, device, tensor
+from ._src.imperative import (
+    Tensor,
+    device,
+    tensor,
+)
+from ._src.nn_modules import (
+    tensor_buffer_to_list_of_tensors,
+)
 from ._src.tensor_ops import (  # noqa: A004 - OneFlow's names shadow builtins here
     abs,
     add,
+    arange,
     arcsin,
     arcsinh,
     argmax,
+    argwhere,
     asin,
     asinh,
+    broadcast_like,
     cast,
+    cat,
     cos,
     cosh,
     div,
     eq,
     equal,
     exp,
+    flatten,
+    gather,
+    gelu,
     gt,
     log,
     lt,
+    masked_fill,
     matmul,
     mean,
     mul,
     neg,
     negative,
+    ones,
+    ones_like,
     pow,
     reciprocal,
+    repeat,
+    reshape,
     rsqrt,
+    sigmoid,
     sin,
+    slice,
+    slice_update,
+    softmax,
     sqrt,
     square,
+    squeeze,
     std,
     sub,
     sum,
+    tanh,
     to,
+    transpose,
+    unsqueeze,
     var,
+    where,
+    zeros,
+    zeros_like,
 )
 
 _deprecations: dict = {}

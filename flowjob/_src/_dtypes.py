@@ -79,11 +79,11 @@ def from_oneflow_enum(name: str) -> DType:
         raise ValueError(f"unknown OneFlow data type {name!r}") from None
 
 
-def convert_oneflow_dtype_to_numpy_dtype(dtype: DType) -> type:
-    """The NumPy scalar type holding ``dtype`` (``flow.float32`` -> ``np.float32``)."""
-    if not isinstance(dtype, DType):
-        raise TypeError(f"expected a flowjob data type such as flow.float32, got {dtype!r}")
-    return dtype.np_dtype.type
+def convert_oneflow_dtype_to_numpy_dtype(oneflow_dtype: DType) -> type:
+    """The NumPy scalar type holding ``oneflow_dtype`` (``flow.float32`` -> ``np.float32``)."""
+    if not isinstance(oneflow_dtype, DType):
+        raise TypeError(f"expected a flowjob data type such as flow.float32, got {oneflow_dtype!r}")
+    return oneflow_dtype.np_dtype.type
 
 
 def dtypes() -> list[DType]:

@@ -145,3 +145,15 @@ def test_gradients_through_a_lazy_free_program_are_cached_per_shape():
     for _ in range(3):
         (_tensor((7, 2)) * 5.0).sum().backward()
     assert len(_dispatch._local_programs) == before
+
+
+def test_an_integer_tensor_that_requires_grad_gets_its_gradient():
+    # OneFlow v0.4 let integer tensors require grad (test_arange.py's backward case): the ops
+    # run on its values as floats for the gradient, the values stay integers
+    x = fx.Tensor(np.arange(6, dtype=np.int64), dtype=flow.int64)
+    x.requires_grad = True
+    y = (x * 3).sum()
+    assert y.dtype == flow.int64 and y.numpy().tolist() == [45]
+    y.backward()
+    assert x.grad.dtype == flow.int64
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(6, 3))

@@ -27,8 +27,6 @@ def test_sysconfig_answers_for_a_jax_package():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: flow.tensorrt.write_int8_calibration("/tmp/table"),
-        lambda: flow.tensorrt.cache_int8_calibration(),
         lambda: flow.config.load_library("libmy_op.so"),
         lambda: flow.config.load_library_now("libmy_op.so"),
     ],
@@ -36,6 +34,59 @@ def test_sysconfig_answers_for_a_jax_package():
 def test_native_build_apis_raise_a_clear_error(call):
     with pytest.raises(flow.errors.NativeBuildError, match="flowjob"):
         call()
+
+
+@pytest.mark.parametrize(
+    "api, args", [("write_int8_calibration", ("table",)), ("cache_int8_calibration", ())]
+)
+def test_tensorrt_calibration_reports_no_tensorrt_and_goes_on(api, args, capsys, tmp_path):
+    # As OneFlow built without TensorRT: the error is printed and the program goes on.
+    assert getattr(flow.tensorrt, api)(*(str(tmp_path / a) for a in args)) is None
+    err = capsys.readouterr().err
+    assert f"NativeBuildError: flow.tensorrt.{api}(): flowjob has no TensorRT" in err
+    assert list(tmp_path.iterdir()) == []  # no table written
+
+
+def test_xrt_config_names_take_oneflow_defaults_and_values():
+    config = flow.function_config()
+    assert config.function_desc.use_xla_jit is False
+    assert config.function_desc.use_tensorrt is False
+    assert (config.tensorrt.fp16, config.tensorrt.int8, config.tensorrt.calibration) == (
+        False,
+        False,
+        "",
+    )
+    with pytest.raises(flow.errors.ConfigError, match="use_int8"):
+        config.tensorrt.int8_calibration("table")
+    config.use_xla_jit()
+    config.tensorrt.use_fp16()
+    assert config.function_desc.use_xla_jit is True
+    assert config.function_desc.use_tensorrt is True  # as in OneFlow, use_fp16 turns it on
+    config.use_tensorrt(False)
+    config.tensorrt.use_int8(True)
+    config.tensorrt.int8_calibration("table")
+    assert (config.tensorrt.int8, config.tensorrt.calibration) == (True, "table")
+    assert config.function_desc.use_tensorrt is True
+
+
+def test_a_job_marked_for_xla_or_tensorrt_computes_the_same():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    outs = []
+    for xla, trt in ((False, False), (True, False), (False, True)):
+        config = flow.function_config()
+        config.use_xla_jit(xla)
+        config.use_tensorrt(trt)
+        if trt:
+            config.tensorrt.use_int8()
+
+        @flow.global_function(function_config=config)
+        def job(a: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+            return flow.math.relu(a - 1.0) * 2.0
+
+        outs.append(job(x))
+        flow.clear_default_session()
+    for out in outs:
+        np.testing.assert_array_equal(out, np.maximum(x - 1.0, 0.0) * 2.0)
 
 
 def test_profiler_ranges_nest_and_unbalanced_pop_is_an_error():

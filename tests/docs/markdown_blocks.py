@@ -28,12 +28,16 @@ def blocks(path: Path, language: str) -> list[tuple[int, str]]:
 
 
 def run_python_block(where: str, code: str, tmp_path: Path) -> None:
+    """Runs the block as its reader would: a OneFlow program (one that imports ``oneflow``)
+    with ``flowjob run``, any other with Python."""
     script = tmp_path / "block.py"
     script.write_text(code, encoding="utf-8")
+    oneflow = re.search(r"^(import|from) oneflow\b", code, re.M) is not None
+    command = [sys.executable, "-m", "flowjob", "run"] if oneflow else [sys.executable]
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONWARNINGS="error::DeprecationWarning")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
     proc = subprocess.run(
-        [sys.executable, str(script)],
+        [*command, str(script)],
         cwd=tmp_path,
         env=env,
         capture_output=True,

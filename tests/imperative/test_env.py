@@ -75,13 +75,22 @@ def test_all_reduce_errors_name_the_problem():
         flow.eager_nccl_all_reduce(np.ones(2), 'device_tag: "cpu" device_name: "1:0"')
 
 
-def test_all_reduce_refuses_blobs_of_a_job(fresh_session):
+def test_all_reduce_of_a_blob_in_a_job_keeps_its_logical_value(fresh_session):
+    # OneFlow's op made a partial sum the same sum on every device (demos/
+    # eager_nccl_all_reduce_demo.py): a flowjob blob is that one logical value already
     @flow.global_function()
     def job(x: flow.typing.Numpy.Placeholder((2,))) -> flow.typing.Numpy:
-        return flow.eager_nccl_all_reduce(x, 'device_tag: "cpu" device_name: "0:0"')
+        return flow.eager_nccl_all_reduce(x, 'device_tag: "gpu" device_name: "0:0-3"')
 
-    with pytest.raises(flow.OpError, match="eager op"):
-        job(np.ones(2, np.float32))
+    x = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(job(x), x)
+
+    @flow.global_function()
+    def bad(x: flow.typing.Numpy.Placeholder((2,))) -> flow.typing.Numpy:
+        return flow.eager_nccl_all_reduce(x, "gpu 0:0-3")
+
+    with pytest.raises(ValueError, match="ParallelConf in text form"):
+        bad(x)
 
 
 def test_bootstrap_on_one_node_runs_alone():

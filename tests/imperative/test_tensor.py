@@ -75,7 +75,8 @@ def test_arithmetic_matches_numpy():
 
 def test_indexing_reads_and_writes():
     t = flow.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
-    np.testing.assert_array_equal(t[1].numpy(), [4, 5, 6, 7])
+    # OneFlow v0.4: an int index keeps its axis (x[key] is one slice op)
+    np.testing.assert_array_equal(t[1].numpy(), [[4, 5, 6, 7]])
     np.testing.assert_array_equal(t[:, 1:3].numpy(), [[1, 2], [5, 6], [9, 10]])
     t[0, :] = 0
     t[2] = flow.tensor([1.0, 1.0, 1.0, 1.0])
@@ -83,6 +84,21 @@ def test_indexing_reads_and_writes():
     expected[0] = 0
     expected[2] = 1
     np.testing.assert_array_equal(t.numpy(), expected)
+
+
+def test_repr_is_oneflow_v04s():
+    assert repr(flow.tensor([1.0, 2.0])) == "tensor([1., 2.], dtype=oneflow.float32)"
+    assert str(flow.tensor([1, 2], device="cuda")) == (
+        "tensor([1, 2], device='cuda:0', dtype=oneflow.int64)"
+    )
+    x = flow.Tensor([0.123456], requires_grad=True)
+    assert repr(x) == "tensor([0.1235], dtype=oneflow.float32, requires_grad=True)"
+    assert repr(x + 1) == "tensor([1.1235], dtype=oneflow.float32, grad_fn=<addBackward>)"
+    wide = repr(flow.Tensor(np.full(12, 1.5), device="cuda", requires_grad=True))
+    assert wide == (
+        "tensor([1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5],\n"
+        "       device='cuda:0', dtype=oneflow.float32, requires_grad=True)"
+    )
 
 
 def test_detach_and_data_share_storage_with_in_place_changes():

@@ -73,10 +73,16 @@ def eager_only(path: Path) -> bool:
     return classes > 0 and len(_EAGER_ONLY.findall(text)) == classes
 
 
+def tests_tree(clone: str | os.PathLike | None = None) -> Path:
+    """``oneflow/python/test`` of OneFlow v0.4.0 (``ops/``, ``modules/``, ``xrt/``...),
+    extracted from ``clone`` (or ``$FLOWJOB_ONEFLOW_SRC``) into a temporary folder; raises
+    ``UpstreamError`` without one."""
+    return extract(ONEFLOW, TESTS, clone=clone) / TESTS
+
+
 def ops_folder(clone: str | os.PathLike | None = None) -> Path:
-    """``oneflow/python/test/ops`` of OneFlow v0.4.0, extracted from ``clone`` (or
-    ``$FLOWJOB_ONEFLOW_SRC``) into a temporary folder; raises ``UpstreamError`` without one."""
-    return extract(ONEFLOW, TESTS, clone=clone) / TESTS / "ops"
+    """``oneflow/python/test/ops`` of OneFlow v0.4.0 (see ``tests_tree``)."""
+    return tests_tree(clone) / "ops"
 
 
 _RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
@@ -90,7 +96,7 @@ _EXC = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception|API|Module|Name|Exit)\b.*)
 
 @dataclasses.dataclass
 class Result:
-    file: str
+    file: str  # an ops/ file by its name; a file of another folder as "folder/name"
     status: str  # "pass" | "fail" | "timeout" | "skip" (every test skipped) | "empty" (none ran)
     devices: int = 1  # ONEFLOW_TEST_DEVICE_NUM, and the virtual CPU devices JAX starts with
     ran: int = 0
@@ -100,23 +106,20 @@ class Result:
     error: str = ""  # the first exception line of the output, for the table
     skip_reason: str = ""  # the first skip message, when every test skipped
     output: str = ""
-    eager: bool = False  # run with ONEFLOW_TEST_ENABLE_EAGER=1 (an eager-only file)
+    eager: bool = False  # run with ONEFLOW_TEST_ENABLE_EAGER=1
+    column: str = "lazy"  # ops/ only: "lazy" (its CI's lazy run) or "eager" (the eager rerun)
+
+    @property
+    def key(self) -> str:
+        """The run's key among the file's runs in results.json: its device count, prefixed
+        "eager " for the eager column of ops/."""
+        return f"eager {self.devices}" if self.column == "eager" else str(self.devices)
 
 
-def run_file(
-    name: str, ops: Path, timeout: float = 600.0, cpu_only: bool = False, devices: int = 1
-) -> Result:
-    """Runs ``ops/<name>`` (``ops``: see ``ops_folder``) as ``flowjob run ops/<name> -v`` in a
-    subprocess, in a fresh temporary folder (the files write logs and snapshots to their
-    working directory), on one node with ``devices`` devices: ``ONEFLOW_TEST_DEVICE_NUM``
-    picks the file's classes for that count and JAX starts with as many virtual CPU devices
-    (``JAX_NUM_CPU_DEVICES``), so ``flow.config.gpu_device_num(k)`` for any ``k <= devices``
-    finds them whichever test runs first.
-
-    ``cpu_only``: set ``ONEFLOW_TEST_CPU_ONLY=1`` (the file then skips its "gpu" cases).
-    An eager-only file (``eager_only``) runs in eager mode (``ONEFLOW_TEST_ENABLE_EAGER=1``).
-    """
-    eager = eager_only(ops / name)
+def run_env(devices: int = 1, eager: bool = False, cpu_only: bool = False) -> dict[str, str]:
+    """The environment of one run: this one without its ``ONEFLOW_TEST_*`` variables, plus
+    ``ENV``, ``devices`` devices (``ONEFLOW_TEST_DEVICE_NUM`` and as many virtual CPU devices
+    for JAX), eager mode and CPU-only mode when asked, and this repository on the path."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ONEFLOW_TEST_")}
     env.update(ENV)
     env["ONEFLOW_TEST_DEVICE_NUM"] = str(devices)
@@ -126,36 +129,75 @@ def run_file(
     if eager:
         env["ONEFLOW_TEST_ENABLE_EAGER"] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return env
+
+
+def execute(
+    args: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int | None, str, float]:
+    """``flowjob run ARGS`` (through ``_launch.py``) in ``cwd``: (exit status, or None when
+    it ran past ``timeout`` seconds (scaled to the machine's load), output, seconds)."""
+    cmd = [sys.executable, str(HERE / "_launch.py"), *args]
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=scaled(timeout),
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        return None, out, time.monotonic() - start
+    return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - start
+
+
+def timed_out(name: str, devices: int, seconds: float, timeout: float, out: str) -> Result:
+    return Result(
+        name,
+        "timeout",
+        devices,
+        seconds=seconds,
+        error=f"no result within {timeout:.0f} s",
+        output=out,
+    )
+
+
+def run_file(
+    name: str,
+    ops: Path,
+    timeout: float = 600.0,
+    cpu_only: bool = False,
+    devices: int = 1,
+    eager: bool | None = None,
+) -> Result:
+    """Runs ``ops/<name>`` (``ops``: see ``ops_folder``; or any folder of test files) as
+    ``flowjob run ops/<name> -v`` in a subprocess, in a fresh temporary folder (the files
+    write logs and snapshots to their working directory), on one node with ``devices``
+    devices: ``ONEFLOW_TEST_DEVICE_NUM`` picks the file's classes for that count and JAX
+    starts with as many virtual CPU devices (``JAX_NUM_CPU_DEVICES``), so
+    ``flow.config.gpu_device_num(k)`` for any ``k <= devices`` finds them whichever test runs
+    first.
+
+    ``cpu_only``: set ``ONEFLOW_TEST_CPU_ONLY=1`` (the file then skips its "gpu" cases).
+    ``eager``: run with ``ONEFLOW_TEST_ENABLE_EAGER=1``; None (default): only an eager-only
+    file (``eager_only``) does.
+    """
+    eager = eager_only(ops / name) if eager is None else eager
+    env = run_env(devices, eager, cpu_only)
     # As OneFlow's CI: one device runs each file as a script; 2 and 4 devices ran the folder
     # through unittest discovery, which also runs the files without unittest.main().
     path = str(ops / name)
     script = [path, "-v"] if devices == 1 else [str(HERE / "_discover.py"), path]
-    cmd = [sys.executable, str(HERE / "_launch.py"), *script]
-    start = time.monotonic()
-    try:
-        with tempfile.TemporaryDirectory(prefix="oneflow_v040_") as work:
-            proc = subprocess.run(
-                cmd,
-                cwd=work,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=scaled(timeout),
-                stdin=subprocess.DEVNULL,
-            )
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return Result(
-            name,
-            "timeout",
-            devices,
-            eager=eager,
-            seconds=time.monotonic() - start,
-            error=f"no result within {timeout:.0f} s",
-            output=out,
-        )
-    out = proc.stdout + proc.stderr
-    result = classify(name, proc.returncode, out, time.monotonic() - start, devices)
+    with tempfile.TemporaryDirectory(prefix="oneflow_v040_") as work:
+        code, out, seconds = execute(script, Path(work), env, timeout)
+    if code is None:
+        result = timed_out(name, devices, seconds, timeout, out)
+    else:
+        result = classify(name, code, out, seconds, devices)
     result.eager = eager
     return result
 

@@ -6,6 +6,7 @@ from flowjob._src.checkpoint._api import (
     load_variables,
     restore,
     save,
+    save_object,
     strict,
 )
 from flowjob._src.checkpoint._blobs import (
@@ -32,4 +33,5 @@ __all__ = [
     "restore",
     "strict",
     "save",
+    "save_object",
 ]

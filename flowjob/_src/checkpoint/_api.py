@@ -159,6 +159,23 @@ def get(
 _strict = [False]
 
 
+def save_object(obj: Mapping[str, object] | None, save_dir: str | os.PathLike) -> None:
+    """``flow.save(obj, save_dir)``: OneFlow's top-level spelling of ``checkpoint.save``,
+    the variables first (``save(save_dir, obj)``; flowjob's ``(path, var_dict)`` order is
+    accepted too).
+
+    Examples:
+        >>> import os, tempfile, numpy as np, flowjob as flow
+        >>> path = os.path.join(tempfile.mkdtemp(), "ckpt")
+        >>> flow.save(obj={"w": np.zeros(2, np.float32)}, save_dir=path)
+        >>> sorted(os.listdir(path))
+        ['snapshot_done', 'w']
+    """
+    if isinstance(obj, (str, os.PathLike)) and not isinstance(save_dir, (str, os.PathLike)):
+        obj, save_dir = save_dir, obj  # flowjob's own (path, var_dict) order
+    save(save_dir, obj)
+
+
 def strict(enabled: bool = True) -> None:
     """Makes every later checkpoint load of this process strict (``enabled``) or OneFlow's
     lenient default: strict, a checkpoint that lacks one of the job's variables is a

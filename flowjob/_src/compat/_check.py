@@ -33,7 +33,6 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 
 _NO_HEADERS = "there are no OneFlow headers to build C++ ops against"
 _NO_LIBRARY = "there is no OneFlow library to link C++ ops against"
-_NO_TENSORRT = "flowjob compiles jobs with XLA, not TensorRT"
 # flowjob objects that exist only to raise a clear error (dotted flowjob path -> why).
 UNSUPPORTED: dict[str, str] = {
     "flowjob._src.userop.load_library": "OneFlow C++ op libraries (.so) cannot load into flowjob; "
@@ -42,8 +41,6 @@ UNSUPPORTED: dict[str, str] = {
     "flowjob._src.sysconfig.get_lib": _NO_LIBRARY,
     "flowjob._src.sysconfig.get_compile_flags": _NO_HEADERS,
     "flowjob._src.sysconfig.get_link_flags": _NO_LIBRARY,
-    "flowjob._src.tensorrt.write_int8_calibration": _NO_TENSORRT,
-    "flowjob._src.tensorrt.cache_int8_calibration": _NO_TENSORRT,
 }
 # Methods of OneFlow objects that flowjob cannot serve (attribute name -> why), found on any
 # call chain that starts at a oneflow name.

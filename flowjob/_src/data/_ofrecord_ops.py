@@ -110,9 +110,9 @@ def OFRecordRawDecoder(
     shape: Sequence[int],  # noqa: N802
     dtype: Any,
     dim1_varying_length: bool = False,
-    truncate: bool = False,
     auto_zero_padding: bool = False,
     name: str | None = None,
+    truncate: bool = False,
 ) -> Blob:
     """Field ``blob_name`` of each record as an array of ``shape``: output ``(batch, *shape)``.
 

@@ -200,9 +200,9 @@ def get_variable(
     trainable: bool | None = None,
     model_name: str | None = None,
     random_seed: int | None = None,
+    parallel_distribution: Any = None,
     distribute: Any = None,
     reuse: bool = True,
-    parallel_distribution: Any = None,
 ) -> Blob:
     """Returns the variable ``<namespace>-<name>``, creating and initialising it if new.
 

@@ -21,6 +21,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from .. import _devices as machine_devices
 from ..errors import ConfigError, OpError
 from ..graph import Blob, Placement
+from ..ops import array_ops
 from ..runtime import config as _runtime_config
 from ._storage import device
 from ._tensor import Tensor
@@ -28,8 +29,8 @@ from ._tensor import Tensor
 _FIELD = re.compile(r'(device_tag|device_name)\s*:\s*"([^"]*)"')
 
 
-def _devices(parallel_conf: str) -> tuple[str, list[jax.Device]]:
-    """The placement's device tag and its local JAX devices."""
+def _conf_fields(parallel_conf: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text ``ParallelConf``'s device tag and (machine, device) ids."""
     fields = _FIELD.findall(str(parallel_conf))
     tags = [v for k, v in fields if k == "device_tag"]
     names = tuple(v for k, v in fields if k == "device_name")
@@ -39,7 +40,13 @@ def _devices(parallel_conf: str) -> tuple[str, list[jax.Device]]:
             'device_tag and device_name entries, e.g. \'device_tag: "gpu" device_name: '
             f'"0:0-1"\', got {parallel_conf!r}'
         )
-    ids = Placement(tags[0], names).device_ids()
+    return tags[0], Placement(tags[0], names).device_ids()
+
+
+def _devices(parallel_conf: str) -> tuple[str, list[jax.Device]]:
+    """The placement's device tag and its local JAX devices."""
+    tag, ids = _conf_fields(parallel_conf)
+    tags = [tag]
     if any(machine != jax.process_index() for machine, _ in ids):
         raise ConfigError(
             f"eager_nccl_all_reduce: parallel_conf names devices {ids} of other machines; "
@@ -83,11 +90,16 @@ def eager_nccl_all_reduce(
     ``ParallelConf``), on each of them. ``x``: one value (Tensor, JAX or NumPy array) per
     device, in the placement's order; a single value when it names one device. Returns a
     list of sums (JAX arrays, or Tensors when given Tensors), or one sum for one value."""
+    if isinstance(x, Blob):
+        # In a job OneFlow's op turned a partial sum into the same sum on every device; a
+        # flowjob blob is one logical value already (sharding is the compiler's), which the
+        # all-reduce leaves as it is (OneFlow v0.4's demos/eager_nccl_all_reduce_demo.py).
+        _conf_fields(parallel_conf)
+        return array_ops.identity(x, name=name)
     if any(isinstance(v, Blob) for v in (x if isinstance(x, (list, tuple)) else [x])):
         raise OpError(
-            "eager_nccl_all_reduce is an eager op and takes arrays, not the blobs of a job "
-            "body; in a job the consistent view (flow.scope.consistent_view()) already holds "
-            "one value for all devices, and the optimizer averages gradients over them"
+            "eager_nccl_all_reduce in a job takes one blob (its logical value is every "
+            "device's), not a list of blobs"
         )
     _runtime_config.start_jax()
     tag, devices = _devices(parallel_conf)

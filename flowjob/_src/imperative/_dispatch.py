@@ -32,39 +32,51 @@ class _Program:
     """One body's compiled forward, and its forward-with-pullback per set of differentiated
     inputs."""
 
-    __slots__ = ("program", "forward", "with_vjp", "floats")
+    __slots__ = ("program", "forward", "with_vjp")
 
     def __init__(self, program: Any):
         self.program = program
         self.forward = jax.jit(program.fn)
         self.with_vjp: dict[tuple[bool, ...], Callable] = {}
-        self.floats = tuple(_differentiable(o.dtype) for o in program.outputs)
 
     def vjp_for(self, mask: tuple[bool, ...]) -> Callable:
         fn = self.with_vjp.get(mask)
         if fn is None:
-            fn = jax.jit(_forward_with_vjp(self.program.fn, mask, self.floats))
+            fn = jax.jit(_forward_with_vjp(self.program.fn, mask))
             self.with_vjp[mask] = fn
         return fn
 
 
-def _forward_with_vjp(fn: Callable, mask: tuple[bool, ...], floats: tuple[bool, ...]):
+def _forward_with_vjp(fn: Callable, mask: tuple[bool, ...]):
+    """``run(key, *arrays) -> (outputs, pullback)``: the program differentiated with respect
+    to the ``mask``ed inputs. An integer input that requires grad is differentiated as a
+    float (OneFlow v0.4 let integer tensors require grad): the ops run on its float values,
+    and its floating outputs carry the gradient (the caller casts their values back)."""
+
     def run(key, *arrays):
+        order: list[bool] = []  # whether each output is differentiated, seen while tracing
+
         def differentiated(*diff):
             it = iter(diff)
-            full = [next(it) if m else a for a, m in zip(arrays, mask)]
-            outs = fn(key, *full)
+            outs = fn(key, *[next(it) if m else a for a, m in zip(arrays, mask)])
+            order[:] = [_differentiable(o.dtype) for o in outs]
             return (
-                tuple(o for o, f in zip(outs, floats) if f),
-                tuple(o for o, f in zip(outs, floats) if not f),
+                tuple(o for o, f in zip(outs, order) if f),
+                tuple(o for o, f in zip(outs, order) if not f),
             )
 
-        diff = [a for a, m in zip(arrays, mask) if m]
+        diff = [_as_float(a) for a, m in zip(arrays, mask) if m]
         float_outs, pullback, other_outs = jax.vjp(differentiated, *diff, has_aux=True)
         fi, oi = iter(float_outs), iter(other_outs)
-        return tuple(next(fi) if f else next(oi) for f in floats), pullback
+        return tuple(next(fi) if f else next(oi) for f in order), pullback
 
     return run
+
+
+def _as_float(array: Any) -> Any:
+    if _differentiable(array.dtype):
+        return array
+    return array.astype(np.float64 if np.dtype(array.dtype).itemsize > 4 else np.float32)
 
 
 @jax.jit
@@ -145,18 +157,24 @@ def apply(name: str, body: Callable[..., Any], *inputs: Any, **attrs: Any) -> An
         wrapped = tuple(Tensor._wrap(o, where=where) for o in outs)
         return wrapped[0] if len(wrapped) == 1 else wrapped
     key = next_key() if program.program.rng else _no_key()
-    mask = tuple(t.requires_grad and _differentiable(a.dtype) for t, a in zip(inputs, arrays))
+    mask = tuple(t.requires_grad for t in inputs)
     record = any(mask) and autograd.is_grad_enabled()
     if not record:
         outs = program.forward(key, *arrays)
         wrapped = tuple(Tensor._wrap(o, where=where) for o in outs)
     else:
         outs, pullback = program.vjp_for(mask)(key, *arrays)
-        floats = program.floats
+        floats = [_differentiable(o.dtype) for o in outs]
         out_specs = [(tuple(o.shape), o.dtype) for o, f in zip(outs, floats) if f]
+        # an integer output computed as a float (an integer input that requires grad)
+        declared = [o.dtype for o in program.program.outputs]
+        outs = [o if o.dtype == d else o.astype(d) for o, d in zip(outs, declared)]
 
         def vjp(cotangents: list) -> list:
-            grads = iter(_pull(pullback, tuple(cotangents)))
+            cts = tuple(
+                c if c.dtype == d else c.astype(d) for c, (_, d) in zip(cotangents, out_specs)
+            )
+            grads = iter(_pull(pullback, cts))
             return [next(grads) if m else None for m in mask]
 
         node = autograd.Node(name, vjp, inputs, out_specs)

@@ -9,6 +9,8 @@ import jax
 import numpy as np
 
 from .. import _dtypes
+from ._storage import device as _device
+from ._storage import jax_device
 from ._tensor import Tensor
 
 
@@ -54,3 +56,22 @@ def _flat(data: Any) -> Sequence:
     if isinstance(data, (list, tuple)):
         return [y for x in data for y in _flat(x)]
     return [data]
+
+
+def on_device(t: Tensor, where: Any) -> Tensor:
+    """``t`` itself when it is on ``where`` already (or ``where`` is None), else a new leaf
+    tensor with its values moved there (the creation ops' ``device=`` argument).
+
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob as flow
+        >>> from flowjob._src.imperative._factory import on_device
+        >>> t = on_device(flow.tensor([1.0]), "cuda")
+        >>> assert t.device == flow.device("cuda", 0) and t.tolist() == [1.0]
+    """
+    if where is None:
+        return t
+    where = where if isinstance(where, _device) else _device(where)
+    if where == t.device:
+        return t
+    return Tensor._wrap(jax.device_put(t.array, jax_device(where)), where=where)

@@ -1,9 +1,10 @@
 """``flow.nn.Parameter`` and ``flow.nn.Module``: OneFlow v0.4's module tree over eager tensors.
 
 A module registers the parameters, buffers and sub-modules assigned to its attributes, in
-assignment order; ``state_dict`` names them by dotted path (``"fc.weight"``) and
-``load_state_dict`` copies values into them in place. ``module(*args)`` runs the forward
-pre-hooks, then ``forward``.
+assignment order; ``state_dict`` names them by dotted path (``"fc.weight"``), holding the
+parameters and buffers themselves as v0.4 did, and ``load_state_dict`` copies values into them
+in place. ``module(*args)`` runs the forward pre-hooks, ``forward``, then the forward hooks.
+``to(device)`` replaces every parameter (and its gradient) and buffer by a copy on ``device``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .. import autograd
 from ._tensor import Tensor
 
 T = TypeVar("T", bound="Module")
@@ -30,6 +32,9 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return f"Parameter containing:\n{super().__repr__()}"
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        return Parameter(super().__deepcopy__(memo), self.requires_grad)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -58,31 +63,52 @@ class Module:
 
     def __init__(self) -> None:
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_consistent", False)
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
-        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_state_dict_hooks", OrderedDict())
+        object.__setattr__(self, "_load_state_dict_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
 
     # --- calling ----------------------------------------------------------------------------
     def forward(self, *args: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no forward method")
+
+    def consistent_forward(self, *args: Any) -> Any:
+        return self.forward(*args)
+
+    def force_mirrored_forward(self, *args: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} has no force_mirrored_forward")
 
     def __call__(self, *args: Any) -> Any:
         for hook in self._forward_pre_hooks.values():
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
-        return self.forward(*args)
+        out = self.forward(*args)
+        for hook in self._forward_hooks.values():
+            result = hook(self, args, out)
+            if result is not None:
+                out = result
+        return out
 
     def register_forward_pre_hook(self, hook: Callable[..., Any]) -> None:
         """``hook(module, args)`` runs before ``forward``; a non-None result replaces args."""
         self._forward_pre_hooks[len(self._forward_pre_hooks)] = hook
 
+    def register_forward_hook(self, hook: Callable[..., Any]) -> None:
+        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces
+        the output."""
+        self._forward_hooks[len(self._forward_hooks)] = hook
+
     @property
     def consistent(self) -> bool:
-        return False
+        return self._consistent
 
     # --- registration -----------------------------------------------------------------------
     def _require_init(self, name: str) -> None:
@@ -141,9 +167,10 @@ class Module:
             drop_from("_buffers", "_modules")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
+            # no add_module name check: v0.4 let a sub-module shadow a method (self.modules)
             self._require_init(name)
             drop_from("_parameters", "_buffers")
-            self.add_module(name, value)
+            self._modules[name] = value
         elif name in self.__dict__.get("_parameters", {}):
             if value is not None:
                 raise TypeError(
@@ -243,27 +270,57 @@ class Module:
     def eval(self: T) -> T:
         return self.train(False)
 
-    def to(self: T, device: Any = None) -> T:
-        """Moves every parameter and buffer to ``device`` (``"cpu"``, ``"cuda"``...)."""
-        for module in self.modules():
-            for name, param in module._parameters.items():
-                if param is not None:
-                    module._parameters[name] = Parameter(param.to(device), param.requires_grad)
-            for name, buf in module._buffers.items():
-                if buf is not None:
-                    module._buffers[name] = buf.to(device)
+    def _apply(self: T, fn: Callable[[Tensor], Tensor]) -> T:
+        """Replaces every parameter by ``Parameter(fn(param))`` (its gradient by
+        ``fn(grad)``) and every buffer by ``fn(buffer)``, sub-modules first."""
+        for module in self.children():
+            module._apply(fn)
+        for name, param in self._parameters.items():
+            if param is None:
+                continue
+            with autograd.no_grad():
+                moved = Parameter(fn(param), param.requires_grad)
+                if param.grad is not None:
+                    moved.grad = fn(param.grad)
+            self._parameters[name] = moved
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                with autograd.no_grad():
+                    self._buffers[name] = fn(buf)
         return self
+
+    def to(self: T, device: Any = None) -> T:
+        """Moves every parameter (with its gradient) and buffer to ``device`` (``"cpu"``,
+        ``"cuda"``, ``flow.device(...)``): new leaf tensors there, as v0.4's ``Module.to``.
+
+        Examples:
+            >>> import flowjob.experimental as flow
+            >>> m = flow.nn.Linear(2, 3).to("cuda")
+            >>> assert m.weight.device == flow.device("cuda") and m.weight.requires_grad
+        """
+        if device is None:
+            return self
+        return self._apply(lambda t: Tensor(t, device=device))
+
+    def zero_grad(self, set_to_none: bool = False) -> None:
+        """Zeroes (or, with ``set_to_none``, drops) every parameter's gradient."""
+        for param in self.parameters():
+            if param.grad is not None:
+                if set_to_none:
+                    param.grad = None
+                else:
+                    param.grad.zeros_()
 
     # --- state ------------------------------------------------------------------------------
     def state_dict(
         self, destination: OrderedDict | None = None, prefix: str = "", keep_vars: bool = False
     ) -> OrderedDict:
-        """Parameters and persistent buffers by dotted name (detached tensors sharing the
-        values, or the parameters themselves with ``keep_vars``)."""
+        """Parameters and persistent buffers by dotted name: the tensors themselves, as v0.4
+        (which accepted ``keep_vars`` and ignored it)."""
         destination = OrderedDict() if destination is None else destination
         for name, value in itertools.chain(self._parameters.items(), self._buffers.items()):
             if value is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = value if keep_vars else value.detach()
+                destination[prefix + name] = value
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination, prefix + name + ".", keep_vars=keep_vars)
@@ -277,7 +334,8 @@ class Module:
         """Copies each entry (a Tensor or array) into the parameter or buffer of its name.
         Shape mismatches, and with ``strict`` missing and unexpected keys, raise
         ``RuntimeError`` listing them all (nothing is half-loaded: all checks come first)."""
-        own = self.state_dict(keep_vars=True)
+        own = self.state_dict()
+        state_dict = {k: _host_value(v) for k, v in state_dict.items()}
         missing = [k for k in own if k not in state_dict] if strict else []
         unexpected = [k for k in state_dict if k not in own] if strict else []
         errors = []
@@ -302,10 +360,26 @@ class Module:
             target.copy_(value)
         return _IncompatibleKeys(missing, unexpected)
 
+    def extra_repr(self) -> str:
+        """The module's own settings in its ``repr`` (subclasses override it)."""
+        return ""
+
     def __repr__(self) -> str:
-        lines = [
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        lines += [
             f"({name}): {module!r}".replace("\n", "\n  ") for name, module in self._modules.items()
         ]
         if not lines:
             return f"{type(self).__name__}()"
+        if len(lines) == 1 and not self._modules:
+            return f"{type(self).__name__}({lines[0]})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _host_value(value: Any) -> Any:
+    """A state-dict entry as a Tensor or array: ``flow.load``'s variable blobs (anything with
+    ``numpy()``) become NumPy arrays."""
+    if isinstance(value, Tensor) or not hasattr(value, "numpy"):
+        return value
+    return value.numpy()

@@ -3,8 +3,10 @@
 The values live in a ``Cell`` that tensors can share: ``detach()``, ``.data`` and
 ``nn.Parameter(t)`` see the same values as ``t``, and an in-place method (``fill_``,
 ``uniform_``, ``copy_``, ``t[i] = v``...) rebinds the cell's JAX array, so every sharer sees the
-change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors.
-There is no autograd: ``requires_grad`` is a flag only (``nn.Parameter`` sets it).
+change, as storage sharing does in OneFlow. Arithmetic and indexing give new tensors,
+through ops run by ``imperative.apply`` (which records their autograd nodes); the methods
+and operators that call ops (``x + y``, ``x.reshape``, ``x[key]``...) are set on the class
+by ``tensor_ops``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .._size import Size
 from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
-from . import _gain
+from . import _gain, _tensor_str
 from ._storage import CPU, Cell, device, jax_device, next_key
 
 
@@ -47,7 +49,18 @@ def _is_shape(args: tuple) -> bool:
 class Tensor:
     """``flow.Tensor(*shape)`` (zeros, or ``data_initializer``'s draw), ``flow.Tensor(data)``
     (list, tuple, NumPy or JAX array; cast to ``dtype``, float32 by default) or
-    ``flow.Tensor(tensor)`` (a copy)."""
+    ``flow.Tensor(tensor)`` (a copy).
+
+    Examples:
+        >>> import numpy as np
+        >>> import flowjob.experimental as flow
+        >>> flow.Tensor(2, 3).shape
+        flow.Size([2, 3])
+        >>> flow.Tensor([[1, 2]])
+        tensor([[1., 2.]], dtype=oneflow.float32)
+        >>> flow.Tensor(np.array([1, 2]), dtype=flow.int32, requires_grad=True)
+        tensor([1, 2], dtype=oneflow.int32, requires_grad=True)
+    """
 
     def __init__(
         self,
@@ -283,8 +296,7 @@ class Tensor:
         return out if dtype is None else out.astype(dtype)
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
-        return f"tensor({body}, dtype=oneflow.{self.dtype.name})"
+        return _tensor_str.tensor_repr(self)
 
     __str__ = __repr__
 
@@ -296,13 +308,7 @@ class Tensor:
     def __deepcopy__(self, memo: dict) -> Tensor:
         return Tensor._wrap(_copy.deepcopy(self._cell.array, memo), self.requires_grad)
 
-    # --- indexing ---------------------------------------------------------------------------
-    def __getitem__(self, key: Any) -> Tensor:
-        return Tensor._wrap(self._cell.array[_unwrap(key)])
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        cell = self._cell
-        cell.array = cell.array.at[_unwrap(key)].set(jnp.asarray(_unwrap(value), cell.array.dtype))
+    # ``x[key]`` and ``x[key] = value`` are slice ops: tensor_ops/_slice.py sets them here.
 
     # --- in-place fills (rebinding the shared storage) ---------------------------------------
     def _fill_with(self, initializer: Callable) -> Tensor:

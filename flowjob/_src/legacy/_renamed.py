@@ -57,10 +57,12 @@ def ofrecord_loader(
 class PolynomialSchduler(optimizer.PolynomialScheduler):
     """Deprecated misspelling of :class:`PolynomialScheduler` kept by OneFlow."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(
+        self, base_lr, steps, end_learning_rate=0.0001, power=1.0, cycle=False, warmup=None
+    ):
         warn_once(
             "PolynomialSchduler",
             "oneflow.optimizer.PolynomialSchduler will be removed in the future, use "
             "oneflow.optimizer.PolynomialScheduler instead.",
         )
-        super().__init__(*args, **kwargs)
+        super().__init__(base_lr, steps, end_learning_rate, power, cycle, warmup)

@@ -52,7 +52,7 @@ def _reduce(
     as OneFlow returns the input when there is nothing to reduce)."""
     public = f"flow.math.{kind}"
     name = check_name(public, name)
-    require_blob(public, x, "input_tensor", name)
+    require_blob(public, x, "the input", name)
     if floating and not x.dtype.is_floating:
         fail(public, f"needs a floating point input, got {x.dtype.name}", name)
     if isinstance(axis, (list, tuple)) and len(axis) == 0:
@@ -76,18 +76,18 @@ def reduce_sum(
 
 
 def reduce_mean(
-    input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None
+    input_blob: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Blob:
     """Mean over ``axis`` (``flow.math.reduce_mean``).
 
     Args:
-        input_tensor: the blob to reduce.
+        input_blob: the blob to reduce.
         axis: an axis or a list of axes (negative ones count from the end); None: every axis.
         keepdims: keep each reduced axis with size 1.
         name: the op's name (default: generated).
 
     Returns:
-        A blob of ``input_tensor``'s dtype (integer means are truncated). As in OneFlow, a
+        A blob of ``input_blob``'s dtype (integer means are truncated). As in OneFlow, a
         reduction over every axis without ``keepdims`` has shape ``(1,)``, not ``()``.
 
     Raises:
@@ -101,23 +101,17 @@ def reduce_mean(
         >>> job(np.array([[1, 2, 3], [4, 5, 9]], np.float32))
         array([2., 6.], dtype=float32)
     """
-    return _reduce(
-        "reduce_mean", "ReduceMean", _mean_keep_dtype, input_tensor, axis, keepdims, name
-    )
+    return _reduce("reduce_mean", "ReduceMean", _mean_keep_dtype, input_blob, axis, keepdims, name)
 
 
-def reduce_max(
-    input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Blob:
+def reduce_max(x: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     """Maximum over ``axis``."""
-    return _reduce("reduce_max", "ReduceMax", jnp.max, input_tensor, axis, keepdims, name)
+    return _reduce("reduce_max", "ReduceMax", jnp.max, x, axis, keepdims, name)
 
 
-def reduce_min(
-    input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Blob:
+def reduce_min(x: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     """Minimum over ``axis``."""
-    return _reduce("reduce_min", "ReduceMin", jnp.min, input_tensor, axis, keepdims, name)
+    return _reduce("reduce_min", "ReduceMin", jnp.min, x, axis, keepdims, name)
 
 
 def two_stage_reduce_max(
@@ -136,11 +130,9 @@ def two_stage_reduce_min(
     return _reduce("reduce_min", "ReduceMin", jnp.min, x, axis, keepdims, name)
 
 
-def reduce_prod(
-    input_tensor: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Blob:
+def reduce_prod(x: Blob, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Blob:
     """Product over ``axis``."""
-    return _reduce("reduce_prod", "ReduceProd", jnp.prod, input_tensor, axis, keepdims, name)
+    return _reduce("reduce_prod", "ReduceProd", jnp.prod, x, axis, keepdims, name)
 
 
 def _zeros_like(x: Blob, name: str | None) -> Blob:

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from .._deprecation import warn_once
 from . import transforms as T
 from ._loss_scale import LossScalePolicy, StaticLossScalePolicy
 from ._schedules import LrScheduler, _as_step
@@ -56,8 +57,16 @@ class Optimizer:
         weight_decay_includes: Sequence[str] | str | None = None,
         weight_decay_excludes: Sequence[str] | str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        train_step_lbn: str | None = None,
     ):
         who = self._name
+        if train_step_lbn is not None:
+            # OneFlow read the step from this blob; flowjob's train step keeps its own counter
+            warn_once(
+                f"{who}.train_step_lbn",
+                f"{who}: train_step_lbn={train_step_lbn!r} is ignored: flowjob counts the train "
+                "steps itself (the schedules read that count)",
+            )
         if not isinstance(lr_scheduler, LrScheduler):
             raise TypeError(
                 f"{who}: lr_scheduler must be a flow.optimizer scheduler such as "

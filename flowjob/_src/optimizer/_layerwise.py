@@ -42,9 +42,9 @@ class RMSProp(Optimizer):
         centered: bool = False,
         loss_scale_factor: float | None = None,
         grad_clipping: ClipGradient | None = None,
-        *,
-        variables: Sequence[str] | None = None,
+        train_step_lbn: str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -52,6 +52,7 @@ class RMSProp(Optimizer):
             grad_clipping=grad_clipping,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
         )
         self.decay_rate = _unit_interval(decay_rate, self._name, "decay_rate")
         self.epsilon = _non_negative(epsilon, self._name, "epsilon")
@@ -102,13 +103,13 @@ class LAMB(Optimizer):
         beta2: float = 0.999,
         epsilon: float = 1e-6,
         loss_scale_factor: float | None = None,
-        grad_clipping: ClipGradient | None = None,
-        *,
         weight_decay: float | None = None,
         weight_decay_includes: _Patterns = None,
         weight_decay_excludes: _Patterns = None,
-        variables: Sequence[str] | None = None,
+        grad_clipping: ClipGradient | None = None,
+        train_step_lbn: str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -116,6 +117,7 @@ class LAMB(Optimizer):
             grad_clipping=grad_clipping,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
             weight_decay=weight_decay,
             weight_decay_includes=weight_decay_includes,
             weight_decay_excludes=weight_decay_excludes,
@@ -170,13 +172,13 @@ class LARS(Optimizer):
         epsilon: float = 1e-9,
         lars_coefficient: float = 0.0001,
         loss_scale_factor: float | None = None,
-        grad_clipping: ClipGradient | None = None,
-        *,
         weight_decay: float | None = None,
         weight_decay_includes: _Patterns = None,
         weight_decay_excludes: _Patterns = None,
-        variables: Sequence[str] | None = None,
+        grad_clipping: ClipGradient | None = None,
+        train_step_lbn: str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -184,6 +186,7 @@ class LARS(Optimizer):
             grad_clipping=grad_clipping,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
             weight_decay=weight_decay,
             weight_decay_includes=weight_decay_includes,
             weight_decay_excludes=weight_decay_excludes,

@@ -101,12 +101,13 @@ class SGD(Optimizer):
         loss_scale_factor: float | None = None,
         momentum: float | None = 0.9,
         grad_clipping: ClipGradient | None = None,
+        train_step_lbn: str | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
         *,
         weight_decay: float | None = None,
         weight_decay_includes: _Patterns = None,
         weight_decay_excludes: _Patterns = None,
-        variables: Sequence[str] | None = None,
-        loss_scale_policy: LossScalePolicy | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -114,6 +115,7 @@ class SGD(Optimizer):
             grad_clipping=grad_clipping,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
             weight_decay=weight_decay,
             weight_decay_includes=weight_decay_includes,
             weight_decay_excludes=weight_decay_excludes,
@@ -153,9 +155,9 @@ class SGDW(SGD):
         weight_decay_includes: _Patterns = None,
         weight_decay_excludes: _Patterns = None,
         grad_clipping: ClipGradient | None = None,
-        *,
-        variables: Sequence[str] | None = None,
+        train_step_lbn: str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -167,6 +169,7 @@ class SGDW(SGD):
             weight_decay_excludes=weight_decay_excludes,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
         )
 
 
@@ -190,12 +193,13 @@ class Adam(Optimizer):
         do_bias_correction: bool = False,
         loss_scale_factor: float | None = None,
         grad_clipping: ClipGradient | None = None,
+        train_step_lbn: str | None = None,
+        loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
         *,
         weight_decay: float | None = None,
         weight_decay_includes: _Patterns = None,
         weight_decay_excludes: _Patterns = None,
-        variables: Sequence[str] | None = None,
-        loss_scale_policy: LossScalePolicy | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -203,6 +207,7 @@ class Adam(Optimizer):
             grad_clipping=grad_clipping,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
             weight_decay=weight_decay,
             weight_decay_includes=weight_decay_includes,
             weight_decay_excludes=weight_decay_excludes,
@@ -258,9 +263,9 @@ class AdamW(Adam):
         weight_decay_includes: _Patterns = None,
         weight_decay_excludes: _Patterns = None,
         grad_clipping: ClipGradient | None = None,
-        *,
-        variables: Sequence[str] | None = None,
+        train_step_lbn: str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -275,6 +280,7 @@ class AdamW(Adam):
             weight_decay_excludes=weight_decay_excludes,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
         )
 
 
@@ -294,9 +300,9 @@ class LazyAdam(Adam):
         epsilon: float = 1e-8,
         loss_scale_factor: float | None = None,
         grad_clipping: ClipGradient | None = None,
-        *,
-        variables: Sequence[str] | None = None,
+        train_step_lbn: str | None = None,
         loss_scale_policy: LossScalePolicy | None = None,
+        variables: Sequence[str] | None = None,
     ):
         super().__init__(
             lr_scheduler,
@@ -308,6 +314,7 @@ class LazyAdam(Adam):
             grad_clipping,
             variables=variables,
             loss_scale_policy=loss_scale_policy,
+            train_step_lbn=train_step_lbn,
         )
 
     def _fields(self):

@@ -24,7 +24,7 @@ from ._config import (
 from ._distributed import ctrl_port, first_process_does, is_primary, machine
 from ._distributed import init as init_distributed
 from ._eager import eager_execution_enabled, enable_eager_execution
-from ._eager_op import run_eagerly
+from ._eager_op import HostValue, run_eagerly
 from ._job_function import JobFunction, global_function
 from ._local_blob import LocalBlob
 from ._op_program import NotAProgram, OpProgram, op_program
@@ -41,6 +41,7 @@ __all__ = [
     "eager_execution_enabled",
     "enable_eager_execution",
     "run_eagerly",
+    "HostValue",
     "NotAProgram",
     "OpProgram",
     "op_program",

@@ -15,9 +15,10 @@ from ..graph import LogicalView, consistent_view
 from ..ops import QatConfig
 from . import _distributed
 from ._host_memory import retain_host_memory
+from ._xrt_config import XRT_DEFAULTS, TensorRTConfig, XrtSettings
 
 
-class FunctionConfig:
+class FunctionConfig(XrtSettings):
     """Settings of one job function; attribute calls set them (``config.default_data_type(...)``).
 
     Unknown attributes act as OneFlow's generic flags: ``config.enable_cudnn(False)`` stores
@@ -34,6 +35,7 @@ class FunctionConfig:
         self.qat = QatConfig()
         self.qat_enabled = False
         self.ssp_enabled = False
+        self.tensorrt = TensorRTConfig(self.flags)
 
     def implicit_optimizer(self) -> Any:
         """The optimizer of a train job whose body calls no ``minimize``: none here. The legacy
@@ -95,7 +97,8 @@ class FunctionConfig:
     @property
     def function_desc(self) -> _FlagView:
         """OneFlow's read side: ``config.function_desc.enable_inplace`` is the value that
-        ``config.enable_inplace(...)`` stored (True when called without an argument)."""
+        ``config.enable_inplace(...)`` stored (True when called without an argument);
+        ``use_xla_jit`` and ``use_tensorrt`` read OneFlow's default (False) until set."""
         return _FlagView(self.flags)
 
     def __getattr__(self, name: str):
@@ -115,6 +118,8 @@ class _FlagView:
         self._flags = flags
 
     def __getattr__(self, name: str) -> Any:
+        if name in XRT_DEFAULTS and name not in self._flags:
+            return XRT_DEFAULTS[name]
         if name.startswith("_") or name not in self._flags:
             raise AttributeError(
                 f"function_desc.{name}: this FunctionConfig has not set "
@@ -214,20 +219,20 @@ def job_platform(wants_gpu: bool | None = None) -> str:
     return "gpu" if wants_gpu and _devices.gpu_available() else "cpu"
 
 
-def gpu_device_num(n: int) -> None:
+def gpu_device_num(val: int) -> None:
     """Devices per machine. Without a GPU they are virtual CPU devices, as OneFlow's CPU
     build made ``gpu_device_num`` mean ``cpu_device_num``. ``0`` is OneFlow's "no GPU": jobs
     run on the CPU devices (``cpu_device_num``, default 1)."""
-    if n == 0 and type(n) is int:
+    if val == 0 and type(val) is int:
         process.device_num = process.cpu_device_num
         process.device_tag = "cpu"
         return
-    _set_device_num(n, "gpu")
+    _set_device_num(val, "gpu")
 
 
-def cpu_device_num(n: int) -> None:
-    _set_device_num(n, "cpu")
-    process.cpu_device_num = n
+def cpu_device_num(val: int) -> None:
+    _set_device_num(val, "cpu")
+    process.cpu_device_num = val
 
 
 _jax_started = False  # JAX configured for flowjob (start_jax)
@@ -274,8 +279,8 @@ def start_backend() -> None:
         _backend_started = True
 
 
-def machine_num(n: int) -> None:
-    process.machine_count = int(n)
+def machine_num(val: int) -> None:
+    process.machine_count = int(val)
 
 
 def enable_debug_mode(val: bool = True) -> None:

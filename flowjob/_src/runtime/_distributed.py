@@ -48,9 +48,12 @@ def _too_late(call: str, *, harmless: bool) -> bool:
     )
 
 
-def machine(machines: list[dict[str, Any]] | dict[str, Any]) -> None:
-    """Declares the machines, first one = coordinator, e.g. ``[{"addr": "192.168.1.12"}, ...]``."""
+def machine(*val: list[dict[str, Any]] | dict[str, Any]) -> None:
+    """Declares the machines, first one = coordinator: a list such as
+    ``[{"addr": "192.168.1.12"}, ...]``, or the dicts as separate arguments (OneFlow's
+    ``machine(*val)``)."""
     global _machines
+    machines = val[0] if len(val) == 1 and isinstance(val[0], (list, tuple)) else list(val)
     items = [machines] if isinstance(machines, dict) else list(machines)
     for m in items:
         if not isinstance(m, dict) or "addr" not in m:
@@ -61,9 +64,10 @@ def machine(machines: list[dict[str, Any]] | dict[str, Any]) -> None:
     _machines = items
 
 
-def ctrl_port(port: int) -> None:
+def ctrl_port(val: int) -> None:
     """The coordinator's port on the first machine."""
     global _port
+    port = val
     if type(port) is not int or not 0 < port < 65536:
         raise ValueError(f"ctrl_port must be a port number, got {port!r}")
     if _too_late(f"flow.env.ctrl_port({port!r})", harmless=not _started or port == _port):

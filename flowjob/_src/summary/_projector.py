@@ -41,7 +41,7 @@ class Projector:
 
     def __init__(
         self,
-        logdir: str | os.PathLike[str],
+        logdir: str | os.PathLike[str] | None = None,
         *,
         writer: Any = None,
         outlier_threshold: float = DEFAULT_THRESHOLD,

@@ -264,7 +264,7 @@ def graph_def(graphs: Iterable[Any]) -> graph_pb2.GraphDef:
 class Graph:
     """``Graph(logdir).write_structure_graph()`` logs the structure of every job."""
 
-    def __init__(self, logdir: str | os.PathLike[str]):
+    def __init__(self, logdir: str | os.PathLike[str] | None = None):
         if logdir is None:
             raise ValueError(
                 "Graph(logdir): logdir should not be None! "

@@ -4,7 +4,18 @@ OneFlow v0.4's ``register_tensor_op`` attached them): one table per module, set 
 from __future__ import annotations
 
 from ..imperative import Tensor
-from . import _arith, _cast, _compare, _matmul, _reduce, _unary
+from . import (
+    _activation,
+    _arith,
+    _cast,
+    _compare,
+    _matmul,
+    _reduce,
+    _select,
+    _shape,
+    _slice,
+    _unary,
+)
 
 _TABLES = (
     _arith.OPERATORS,
@@ -17,6 +28,10 @@ _TABLES = (
     _matmul.OPERATORS,
     _matmul.METHODS,
     _cast.METHODS,
+    _shape.METHODS,
+    _select.METHODS,
+    _slice.OPERATORS,
+    _activation.METHODS,
 )
 
 

@@ -12,7 +12,7 @@ kernels. OneFlow's C++ op libraries cannot load: ``load_library`` raises, naming
 from __future__ import annotations
 
 from ..errors import NativeBuildError
-from . import _builtin_table, _test_ops  # noqa: F401 - fill the op table
+from . import _builtin_math, _builtin_nn, _builtin_table, _test_ops  # noqa: F401 - fill the op table
 from ._builder import (
     BuiltinOp,
     BuiltinOpBuilder,
@@ -54,10 +54,10 @@ def builtin_op(op_type_name: str, op_name: str | None = None) -> BuiltinOpBuilde
     return BuiltinOpBuilder(op_type_name, op_name)
 
 
-def load_library(path: str) -> None:
+def load_library(val: str) -> None:
     """OneFlow's C++ custom op libraries cannot load into flowjob: always raises."""
     raise OpLibraryError(
-        f"cannot load the op library {path!r}: flowjob runs ops as JAX code and cannot load "
+        f"cannot load the op library {val!r}: flowjob runs ops as JAX code and cannot load "
         "OneFlow's C++ op libraries; write the op's kernels in Python (NumPy or jax.numpy) and "
         "register them with flow.register_python_op, or keep the op's REGISTER_USER_OP file "
         "and put NumPy kernels beside it for flow.experimental.custom_op_module(name, path)"

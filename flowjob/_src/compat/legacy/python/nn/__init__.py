@@ -1,0 +1,1 @@
+"""``oneflow.python.nn``."""
