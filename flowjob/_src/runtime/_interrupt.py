@@ -88,7 +88,11 @@ class Deferred:
         if _MAIN in _held:
             HOLD.pending.append((self.handler, signum, frame))
             return None
-        return self.handler(signum, frame)
+        try:
+            return self.handler(signum, frame)
+        except KeyboardInterrupt as exc:  # kept if Python swallows it (see _unraisable)
+            _note_interrupt(exc)
+            raise
 
     @property
     def __wrapped__(self) -> Any:
@@ -240,7 +244,8 @@ class _Watch:
 
 WATCH = _Watch()
 
-# id() of the KeyboardInterrupt the handler raised last: the unraisable hook recognises it.
+# id() of the KeyboardInterrupt a handler raised last (flowjob's, or a user's through a
+# Deferred): the unraisable hook recognises it.
 _raised = 0
 _previous_hook: Any = None
 
@@ -257,12 +262,17 @@ def _handler(signum: int, frame: Any) -> None:
 
 
 def _raise(signum: int, frame: Any) -> None:
-    global _raised
     try:
         signal.default_int_handler(signum, frame)
     except KeyboardInterrupt as exc:
-        _raised = id(exc)
+        _note_interrupt(exc)
         raise
+
+
+def _note_interrupt(exc: KeyboardInterrupt) -> None:
+    global _raised
+    _raised = id(exc)
+    _hook_unraisable()
 
 
 def _hook_unraisable() -> None:
@@ -278,7 +288,7 @@ def _unraisable(info: Any) -> None:
         _raised = 0
         # Raised when flowjob next ends a section (every job call has one) or waits. Not
         # re-signalled: Python would run the handler inside this hook, again unraisable.
-        # (Only Ctrl-C: another handler's exception that Python swallowed, a timeout's, say,
+        # (Only an interrupt: another exception that Python swallowed, a timeout's, say,
         # belongs to a moment gone by.)
         HOLD.pending.append((None, signal.SIGINT, None))
         return
