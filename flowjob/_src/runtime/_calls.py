@@ -44,14 +44,16 @@ class Calls:
         At most ``concurrency_width`` calls of a job are in flight; more wait for a slot.
         """
         _refuse_in_kernel(job)
+        HOLD.install()
         host_args, device_args = self._arguments(job, entry, args, private=True)
         if not entry.warm:
             self._warm(entry, device_args)
         in_worker = self.completion.in_worker()
         slots = None if in_worker else entry.slots  # callbacks never wait for a slot
-        # Ctrl-C is held back from taking the slot to queuing the completion (which then
-        # owns the slot) and storing the new state: an interrupt before or after, never
-        # between (a slot released twice, a donated state lost).
+        # Signal handlers are held back from taking the slot to queuing the completion
+        # (which then owns the slot) and storing the new state: whatever they raise comes
+        # before or after, never between (a slot lost or released twice, a donated state
+        # lost).
         with HOLD:
             if slots is not None and not slots.acquire(blocking=False):
                 # Held calls (older) may own the last slot: queue them before waiting.
@@ -72,6 +74,7 @@ class Calls:
         (``CompletionQueue.begin_inline``), so later calls wait for it.
         """
         _refuse_in_kernel(job)
+        HOLD.install()
         in_worker = self.completion.in_worker()
         host_args, device_args = self._arguments(
             job, entry, args, private=in_worker or entry.host_reads_inputs
@@ -91,32 +94,38 @@ class Calls:
                 )
             return host_args, self.wait_for(future)
         quiet = entry.quiet
-        own = False
-        with self._lock:
-            try:
-                with HOLD:  # see launch
-                    outputs = self.execute(entry, device_args)
-                    # earlier calls first: if any is pending, this one queues behind them
-                    own = self._completions_idle() if quiet else self._begin_inline()
-                    future = None if own else self._queue(entry, host_args, outputs, raw=True)
-            except KeyboardInterrupt:  # held back until here: the call ran, its state is stored
-                if own and not quiet:  # its delivery was claimed for this thread: hand it on
+        # claimed: this thread delivers the call, and must give the claim back whatever
+        # happens (every later completion waits for it)
+        claimed = False
+        try:
+            with self._lock:
+                try:
+                    with HOLD:  # see launch
+                        outputs = self.execute(entry, device_args)
+                        # earlier calls first: if any is pending, this one queues behind them
+                        own = self._completions_idle() if quiet else self._begin_inline()
+                        claimed = own and not quiet
+                        future = None if own else self._queue(entry, host_args, outputs, raw=True)
+                except BaseException:
+                    # A handler held back raised as the section ended: the call ran and its
+                    # state is stored. Its delivery, if claimed, goes to the completion
+                    # thread, in order (still under the dispatch lock). Entered in C, this
+                    # section cannot be cut short by another handler.
                     with HOLD:
-                        self._queue(entry, host_args, outputs, raw=True)
-                        self.completion.end_inline()
-                raise
-        if future is not None:
-            return host_args, self.wait_for(future)
-        deliverer = self.deliverer
-        if quiet:
-            values = deliverer.fetch(entry, outputs)
-        else:
-            try:
-                values = deliverer.fetch(entry, outputs)
-                if values is not None:
-                    deliverer.run_plan(entry, host_args, values)
-            finally:
-                self.completion.end_inline()
+                        if claimed:
+                            self._queue(entry, host_args, outputs, raw=True)
+                            self.completion.end_inline()
+                            claimed = False
+                    raise
+            if future is not None:
+                return host_args, self.wait_for(future)
+            values = self.deliverer.fetch(entry, outputs)
+            if claimed and values is not None:
+                self.deliverer.run_plan(entry, host_args, values)
+        finally:
+            if claimed:
+                with HOLD:  # entered in C: the claim is given back even if a handler raises
+                    self.completion.end_inline()
         self.completion.raise_pending()
         return host_args, values
 

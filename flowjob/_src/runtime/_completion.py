@@ -155,8 +155,10 @@ class CompletionQueue:
             )
         interrupted = announced = False
         notice_at = None if exit_notice_s is None else time.monotonic() + exit_notice_s
-        # HOLD notes a Ctrl-C instead of raising it inside the condition's wait, where it
-        # could leave the lock unowned; only a handler the user installed raises there.
+        # HOLD holds signal handlers back instead of letting them raise inside the
+        # condition's wait, where an exception could leave the lock unowned; they run
+        # between two waits (HOLD.serve).
+        HOLD.install()
         with HOLD:
             with self._cond:
                 self._draining += 1
@@ -164,7 +166,7 @@ class CompletionQueue:
                     while self.tasks:
                         try:
                             self._cond.wait(_POLL_S)
-                            now_interrupted = HOLD.take()
+                            now_interrupted = HOLD.serve()
                         except KeyboardInterrupt:
                             now_interrupted = True
                         if now_interrupted and (interrupted or announced):

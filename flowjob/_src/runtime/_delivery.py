@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import describe_callable
 from ..graph import Form, JobGraph, kernel_error
 from ._distributed import is_primary
+from ._interrupt import raised_by_signal
 from ._local_blob import LocalBlob, local
 
 _MAIN = threading.main_thread()
@@ -134,8 +135,8 @@ def deliver(
             values = [value_of(f, host_args, outputs) for f in entry.fetches]
             entry.target(*(values if entry.convert is None else entry.convert(values)))
         except BaseException as exc:  # noqa: BLE001 - re-raised at the next sync point
-            if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is _MAIN:
-                raise  # Ctrl-C while handlers run inline: the user's, not a handler's error
+            if threading.current_thread() is _MAIN and raised_by_signal(exc):
+                raise  # Ctrl-C, a timeout... while handlers run inline: not a handler's error
             record_error(exc, entry.what)
 
 
@@ -197,6 +198,8 @@ class Deliverer:
             shared = entry.lowered.step.forwarded
             return [host_value(a, i in shared) for i, a in enumerate(arrays)]
         except Exception as exc:  # the program itself failed at run time
+            if raised_by_signal(exc):  # a handler's (the caller's timeout), not the program's
+                raise
             self.fetch_failed(entry, exc)
             return None
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..graph import running_kernel
 from . import _stop
 from ._delivery import host_value
-from ._interrupt import HOLD
+from ._interrupt import HOLD, raised_by_signal
 
 NOT_TAKEN = object()  # DirectCall.run: the call must go the general way
 
@@ -90,7 +90,8 @@ class DirectCall:
             # general way.
             if self.held or completion.tasks or running_kernel() is not None:
                 return NOT_TAKEN
-            if fn is None:  # see Calls.run: a Ctrl-C between dispatch and store loses state
+            if fn is None:  # see Calls.run: a handler raising between dispatch and store
+                HOLD.install()  # would lose the state
                 with HOLD:
                     outputs = self.calls.execute(entry, device_args)
             else:  # nothing donated or stored: an interrupt only loses this call's outputs
@@ -101,6 +102,8 @@ class DirectCall:
         try:
             value = host_value(outputs[self.index], self.forwarded)  # waits for the program
         except Exception as exc:  # the program failed: reported as Calls.run reports it
+            if raised_by_signal(exc):  # the caller's own (a timeout), not the program's
+                raise
             self.calls.deliverer.fetch_failed(entry, exc)
             value = None
         completion.raise_pending()  # and what earlier calls' callbacks raised

@@ -65,9 +65,12 @@ class State:
         return {n: (d.shape, d.dtype) for n, d in self.variables.defs.items()}
 
     def arrays(self) -> dict[str, np.ndarray]:
+        """Every variable on the host, as one step left them: read under the dispatch lock,
+        which every step holds from dispatching its program to storing the new state, so no
+        step donates an array while it is read (a save from another thread than the
+        training one read deleted arrays). The read waits for the steps dispatched before."""
         with self.lock:
-            values = dict(self.variables.values)
-        return {n: host_copy(v) for n, v in values.items()}
+            return {n: host_copy(v) for n, v in self.variables.values.items()}
 
     def assign(self, arrays: dict[str, np.ndarray]) -> None:
         with self.lock:
