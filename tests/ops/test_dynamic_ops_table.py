@@ -412,3 +412,31 @@ def test_issue_46_triplet_loss_hardest_positive_and_negative_through_where():
         assert float(want) > 0  # the margin is violated: the gradient is not zero
         np.testing.assert_allclose(loss, [want], rtol=1e-4)
         np.testing.assert_allclose(seen[-1], grad, rtol=1e-4, atol=1e-4)
+
+
+def test_an_op_without_a_rule_names_what_made_its_input_dynamic_and_the_fix_that_fits():
+    @flow.global_function()
+    def made(
+        x: tp.Numpy.Placeholder((R, C)), mask: tp.Numpy.Placeholder((R,), dtype=flow.int8)
+    ) -> tp.ListNumpy:
+        rows = flow.gather_nd(x, flow.where(mask))  # the line the error points to
+        return flow.reshape(rows * 2.0, (-1,))
+
+    @flow.global_function()
+    def argument(x: tp.ListNumpy.Placeholder((R, C))) -> tp.ListNumpy:
+        return flow.reshape(x, (-1,))
+
+    x, mask = _data([1, 2], 1.0)
+    with pytest.raises(flow.OpError) as made_error:
+        made(x, mask)
+    text = str(made_error.value)
+    assert "op 'Reshape_0' (reshape)" in text and "its input ScalarMul_0/out is dynamic" in text
+    assert "made dynamic by op 'ArgWhere_0' (argwhere)" in text
+    assert "the line the error points to" in text  # the user's line that called flow.where
+    assert "flow.cast_to_static_shape" in text and "flow.dynamic_reshape" in text
+    assert "tp.Numpy.Placeholder" not in text  # no advice about arguments for such a blob
+    with pytest.raises(flow.OpError) as argument_error:
+        argument([x[:2]])
+    text = str(argument_error.value)
+    assert "the job's argument 'x' is a tp.ListNumpy.Placeholder" in text
+    assert "declare it tp.Numpy.Placeholder" in text and "cast_to_static_shape" not in text
