@@ -183,6 +183,14 @@ TABLE.update(
         "sigmoid": Case(flow.math.sigmoid, lambda a: 1 / (1 + np.exp(-a))),
         "relu": Case(flow.math.relu, lambda a: np.maximum(a, 0)),
         "tanh": Case(flow.math.tanh, np.tanh),
+        "expand_dims-squeeze": Case(
+            lambda d: flow.squeeze(flow.expand_dims(d, 1), axis=[1]) * 2.0, lambda a: a * 2
+        ),
+        "expand_dims": Case(lambda d: flow.expand_dims(d, 0), lambda a: a[None]),
+        "one_hot": Case(
+            lambda d: flow.one_hot(flow.cast(flow.math.greater(d, 0.0), flow.int32), depth=2),
+            lambda a: np.eye(2, dtype=np.float32)[(a > 0).astype(int)],
+        ),
         "gather-static-axis": Case(
             lambda d: flow.gather(d, _index_pair(), axis=1),
             lambda a: a[:, [2, 0]],
@@ -440,3 +448,22 @@ def test_an_op_without_a_rule_names_what_made_its_input_dynamic_and_the_fix_that
     text = str(argument_error.value)
     assert "the job's argument 'x' is a tp.ListNumpy.Placeholder" in text
     assert "declare it tp.Numpy.Placeholder" in text and "cast_to_static_shape" not in text
+
+
+def test_dropout_of_dynamic_rows_keeps_their_real_shape():
+    @flow.global_function(type="train")
+    def job(
+        x: tp.Numpy.Placeholder((R, C)), mask: tp.Numpy.Placeholder((R,), dtype=flow.int8)
+    ) -> tp.ListNumpy:
+        w = flow.get_variable("w", (R, C), initializer=flow.zeros_initializer())
+        out = flow.nn.dropout(flow.gather_nd(x + w, flow.where(mask)), rate=0.5)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.0]), momentum=0
+        ).minimize(flow.math.reduce_sum(out))
+        return out
+
+    x, mask = _data([1, 2, 4], 50.0)
+    (out,) = job(x, mask)
+    kept = out != 0
+    assert out.shape == (3, C) and 0 < kept.sum() < out.size
+    np.testing.assert_allclose(out[kept], (x[[1, 2, 4]] * 2)[kept], rtol=1e-6)

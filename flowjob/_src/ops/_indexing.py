@@ -185,6 +185,13 @@ def _lower_one_hot(indices, *, depth, on_value, off_value, axis, dtype):
     return jnp.where(hot, jnp.asarray(on_value, dtype), jnp.asarray(off_value, dtype))
 
 
+def _one_hot_real(shapes, padded, *, depth, axis, **_):
+    return tuple(shapes[0][:axis]) + (depth,) + tuple(shapes[0][axis:])
+
+
+_ONE_HOT_REAL = RealShape(_one_hot_real)
+
+
 def one_hot(
     indices: Blob,
     depth: int,
@@ -216,6 +223,7 @@ def one_hot(
         },
         name=name,
         prefix="OneHot",
+        real_shape=_ONE_HOT_REAL,
     )
 
 
