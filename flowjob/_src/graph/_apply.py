@@ -77,13 +77,7 @@ def apply_op(
     dynamic = any(b.is_dynamic for b in blobs)
     dynamic = dynamic or (real_shape is not None and real_shape.device is not None)
     if dynamic and real_shape is None:
-        shown = ", ".join(b.lbn for b in blobs if b.is_dynamic)
-        raise OpError(
-            f"op {op_name!r} ({op_type}) in job {graph.name!r} does not accept dynamic "
-            f"(ListNumpy) blobs ({shown}): the ops that do are listed in the README (Job "
-            "functions and typing); use tp.Numpy.Placeholder for this input\n  at "
-            f"{describe_frame(user_frame())}"
-        )
+        raise _refused(op_name, op_type, graph.name, blobs)
     if dynamic_source:
         if real_shape is None:
             raise OpError(f"op {op_name!r} ({op_type}): a dynamic source needs a real_shape rule")
@@ -178,6 +172,60 @@ def _on_each(lowering, timed, rng):
         )
 
     return each
+
+
+def _refused(op_name: str, op_type: str, job: str, blobs: list[Blob]) -> OpError:
+    """The error of an op without a real-shape rule given a dynamic blob: what made the blob
+    dynamic, and the fix that fits (a ListNumpy argument, or a blob made in the job)."""
+    blob = next(b for b in blobs if b.is_dynamic)
+    origin = made_dynamic_by(blob)
+    head = (
+        f"op {op_name!r} ({op_type}) in job {job!r} does not accept dynamic blobs (it has no "
+        f"rule for their real shapes): its input {blob.lbn} is dynamic"
+    )
+    if origin.kind is OpKind.INPUT:
+        why = (
+            f", as the job's argument {origin.name!r} is a tp.ListNumpy.Placeholder. If every "
+            "call passes it at its declared shape, declare it tp.Numpy.Placeholder"
+        )
+    else:
+        where = describe_frame(origin.user_frame) if origin.user_frame else "(no source line)"
+        why = (
+            f", made dynamic by op {origin.name!r} ({origin.op_type}) at {where}: its size "
+            "depends on the data. To run this op on it anyway, make it static first with "
+            "flow.cast_to_static_shape (its padding then holds zeros, which this op would "
+            "count as values)"
+        )
+    instead = _DYNAMIC_FORMS.get(op_type)
+    if instead:
+        why += f"; {instead} takes dynamic blobs"
+    return OpError(
+        f"{head}{why}; or compute it with ops that take dynamic blobs (listed in the "
+        f"documentation: Job functions and typing)\n  at {describe_frame(user_frame())}"
+    )
+
+
+# Ops with a sibling that takes dynamic blobs.
+_DYNAMIC_FORMS = {
+    "reshape": "flow.dynamic_reshape",
+    "reshape_like": "flow.dynamic_reshape",
+    "flatten": "flow.dynamic_reshape",
+}
+
+
+def made_dynamic_by(blob: Blob) -> Any:
+    """The op that made ``blob`` dynamic: up its chain of dynamic inputs, the first op with
+    none (a ListNumpy argument's input op, or an op that sizes its outputs by the data, as
+    ``sync_dynamic_resize`` after ``argwhere``: then the ``argwhere``)."""
+    op = blob.op
+    while True:
+        dynamic = [b for b in op.inputs if b.is_dynamic]
+        if not dynamic:
+            break
+        op = dynamic[0].op
+    if op.op_type == "sync_dynamic_resize" and op.inputs and op.inputs[0].op.op_type == "argwhere":
+        return op.inputs[0].op  # flow.argwhere / flow.where(condition): one op to the user
+    return op
 
 
 def _short(attrs: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
 Shape = tuple[int, ...]
 
@@ -66,3 +67,64 @@ def lowest(dtype: Any) -> Any:
     """The value that sorts below every other of ``dtype`` (what masked-out maxima become)."""
     dtype = jnp.dtype(dtype)
     return -jnp.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min
+
+
+def highest(dtype: Any) -> Any:
+    """The value that sorts above every other of ``dtype`` (what masked-out minima become)."""
+    dtype = jnp.dtype(dtype)
+    if jnp.issubdtype(dtype, jnp.floating):
+        return jnp.inf
+    return True if dtype == jnp.bool_ else jnp.iinfo(dtype).max
+
+
+def fill_padding(x: Any, real: Any, value: Any, axes: Sequence[int] | None = None) -> Any:
+    """``x`` with ``value`` outside its real shape ``real`` (on ``axes``; default all)."""
+    return jnp.where(valid_mask(real, x.shape, axes), x, jnp.asarray(value, x.dtype))
+
+
+def zero_padded(lowering: Callable[..., Any]) -> Callable[..., Any]:
+    """A masked lowering: ``lowering`` on inputs whose padding is zero. For ops whose real
+    part reads only real elements, or zeros (a matmul's contraction, a row-wise loss):
+    arbitrary padding (inf, NaN) then stays out of the values and of the gradients."""
+
+    def masked(*arrays: Any, real: Sequence[Any], **attrs: Any) -> Any:
+        return lowering(*(fill_padding(a, r, 0) for a, r in zip(arrays, real)), **attrs)
+
+    return masked
+
+
+def _broadcast_real(shapes: Sequence[Shape], padded: Sequence[Shape | None], **_: Any) -> Shape:
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"real shapes {[tuple(s) for s in shapes]} do not broadcast") from None
+
+
+def _collapse_unit_axes(x: Any, real: Any) -> Any:
+    """``x`` with every axis of real size 1 (padded larger) holding its first element
+    throughout, so that it broadcasts as a size-1 axis."""
+    for d in range(x.ndim):
+        if x.shape[d] > 1:
+            index = jnp.where(real[d] == 1, 0, jnp.arange(x.shape[d]))
+            x = jnp.take(x, index, axis=d)
+    return x
+
+
+def broadcasting(lowering: Callable[..., Any]) -> RealShape:
+    """The real-shape rule of an elementwise op whose inputs broadcast to its output at
+    padded shapes: the output's real shape broadcasts the inputs' real shapes, and an axis of
+    real size 1 broadcasts its one real element (not the padding after it)."""
+
+    def masked(*arrays: Any, real: Sequence[Any], **attrs: Any) -> Any:
+        return lowering(*(_collapse_unit_axes(a, r) for a, r in zip(arrays, real)), **attrs)
+
+    return RealShape(_broadcast_real, masked)
+
+
+def elementwise_or_broadcasting(
+    lowering: Callable[..., Any], shapes: Sequence[Shape], out: Shape
+) -> RealShape:
+    """``ELEMENTWISE`` when every input has the output's shape, else ``broadcasting``."""
+    if all(tuple(s) == tuple(out) for s in shapes):
+        return ELEMENTWISE
+    return broadcasting(lowering)

@@ -15,7 +15,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op
+from ..graph._real_shape import fill_padding
 from ._unary import math_unary, unary
 from ._util import check_name, fail, norm_axis, require_blob
 
@@ -220,6 +221,24 @@ def _lower_log_softmax(x, *, axis):
     return jax.nn.log_softmax(x, axis=axis)
 
 
+def _masked_softmax(lowering):
+    # Padding along other axes is zeroed (no inf/NaN rows); along ``axis`` it gets the
+    # lowest finite value, so it takes no probability from the real elements.
+    def masked(x, *, real, axis):
+        x = fill_padding(x, real[0], 0, [d for d in range(x.ndim) if d != axis])
+        return lowering(fill_padding(x, real[0], jnp.finfo(x.dtype).min, [axis]), axis=axis)
+
+    return masked
+
+
+def _same_real_shape(shapes, padded, **_):
+    return tuple(shapes[0])
+
+
+_SOFTMAX_REAL = RealShape(_same_real_shape, _masked_softmax(_lower_softmax))
+_LOG_SOFTMAX_REAL = RealShape(_same_real_shape, _masked_softmax(_lower_log_softmax))
+
+
 def _softmax(
     public: str, op_type: str, prefix: str, lowering, logits: Blob, axis: Any, name: str | None
 ) -> Blob:
@@ -230,7 +249,10 @@ def _softmax(
     if logits.ndim == 0:
         fail(public, "needs logits of rank >= 1, got a scalar", name)
     axis = norm_axis(public, -1 if axis is None else axis, logits.ndim, name)
-    return apply_op(op_type, lowering, [logits], attrs={"axis": axis}, name=name, prefix=prefix)
+    real = _SOFTMAX_REAL if lowering is _lower_softmax else _LOG_SOFTMAX_REAL
+    return apply_op(
+        op_type, lowering, [logits], attrs={"axis": axis}, name=name, prefix=prefix, real_shape=real
+    )
 
 
 def softmax(logits: Blob, axis: int | None = None, name: str | None = None) -> Blob:

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..graph import Blob, apply_op
+from ..graph._real_shape import ELEMENTWISE, RealShape, broadcasting
 from ._unary import square
 from ._util import (
     as_constant,
@@ -179,30 +180,37 @@ def binary(kind: str, x: Operand, y: Operand, name: str | None = None) -> Blob:
             prefix = prefixes["by_tensor"]
         else:
             prefix = prefixes["broadcast"]
+        lowering = functools.partial(_lower_pair, fn=fn)
         return apply_op(
             f"{kind}",
-            functools.partial(_lower_pair, fn=fn),
+            lowering,
             [x, y],
             name=name,
             prefix=prefix,
-            elementwise=_keeps_dynamic_shape([x, y], out),
+            real_shape=_real_shape(lowering, [x, y], out),
         )
     blob, const, reverse = (x, y, False) if x_blob else (y, x, True)
     operand = as_constant(public, const, blob.dtype, name)
     out = broadcast_shape(public, [blob.shape, const_shape(operand)], name)
+    lowering = functools.partial(_lower_const, fn=fn)
     return apply_op(
         f"scalar_{kind}",
-        functools.partial(_lower_const, fn=fn),
+        lowering,
         [blob],
         attrs={"operand": operand, "reverse": reverse},
         name=name,
         prefix=prefixes["scalar"],
-        elementwise=out == blob.shape,
+        real_shape=_real_shape(lowering, [blob], out),
     )
 
 
-def _keeps_dynamic_shape(blobs: list[Blob], out: tuple[int, ...]) -> bool:
-    return all(b.shape == out for b in blobs if b.is_dynamic)
+def _real_shape(lowering, blobs: list[Blob], out: tuple[int, ...]) -> RealShape:
+    """Dynamic inputs of the output's padded shape share its real shape (elementwise);
+    one that broadcasts at padded shapes broadcasts at real shapes too (OneFlow's
+    ``broadcast_*`` kernels), a real size-1 axis included."""
+    if all(b.shape == out for b in blobs if b.is_dynamic):
+        return ELEMENTWISE
+    return broadcasting(lowering)
 
 
 def add(x: Operand, y: Operand, name: str | None = None) -> Blob:
@@ -298,14 +306,9 @@ def _binary(kind: str, fn, x: Blob, y: Blob, name: str | None) -> Blob:
             name,
         )
     out = broadcast_shape(public, [x.shape, y.shape], name)
-    return apply_op(
-        kind,
-        functools.partial(_lower_pair, fn=fn),
-        [x, y],
-        name=name,
-        prefix=kind,
-        elementwise=all(b.shape == out for b in (x, y) if b.is_dynamic),
-    )
+    lowering = functools.partial(_lower_pair, fn=fn)
+    real = _real_shape(lowering, [x, y], out)
+    return apply_op(kind, lowering, [x, y], name=name, prefix=kind, real_shape=real)
 
 
 def atan2(x: Blob, y: Blob, name: str | None = None) -> Blob:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from ..graph import Blob, RealShape, apply_op, current_graph
+from ..graph._real_shape import elementwise_or_broadcasting
 from ._creation import constant_like
 from ._data_dependent import argwhere
 from ._util import (
@@ -58,34 +59,60 @@ def where(condition: Blob, x: Any = None, y: Any = None, name: str | None = None
     xc = x if isinstance(x, Blob) else as_constant(public, x, like, name)
     yc = y if isinstance(y, Blob) else as_constant(public, y, like, name)
     shapes = [v.shape if isinstance(v, Blob) else np.shape(v) for v in (condition, xc, yc)]
-    broadcast_shape(public, shapes, name)
+    out = broadcast_shape(public, shapes, name)
     if isinstance(x, Blob) and isinstance(y, Blob):
-        return apply_op("where", _lower_where, [condition, x, y], name=name, prefix="Where")
+        inputs = [condition, x, y]
+        real = elementwise_or_broadcasting(_lower_where, [b.shape for b in inputs], out)
+        return apply_op("where", _lower_where, inputs, name=name, prefix="Where", real_shape=real)
     attrs = {
         "x_const": None if isinstance(x, Blob) else xc,
         "y_const": None if isinstance(y, Blob) else yc,
         "has_x": isinstance(x, Blob),
     }
+    inputs = [condition, *blobs]
     return apply_op(
-        "where", _lower_where_const, [condition, *blobs], attrs=attrs, name=name, prefix="Where"
+        "where",
+        _lower_where_const,
+        inputs,
+        attrs=attrs,
+        name=name,
+        prefix="Where",
+        real_shape=elementwise_or_broadcasting(_lower_where_const, [b.shape for b in inputs], out),
     )
 
 
-def _take(params, indices, axis):
+def _take(params, indices, axis, size=None):
     # OneFlow's kernel writes zeros for indices outside [0, size): model-parallel embeddings
-    # rely on it (each device holds a range of rows).
-    size = params.shape[axis]
+    # rely on it (each device holds a range of rows). ``size``: a dynamic axis' real size.
+    size = params.shape[axis] if size is None else size
     valid = (indices >= 0) & (indices < size)
-    out = jnp.take(params, jnp.clip(indices, 0, size - 1), axis=axis)
+    out = jnp.take(params, jnp.clip(indices, 0, params.shape[axis] - 1), axis=axis)
     mask = valid.reshape(valid.shape + (1,) * (params.ndim - axis - 1))
     return jnp.where(mask, out, jnp.zeros((), params.dtype))
 
 
-def _lower_gather(params, indices, *, axis, batch_dims):
+def _lower_gather(params, indices, *, axis, batch_dims, size=None):
     fn = _take
     for _ in range(batch_dims):
-        fn = jax.vmap(fn, in_axes=(0, 0, None))
-    return fn(params, indices, axis - batch_dims)
+        fn = jax.vmap(fn, in_axes=(0, 0, None, None))
+    return fn(params, indices, axis - batch_dims, size)
+
+
+def _gather_real(shapes, padded, *, axis, batch_dims):
+    params, indices = (tuple(s) for s in shapes)
+    if params[:batch_dims] != indices[:batch_dims]:
+        raise ValueError(
+            f"the real batch dimensions of params {params} and indices {indices} differ"
+        )
+    return params[:axis] + indices[batch_dims:] + params[axis + 1 :]
+
+
+def _masked_gather(params, indices, *, real, axis, batch_dims):
+    # Indices past the real size of a dynamic axis give zeros, as past the end of a static one.
+    return _lower_gather(params, indices, axis=axis, batch_dims=batch_dims, size=real[0][axis])
+
+
+_GATHER_REAL = RealShape(_gather_real, _masked_gather)
 
 
 def gather(
@@ -147,6 +174,7 @@ def gather(
         attrs={"axis": axis, "batch_dims": nb},
         name=name,
         prefix=prefix,
+        real_shape=_GATHER_REAL,
     )
 
 
@@ -155,6 +183,13 @@ def _lower_one_hot(indices, *, depth, on_value, off_value, axis, dtype):
         (depth,) + (1,) * (indices.ndim - axis)
     )
     return jnp.where(hot, jnp.asarray(on_value, dtype), jnp.asarray(off_value, dtype))
+
+
+def _one_hot_real(shapes, padded, *, depth, axis, **_):
+    return tuple(shapes[0][:axis]) + (depth,) + tuple(shapes[0][axis:])
+
+
+_ONE_HOT_REAL = RealShape(_one_hot_real)
 
 
 def one_hot(
@@ -188,6 +223,7 @@ def one_hot(
         },
         name=name,
         prefix="OneHot",
+        real_shape=_ONE_HOT_REAL,
     )
 
 

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
-from ..graph import Blob, apply_op, current_graph
+from ..graph import Blob, RealShape, apply_op, current_graph
+from ..graph._real_shape import zero_padded
 from . import _qat
 from ._binary import add, multiply
 from ._creation import zeros_like
@@ -44,6 +46,26 @@ def _lower_matmul(a, b, *, transpose_a, transpose_b, alpha):
 def _lower_matmul_const(x, *, operand, reverse, transpose_a, transpose_b, alpha):
     a, b = (operand, x) if reverse else (x, operand)
     return _matmul(a, b, transpose_a, transpose_b, alpha)
+
+
+def _matmul_real(shapes, padded, *, transpose_a, transpose_b, alpha, operand=None, reverse=None):
+    if operand is not None:  # one operand is a constant (an attribute)
+        shapes = [jnp.shape(operand), shapes[0]] if reverse else [shapes[0], jnp.shape(operand)]
+    a, b = (tuple(s) for s in shapes)
+    k_a = a[-2] if transpose_a else a[-1]
+    k_b = b[-1] if transpose_b else b[-2]
+    if k_a != k_b:
+        raise ValueError(f"the real inner dimensions differ: {k_a} (a {a}) and {k_b} (b {b})")
+    try:
+        batch = tuple(int(d) for d in np.broadcast_shapes(a[:-2], b[:-2]))
+    except ValueError:
+        raise ValueError(f"the real batch dimensions of a {a} and b {b} differ") from None
+    return batch + (a[-1] if transpose_a else a[-2], b[-2] if transpose_b else b[-1])
+
+
+# Zero padding: a dynamic inner dimension's padding then adds nothing to the products.
+_MATMUL_REAL = RealShape(_matmul_real, zero_padded(_lower_matmul))
+_MATMUL_CONST_REAL = RealShape(_matmul_real, zero_padded(_lower_matmul_const))
 
 
 def matmul(
@@ -92,12 +114,28 @@ def matmul(
     rewrite = _qat.Rewrite(op_type)
     if isinstance(a, Blob) and isinstance(b, Blob):
         a, b = rewrite.inputs(a, b)
-        out = apply_op(op_type, _lower_matmul, [a, b], attrs=attrs, name=name, prefix="Matmul")
+        out = apply_op(
+            op_type,
+            _lower_matmul,
+            [a, b],
+            attrs=attrs,
+            name=name,
+            prefix="Matmul",
+            real_shape=_MATMUL_REAL,
+        )
         return rewrite.output(out)
     reverse = not isinstance(a, Blob)
     attrs.update(operand=operands[0] if reverse else operands[1], reverse=reverse)
     (blob,) = rewrite.inputs(blob)
-    out = apply_op(op_type, _lower_matmul_const, [blob], attrs=attrs, name=name, prefix="Matmul")
+    out = apply_op(
+        op_type,
+        _lower_matmul_const,
+        [blob],
+        attrs=attrs,
+        name=name,
+        prefix="Matmul",
+        real_shape=_MATMUL_CONST_REAL,
+    )
     return rewrite.output(out)
 
 
@@ -136,6 +174,16 @@ def _lower_bias_add(value, bias, *, axis):
     return value + bias.reshape(shape)
 
 
+def _bias_add_real(shapes, padded, *, axis):
+    value, bias = (tuple(s) for s in shapes)
+    if bias[0] != value[axis]:
+        raise ValueError(f"bias has {bias[0]} real elements, axis {axis} of value {value}")
+    return value
+
+
+_BIAS_ADD_REAL = RealShape(_bias_add_real)
+
+
 def bias_add(
     value: Blob, bias: Blob, data_format: str | None = None, name: str | None = None
 ) -> Blob:
@@ -170,6 +218,7 @@ def bias_add(
         attrs={"axis": axis},
         name=name,
         prefix="BiasAdd",
+        real_shape=_BIAS_ADD_REAL,
     )
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..graph import Blob, apply_op, current_graph
+from ..graph import Blob, RealShape, apply_op, current_graph
+from ..graph._real_shape import fill_padding
 from ._shape import squeeze
 from ._util import check_name, fail, require_blob
 
@@ -42,6 +43,34 @@ def _lower_sparse_softmax_ce(labels, logits):
     return -_picked(jax.nn.log_softmax(logits, axis=-1), labels)
 
 
+# Dynamic inputs (examples, or classes, of real size below the padded one): padding labels
+# pick class 0, and padding classes get the lowest logit (no probability).
+def _per_example_real(shapes, padded, **_):
+    labels, logits = (tuple(s) for s in shapes)
+    if labels not in (logits[:-1], logits[:-1] + (1,)) and labels != logits:
+        raise ValueError(f"labels of real shape {labels} do not match logits {logits}")
+    return logits[:-1]
+
+
+def _class_masked(lowering, fill):
+    def masked(labels, logits, *, real):
+        labels = fill_padding(labels, real[0], 0)
+        logits = fill_padding(logits, real[1], 0, range(logits.ndim - 1))
+        classes = [logits.ndim - 1]
+        return lowering(labels, fill_padding(logits, real[1], fill(logits.dtype), classes))
+
+    return masked
+
+
+def _finfo_min(dtype):
+    return jnp.finfo(dtype).min
+
+
+_SPARSE_SOFTMAX_CE_REAL = RealShape(
+    _per_example_real, _class_masked(_lower_sparse_softmax_ce, _finfo_min)
+)
+
+
 def sparse_softmax_cross_entropy_with_logits(
     labels: Blob, logits: Blob, name: str | None = None
 ) -> Blob:
@@ -56,6 +85,7 @@ def sparse_softmax_cross_entropy_with_logits(
         [labels, logits],
         name=name,
         prefix="SparseSoftmaxCrossEntropy",
+        real_shape=_SPARSE_SOFTMAX_CE_REAL,
     )
 
 
@@ -118,6 +148,21 @@ def _lower_sparse_ce(labels, prediction):
     return -jnp.log(_picked(prediction, labels))
 
 
+def _one(dtype):
+    return 1
+
+
+# Padding probabilities are 1 in padding rows (no log of 0), 0 in padding classes.
+def _masked_sparse_ce(labels, prediction, *, real):
+    labels = fill_padding(labels, real[0], 0)
+    prediction = fill_padding(prediction, real[1], 0, [prediction.ndim - 1])
+    prediction = fill_padding(prediction, real[1], 1, range(prediction.ndim - 1))
+    return _lower_sparse_ce(labels, prediction)
+
+
+_SPARSE_CE_REAL = RealShape(_per_example_real, _masked_sparse_ce)
+
+
 def sparse_cross_entropy(labels: Blob, prediction: Blob, name: str | None = None) -> Blob:
     """``-log(prediction[label])`` per example, for probabilities (not logits)."""
     public = "flow.nn.sparse_cross_entropy"
@@ -129,6 +174,7 @@ def sparse_cross_entropy(labels: Blob, prediction: Blob, name: str | None = None
         [labels, prediction],
         name=name,
         prefix="SparseCrossEntropy",
+        real_shape=_SPARSE_CE_REAL,
     )
 
 
@@ -150,6 +196,9 @@ def _softmax_ce_bwd(res, g):
 
 
 _lower_softmax_ce.defvjp(_softmax_ce_fwd, _softmax_ce_bwd)
+
+
+_SOFTMAX_CE_REAL = RealShape(_per_example_real, _class_masked(_lower_softmax_ce, _finfo_min))
 
 
 def softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | None = None) -> Blob:
@@ -179,6 +228,7 @@ def softmax_cross_entropy_with_logits(labels: Blob, logits: Blob, name: str | No
         [labels, logits],
         name=name,
         prefix="SoftmaxCrossEntropy",
+        real_shape=_SOFTMAX_CE_REAL,
     )
 
 

@@ -64,6 +64,7 @@ def dropout(
         name=name,
         prefix="Dropout",
         rng=True,
+        elementwise=shape is None,  # a mask per element; a shared noise_shape refuses
     )
 
 

@@ -16,7 +16,8 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtypes
-from ..graph import Blob, apply_op
+from ..graph import Blob, RealShape, apply_op
+from ..graph._real_shape import fill_padding, highest, lowest
 from ._binary import not_equal
 from ._creation import zeros_like
 from ._unary import abs as abs_
@@ -25,6 +26,56 @@ from ._util import check_name, fail, norm_axes, require_blob
 
 def _lower_reduce(x, *, fn, axis, keepdims):
     out = fn(x, axis=axis, keepdims=keepdims)
+    return out.reshape((1,)) if out.ndim == 0 else out
+
+
+# Dynamic inputs: the padding becomes the reduction's identity (or, for the means, zeros
+# divided by the real count), so that only the real elements count.
+def _reduced_real(shapes, padded, *, axis, keepdims):
+    if keepdims:
+        return tuple(1 if d in axis else n for d, n in enumerate(shapes[0]))
+    return tuple(n for d, n in enumerate(shapes[0]) if d not in axis) or (1,)
+
+
+def _real_count(real, axis):
+    return jnp.prod(jnp.stack([real[a] for a in axis])).astype(jnp.float32)
+
+
+def _masked_mean(x, real, axis, keepdims):
+    total = jnp.sum(fill_padding(x, real, 0), axis=axis, keepdims=keepdims)
+    count = jnp.maximum(_real_count(real, axis), 1)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return total / count.astype(total.dtype)
+    return (total / count).astype(x.dtype)  # truncated, as the static integer mean
+
+
+def _masked_centered(x, real, axis):
+    mean = _masked_mean(x, real, axis, True)
+    return fill_padding(x - mean, real, 0)
+
+
+def _masked_variance(x, real, axis, keepdims):
+    squares = jnp.sum(jnp.square(_masked_centered(x, real, axis)), axis=axis, keepdims=keepdims)
+    return squares / jnp.maximum(_real_count(real, axis), 1).astype(squares.dtype)
+
+
+def _masked_std(x, real, axis, keepdims):
+    return jnp.sqrt(_masked_variance(x, real, axis, keepdims))
+
+
+def _masked_logsumexp(x, real, axis, keepdims):
+    return jax.nn.logsumexp(fill_padding(x, real, -jnp.inf), axis=axis, keepdims=keepdims)
+
+
+def _identity_filled(fn, identity):
+    def masked(x, real, axis, keepdims):
+        return fn(fill_padding(x, real, identity(x.dtype)), axis=axis, keepdims=keepdims)
+
+    return masked
+
+
+def _masked_reduce(x, *, real, fn, axis, keepdims):
+    out = _MASKED[fn](x, real[0], axis, keepdims)
     return out.reshape((1,)) if out.ndim == 0 else out
 
 
@@ -65,6 +116,7 @@ def _reduce(
         attrs={"axis": axes, "keepdims": bool(keepdims)},
         name=name,
         prefix=prefix,
+        real_shape=RealShape(_reduced_real, functools.partial(_masked_reduce, fn=fn)),
     )
 
 
@@ -312,3 +364,27 @@ def reduced_shape_elem_cnt(
         name=name,
         prefix="ShapeElemCnt",
     )
+
+
+def _zero(dtype):
+    return 0
+
+
+def _one(dtype):
+    return 1
+
+
+# The masked form of each reduction (what a dynamic input's padding becomes).
+_MASKED = {
+    jnp.sum: _identity_filled(jnp.sum, _zero),
+    jnp.max: _identity_filled(jnp.max, lowest),
+    jnp.min: _identity_filled(jnp.min, highest),
+    jnp.prod: _identity_filled(jnp.prod, _one),
+    _any: _identity_filled(_any, _zero),
+    _all: _identity_filled(_all, _one),
+    _euclidean_norm: _identity_filled(_euclidean_norm, _zero),
+    _mean_keep_dtype: _masked_mean,
+    _variance: _masked_variance,
+    _std: _masked_std,
+    _logsumexp: _masked_logsumexp,
+}

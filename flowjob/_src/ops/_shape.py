@@ -121,6 +121,19 @@ def _lower_expand_dims(x, *, axis):
     return jnp.expand_dims(x, axis)
 
 
+_EXPAND_DIMS_REAL = RealShape(
+    lambda shapes, padded, *, axis: tuple(shapes[0][:axis]) + (1,) + tuple(shapes[0][axis:])
+)
+
+
+def _squeeze_real(shapes, padded, *, axes):
+    # the squeezed axes have padded size 1: their real size is 1 (or 0: nothing to keep)
+    return tuple(n for d, n in enumerate(shapes[0]) if d not in axes) or (1,)
+
+
+_SQUEEZE_REAL = RealShape(_squeeze_real)
+
+
 def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noqa: A002
     """Inserts a dimension of size 1 at ``axis`` (``-rank-1 <= axis <= rank``)."""
     public = "flow.expand_dims"
@@ -134,6 +147,7 @@ def expand_dims(input: Blob, axis: int, name: str | None = None) -> Blob:  # noq
         attrs={"axis": axis},
         name=name,
         prefix="ExpandDims",
+        real_shape=_EXPAND_DIMS_REAL,
     )
 
 
@@ -166,7 +180,13 @@ def squeeze(
                 name,
             )
     return apply_op(
-        "squeeze", _lower_squeeze, [input], attrs={"axes": axes}, name=name, prefix="Squeeze"
+        "squeeze",
+        _lower_squeeze,
+        [input],
+        attrs={"axes": axes},
+        name=name,
+        prefix="Squeeze",
+        real_shape=_SQUEEZE_REAL,
     )
 
 
