@@ -34,8 +34,7 @@ def experimental_variant(model: str, batch: int) -> Variant:
         net = nn.Sequential(nn.Flatten(1), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 10))
         params = numpy_params("mlp")
         for layer, name in ((net[1], "hidden"), (net[3], "output")):
-            # flowjob's dense layers keep (in, out) weights; nn.Linear's are (out, in)
-            layer.weight.copy_(params[f"{name}-weight"].T.copy())
+            layer.weight.copy_(params[f"{name}-weight"])  # (out, in), as PyTorch's copy
             layer.bias.copy_(params[f"{name}-bias"])
         data, lr = batches(batch), LR
     else:
@@ -52,7 +51,7 @@ def experimental_variant(model: str, batch: int) -> Variant:
         loss.backward()
         opt.step()
         opt.zero_grad()
-        losses.append(float(loss.numpy()))
+        losses.append(float(loss.numpy().reshape(-1)[0]))  # shape (1,), as OneFlow gave
 
     return Variant(step, extra={"losses": losses})
 
