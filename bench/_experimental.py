@@ -106,7 +106,7 @@ def experimental_section(quick: bool) -> Section:
         finally:
             H.close_all(workers)
         for name, s in series.items():
-            rows.append([model, batch, name, f"{1e3 / s.median:.4g}", *rate_cells(s)])
+            rows.append([model, str(batch), name, f"{1e3 / s.median:.4g}", *rate_cells(s)])
         vs_torch = H.ratio(series, "PyTorch eager", "flowjob experimental")  # step-time ratio
         notes.append(f"{model}: step time / PyTorch eager's {H.fmt_ratio(vs_torch)}")
         goals.append(
