@@ -157,3 +157,21 @@ def test_an_integer_tensor_that_requires_grad_gets_its_gradient():
     y.backward()
     assert x.grad.dtype == flow.int64
     np.testing.assert_array_equal(x.grad.numpy(), np.full(6, 3))
+
+
+def test_zeroed_gradients_read_as_zeros_and_the_next_backward_replaces_them():
+    # zero_grad's zeros are made only when read (a training loop never reads them)
+    x = _tensor((3,))
+    (x * 2.0).sum().backward()
+    kept = x.grad  # the same tensor object the optimizer zeroes
+    x.grad.zeros_()
+    np.testing.assert_array_equal(kept.numpy(), np.zeros(3))
+    (x * 5.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 5.0))
+    x.grad.zeros_()
+    x.grad.copy_(np.ones(3, np.float32))  # a write after zeroing: the next backward adds
+    (x * 5.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 6.0))
+    x.grad.fill_(2.5)
+    (x * 1.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 3.5))

@@ -3,11 +3,13 @@ PRNG keys of random fills, and device names as JAX devices."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from ..runtime import config as _runtime_config
 
@@ -59,13 +61,53 @@ CPU = device("cpu")
 
 class Cell:
     """The storage several tensors share: ``array`` (rebound by in-place methods) and the
-    ``device`` it belongs to."""
+    ``device`` it belongs to.
 
-    __slots__ = ("array", "device")
+    ``zero()`` makes the values all zeros without making the array until it is read: every
+    ``zero_grad`` zeros each gradient, and the next backward replaces it (``is_zero``) rather
+    than adding to zeros, so a training loop never makes those arrays (two dispatches per
+    parameter per step)."""
+
+    __slots__ = ("_array", "device", "_zero")
 
     def __init__(self, array: jax.Array, where: device = CPU):
-        self.array = array
+        self._array = array
         self.device = where
+        self._zero = False
+
+    @property
+    def array(self) -> jax.Array:
+        if self._zero:
+            self._array, self._zero = filled(self._array, 0), False
+        return self._array
+
+    @array.setter
+    def array(self, value: jax.Array) -> None:
+        self._array, self._zero = value, False
+
+    def zero(self) -> None:
+        """All zeros, made when first read (the shape and dtype stay)."""
+        self._zero = True
+
+    @property
+    def is_zero(self) -> bool:
+        """Whether ``zero()`` was the last write (the values are zeros not made yet)."""
+        return self._zero
+
+
+@functools.lru_cache(maxsize=1024)
+def _filler(shape: tuple[int, ...], dtype: Any) -> Any:
+    """A compiled ``full(shape, value)``: one dispatch, where ``jnp.full`` ran two eager
+    primitives (``fill_`` and zeroed gradients)."""
+    return jax.jit(lambda value: jnp.full(shape, value, dtype))
+
+
+def filled(like: jax.Array, value: Any) -> jax.Array:
+    """An array of ``like``'s shape, dtype and JAX device holding ``value`` everywhere."""
+    array = _filler(tuple(like.shape), like.dtype)(value)
+    if array.devices() != like.devices():
+        array = jax.device_put(array, next(iter(like.devices())))
+    return array
 
 
 _draws = itertools.count()

@@ -26,7 +26,7 @@ from ..errors import FlowJobError
 from ..ops import initializers
 from ..runtime import config as _runtime_config
 from . import _gain, _tensor_str
-from ._storage import CPU, Cell, device, jax_device, next_key
+from ._storage import CPU, Cell, device, filled, jax_device, next_key
 
 
 class TensorFeatureError(FlowJobError, NotImplementedError):
@@ -237,6 +237,8 @@ class Tensor:
             array = jnp.asarray(array, dtype)
         if self._grad is None:
             self._grad = Tensor._wrap(array, where=self._cell.device)
+        elif self._grad._cell.is_zero:  # zeroed by zero_grad: nothing to add to
+            self._grad._cell.array = array
         else:
             cell = self._grad._cell
             cell.array = cell.array + array
@@ -321,8 +323,10 @@ class Tensor:
         return self
 
     def fill_(self, value: float) -> Tensor:
-        cell = self._cell
-        cell.array = jnp.full(cell.array.shape, value, cell.array.dtype)
+        if isinstance(value, (int, float)) and value == 0:
+            self._cell.zero()  # made when read; a gradient's next backward replaces it
+        else:
+            self._cell.array = filled(self._cell.array, value)
         return self
 
     def zeros_(self) -> Tensor:
