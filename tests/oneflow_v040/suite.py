@@ -165,21 +165,10 @@ LISTED: tuple[str, ...] = (
 TOTAL_FILES = 224  # test_*.py of oneflow/python/test/ops at v0.4.0, less 2 helper modules
 COUNTS = (1, 2, 4)  # the device counts of one node that the files' classes are written for
 
-_EAGER = (
-    "tests the eager module API that v0.4.0 shipped as oneflow.experimental (autograd, "
-    "optim, eager ops on flow.Tensor; its own tests are oneflow/python/test/modules), which "
-    "flowjob does not re-create yet: it re-creates the legacy job-function API"
-)
-
-
-def _missing(api: str) -> str:
-    return f"tests {api}, which flowjob does not provide (not in its op list)"
-
 
 KNOWN_FAILURES: dict[str, str] = {
     "test_dropout.py": "test_dropout_module compares masks with literals from OneFlow's own "
     "random stream; flowjob draws from JAX's PRNG (test_dropout passes)",
-    "test_module_container.py": _EAGER,
     "test_lamb.py": "cannot run anywhere today: its reference, tensorflow_addons (end of life), "
     "does not install with TensorFlow >= 2.16",
     "test_gpt_data_loader.py": "it reads OneFlow's private dataset "
