@@ -175,14 +175,9 @@ KNOWN_FAILURES: dict[str, str] = {
     "(/dataset/Megatron-LM/dummy/gpt_sample_dataset_text_document)",
 }
 
-# Known causes of failures of the eager column (ops/ run with ONEFLOW_TEST_ENABLE_EAGER=1).
-EAGER_KNOWN_FAILURES: dict[str, str] = {
-    "test_dropout.py": KNOWN_FAILURES["test_dropout.py"],
-    "test_concat.py": "test_hybrid_concat_case_0..2 (trainable variable, ListNumpy inputs and "
-    "a constant concatenated): in the eager run the job body's `concated.shape[axis]` is not "
-    "the static size the test asserts (its lines 318/322); the other 8 tests pass; not "
-    "diagnosed further",
-}
+# Known causes of failures of the eager column (ops/ run with ONEFLOW_TEST_ENABLE_EAGER=1):
+# the lazy ones, which hold there too.
+EAGER_KNOWN_FAILURES: dict[str, str] = dict(KNOWN_FAILURES)
 
 # Files that run no test anywhere, with OneFlow's reason (the skip messages say the rest).
 NOTES: dict[str, str] = {

@@ -239,6 +239,7 @@ def write_results(
         else "not run"
         for rec in records
     ]
+    eager_counts = collections.Counter(eager_statuses)
     lines = [
         "# OneFlow v0.4.0 tests on flowjob",
         "",
@@ -284,7 +285,10 @@ def write_results(
         f"{counts['fail']} fail; {counts['skipped upstream']} skip every test upstream (not"
         f" counted as passing); {counts['needs 2 nodes']} have tests for 2 nodes only"
         + (f"; {missing} not run at every count yet" if missing else "")
-        + f". Eager (`eager` column: result, tests run, seconds): {len(eager_run)} files run.",
+        + f". Eager (`eager` column: result, tests run, seconds): {len(eager_run)} files run"
+        + f", {eager_counts['pass']} pass, {eager_counts['fail']} fail,"
+        f" {eager_counts['known cause']} fail with a known cause (`suite.py`),"
+        f" {eager_counts['skipped upstream']} skip every test upstream.",
         "",
         "A file passes when it passes at every device count where a test of it runs. A cell",
         "shows the outcome and the number of tests that ran unskipped at that count; `skip`:",

@@ -112,3 +112,23 @@ def test_batch_one_dense_reads_its_weight_in_place():
     values = flow.get_all_variables()
     weight, bias = values["fc-weight"].numpy(), values["fc-bias"].numpy()
     np.testing.assert_allclose(job(x), np.maximum(x @ weight.T + bias, 0), rtol=1e-5, atol=1e-5)
+
+
+def test_bias_add_half_precision_bias_gradient_sums_in_float32():
+    """3,000 float16 ones summed in float16 stop near 2,048; OneFlow's and TensorFlow's
+    kernels (and so this op) accumulate the bias gradient in float32."""
+    value = np.ones((30, 20, 5, 10), np.float32)
+    got = {}
+
+    @flow.global_function(type="train")
+    def job(v: tp.Numpy.Placeholder(value.shape), b: tp.Numpy.Placeholder((10,))) -> tp.Numpy:
+        b = b + flow.get_variable("b0", (1,), initializer=flow.zeros_initializer())
+        y = flow.nn.bias_add(flow.cast(v, flow.float16), flow.cast(b, flow.float16), "NHWC")
+        loss = flow.cast(y, flow.float)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(loss)
+        flow.watch_diff(b, lambda d: got.setdefault("b", d))
+        return loss
+
+    out = job(value, np.full(10, 0.5, np.float32))
+    np.testing.assert_array_equal(out, np.full(value.shape, 1.5))
+    np.testing.assert_array_equal(got["b"], np.full(10, value.size // 10, np.float32))

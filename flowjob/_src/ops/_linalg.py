@@ -14,7 +14,7 @@ from ..graph._real_shape import zero_padded
 from . import _qat
 from ._binary import add, multiply
 from ._creation import zeros_like
-from ._util import as_constant, check_name, fail, is_constant, require_blob
+from ._util import as_constant, check_name, fail, is_constant, require_blob, sum_dtype
 
 
 def _mt(x):
@@ -171,7 +171,9 @@ def add_n(inputs: Sequence[Blob], name: str | None = None) -> Blob:
 def _lower_bias_add(value, bias, *, axis):
     shape = [1] * value.ndim
     shape[axis] = bias.shape[0]
-    return value + bias.reshape(shape)
+    # The bias gradient sums every other axis: half precision accumulates it in float32.
+    wide = sum_dtype(value.dtype)
+    return (value.astype(wide) + bias.reshape(shape).astype(wide)).astype(value.dtype)
 
 
 def _bias_add_real(shapes, padded, *, axis):

@@ -14,7 +14,15 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, RealShape, apply_op, valid_mask
-from ._util import check_name, fail, norm_axis, require_blob, require_int_blob, shape_tuple
+from ._util import (
+    check_name,
+    fail,
+    norm_axis,
+    require_blob,
+    require_int_blob,
+    shape_tuple,
+    sum_dtype,
+)
 
 
 def _index_tuple(indices):
@@ -140,12 +148,7 @@ def _lower_segment_sum(data, ids, *, axis, num_segments):
         lead = data.shape[:axis]
         flat = data.reshape(lead + (-1,) + data.shape[axis + ids.ndim :])
         return _lower_segment_sum(flat, ids.reshape(-1), axis=axis, num_segments=num_segments)
-    # float16/bfloat16 sums accumulate in float32 (thousands of rows lose digits otherwise)
-    wide = (
-        jnp.promote_types(data.dtype, jnp.float32)
-        if jnp.issubdtype(data.dtype, jnp.floating)
-        else data.dtype
-    )
+    wide = sum_dtype(data.dtype)
     out = jax.ops.segment_sum(
         moved.astype(wide), ids.astype(jnp.int32), num_segments=num_segments, mode="drop"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes
@@ -173,3 +174,12 @@ def broadcast_shape(op: str, shapes: Sequence[tuple[int, ...]], name: str | None
             + " cannot be broadcast together",
             name,
         )
+
+
+def sum_dtype(dtype: Any) -> Any:
+    """The dtype a sum of ``dtype`` values accumulates in: float32 for float16 and bfloat16
+    (as OneFlow's and TensorFlow's kernels sum them; thousands of half-precision terms lose
+    digits otherwise), ``dtype`` itself for the others."""
+    if jnp.issubdtype(dtype, jnp.floating):
+        return jnp.promote_types(dtype, jnp.float32)
+    return dtype

@@ -13,7 +13,6 @@ handlers, host ops, callbacks), on the same variables.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any
 
@@ -43,6 +42,7 @@ from ._dynamic import infer_real_shapes
 from ._feed import checked_feed, feed_value
 from ._lowering import lower
 from ._program import _call_key, run_op
+from ._real_shape import at_real_shape, fits_padded, real_shapes
 from ._trace import ParamSpec, trace
 from ._train_step import TRAIN_STEP_PREFIX
 
@@ -64,7 +64,6 @@ class Evaluator:
         store: VariableStore,
         inputs: list[tuple[Any, tuple[int, ...] | None]],
         key: Any,
-        streams: dict[str, Any],
         deferred: bool = False,
     ):
         self.job_name = job_name
@@ -72,7 +71,10 @@ class Evaluator:
         self.inputs = inputs  # (value, real shape if dynamic) of each argument, in order
         self.real: dict[int, tuple[int, ...]] = {}  # real shapes of the dynamic blobs
         self.key = key  # the call's random key (the op's position picks its stream)
-        self.streams = streams  # the job's data sources (op name -> stream), across calls
+        # The call's data sources (op name -> stream). As in OneFlow v0.4, whose eager mode
+        # builds each op's kernel anew at every call (a stateless call), a source starts over
+        # at each call: a reader reads its first batch, a seeded source its first values.
+        self.streams: dict[str, Any] = {}
         self.values: dict[int, Any] = {}  # id(blob) -> jax.Array
         self.host: dict[int, Any] = {}  # the data pipeline's values, records included
         self.fed: list[np.ndarray] = []  # its program inputs, in the order of graph.inputs
@@ -194,14 +196,25 @@ class _Fed:
         pass
 
 
-def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list[Any]]:
+def eager_params(
+    job: Any, args: tuple[Any, ...], padded: bool
+) -> tuple[list[ParamSpec], list[Any]]:
     """The placeholders the call's blobs are made from, and (value, real shape) per argument,
-    as a lazy call sees them: a ``tp.ListNumpy`` argument is a dynamic blob padded to its
-    placeholder in the consistent view, and in the one-device mirrored view a blob of its
-    array's shape (runtime/_real_shape.py)."""
+    as a lazy call sees them (runtime/_real_shape.py): a ``tp.ListNumpy`` argument is a
+    dynamic blob padded to its placeholder (``blob.shape`` is the declared one, as OneFlow's
+    eager blobs have it), except in the one-device mirrored view when not ``padded``: then a
+    blob of its array's shape."""
     params, _ = job.parameters
+    real_shaped = job.config.logical_view.name is View.MIRRORED and not padded
+    shapes = real_shapes(params, args) if real_shaped else None
+    if shapes is not None:  # checked as a lazy variant's: at the real shapes
+        params = [
+            spec
+            if shape is None
+            else ParamSpec(spec.name, [at_real_shape(spec.defs[0], shape)], False)
+            for spec, shape in zip(params, shapes)
+        ]
     host, _ = prepare_arguments(job.__name__, params, args, [], private=False)
-    mirrored = job.config.logical_view.name is View.MIRRORED
     flat = iter(host)
     specs, values = [], []
     for spec in params:
@@ -210,8 +223,8 @@ def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list
             value = next(flat)
             if not isinstance(value, list):  # a tp.Numpy or tp.ListListNumpy argument
                 values.append((value, None))
-            elif mirrored:
-                d = dataclasses.replace(d, shape=tuple(value[0].shape))
+            elif real_shaped:
+                d = at_real_shape(d, tuple(value[0].shape))
                 values.append((value[0], None))
             else:
                 values.append((_pad(value[0], d.shape), tuple(value[0].shape)))
@@ -222,9 +235,13 @@ def eager_params(job: Any, args: tuple[Any, ...]) -> tuple[list[ParamSpec], list
 
 def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJob:
     """Runs ``job``'s body eagerly on ``args``; returns the call's ``CompiledJob`` (the caller
-    completes the call with it: ``Session.run`` or ``Session.launch``)."""
+    completes the call with it: ``Session.run`` or ``Session.launch``).
+
+    A one-device mirrored job's ListNumpy arguments are first padded dynamic blobs, as in a
+    lazy call; a body that fails on them (an op that takes no dynamic blob) runs again at the
+    arguments' real shapes, from then on for that job (``job.eager_padded``), as a lazy job
+    falls back to variants traced at real shapes."""
     _config.start_backend()  # as a lazy job's first compile: machines and devices are final
-    params, values = eager_params(job, args)
     train = job.job_type == JobType.TRAIN
     if train:
         stored = store.values.get(TRAIN_STEP_PREFIX + job.__name__)
@@ -232,11 +249,39 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
     else:
         counter = job.eager_calls % (2**32)
         job.eager_calls += 1
+    padded = job.eager_padded is not False and _fits_padded(job, args)
+    if not padded or job.eager_padded:
+        return _run_body(job, args, store, counter, padded)
+    try:
+        entry = _run_body(job, args, store, counter, padded=True)
+    except Exception:  # noqa: BLE001 - an op refused dynamic blobs (a real error recurs)
+        job.eager_padded = False
+        return _run_body(job, args, store, counter, padded=False)
+    job.eager_padded = True
+    return entry
+
+
+def _fits_padded(job: Any, args: tuple[Any, ...]) -> bool:
+    """Whether the job is a mirrored one with ListNumpy arguments that padded blobs hold."""
+    if job.config.logical_view.name is not View.MIRRORED:
+        return False
+    try:
+        params, _ = job.parameters
+    except Exception:  # noqa: BLE001 - reported by the argument check
+        return False
+    return any(s.defs[0].is_dynamic for s in params) and fits_padded(params, args)
+
+
+def _run_body(
+    job: Any, args: tuple[Any, ...], store: VariableStore, counter: int, padded: bool
+) -> CompiledJob:
+    params, values = eager_params(job, args, padded)
+    train = job.job_type == JobType.TRAIN
     # A body whose last call ran a compiled step most likely records that graph again: its
     # ops wait until a value is read, or until its graph turns out to differ.
     deferred = train and job.eager_programs.last_compiled
     evaluator = Evaluator(
-        job.__name__, store, values, eager_call_key(counter), job.eager_streams, deferred
+        job.__name__, store, values, eager_call_key(counter), deferred
     )
     traced = trace(
         job.__name__,
@@ -248,6 +293,7 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
         eager=evaluator,
         params=params,
         return_annotation=job.parameters[1],
+        padded_mirrored=padded,
     )
     if train:
         lowered, compiled = job.eager_programs.lower(traced, store)

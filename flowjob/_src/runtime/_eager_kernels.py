@@ -50,10 +50,11 @@ def eager_kernels() -> Iterator[None]:
         _local.on = saved
 
 
-def run(lowering: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """``lowering(*args, **kwargs)`` through its cached kernel; a random ``key`` argument is
-    passed as an array, the other keyword arguments are fixed in the kernel."""
-    key = kwargs.pop("key", None)
+def run(
+    lowering: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], key: Any = None
+) -> Any:
+    """``lowering(*args, **kwargs)`` through its cached kernel, with ``key=key`` for a random
+    op (passed as an array); the keyword arguments (attributes) are fixed in the kernel."""
     identity = op_key(lowering, kwargs)
     if identity is None:  # attributes that are not plain values: run as it is
         return _plain(lowering, args, kwargs, key)

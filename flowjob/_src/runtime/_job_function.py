@@ -22,6 +22,7 @@ from ._eager_programs import EagerPrograms
 from ._real_shape import fits_padded, real_shapes, variant_function
 from ._results import LazyFutureRemoteBlobs, check_callback, convert
 from ._session import default_session
+from ._sharding import mirrored_pieces
 from ._trace import parse_params
 
 
@@ -56,7 +57,9 @@ class JobFunction:
         self._dynamic_params: list[Any] | None = None  # parsed at the first call
         self.eager = eager_execution_enabled()  # the mode when defined, as in OneFlow
         self.eager_calls = 0  # eager predict calls so far (seeds their random ops)
-        self.eager_streams: dict[str, Any] = {}  # eager: data sources, read across calls
+        # Eager one-device mirrored calls: padded ListNumpy blobs (True), real shapes (False),
+        # not known yet (None); see _eager_call.run_body.
+        self.eager_padded: bool | None = None
         self.eager_programs = EagerPrograms()  # eager train steps compiled per graph structure
         # The short way of the calls (runtime/_direct.py) of the compiled job of the last
         # call, when it has one; it checks that the job is still its session's compiled job of
@@ -94,6 +97,8 @@ class JobFunction:
                 f"keyword argument(s) {sorted(kwargs)}"
             )
         session = default_session()
+        if self.eager and self._mirrored_on_devices():
+            self.eager = False  # from now on a lazy job
         if self.eager:
             entry = session.eager_entry(self, args)
         else:
@@ -145,6 +150,23 @@ class JobFunction:
         """The job's placeholders (``ParamSpec``) and return annotation, read once from its
         signature (a failure is raised again at each call)."""
         return parse_params(self.__name__, self.fn, self.definition_locals)
+
+    def _mirrored_on_devices(self) -> bool:
+        """Whether an eager job is in the mirrored view on several devices. OneFlow's eager
+        mode keeps one piece of each blob per device there; flowjob computes a job eagerly on
+        one device, so such a job runs as a lazy one: its body is traced once and compiled
+        (the same results, variables and gradients; its blobs have no values in the body)."""
+        if self.config.logical_view.name is not View.MIRRORED:
+            return False
+        if mirrored_pieces(self.config.placement_scope) <= 1:
+            return False
+        print(
+            f"INFO: job {self.__name__!r} is defined in eager mode in the mirrored view on "
+            "several devices: flowjob runs it compiled, as a lazy job (values are read from "
+            "its results, not in its body)",
+            file=sys.stderr,
+        )
+        return True
 
     def _mirrored_dynamic_params(self) -> list[Any]:
         """The parameters, for a mirrored-view job with ListNumpy ones; else []."""

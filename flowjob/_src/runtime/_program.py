@@ -72,23 +72,30 @@ def run_op(
     elif op.kind is OpKind.DEVICE:
         args = [env[id(b)] for b in op.inputs]
         kwargs = dict(op.attrs)
-        if op.rng:
-            kwargs["key"] = _op_key(key, i, op.attrs.get("seed"))
+        rng = _op_key(key, i, op.attrs.get("seed")) if op.rng else None
         if op.real_shape is not None and op.real_shape.masked is not None:
             kwargs["real"] = tuple(real_of(real, b) for b in op.inputs)
-            out = op.real_shape.masked(*args, **kwargs)
+            out = op.real_shape.masked(*args, **_keyed(kwargs, rng))
         elif promoted is not None and _int_grad.on_integer_path(op, promoted):
-            out = _int_grad.run_op(op, args, kwargs, promoted)
+            out = _int_grad.run_op(op, args, _keyed(kwargs, rng), promoted)
         elif _eager_kernels.active():
-            out = _eager_kernels.run(op.lowering, args, kwargs)
+            # the random key apart from the attributes (an op may have an attribute "key")
+            out = _eager_kernels.run(op.lowering, args, kwargs, rng)
         else:
-            out = op.lowering(*args, **kwargs)
+            out = op.lowering(*args, **_keyed(kwargs, rng))
         if op.op_type in _SBP_OPS and op.attrs.get("distribute") is not None:
             out = _sharding.constrain(out, op.attrs["distribute"], mesh)
         elif op.op_type == "hierarchical_parallel_cast":
             out = _sharding.constrain_nd(out, op.attrs["nd_sbp"], op.attrs["hierarchy"], mesh)
         for blob, value in zip(op.outputs, out if isinstance(out, tuple) else (out,)):
             env[id(blob)] = value
+
+
+def _keyed(kwargs: dict[str, Any], rng: Any) -> dict[str, Any]:
+    """A random op's keyword arguments: its attributes and its ``key``."""
+    if rng is not None:
+        kwargs["key"] = rng
+    return kwargs
 
 
 def _op_key(call_key, index: int, seed: int | None):

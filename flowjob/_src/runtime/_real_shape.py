@@ -64,17 +64,22 @@ def variant_function(
         return None
     for spec, shape in zip(params, shapes):
         if shape is not None:
-            real = copy.copy(spec.defs[0])
-            # not dataclasses.replace: a real shape may have 0-size dimensions (an empty index
-            # list), which a declared placeholder may not
-            object.__setattr__(real, "shape", shape)
-            annotations[spec.name] = real
+            annotations[spec.name] = at_real_shape(spec.defs[0], shape)
     new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__annotations__ = annotations
     new.__module__ = fn.__module__
     new.__qualname__ = name
     return new
+
+
+def at_real_shape(placeholder: Any, shape: tuple[int, ...]) -> Any:
+    """A copy of ``placeholder`` declared at an argument's real ``shape``."""
+    real = copy.copy(placeholder)
+    # not dataclasses.replace: a real shape may have 0-size dimensions (an empty index list),
+    # which a declared placeholder may not
+    object.__setattr__(real, "shape", shape)
+    return real
 
 
 def fits_padded(params: Sequence[Any], args: Sequence[Any]) -> bool:
