@@ -85,7 +85,9 @@ def test_check_command_exit_status_and_report(tmp_path, capsys):
     assert flowjob_main(["check", str(program)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{program}:5:1: oneflow.no_such_module: not provided by flowjob")
-    assert out[-1] == "flowjob check: 8 use(s) of names flowjob lacks in 2 file(s)"
+    assert out[-1] == (
+        "flowjob check: 8 finding(s) (names flowjob lacks, calls that do not fit) in 2 file(s)"
+    )
     assert flowjob_main(["check", "--no-follow", str(program)]) == 1
     assert "__init__.py" not in capsys.readouterr().out
     clean = tmp_path / "clean.py"
@@ -104,7 +106,7 @@ def test_check_command_exit_status_and_report(tmp_path, capsys):
     )
     assert flowjob_main(["check", str(clean)]) == 0
     assert capsys.readouterr().out == (
-        "flowjob check: OK, 1 program(s) use only names flowjob provides\n"
+        "flowjob check: OK, 1 program(s) use only names flowjob provides, with arguments that fit\n"
     )
 
 

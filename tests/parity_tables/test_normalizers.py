@@ -109,3 +109,15 @@ def test_ops_take_the_sequence_and_padding_forms_oneflow_took(fresh_session):
     np.testing.assert_array_equal(c, d)  # OneFlow's "same" is SAME_LOWER
     np.testing.assert_allclose(e, f, rtol=1e-5, atol=1e-5)  # SAME pads 1 each side here
     assert a.shape == (1, 2, 5, 5) and c.shape == (1, 2, 3, 3)
+
+
+@needs_clone
+def test_the_stored_literal_forms_are_the_clones():
+    """``flowjob check`` judges literal arguments without a clone, from stored facts: they are
+    the table's (which parameter of which export goes through which helper)."""
+    from flowjob._src.compat.parity._literal_forms import LITERAL_FORMS
+    from flowjob._src.ops.argument_forms import CHECKS
+
+    read = {name: params for name, (_, params) in CHECKS.items()}
+    assert normalizers.literal_forms(normalizers.table(), read) == LITERAL_FORMS
+    assert set(CHECKS) <= set(normalizers.COUNTERPARTS)

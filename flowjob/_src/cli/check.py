@@ -13,8 +13,11 @@ _DESCRIPTION = """\
 Scans OneFlow programs without running them (Python's ast) and lists, with file:line, every
 oneflow name (attribute chains off `import oneflow as flow`, `from oneflow import x`,
 oneflow.typing...), NumPy or Pillow name (after the removed names `flowjob run` restores) and
-known-unsupported construct (C++ op libraries, TensorRT) that flowjob does not provide. The
-modules of a program's own folder that it imports are scanned too. Exit status 1 when
+known-unsupported construct (C++ op libraries, TensorRT) that flowjob does not provide, every
+call of a OneFlow function whose arguments do not fit its signature (too many, a keyword it
+lacks), and every literal argument value OneFlow's argument helpers did not accept
+(`strides="2"`, `padding="FULL"`). The modules of a program's own folder that it imports are
+scanned too. Exit status 1 when
 anything is listed, 0 (and one OK line) otherwise."""
 
 
@@ -46,7 +49,13 @@ def run(args: argparse.Namespace) -> int:
         print(finding)
     if findings:
         files = len({f.path for f in findings})
-        print(f"flowjob check: {len(findings)} use(s) of names flowjob lacks in {files} file(s)")
+        print(
+            f"flowjob check: {len(findings)} finding(s) (names flowjob lacks, calls that do not "
+            f"fit) in {files} file(s)"
+        )
         return 1
-    print(f"flowjob check: OK, {len(args.programs)} program(s) use only names flowjob provides")
+    print(
+        f"flowjob check: OK, {len(args.programs)} program(s) use only names flowjob provides, "
+        "with arguments that fit"
+    )
     return 0

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._check_calls import call_problems
 from ._finder import aliased
 from ._legacy_libraries import legacy_library_names
 
@@ -207,6 +208,26 @@ class _FileScan(ast.NodeVisitor):
             if self._check_unsupported(node, shown, obj):
                 return
 
+    def _resolve(self, expr: ast.expr) -> tuple[Any, str] | None:
+        """The OneFlow object a name or attribute chain names, and its dotted spelling; None
+        for anything else (or a name flowjob lacks, reported where it is read)."""
+        chain: list[str] = []
+        while isinstance(expr, ast.Attribute):
+            chain.append(expr.attr)
+            expr = expr.value
+        if not (isinstance(expr, ast.Name) and expr.id in self.aliases):
+            return None
+        module, attrs = self.aliases[expr.id]
+        if _root(module) != "oneflow":
+            return None
+        try:
+            obj = _import_object(module, attrs)
+            for attr in reversed(chain):
+                obj = getattr(obj, attr)
+        except (ImportError, AttributeError):
+            return None
+        return obj, ".".join([module, *attrs, *reversed(chain)])
+
     def _check_methods(self, node: ast.Attribute) -> None:
         """``builder.cpp_kernel()`` on a chain of calls that starts at a oneflow name."""
         if node.attr not in UNSUPPORTED_METHODS:
@@ -220,9 +241,14 @@ class _FileScan(ast.NodeVisitor):
                 self.report(node, f".{node.attr}()", UNSUPPORTED_METHODS[node.attr])
 
     def visit_Call(self, node: ast.Call) -> None:
-        """``flow.user_op_builder(name).Op("type")`` (and the module builders') with a literal
+        """Calls of OneFlow functions whose arguments do not fit (``_check_calls``), and
+        ``flow.user_op_builder(name).Op("type")`` (and the module builders') with a literal
         type flowjob has no op for, unless the program registers that type itself."""
         func = node.func
+        resolved = self._resolve(func)
+        if resolved is not None:
+            for message in call_problems(node, *resolved):
+                self.report(node, f"{resolved[1]}()", message)
         if (
             isinstance(func, ast.Attribute)
             and func.attr == "Op"

@@ -187,7 +187,7 @@ def getitem(x: Blob, key: Any) -> Blob:
     return apply_op("getitem", _lower_getitem, [x], attrs={"key": tuple(norm)}, prefix="Slice")
 
 
-def _slices(public: str, slice_tup_list, shape, name) -> tuple[builtins.slice, ...]:
+def slice_tuples(public: str, slice_tup_list, shape, name) -> tuple[builtins.slice, ...]:
     """OneFlow's ``check_slice_tup_list``: one ``(start, stop, step)`` per leading axis."""
     if not isinstance(slice_tup_list, (list, tuple)) or len(slice_tup_list) > len(shape):
         fail(
@@ -240,7 +240,7 @@ def slice_update(
     name = check_name(public, name)
     require_blob(public, x, "x", name)
     require_blob(public, update, "update", name)
-    key = _slices(public, slice_tup_list, x.shape, name)
+    key = slice_tuples(public, slice_tup_list, x.shape, name)
     want = tuple(len(range(*s.indices(n))) for s, n in zip(key, x.shape))
     if update.shape != want:
         fail(

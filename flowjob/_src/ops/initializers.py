@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-def _data_format(data_format: str, who: str) -> ChannelLayout:
+def data_format_layout(data_format: str, who: str) -> ChannelLayout:
     if not isinstance(data_format, str):
         raise TypeError(f"{who}: data_format must be a string, got {data_format!r}")
     layout = ChannelLayout.of(data_format)
@@ -76,7 +76,7 @@ def compute_fans(shape: Sequence[int], data_format: str = "") -> tuple[float, fl
         raise ValueError("compute_fans: a scalar variable has no fan; give a shape of rank >= 1")
     fmt = ChannelLayout.lookup(data_format)
     if fmt is None or fmt is ChannelLayout.UNKNOWN:
-        fmt = _data_format(data_format, "compute_fans")
+        fmt = data_format_layout(data_format, "compute_fans")
     fan_in = float(np.prod(shape[1:], dtype=np.float64))
     spatial = shape[2:] if fmt is ChannelLayout.CHANNELS_FIRST else shape[1:-1]
     fan_out = float(shape[0] * np.prod(spatial, dtype=np.float64))
@@ -120,7 +120,7 @@ def variance_scaling_initializer(
     if not float(scale) > 0:
         raise ValueError(f"{who}: scale must be > 0, got {scale}")
     scale = float(scale)
-    fmt = _data_format(data_format, who)
+    fmt = data_format_layout(data_format, who)
 
     def sample(key, shape, dt):
         var = scale / _fan(shape, fan_mode, fmt)
@@ -163,7 +163,7 @@ def glorot_normal_initializer(data_format: str = "") -> Initializer:
 xavier_uniform_initializer = glorot_uniform_initializer
 xavier_normal_initializer = glorot_normal_initializer
 
-_GAINS = {None: 1.0, "linear": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0)}
+GAINS = {None: 1.0, "linear": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0)}
 
 
 def kaiming_initializer(
@@ -198,14 +198,14 @@ def kaiming_initializer(
     if nonlinearity == "leaky_relu":
         slope = 0.01 if negative_slope is None else float(negative_slope)
         gain = math.sqrt(2.0 / (1.0 + slope**2))
-    elif nonlinearity in _GAINS:
-        gain = _GAINS[nonlinearity]
+    elif nonlinearity in GAINS:
+        gain = GAINS[nonlinearity]
     else:
         raise ValueError(
             f"{who}: nonlinearity must be one of None, 'linear', 'sigmoid', 'tanh', 'relu', "
             f"'leaky_relu', got {nonlinearity!r}"
         )
-    std = gain / math.sqrt(_fan(shape, fan_mode, _data_format(data_format, who)))
+    std = gain / math.sqrt(_fan(shape, fan_mode, data_format_layout(data_format, who)))
     if dist is Distribution.RANDOM_NORMAL:
         return random_normal_initializer(0.0, std)
     bound = math.sqrt(3.0) * std

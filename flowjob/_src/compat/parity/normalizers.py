@@ -143,3 +143,19 @@ def table(clone: str | os.PathLike[str] | None = None, tag: str = DEFAULT_TAG) -
                     got = helper.callers.setdefault(path, [])
                     got += [p for p in passed if p not in got]
     return [helpers[n] for n in sorted(helpers)]
+
+
+def literal_forms(helpers: list[Helper], checked: dict[str, frozenset[str] | None]) -> dict:
+    """Export path -> {parameter: helper} for the parameters ``checked`` says each helper reads
+    as values (``ops.argument_forms.CHECKS``; None: every parameter passed): what
+    ``_literal_forms.LITERAL_FORMS`` stores, so that ``flowjob check`` needs no clone."""
+    forms: dict[str, dict[str, str]] = {}
+    for helper in helpers:
+        if helper.name not in checked:
+            continue
+        reads = checked[helper.name]
+        for path, params in helper.callers.items():
+            for param in params:
+                if reads is None or param in reads:
+                    forms.setdefault(path, {})[param] = helper.name
+    return {path: dict(sorted(forms[path].items())) for path in sorted(forms)}
