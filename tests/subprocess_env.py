@@ -10,8 +10,15 @@ processes on one machine: on a GPU machine two ranks would otherwise share its o
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
-__all__ = ["cpu_child_env"]
+from tests.timeouts import scaled
+
+__all__ = ["cpu_child_env", "run_program"]
+
+REPO = Path(__file__).resolve().parents[1]
 
 _INHERITED_NOT = ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS", "FLOWJOB_COORDINATOR", "FLOWJOB_PROCESS_ID")
 
@@ -26,3 +33,22 @@ def cpu_child_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _INHERITED_NOT}
     env.update(JAX_PLATFORMS="cpu", FLOWJOB_CACHE_DIR="")
     return env | extra
+
+
+def run_program(folder: Path, source: str, *args: str, timeout: float = 300) -> str:
+    """Writes ``source`` to ``folder/prog.py``, runs it with ``flowjob run`` (arguments
+    ``args``) in a process of its own (``cpu_child_env``, one CPU device unless the program
+    asks for more, the repository importable) and returns its standard output; fails the test,
+    with the program's standard error, when it exits with an error."""
+    script = folder / "prog.py"
+    script.write_text(source)
+    done = subprocess.run(
+        [sys.executable, "-m", "flowjob", "run", str(script), *args],
+        cwd=folder,
+        env=cpu_child_env(PYTHONPATH=str(REPO)),
+        capture_output=True,
+        text=True,
+        timeout=scaled(timeout),
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -1,17 +1,11 @@
 """CPU placements are logical in OneFlow: ``"cpu", "0:0-1"`` under ``gpu_device_num(1)`` runs
 (on the one device there is), with the same values as without the scope."""
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 
-from tests.timeouts import scaled
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.subprocess_env import run_program
 
 PROGRAM = textwrap.dedent("""
     import numpy as np
@@ -37,20 +31,8 @@ PROGRAM = textwrap.dedent("""
 
 
 def test_cpu_placement_beyond_configured_devices_runs(tmp_path):
-    script = tmp_path / "prog.py"
-    script.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
-    env.pop("XLA_FLAGS", None)  # one CPU device, as on a one-GPU machine
-    done = subprocess.run(
-        [sys.executable, "-m", "flowjob", "run", str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=scaled(300),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    out = run_program(tmp_path, PROGRAM)  # one CPU device, as on a one-GPU machine
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
     x = np.arange(12, dtype=np.float64).reshape(4, 3)
     np.testing.assert_allclose(
         [float(v) for v in lines["loss"].split()], (x * 0.5).mean(1), rtol=1e-6

@@ -3,17 +3,12 @@ each blob per device): it runs compiled, as a lazy job, with the same results, p
 blob shapes in the body and the same trained variables as the lazy job."""
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from tests.timeouts import scaled
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.subprocess_env import run_program
 
 PROGRAM = textwrap.dedent("""
     import json, sys
@@ -44,21 +39,7 @@ PROGRAM = textwrap.dedent("""
 
 
 def _run(tmp_path: Path, mode: str) -> dict:
-    script = tmp_path / "prog.py"
-    script.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
-    env.pop("XLA_FLAGS", None)
-    env.pop("JAX_NUM_CPU_DEVICES", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "flowjob", "run", str(script), mode],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=scaled(300),
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(run_program(tmp_path, PROGRAM, mode).strip().splitlines()[-1])
 
 
 def test_an_eager_mirrored_job_on_two_devices_trains_as_the_lazy_one(tmp_path):

@@ -1,18 +1,12 @@
 """A predict job that assigns a variable on two devices (consistent and mirrored view): the
 program returns and donates its state as a train step does; every device keeps the value."""
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.timeouts import scaled
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.subprocess_env import run_program
 
 PROGRAM = textwrap.dedent("""
     import sys
@@ -43,20 +37,7 @@ PROGRAM = textwrap.dedent("""
 
 @pytest.mark.parametrize("view", ["consistent", "mirrored"])
 def test_predict_assign_on_two_devices(tmp_path, view):
-    script = tmp_path / "prog.py"
-    script.write_text(PROGRAM)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
-    env.pop("XLA_FLAGS", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "flowjob", "run", str(script), view],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=scaled(300),
-    )
-    assert done.returncode == 0, done.stderr
-    got = [float(a) for a in done.stdout.split()]
+    got = [float(a) for a in run_program(tmp_path, PROGRAM, view).split()]
     x = np.arange(12, dtype=np.float64).reshape(4, 3)
     # mirrored: each device sums its half of the batch; the assigned values are averaged
     per_call = x.sum(0) if view == "consistent" else x.sum(0) / 2
