@@ -25,6 +25,18 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _browser_missing() -> str | None:
+    """Why the page cannot be opened here (None: it can): Playwright drives Debian's
+    chromium, never a browser of its own download."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return 'Playwright is not installed (`pip install -e ".[bench]"`)'
+    if not os.path.exists(CHROMIUM):
+        return f"{CHROMIUM} is missing (Debian's chromium: `apt-get install chromium`)"
+    return None
+
+
 def _write_logs(logdir: str) -> None:
     sys.path.insert(0, str(REPO))
     from flowjob.summary import SummaryWriter
@@ -36,11 +48,17 @@ def _write_logs(logdir: str) -> None:
                     w.scalar(f"group{t % 2}/tag{t}", 1.0 / (step + 1 + r + t), step)
 
 
+CHROMIUM = "/usr/bin/chromium"
+
+
 def board_section(quick: bool) -> Section:
     t0 = time.time()
     seconds = 20.0 if quick else 60.0
-    tmp = tempfile.mkdtemp(prefix="bench-board-")
     title = "Live board: CPU of `flowjob board` with an open page (issue 32)"
+    missing = _browser_missing()
+    if missing:
+        return Section(title, f"**skipped**: {missing}; no figure was taken.", [], 0.0)
+    tmp = tempfile.mkdtemp(prefix="bench-board-")
     board = None
     try:
         _write_logs(os.path.join(tmp, "logs"))
@@ -64,7 +82,7 @@ def board_section(quick: bool) -> Section:
 
         with sync_playwright() as p:
             browser = p.chromium.launch(
-                executable_path="/usr/bin/chromium",
+                executable_path=CHROMIUM,
                 args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"],
             )
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

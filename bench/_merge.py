@@ -6,6 +6,8 @@ from __future__ import annotations
 from ._report import goal_rows, section_block
 from ._sections import Section, marker, table
 
+ELSEWHERE = "Measured on another machine than the rest of this file"
+
 
 def _row_goal(line: str) -> str:
     cells = line.strip().strip("|").split("|")
@@ -83,8 +85,9 @@ def transplant(old: str, other: str, names: list[str], source: str) -> str:
             raise ValueError(f"{source}: no section {name!r} (no line {tag!r})")
         while block and not block[-1].strip():
             block.pop()
-        block += ["", f"Measured on another machine than the rest of this file ({source}):", ""]
-        block += facts + [""]
+        if not any(ln.startswith(ELSEWHERE) for ln in block):  # else it names its machine
+            block += ["", f"{ELSEWHERE} ({source}):", ""] + facts
+        block += [""]
         rows = [ln for ln in src if ln.startswith("|") and tag in ln]
         lines = _put_rows(lines, tag, rows)
         start = next((i for i, ln in enumerate(lines) if ln.strip() == tag), None)
@@ -97,6 +100,21 @@ def transplant(old: str, other: str, names: list[str], source: str) -> str:
             end = len(lines) if end is None else end
             lines[start - 1 : end] = block
     return "\n".join(lines).rstrip() + "\n"
+
+
+def measured_elsewhere(old: str, sections: list[Section]) -> list[str]:
+    """The names of ``sections`` that this machine could not measure (skipped) but that
+    ``old`` (the file being rewritten) has measured: a full run keeps those (``transplant``),
+    as a CPU run keeps the GPU section that a GPU machine measured."""
+    lines = old.split("\n")
+    kept = []
+    for s in sections:
+        if not s.markdown.startswith("**skipped**"):
+            continue
+        block = _tagged_block(lines, marker(s.name))
+        if block and not any(ln.startswith("**skipped**") for ln in block):
+            kept.append(s.name)
+    return kept
 
 
 def _machine_lines(lines: list[str]) -> list[str]:

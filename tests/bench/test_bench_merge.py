@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from bench import __main__ as bench_main
 from bench import _gpu, _merge, _report
 from bench._sections import Section, goal
 
@@ -91,3 +92,37 @@ def test_from_takes_another_machines_section_with_its_facts():
     assert _goal_cells(text, "gpu goal")[1] == "0.9"
     assert _goal_cells(text, "a goal")[1] == "2"
     assert text.count("| gpu goal |") == 1
+
+
+def test_a_full_run_keeps_what_only_another_machine_measured(monkeypatch, tmp_path):
+    """A CPU machine's full run skips the GPU section; the file it rewrites keeps the GPU
+    block taken on a GPU machine, once, with that machine's facts (its CPU model)."""
+    there_facts = dict(FACTS, cpu="GPU box CPU", gpu="GPU 0: Test GPU (UUID: x)")
+    there = _rendered(
+        [_section("gpu", "GPU", "0.9 on the GPU", 0.9)], there_facts, "python -m bench --only gpu"
+    )
+    before = _rendered(
+        [_section("a", "Section A", "A before", 2.0), _section("gpu", "GPU", "**skipped**", 0.0)]
+    )
+    before = _merge.transplant(before, there, ["gpu"], "gpu.md")
+    out = tmp_path / "BENCHMARKS.md"
+    out.write_text(before)
+    skipped = Section("GPU", "**skipped**: no GPU here", [], 0.1, 0.5, "gpu")
+    monkeypatch.setattr(
+        bench_main,
+        "SECTIONS",
+        {"a": lambda quick: _section("a", "Section A", "A now", 3.0), "gpu": lambda quick: skipped},
+    )
+    monkeypatch.setattr(_report, "machine_facts", lambda: FACTS)
+    assert bench_main.main(["--out", str(out)]) == 0
+    text = out.read_text()
+    assert "A now" in text and "A before" not in text
+    assert "0.9 on the GPU" in text and "no GPU here" not in text
+    block = text[text.index("## GPU") :]
+    assert block.count("Measured on another machine than the rest of this file") == 1
+    assert "GPU box CPU" in block
+    assert _goal_cells(text, "gpu goal")[1] == "0.9" and _goal_cells(text, "a goal")[1] == "3"
+    # a section skipped here and never measured anywhere stays skipped
+    out.write_text(_rendered([_section("a", "Section A", "A", 2.0)]))
+    assert bench_main.main(["--out", str(out)]) == 0
+    assert "no GPU here" in out.read_text()
