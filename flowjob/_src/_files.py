@@ -317,9 +317,36 @@ def atomic_directory(
         os.close(fd)
 
 
+def link_no_clobber(tmp: str, path: str) -> None:
+    """Puts the file ``tmp`` at ``path`` unless something is there (then FileExistsError):
+    a hard link fails atomically when ``path`` exists, so of two writers racing for one name
+    exactly one wins; ``tmp`` is removed either way."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(
+            errno.EEXIST,
+            f"{path} appeared while it was being written (another writer saved there first; "
+            "nothing was overwritten)",
+            path,
+        ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        # a file system without hard links: the check below is the best left (a small race)
+        if os.path.lexists(path):
+            raise FileExistsError(
+                errno.EEXIST, f"{path} appeared while it was being written", path
+            ) from None
+        os.rename(tmp, path)
+        return
+    os.unlink(tmp)
+
+
 @contextlib.contextmanager
-def atomic_file(path: str) -> Iterator[BinaryIO]:
-    """Yields a binary file; on success it is fsynced and renamed to ``path`` (replacing it)."""
+def atomic_file(path: str, *, replace: bool = True) -> Iterator[BinaryIO]:
+    """Yields a binary file; on success it is fsynced and renamed to ``path`` (replacing it;
+    ``replace=False``: FileExistsError if ``path`` exists by then, see ``link_no_clobber``)."""
     parent, base = os.path.split(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, f"{path} is a directory, not a file name", path)
@@ -331,7 +358,10 @@ def atomic_file(path: str) -> Iterator[BinaryIO]:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            link_no_clobber(tmp, path)
         fsync_dir(parent)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -75,7 +75,9 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
     try:
         report.manifest = read_manifest(folder)
     except RecordError as exc:
+        # nothing can be checked against a manifest that cannot be read: stop here
         report.problems.append(Problem(ProblemKind.INCOMPLETE, str(exc)))
+        return report
     if not os.path.exists(report.path):
         report.problems.append(Problem(ProblemKind.EMPTY, f"{report.path}: no such file or folder"))
         return report
