@@ -173,6 +173,35 @@ def write_file(path: str, chunks: Iterable[bytes | memoryview]) -> None:
         os.fsync(f.fileno())
 
 
+# Errors of a write that run out of room or rights: the bare message names no file.
+DISK_ERRORS = frozenset(
+    {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EACCES}
+)
+
+
+@contextlib.contextmanager
+def naming_write_errors(what: str, path: str) -> Iterator[None]:
+    """Re-raises a full disk, a file-size limit (EFBIG) or a read-only file system met inside
+    the block as an ``OSError`` of the same errno naming ``what`` and ``path``
+    ("[Errno 27] File too large" alone names nothing); errors that name a file pass as they are.
+
+    Examples:
+        >>> import errno
+        >>> try:
+        ...     with naming_write_errors("ONNX model", "m.onnx"):
+        ...         raise OSError(errno.EFBIG, "File too large")
+        ... except OSError as exc:
+        ...     print(exc.errno == errno.EFBIG, exc.strerror)
+        True writing ONNX model m.onnx failed: File too large
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in DISK_ERRORS or exc.filename is not None:
+            raise
+        raise OSError(exc.errno, f"writing {what} {path} failed: {exc.strerror}", path) from exc
+
+
 def staging_name(base: str) -> str:
     """A fresh hidden staging name for the target ``base``."""
     return f".{base}.{secrets.token_hex(6)}{STAGING_SUFFIX}"
