@@ -173,6 +173,35 @@ def write_file(path: str, chunks: Iterable[bytes | memoryview]) -> None:
         os.fsync(f.fileno())
 
 
+# Errors of a write that run out of room or rights: the bare message names no file.
+DISK_ERRORS = frozenset(
+    {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EACCES}
+)
+
+
+@contextlib.contextmanager
+def naming_write_errors(what: str, path: str) -> Iterator[None]:
+    """Re-raises a full disk, a file-size limit (EFBIG) or a read-only file system met inside
+    the block as an ``OSError`` of the same errno naming ``what`` and ``path``
+    ("[Errno 27] File too large" alone names nothing); errors that name a file pass as they are.
+
+    Examples:
+        >>> import errno
+        >>> try:
+        ...     with naming_write_errors("ONNX model", "m.onnx"):
+        ...         raise OSError(errno.EFBIG, "File too large")
+        ... except OSError as exc:
+        ...     print(exc.errno == errno.EFBIG, exc.strerror)
+        True writing ONNX model m.onnx failed: File too large
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in DISK_ERRORS or exc.filename is not None:
+            raise
+        raise OSError(exc.errno, f"writing {what} {path} failed: {exc.strerror}", path) from exc
+
+
 def staging_name(base: str) -> str:
     """A fresh hidden staging name for the target ``base``."""
     return f".{base}.{secrets.token_hex(6)}{STAGING_SUFFIX}"
@@ -317,9 +346,36 @@ def atomic_directory(
         os.close(fd)
 
 
+def link_no_clobber(tmp: str, path: str) -> None:
+    """Puts the file ``tmp`` at ``path`` unless something is there (then FileExistsError):
+    a hard link fails atomically when ``path`` exists, so of two writers racing for one name
+    exactly one wins; ``tmp`` is removed either way."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(
+            errno.EEXIST,
+            f"{path} appeared while it was being written (another writer saved there first; "
+            "nothing was overwritten)",
+            path,
+        ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        # a file system without hard links: the check below is the best left (a small race)
+        if os.path.lexists(path):
+            raise FileExistsError(
+                errno.EEXIST, f"{path} appeared while it was being written", path
+            ) from None
+        os.rename(tmp, path)
+        return
+    os.unlink(tmp)
+
+
 @contextlib.contextmanager
-def atomic_file(path: str) -> Iterator[BinaryIO]:
-    """Yields a binary file; on success it is fsynced and renamed to ``path`` (replacing it)."""
+def atomic_file(path: str, *, replace: bool = True) -> Iterator[BinaryIO]:
+    """Yields a binary file; on success it is fsynced and renamed to ``path`` (replacing it;
+    ``replace=False``: FileExistsError if ``path`` exists by then, see ``link_no_clobber``)."""
     parent, base = os.path.split(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, f"{path} is a directory, not a file name", path)
@@ -331,7 +387,10 @@ def atomic_file(path: str) -> Iterator[BinaryIO]:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            link_no_clobber(tmp, path)
         fsync_dir(parent)
     except BaseException:
         with contextlib.suppress(OSError):

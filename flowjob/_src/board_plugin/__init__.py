@@ -11,6 +11,7 @@ from ._answer_cache import LoadedLogs, cached_data_app
 from ._live import LIVE_SCRIPT_PATH, MIN_LIVE_PERIOD, live_reload_app
 from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 from ._projector import LiveProjectorPlugin, with_live_projector
+from ._safe_logs import install as install_safe_logs
 
 __all__ = [
     "AnomalyPlugin",
@@ -23,4 +24,5 @@ __all__ = [
     "cached_data_app",
     "LIVE_SCRIPT_PATH",
     "MIN_LIVE_PERIOD",
+    "install_safe_logs",
 ]

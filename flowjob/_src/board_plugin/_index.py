@@ -21,6 +21,8 @@ from ..summary import (
     AnomalyRecord,
     read_anomaly_records,
 )
+from ..summary._projector_files import CONFIG_LIMIT as PROJECTOR_CONFIG_LIMIT
+from ._safe_logs import regular_or_warn, warn_once
 
 __all__ = ["AnomalyIndex"]
 
@@ -60,8 +62,12 @@ class AnomalyIndex:
         directory = self.runs().get(run)
         if directory is None:
             return []
+        config = os.path.join(directory, PROJECTOR_CONFIG)
+        # a FIFO config would hang the read, a huge one exhaust memory: named once, skipped
+        if not regular_or_warn(config, "projector config", PROJECTOR_CONFIG_LIMIT):
+            return []
         try:
-            st = os.stat(os.path.join(directory, PROJECTOR_CONFIG))
+            st = os.stat(config)
         except OSError:
             return []
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
@@ -69,7 +75,7 @@ class AnomalyIndex:
             cached = self._records.get(directory)
             if cached is not None and cached[0] == key:
                 return cached[1]
-        records = read_anomaly_records(directory)
+        records = read_anomaly_records(directory, skipped=warn_once)
         with self._lock:
             self._records[directory] = (key, records)
         return records

@@ -30,11 +30,13 @@ from werkzeug import wrappers
 
 from ..summary import AnomalyRecord
 from ._index import AnomalyIndex
+from ._safe_logs import regular_or_warn
 
 __all__ = ["AnomalyPlugin", "PLUGIN_NAME", "with_anomaly_plugin"]
 
 PLUGIN_NAME = "flowjob_anomaly"
 _STATIC = ("index.js", "style.css")
+_SPRITE_LIMIT = 256 << 20  # the projector's sprites are at most 8192 x 8192 PNGs
 
 
 def _score(x: float) -> float | str:
@@ -147,6 +149,8 @@ class AnomalyPlugin(base_plugin.TBPlugin):
 
     def _sprite(self, path: str) -> Image.Image | None:
         """The decoded sprite at ``path``, cached until the file changes."""
+        if not regular_or_warn(path, "sprite image", _SPRITE_LIMIT):
+            return None  # a FIFO would hang the request, a huge file exhaust memory
         try:
             mtime = os.stat(path).st_mtime
         except OSError:

@@ -4,7 +4,8 @@ TensorBoard's projector reads each run's ``projector_config.pbtxt`` again only w
 of runs or a run's latest checkpoint changes, so embeddings that ``flow.summary.Projector``
 adds to a running experiment never reach the page. This subclass also re-reads them when a
 config file it knows changes (its size or modification time: one ``stat`` per known config
-per request). The page side (``static/live.js``) reloads the Projector's iframe when the
+per request), and leaves out a run whose config is not a regular file of a sane size. The
+page side (``static/live.js``) reloads the Projector's iframe when the
 configs it serves change.
 """
 
@@ -13,6 +14,9 @@ from __future__ import annotations
 import os
 
 from tensorboard.plugins.projector import projector_plugin
+
+from ..summary._projector_files import CONFIG_LIMIT, CONFIG_NAME
+from ._safe_logs import regular_or_warn
 
 __all__ = ["LiveProjectorPlugin", "with_live_projector"]
 
@@ -33,6 +37,17 @@ class LiveProjectorPlugin(projector_plugin.ProjectorPlugin):
                 continue
             stamps.append((path, st.st_mtime_ns, st.st_size))
         return tuple(stamps)
+
+    def _append_plugin_asset_directories(self, run_path_pairs):
+        # Called by _update_configs before any config is read: a run whose config is a FIFO,
+        # a device or a huge file is left out (named once), so no read can hang or exhaust.
+        super()._append_plugin_asset_directories(run_path_pairs)
+        run_path_pairs[:] = [
+            (run, path)
+            for run, path in run_path_pairs
+            if not os.path.lexists(os.path.join(path, CONFIG_NAME))
+            or regular_or_warn(os.path.join(path, CONFIG_NAME), "projector config", CONFIG_LIMIT)
+        ]
 
     def _update_configs(self):
         stamps = self._stamps()

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
+import stat
 import warnings
 from collections.abc import Mapping
 
-from flowjob._src._files import atomic_directory, fsync_dir, is_staging, write_file
+from flowjob._src._files import (
+    atomic_directory,
+    describe_kind,
+    fsync_dir,
+    is_staging,
+    write_file,
+)
 from flowjob._src.checkpoint._blobs import (
     DATA_FILENAME,
     META_FILENAME,
@@ -120,7 +127,7 @@ def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBl
             UserWarning,
             stacklevel=3,
         )
-    if not os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
+    if not has_marker(path):
         if not found:  # e.g. the folder above the snapshots: reading nothing would hide that
             raise CheckpointError(
                 f"{path} is not a checkpoint: it has no variable folder (<name>/"
@@ -128,6 +135,27 @@ def load_dir(path: str, allow_incomplete: bool = False) -> FileBackendVariableBl
             )
         _warn_no_marker(path)
     return Checkpoint(path, found)
+
+
+def has_marker(path: str) -> bool:
+    """Whether the checkpoint folder ``path`` has its ``snapshot_done`` marker; one that is
+    not a regular file (a FIFO, a device, a directory) is damage, never "no marker" (which
+    would read the folder as a v0.4 checkpoint that simply lacks it)."""
+    marker = os.path.join(path, SNAPSHOT_DONE)
+    try:
+        mode = os.stat(marker).st_mode
+    except FileNotFoundError:
+        if not os.path.lexists(marker):
+            return False
+        raise CheckpointError(f"{marker} is a dangling symbolic link, not a regular file") from None
+    except OSError as exc:
+        raise CheckpointError(f"{marker}: cannot stat ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise CheckpointError(
+            f"{marker} is {describe_kind(mode)}, not a regular file: the checkpoint's "
+            "completion marker is damaged"
+        )
+    return True
 
 
 _warned_no_marker: set[str] = set()

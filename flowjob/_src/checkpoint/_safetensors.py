@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping
 from typing import BinaryIO
 
+import numpy as np
+
 from flowjob._src import _dtypes
 from flowjob._src._dtypes import DType
 from flowjob._src._files import atomic_file, open_regular
@@ -62,7 +64,9 @@ def save_file(path: str, values: Mapping[str, object]) -> None:
         )
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)  # keep the tensor data 8-byte aligned, like the reference
-    with atomic_file(path) as f:
+    # replace=False: of two saves racing for one path, the second is refused (FileExistsError)
+    # instead of silently replacing the first one's checkpoint.
+    with atomic_file(path, replace=False) as f:
         f.write(len(text).to_bytes(8, "little"))
         f.write(text)
         for value in values.values():
@@ -134,16 +138,61 @@ def check_file(path: str) -> int:
         return len(_header(path, f, size)[1])
 
 
+class SafetensorsBlob(VariableBlob):
+    """One tensor of a safetensors file, read from the file each time its value is asked for
+    (``checkpoint.get`` of a file larger than memory reads only the tensors used). A file
+    replaced or changed since ``get`` raises ``CheckpointError`` rather than mixing versions.
+
+    Examples:
+        >>> import os, tempfile, numpy as np
+        >>> path = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+        >>> save_file(path, {"w": np.arange(3, dtype=np.float32)})
+        >>> blob = load_file(path)["w"]
+        >>> blob.shape, blob.numpy().tolist()
+        ((3,), [0.0, 1.0, 2.0])
+    """
+
+    def __init__(self, name: str, path: str, stamp: tuple, entry: _Entry, data_start: int) -> None:
+        self.name = name
+        self._path, self._stamp = path, stamp
+        self._shape, self._dtype, begin, end = entry
+        self._begin, self._nbytes = data_start + begin, end - begin
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def _value(self) -> np.ndarray:
+        with open_regular(self._path, what="safetensors file", error=CheckpointError) as f:
+            if _stamp(os.fstat(f.fileno())) != self._stamp:
+                raise CheckpointError(
+                    f"{self._path}: the file changed after flow.checkpoint.get read its "
+                    f"header; tensor {self.name!r} is not read from a different file "
+                    "(call checkpoint.get again)"
+                )
+            f.seek(self._begin)
+            data = bytearray(f.read(self._nbytes))
+        if len(data) != self._nbytes:
+            raise _fail(self._path, f"tensor {self.name!r} is truncated")
+        return from_little_endian(data, self._dtype, self._shape)
+
+    def numpy(self) -> np.ndarray:
+        """The value, read from the file (a fresh array each call)."""
+        return self._value
+
+
+def _stamp(st: os.stat_result) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def load_file(path: str) -> dict[str, VariableBlob]:
-    """Reads every tensor of a safetensors file (names in the file's order)."""
+    """The tensors of a safetensors file (names in the file's order), each read on demand
+    (:class:`SafetensorsBlob`): only the header is read here."""
     with open_regular(path, what="safetensors file", error=CheckpointError) as f:
-        size = os.fstat(f.fileno()).st_size
-        n, entries = _header(path, f, size)
-        out = {}
-        for name, (shape, dtype, begin, end) in entries.items():
-            f.seek(8 + n + begin)
-            data = bytearray(f.read(end - begin))
-            if len(data) != end - begin:
-                raise _fail(path, f"tensor {name!r} is truncated")
-            out[name] = VariableBlob(name, from_little_endian(data, dtype, shape), dtype)
-    return out
+        st = os.fstat(f.fileno())
+        n, entries = _header(path, f, st.st_size)
+    return {
+        name: SafetensorsBlob(name, path, _stamp(st), entry, 8 + n)
+        for name, entry in entries.items()
+    }

@@ -4,6 +4,7 @@ snapshots, safetensors files), saved models, and the staging leftovers of killed
 from __future__ import annotations
 
 import os
+import warnings
 
 from flowjob._src._files import is_staging, stale_staging
 
@@ -14,7 +15,7 @@ from ._report import Report
 def _is_snapshot(path: str) -> bool:
     from flowjob._src.checkpoint import DATA_FILENAME, SNAPSHOT_DONE
 
-    if os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
+    if os.path.lexists(os.path.join(path, SNAPSHOT_DONE)):  # a FIFO marker is checked too
         return True
     return any(
         os.path.isfile(os.path.join(path, name, DATA_FILENAME))
@@ -60,6 +61,8 @@ def _check_variable(var_dir: str, report: Report) -> bool:
 
 def _check_snapshot(path: str, report: Report) -> None:
     from flowjob._src.checkpoint import DATA_FILENAME, META_FILENAME, SNAPSHOT_DONE
+    from flowjob._src.checkpoint._meta import CheckpointError
+    from flowjob._src.checkpoint._oneflow_dir import has_marker
 
     if os.path.lexists(os.path.join(path, DATA_FILENAME)):  # a single variable's directory
         if _check_variable(path, report):
@@ -80,7 +83,12 @@ def _check_snapshot(path: str, report: Report) -> None:
             report.damage(sub, f"has a meta file but no '{DATA_FILENAME}' data file")
         else:
             report.warn(sub, "directory without a variable ('out') in a checkpoint")
-    if not os.path.isfile(os.path.join(path, SNAPSHOT_DONE)):
+    try:
+        marker = has_marker(path)  # the loader's own test: both say the same
+    except CheckpointError as exc:
+        report.damage(path, str(exc))
+        return
+    if not marker:
         report.damage(path, f"no '{SNAPSHOT_DONE}' file: the save did not complete")
     elif report.damaged == bad:
         report.ok(path, f"{variables} variable(s), {SNAPSHOT_DONE} present")
@@ -153,6 +161,7 @@ def check_saved_model(path: str, report: Report) -> None:
     """Each version folder: complete, metadata fields and paths valid, every file's size
     and CRC-32C as its manifest lists them (streamed: bounded memory)."""
     from ..export import ExportError, SavedModel
+    from ..export._loader import UncheckedModelWarning
 
     if os.path.lexists(os.path.join(path, _META)):
         versions = [path]
@@ -163,7 +172,13 @@ def check_saved_model(path: str, report: Report) -> None:
         ]
     for version in versions:
         try:
-            files = SavedModel(version).verify()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UncheckedModelWarning)
+                model = SavedModel(version)
+            if caught:  # no manifest: nothing can be checked (load warns the same)
+                report.warn(version, str(caught[0].message))
+                continue
+            files = model.verify()
         except (ExportError, OSError, ValueError) as exc:
             report.damage(version, str(exc))
         else:

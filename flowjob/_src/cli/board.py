@@ -232,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
     from ..board_plugin import (
         MIN_LIVE_PERIOD,
         LoadedLogs,
+        install_safe_logs,
         with_anomaly_plugin,
         with_live_projector,
     )
@@ -239,6 +240,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.live_period >= MIN_LIVE_PERIOD:
         return _error(f"--live-period must be >= {MIN_LIVE_PERIOD:g} s, got {args.live_period:g}")
 
+    # flowjob's readers in TensorBoard's loader (this process only): no file in the logdir
+    # (a FIFO, a 2^40-byte length field, a symlink loop) can stop or hang the reloader
+    install_safe_logs()
     servers: list = []
     busy: list[int] = []
     logs = LoadedLogs(logdir)

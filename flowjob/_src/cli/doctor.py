@@ -180,7 +180,8 @@ def check_event_file(path: str, report: Report) -> int:
             except RecordCorruptError as exc:
                 report.damage(
                     path,
-                    f"{exc}; the {count} record(s) before it are readable, "
+                    f"record at offset {exc.offset}: {exc.detail}; the {count} record(s) "
+                    "before it are readable, "
                     "TensorBoard stops reading this file there",
                 )
                 return count

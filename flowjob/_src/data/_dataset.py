@@ -23,12 +23,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .._files import atomic_directory, staging_name
+from .._files import atomic_directory, read_bounded, staging_name
 from ._record import RecordError
 
 MANIFEST_NAME = "_ofrecord_manifest.json"
 _FORMAT = "flowjob-ofrecord-manifest"
 _VERSION = 1
+# A manifest lists each part in ~100 bytes of JSON: 64 MiB is over half a million parts.
+MANIFEST_LIMIT = 64 << 20
 
 
 class DatasetExistsError(RecordError, FileExistsError):
@@ -82,11 +84,17 @@ def write_manifest(folder: str, manifest: Manifest) -> None:
 def read_manifest(folder: str | os.PathLike) -> Manifest | None:
     """The folder's manifest, None if it has none; ``RecordError`` if it is not readable."""
     path = os.path.join(os.fspath(folder), MANIFEST_NAME)
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            body = json.load(handle)
+        # bounded before reading: a FIFO, a device or a huge (sparse) file is refused by name
+        raw = read_bounded(path, MANIFEST_LIMIT, what="OFRecord manifest", error=RecordError)
+    except RecordError as exc:
+        raise RecordError(
+            f"{exc}; delete it to read the folder without completeness checks"
+        ) from None
+    try:
+        body = json.loads(raw.decode("utf-8"))
         if body.get("format") != _FORMAT:
             raise ValueError(f"format is {body.get('format')!r}, expected {_FORMAT!r}")
         parts = tuple(
@@ -94,7 +102,7 @@ def read_manifest(folder: str | os.PathLike) -> Manifest | None:
             for p in body["parts"]
         )
         return Manifest(str(body["part_name_prefix"]), parts)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise RecordError(
             f"{path}: unreadable OFRecord manifest ({exc}); delete it to read "
             "the folder without completeness checks"

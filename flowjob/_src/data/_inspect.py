@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import os
+import stat
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,7 +76,9 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
     try:
         report.manifest = read_manifest(folder)
     except RecordError as exc:
+        # nothing can be checked against a manifest that cannot be read: stop here
         report.problems.append(Problem(ProblemKind.INCOMPLETE, str(exc)))
+        return report
     if not os.path.exists(report.path):
         report.problems.append(Problem(ProblemKind.EMPTY, f"{report.path}: no such file or folder"))
         return report
@@ -107,12 +110,12 @@ def inspect_ofrecord(path: str | os.PathLike, progress: bool = False) -> Dataset
 def _files_to_scan(report: DatasetReport, folder: str) -> list[str]:
     if not os.path.isdir(report.path):
         return [report.path]
+    manifest = report.manifest
     names = sorted(
         n
         for n in os.listdir(folder)
-        if n != MANIFEST_NAME and os.path.isfile(os.path.join(folder, n))
+        if n != MANIFEST_NAME and _scanned(os.path.join(folder, n), n, manifest)
     )
-    manifest = report.manifest
     if manifest is None:
         if not names:
             report.problems.append(
@@ -136,6 +139,21 @@ def _files_to_scan(report: DatasetReport, folder: str) -> list[str]:
         else:
             report.notes.append(f"{folder}/{name}: not a part of the data set (ignored)")
     return [os.path.join(folder, n) for n in listed if n in names]
+
+
+def _scanned(path: str, name: str, manifest: Manifest | None) -> bool:
+    """Whether a folder entry is scanned: every regular file, and whatever else stands where a
+    part belongs (a FIFO, a device, a directory named like a part: reported by what it is,
+    never opened for reading, never passed over as "missing")."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # a dangling or looping link: a part if it is named like one
+    if mode is not None and stat.S_ISREG(mode):
+        return True
+    if manifest is not None:
+        return manifest.part(name) is not None or name.startswith(manifest.part_name_prefix)
+    return name.startswith("part-") or (mode is not None and not stat.S_ISDIR(mode))
 
 
 def _scan(path: str, report: DatasetReport, meter: Progress) -> FileReport:

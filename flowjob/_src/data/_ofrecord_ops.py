@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from .. import _dtypes
 from .._deprecation import warn_once
+from .._files import describe_kind
 from ..graph import Blob, add_feed_op
 from . import _decode
 from ._dataset import check_parts
@@ -55,6 +57,17 @@ def ofrecord_reader(
     paths = part_paths(
         os.fspath(ofrecord_dir), data_part_num, part_name_prefix, part_name_suffix_length
     )
+    for p in paths:
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            continue  # missing: reported below with the others
+        if not stat.S_ISREG(mode):
+            raise _fail(
+                op,
+                f"part file {p} is {describe_kind(mode)}, not a regular file (an OFRecord "
+                "part must be a file of records)",
+            )
     missing = [p for p in paths if not os.path.isfile(p)]
     if missing:
         shown = ", ".join(missing[:3]) + (

@@ -19,6 +19,7 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from .._files import open_regular
 from ..errors import FlowJobError
 
 _HEADER = struct.Struct("<q")
@@ -161,12 +162,9 @@ def iter_raw_records(path: str | os.PathLike) -> Iterator[tuple[int, bytes]]:
     raises ``RecordError`` naming the file and the offset of the broken record.
     """
     path = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, also on early exit
-    except OSError as exc:
-        raise RecordError(f"cannot read OFRecord file {path}: {exc.strerror}") from None
-    with handle:
+    # a FIFO, a device or a directory is refused by what it is (opened without blocking)
+    with open_regular(path, what="OFRecord file", error=RecordError) as handle:
+        size = os.fstat(handle.fileno()).st_size
         offset = 0
         while True:
             header = handle.read(_HEADER.size)

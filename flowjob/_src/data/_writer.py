@@ -9,6 +9,7 @@ from typing import Any
 import google_crc32c
 import numpy as np
 
+from .._files import naming_write_errors
 from ._dataset import Manifest, PartInfo, check_target, staged_folder, write_manifest
 from ._progress import Progress
 from ._record import OFRecord, RecordError, frame
@@ -107,9 +108,13 @@ def write_records(
     bounds = np.linspace(0, len(records), part_num + 1).astype(int)
     meter = Progress(f"writing {out_dir}", len(records), enabled=progress)
     parts = []
-    with staged_folder(out_dir, overwrite) as staging:
+    with (
+        naming_write_errors("OFRecord data set", out_dir),
+        staged_folder(out_dir, overwrite) as staging,
+    ):
         for name, start, stop in zip(names, bounds[:-1], bounds[1:]):
-            parts.append(_write_part(os.path.join(staging, name), records, start, stop, meter))
+            with naming_write_errors("OFRecord part file", os.path.join(out_dir, name)):
+                parts.append(_write_part(os.path.join(staging, name), records, start, stop, meter))
         write_manifest(staging, Manifest(part_name_prefix, tuple(parts)))
     meter.close()
     return [os.path.join(out_dir, name) for name in names]

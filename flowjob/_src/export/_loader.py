@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,19 @@ class Signature:
     batch_polymorphic: bool
 
 
+class UncheckedModelWarning(UserWarning):
+    """A saved model without a manifest was loaded: none of its files could be checked."""
+
+
+def unchecked_message(path: str) -> str:
+    """What loading and ``flowjob doctor`` say about a version folder without a manifest."""
+    return (
+        f"saved model {path} has no {MANIFEST_FILE} ({META_FILE} says format_version 1: "
+        "written by a flowjob before manifests, or its manifest was deleted), so none of its "
+        "files can be checked for damage; save the model again to get a manifest"
+    )
+
+
 class SavedModel:
     """One version of a saved model: metadata and variables read at once, programs when used."""
 
@@ -75,6 +89,10 @@ class SavedModel:
         check_meta(self.path, self.meta)
         if self.meta["format_version"] >= 2 and self.manifest.files is None:
             raise ExportError(f"saved model {self.path}: {MANIFEST_FILE} is missing")
+        if self.manifest.files is None:
+            # format 1 cannot be told from a format-2 model whose manifest was deleted and
+            # whose format_version was edited: never loaded silently unchecked
+            warnings.warn(unchecked_message(self.path), UncheckedModelWarning, stacklevel=3)
         self.name: str = self.meta["name"]
         self.version: int = int(self.meta["version"])
         self.checkpoint_path = os.path.join(self.path, self.meta["checkpoint_dir"])
@@ -114,10 +132,7 @@ class SavedModel:
         """Checks every file the manifest lists (size, CRC-32C, streamed); the file count.
         A model saved before manifests existed (format 1) is an error: nothing to check."""
         if self.manifest.files is None:
-            raise ExportError(
-                f"saved model {self.path}: no {MANIFEST_FILE} (saved by an older flowjob): "
-                "its files cannot be checked"
-            )
+            raise ExportError(unchecked_message(self.path))
         for rel in self.manifest.files:
             self.manifest.check(rel)
         return len(self.manifest.files)

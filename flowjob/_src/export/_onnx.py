@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import checkpoint
-from .._files import atomic_directory, atomic_file
+from .._files import atomic_directory, atomic_file, naming_write_errors
 from ._program import ExportError, build_program, describe_op, needed_ops
 
 DEFAULT_OPSET = 13
@@ -162,13 +162,16 @@ def _save(onnx: Any, model: Any, path: str, external_data: bool) -> str:
             "such as model.onnx"
         )
     if not external_data:
-        with atomic_file(path) as f:
+        with naming_write_errors("ONNX model", path), atomic_file(path) as f:
             f.write(model.SerializeToString())
         return path
     # The weights go to <file>.data beside the model: both are written in a staging folder,
     # the weights renamed first so the new model never names missing weights.
     base = os.path.basename(path)
-    with atomic_directory(path + ".parts", publish=_publish_parts) as staging:
+    with (
+        naming_write_errors("ONNX model", f"{path} (weights: {base}.data)"),
+        atomic_directory(path + ".parts", publish=_publish_parts) as staging,
+    ):
         onnx.save_model(
             model,
             os.path.join(staging, base),

@@ -37,7 +37,13 @@ from ._ops import (
 )
 from ._projector_files import ASSET_DIR as PROJECTOR_ASSET_DIR
 from ._projector_files import CONFIG_NAME as PROJECTOR_CONFIG
-from ._records import RecordCorruptError, read_records
+from ._records import (
+    MAX_RECORD_BYTES,
+    RecordCorruptError,
+    frame_record,
+    masked_crc32c,
+    read_records,
+)
 from ._text import text
 from ._watch_model import watch_model
 from ._writer import SummaryWriter
@@ -47,6 +53,9 @@ __all__ = [
     "EventWriteError",
     "RecordCorruptError",
     "read_records",
+    "frame_record",
+    "masked_crc32c",
+    "MAX_RECORD_BYTES",
     "SummaryWriter",
     "create_summary_writer",
     "flush_summary_writer",

@@ -20,9 +20,11 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .._files import FileCheckError, read_bounded
 from ..errors import FlowJobError
 from ._anomaly import OutlierScores
 from ._projector_files import read_config
@@ -42,6 +44,8 @@ __all__ = [
 ANOMALY_FILE = "anomaly.json"
 FORMAT = "flowjob.anomaly/1"
 METHOD = "robust_mad"
+# A record lists flagged samples (~100 bytes each): 64 MiB is far more than any holds.
+RECORD_LIMIT = 64 << 20
 
 
 class AnomalyFormatError(FlowJobError, ValueError):
@@ -148,10 +152,14 @@ def decode_record(data: bytes, directory: str, where: str = ANOMALY_FILE) -> Ano
         raise AnomalyFormatError(f"{where}: not a {FORMAT} record: {e!r}") from e
 
 
-def read_run(run_dir: str) -> list[AnomalyRecord]:
+def read_run(
+    run_dir: str, skipped: Callable[[str, str], None] | None = None
+) -> list[AnomalyRecord]:
     """The anomaly records of the run ``run_dir`` (found through its projector config),
     by tag then step. Unreadable records are skipped: TensorBoard may read while a writer
-    replaces files (they are written atomically, so this is rare)."""
+    replaces files (they are written atomically, so this is rare). A record that is not a
+    regular file of a sane size is skipped too, and named: ``skipped(path, message)`` when
+    given (the board names each file once), else a warning."""
     records = []
     root = os.path.realpath(run_dir)
     for info in read_config(run_dir):
@@ -161,9 +169,17 @@ def read_run(run_dir: str) -> list[AnomalyRecord]:
         if not directory.startswith(root + os.sep):
             continue  # only files below the run (as TensorBoard's projector requires)
         path = os.path.join(directory, ANOMALY_FILE)
+        if not os.path.lexists(path):
+            continue
         try:
-            with open(path, "rb") as f:
-                records.append(decode_record(f.read(), directory, path))
+            # bounded and opened without blocking: a FIFO or a 3 GiB file is named, not read
+            data = read_bounded(path, RECORD_LIMIT, what="anomaly record")
+            records.append(decode_record(data, directory, path))
+        except FileCheckError as e:
+            if skipped is None:
+                warnings.warn(f"skipping {e}", stacklevel=2)
+            else:
+                skipped(path, f"skipping {e}")
         except (OSError, AnomalyFormatError):
             continue
     return sorted(records, key=lambda r: (r.tag, r.step))

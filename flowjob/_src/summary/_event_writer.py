@@ -35,6 +35,7 @@ from collections.abc import Callable
 from tensorboard.compat.proto import event_pb2
 
 from ..errors import FlowJobError
+from . import _run_lock
 from ._event_exit import _live, _Marker, install_exit_hooks
 from ._event_files import _create_file, make_logdir
 from ._record_file import RecordFile
@@ -90,12 +91,14 @@ class EventFileWriter:
         self._max_queue = max_queue
         self._half_queue = max(1, max_queue // 2)
         f, self._path = _create_file(self._logdir, filename_suffix)
+        _run_lock.hold(self._logdir, f.fileno())
         version = event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2")
         self._file = RecordFile(f, _FILE_BUFFER)
         error, _ = self._file.write(frame_record(version.SerializeToString()), 1)
         error = error or self._file.flush(fsync=False)[0]
         if error is not None:
             self._file.close()
+            _run_lock.release(self._logdir)
             raise EventWriteError(
                 error.errno, f"creating event file {self._path!r} failed: {error.strerror or error}"
             ) from error
@@ -185,6 +188,7 @@ class EventFileWriter:
                 self._wake.set()
                 self._thread.join()
                 self._closed = True
+                _run_lock.release(self._logdir)
                 _live.discard(self)
         self._raise_pending(drops=True)
 

@@ -20,7 +20,7 @@ from google.protobuf import text_format
 from tensorboard.plugins.projector.projector_config_pb2 import EmbeddingInfo, ProjectorConfig
 
 from .._enum import Mode
-from .._files import atomic_file
+from .._files import FileCheckError, atomic_file, read_bounded
 
 __all__ = [
     "ProjectorKind",
@@ -38,6 +38,8 @@ __all__ = [
 
 CONFIG_NAME = "projector_config.pbtxt"
 ASSET_DIR = "projector"
+# One entry per embedding, a few hundred bytes each: 16 MiB is tens of thousands of them.
+CONFIG_LIMIT = 16 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -130,10 +132,13 @@ def read_config(config_dir: str) -> list[EmbeddingInfo]:
     """The embeddings listed in ``<config_dir>/projector_config.pbtxt`` (none if it is
     missing; an unreadable file warns and counts as empty)."""
     path = os.path.join(config_dir, CONFIG_NAME)
+    if not os.path.lexists(path):
+        return []
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
+        # opened without blocking and bounded: a FIFO or a huge file is named, never read
+        text = read_bounded(path, CONFIG_LIMIT, what="projector config").decode("utf-8")
+    except (FileCheckError, UnicodeDecodeError) as e:
+        warnings.warn(f"ignoring unreadable projector config {path}: {e}", stacklevel=3)
         return []
     config = ProjectorConfig()
     try:
