@@ -132,7 +132,7 @@ def test_exception_in_one_rank_stops_every_rank_naming_it(size, failing, tmp_pat
 def test_killed_or_frozen_rank_is_reported_after_the_heartbeat_timeout(
     how, lost, tmp_path, cleanup
 ):
-    """Rank 0 too: the coordination service it started outlives it (runtime/_service.py)."""
+    """Rank 0 too: the coordination service it started outlives it (processes/_service.py)."""
     ranks = start(how, tmp_path, FAILING_RANK=str(lost))
     cleanup.extend(ranks)
     survivor = ranks[1 - lost]
@@ -260,7 +260,7 @@ def test_checkpoint_barrier_and_rank_local_callbacks(scenario, tmp_path, cleanup
     for rank in ranks:
         assert rank.finish() == 0, rank.text[-3000:]
         assert '"finished"' in rank.text
-    # The coordination service's process (runtime/_service.py) ended with rank 0.
+    # The coordination service's process (processes/_service.py) ended with rank 0.
     deadline = time.monotonic() + 10
     while _listening(port):
         assert time.monotonic() < deadline, "the coordination service outlived the job"

@@ -12,7 +12,8 @@ import jax
 
 from ..errors import CallbackError
 from ..graph import raise_kernel_error, running_kernel
-from . import _sharding, _stop
+from ..processes import stop_guard
+from . import _sharding
 from ._arguments import device_value, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
@@ -169,7 +170,7 @@ class Calls:
                 device_value(host_args[i], inputs[i].shape, lowered.pieces)
                 for i in lowered.device_inputs
             )
-        guard = _stop.guard
+        guard = stop_guard()
         if guard is not None:  # several processes: same inputs everywhere, SIGTERM
             guard.before_call(job.__name__, entry.traced.params, host_args, self)
         if lowered.real_plan is not None:  # last in host_args, where value_of finds it

@@ -6,7 +6,7 @@ the one machine entry whose address is local). Environment variables do the same
 ``FLOWJOB_COORDINATOR=host:port``, ``FLOWJOB_NUM_PROCESSES``, ``FLOWJOB_PROCESS_ID``.
 Only the first process runs watch handlers and summary ops and writes checkpoints; result
 callbacks run in every process, on that process's own calls (rank-local). Failures, SIGTERM
-and the coordinator's timeouts: runtime/_connect.py and runtime/_ranks.py.
+and the coordinator's timeouts: processes/_connect.py and processes/_ranks.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
-from . import _connect
+from . import _agree, _connect, _ranks
+from ._world import Timeouts, World
 
 _machines: list[dict[str, Any]] = []
 _port = 49155
@@ -113,8 +114,8 @@ def init() -> bool:
         raise ConfigError(
             "FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID as well"
         )
-    world = _connect.World.parse(coordinator, count, rank)
-    _connect.connect(world, _connect.Timeouts.from_env())
+    world = World.parse(coordinator, count, rank)
+    _connect.connect(world, Timeouts.from_env())
     _started = True
     return True
 
@@ -129,8 +130,6 @@ def is_primary() -> bool:
 def first_process_does(what: str, work: Callable[[], None], primary: bool = True) -> None:
     """Runs ``work`` in the first process only. In a multi-process job every process returns
     once it has finished (a barrier), or raises its error; ``what`` names it in messages."""
-    from . import _agree, _ranks
-
     watch = _ranks.watch()
     if watch is not None:
         _agree.share_outcome(watch, what, work)

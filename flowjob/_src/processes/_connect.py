@@ -3,14 +3,13 @@
 Rank 0 hosts the coordinator, bound to the address the user named only (JAX binds every
 interface unless told), after checking that its port is free (a busy port otherwise crashes
 the coordination service); a child process of rank 0 runs it, so that it outlives rank 0
-(runtime/_service.py). While the others have not joined, each process says whom it waits
+(processes/_service.py). While the others have not joined, each process says whom it waits
 for within :data:`NOTICE_AFTER` seconds, and gives up at ``FLOWJOB_INIT_TIMEOUT``. Once all
-joined, runtime/_ranks.py watches the other ranks (fail fast) and SIGTERM.
+joined, processes/_ranks.py watches the other ranks (fail fast) and SIGTERM.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import os
 import socket
@@ -19,81 +18,11 @@ import threading
 import time
 
 from ..errors import ConfigError, RankFailedError
+from . import _ranks, _service, _stop
+from ._world import Timeouts, World, say
 
 NOTICE_AFTER = 5.0  # seconds before the first "waiting for rank ..." notice
 NOTICE_EVERY = 30.0
-
-
-@dataclasses.dataclass(frozen=True)
-class Timeouts:
-    """Seconds, from ``FLOWJOB_INIT_TIMEOUT`` (wait for every process to join; default 300),
-    ``FLOWJOB_HEARTBEAT_TIMEOUT`` (a process silent this long is declared dead; default 10)
-    and ``FLOWJOB_SYNC_TIMEOUT`` (wait at a checkpoint barrier or input check; default 600)."""
-
-    init: float = 300.0
-    heartbeat: float = 10.0
-    sync: float = 600.0
-
-    @classmethod
-    def from_env(cls) -> Timeouts:
-        values = {}
-        for field in dataclasses.fields(cls):
-            name = f"FLOWJOB_{field.name.upper()}_TIMEOUT"
-            text = os.environ.get(name)
-            if text is None:
-                continue
-            try:
-                value = float(text)
-            except ValueError:
-                value = -1.0
-            if not value > 0:
-                raise ConfigError(f"{name} must be a positive number of seconds, got {text!r}")
-            values[field.name] = value
-        return cls(**values)
-
-
-@dataclasses.dataclass(frozen=True)
-class World:
-    """Where the coordinator is, how many processes there are and which one this is."""
-
-    host: str
-    port: int
-    size: int
-    rank: int
-
-    @classmethod
-    def parse(cls, coordinator: str, count: str, rank: str) -> World:
-        host, sep, port = coordinator.rpartition(":")
-        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ConfigError(
-                f"FLOWJOB_COORDINATOR must be HOST:PORT (e.g. 127.0.0.1:29500), got {coordinator!r}"
-            )
-        try:
-            size, index = int(count), int(rank)
-        except ValueError:
-            raise ConfigError(
-                f"FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID must be integers, got {count!r} "
-                f"and {rank!r}"
-            ) from None
-        if size < 1 or not 0 <= index < size:
-            raise ConfigError(
-                f"FLOWJOB_PROCESS_ID must be in [0, FLOWJOB_NUM_PROCESSES), got rank {index} of "
-                f"{size}"
-            )
-        return cls(host, int(port), size, index)
-
-    @property
-    def address(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
-
-    def others_text(self) -> str:
-        """Whom this process waits for while joining."""
-        if self.rank:
-            return f"rank 0 of {self.size} (the coordinator) at {self.address}"
-        missing = self.size - 1
-        who = "rank 1" if missing == 1 else f"ranks 1-{missing} (or some of them)"
-        return f"{who} of {self.size} to join the coordinator at {self.address}"
 
 
 def check_port_free(world: World) -> None:
@@ -162,11 +91,9 @@ def connect(world: World, timeouts: Timeouts) -> None:
     """Starts ``jax.distributed`` for this process, then the rank watch."""
     import jax
 
-    from . import _ranks, _service
-
     if world.rank == 0:
         check_port_free(world)
-    # flowjob stops all ranks on SIGTERM itself (runtime/_ranks.py); JAX's preemption
+    # flowjob stops all ranks on SIGTERM itself (processes/_ranks.py); JAX's preemption
     # notifier would swallow the signal.
     jax.config.update("jax_enable_preemption_service", False)
     notice = _JoinNotice(world, timeouts)
@@ -192,8 +119,6 @@ def connect(world: World, timeouts: Timeouts) -> None:
         ) from None
     finally:
         notice.done.set()
-    _ranks.start(world, timeouts)
-
-
-def say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    watch = _ranks.start(world, timeouts)
+    _stop.start(watch)
+    watch.start()

@@ -13,7 +13,7 @@ Everything goes through the key-value store of ``jax.distributed``'s coordinatio
   JAX's shutdown barrier, still watching, and the others stop expecting its heartbeat.
 - ``left/<rank>``: a process that is ending now (it failed, or learned of a failure); rank 0
   waits for the others to leave before its coordination service goes.
-- ``stop/<rank>`` and ``stopcount/<rank>``: SIGTERM (runtime/_stop.py).
+- ``stop/<rank>`` and ``stopcount/<rank>``: SIGTERM (processes/_stop.py).
 
 A process that learns of another's failure prints a ``RankFailedError`` line naming that rank,
 its host and its error, and ends at once with status 1: its main thread may wait inside a
@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import JobStopped, RankFailedError
 from . import _service
-from ._connect import Timeouts, World, say
+from ._world import Timeouts, World, say
 
 LIVE = "flowjob/live/"
 HOSTS = "flowjob/host/"
@@ -181,7 +181,7 @@ class RankWatch:
     def end(self, status: int) -> None:
         """Ends the process now, saying so to the others (``left/<rank>``). Rank 0 first
         waits (a few seconds at most) for them to leave, then ends the coordination service
-        (runtime/_service.py); one still running finds the service there, and rank 0 silent."""
+        (processes/_service.py); one still running finds the service there, and rank 0 silent."""
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -259,15 +259,13 @@ def _excepthook(previous: Any) -> Any:
     return hook
 
 
-def start(world: World, timeouts: Timeouts) -> None:
-    """Starts the watch of this process (after ``jax.distributed.initialize``)."""
+def start(world: World, timeouts: Timeouts) -> RankWatch:
+    """Installs the watch of this process (after ``jax.distributed.initialize``); its thread
+    starts with :meth:`RankWatch.start`, once the caller has hooked its own parts to it."""
     global _watch
-    from . import _stop
-
     watch = RankWatch(world, timeouts, coordination_client())
     _watch = watch
     # Registered after JAX's exit hook, so it runs first (atexit is last-in, first-out).
     atexit.register(watch.finish)
     sys.excepthook = _excepthook(sys.excepthook)
-    _stop.start(watch)
-    watch.start()
+    return watch

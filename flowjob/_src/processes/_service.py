@@ -4,7 +4,7 @@
 there, a rank 0 killed by a signal would take the service with it, and JAX's client in every
 other process answers the loss of the service at once with a C++ abort (a "Check failure"
 stack, SIGABRT), before anything in Python can say what happened. Hosted by a child process,
-the service outlives rank 0: the other ranks' watches (runtime/_ranks.py) see rank 0's
+the service outlives rank 0: the other ranks' watches (processes/_ranks.py) see rank 0's
 heartbeat stop and end their processes with a ``RankFailedError`` naming it, as for any
 other rank.
 
@@ -93,7 +93,7 @@ _hosted: list[HostedService] = []
 
 
 def release() -> None:
-    """Rank 0 ends after every other rank left (runtime/_ranks.py): no need to linger."""
+    """Rank 0 ends after every other rank left (processes/_ranks.py): no need to linger."""
     for service in _hosted:
         service.shutdown()
 

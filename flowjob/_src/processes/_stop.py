@@ -26,11 +26,23 @@ from typing import Any
 
 from ..errors import JobStopped
 from . import _agree
-from ._connect import say
 from ._ranks import LIVE, SIGTERM_EXIT, RankWatch
+from ._world import say
 
 guard: StopGuard | None = None  # read on every job call: None in a single-process run
 _preemption_callbacks: list[Callable[[], Any]] = []
+
+
+def stop_guard() -> StopGuard | None:
+    """The guard every job call of a multi-process job passes (None with one process): it
+    checks the first call's inputs across ranks and carries out a stop on SIGTERM.
+
+    Examples:
+        >>> from flowjob._src.processes import stop_guard
+        >>> stop_guard() is None  # one process
+        True
+    """
+    return guard
 
 
 def on_preemption(callback: Callable[[], Any]) -> Callable[[], Any]:
