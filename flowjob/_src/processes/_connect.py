@@ -18,7 +18,7 @@ import threading
 import time
 
 from ..errors import ConfigError, RankFailedError
-from . import _ranks, _service, _stop
+from . import _client, _ranks, _service, _stop
 from ._world import Timeouts, World, say
 
 NOTICE_AFTER = 5.0  # seconds before the first "waiting for rank ..." notice
@@ -100,7 +100,7 @@ def connect(world: World, timeouts: Timeouts) -> None:
     notice.thread.start()
     hosting = _service.hosted_by_a_child if world.rank == 0 else _service.not_hosted
     try:
-        with hosting(_service.linger_seconds(timeouts.heartbeat)):
+        with hosting(_service.linger_seconds(timeouts.heartbeat)), _client.on_flowjobs_terms():
             jax.distributed.initialize(
                 coordinator_address=world.address,
                 num_processes=world.size,

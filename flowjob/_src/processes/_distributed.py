@@ -24,6 +24,7 @@ from ._world import Timeouts, World
 _machines: list[dict[str, Any]] = []
 _port = 49155
 _started = False
+on_several: list[Callable[[], None]] = []  # called when flow.env.machine names several
 _fixed = False  # init() ran (the first job was compiled): the machines cannot change
 
 
@@ -63,6 +64,9 @@ def machine(*val: list[dict[str, Any]] | dict[str, Any]) -> None:
     if _too_late(f"flow.env.machine({machines!r})", harmless=alone):
         return
     _machines = items
+    if len(items) > 1:
+        for callback in on_several:
+            callback()
 
 
 def ctrl_port(val: int) -> None:
@@ -101,6 +105,21 @@ def init() -> bool:
     _fixed = True
     if _started:
         return True
+    world = configured_world()
+    if world is None:
+        return False
+    _connect.connect(world, Timeouts.from_env())
+    _started = True
+    return True
+
+
+def started() -> bool:
+    """True once this process joined the others."""
+    return _started
+
+
+def configured_world() -> World | None:
+    """The processes the environment or ``flow.env.machine`` declare, None for one."""
     coordinator = os.environ.get("FLOWJOB_COORDINATOR")
     count = os.environ.get("FLOWJOB_NUM_PROCESSES")
     rank = os.environ.get("FLOWJOB_PROCESS_ID")
@@ -109,15 +128,12 @@ def init() -> bool:
         count = str(len(_machines))
         rank = rank if rank is not None else str(_local_rank_guess())
     if coordinator is None:
-        return False
+        return None
     if count is None or rank is None:
         raise ConfigError(
             "FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID as well"
         )
-    world = World.parse(coordinator, count, rank)
-    _connect.connect(world, Timeouts.from_env())
-    _started = True
-    return True
+    return World.parse(coordinator, count, rank)
 
 
 def is_primary() -> bool:

@@ -33,11 +33,12 @@ import time
 from typing import Any
 
 from ..errors import JobStopped, RankFailedError
-from . import _service
+from . import _client, _service
+from ._peers import HOSTS, Peers
+from ._positions import Position, divergence, token
 from ._world import Timeouts, World, say
 
 LIVE = "flowjob/live/"
-HOSTS = "flowjob/host/"
 SIGTERM_EXIT = 128 + signal.SIGTERM
 
 FAILED = f"flowjob.errors.{RankFailedError.__name__}"  # the public name users catch
@@ -68,7 +69,8 @@ class RankWatch:
     def __init__(self, world: World, timeouts: Timeouts, client: Any):
         self.world, self.timeouts, self.client = world, timeouts, client
         self.interval = min(1.0, timeouts.heartbeat / 5)
-        self.hosts: dict[int, str] = {world.rank: socket.gethostname()}
+        self.peers = Peers(world.rank, world.size)
+        self.hosts = self.peers.hosts
         now = time.monotonic()
         self.seen: dict[int, tuple[str, float]] = {
             r: ("", now) for r in range(world.size) if r != world.rank
@@ -77,19 +79,54 @@ class RankWatch:
         self.exiting = threading.Lock()
         self.peer_failed = threading.Event()
         self.peer_failure = ""
-        self.finished = False  # this program ended normally (at exit)
+        self.finished = False  # this program ended (at exit)
         self.done: set[int] = set()  # ranks whose programs ended normally
+        self.left: set[int] = set()  # ranks that ended their process on a failure
+        # Where this rank is in its program (processes/_positions.py): job calls dispatched
+        # (counted by processes/_stop.py), the meeting it waits in, the meetings it held.
+        self.calls = 0
+        self.meeting: str | None = None
+        self.met: set[str] = set()
+        self.meetings = (0, 0)  # (calls, how many meetings) at the last meeting
+        self.positions: dict[int, Position] = {}
+        self.exit_status: int | None = None  # the program's, where `flowjob run` knows it
+        self.settled = threading.Event()  # a finished rank may leave (self.outcome: why alone)
+        self.outcome = ""
         self.thread = threading.Thread(target=self._run, name="flowjob-rank-watch", daemon=True)
 
     # -- naming ------------------------------------------------------------------------------
     def who(self, rank: int) -> str:
-        host = self.hosts.get(rank, "unknown host")
-        return f"rank {rank} of {self.world.size} (host {host})"
+        return self.peers.who(rank)
+
+    # -- meetings ----------------------------------------------------------------------------
+    def arrive(self, what: str) -> str:
+        """This rank waits at a meeting every rank must attend; returns its token."""
+        calls, count = self.meetings
+        count = count + 1 if calls == self.calls else 1
+        self.meetings = (self.calls, count)
+        self.meeting = token(self.calls, count - 1, what)
+        self.client.key_value_set(f"{LIVE}at/{self.world.rank}", self.meeting, allow_overwrite=True)
+        return self.meeting
+
+    def depart(self, held: bool) -> None:
+        """The meeting ended (``held``: every rank attended it)."""
+        if held and self.meeting is not None:
+            self.met.add(self.meeting)
+        self.meeting = None
 
     # -- the thread --------------------------------------------------------------------------
     def start(self) -> None:
+        """Publishes who this rank is, learns who the others are (every rank has joined:
+        each publishes at once; a few seconds at most), then starts the thread."""
         rank = self.world.rank
-        self.client.key_value_set(f"{HOSTS}{rank}", self.hosts[rank], allow_overwrite=True)
+        self.client.key_value_set(f"{HOSTS}{rank}", self.peers.record(), allow_overwrite=True)
+        deadline = time.monotonic() + min(10.0, self.timeouts.heartbeat)
+        while not self.peers.complete() and time.monotonic() < deadline:
+            self.peers.read(self.client.key_value_dir_get(HOSTS))
+            if self.peers.size_mismatch():
+                break  # the thread's first poll says so
+            if not self.peers.complete():
+                time.sleep(0.01)
         self.thread.start()
 
     def _run(self) -> None:
@@ -102,12 +139,13 @@ class RankWatch:
                     f"{LIVE}beat/{self.world.rank}", str(beat), allow_overwrite=True
                 )
                 entries = self.client.key_value_dir_get(LIVE)
-                if len(self.hosts) < self.world.size:
-                    for key, value in self.client.key_value_dir_get(HOSTS):
-                        self.hosts[int(key.rsplit("/", 1)[1])] = value
+                if not self.peers.complete():
+                    self.peers.read(self.client.key_value_dir_get(HOSTS))
             except Exception as exc:  # noqa: BLE001 - the coordinator is gone or overloaded
                 if self.finished:
-                    return  # the program ended: JAX's shutdown closed the client
+                    # JAX's shutdown closed the client, or the coordinator is gone
+                    self.settle("" if self.settled.is_set() else f"the coordinator is gone: {exc}")
+                    return
                 now = time.monotonic()
                 unreachable_since = unreachable_since or now
                 if now - unreachable_since >= self.timeouts.heartbeat:
@@ -118,48 +156,104 @@ class RankWatch:
                     )
                 continue
             unreachable_since = None
+            mismatch = self.peers.size_mismatch()
+            if mismatch:
+                self.diverge(mismatch)
             self._observe(entries)
 
     def _observe(self, entries: list[tuple[str, str]]) -> None:
         now = time.monotonic()
+        me = self.world.rank
         for key, value in entries:
             kind, _, rank_text = key[len(LIVE) :].partition("/")
-            if not rank_text.isdigit():
+            if not rank_text.isdigit() or int(rank_text) == me:
                 continue
             rank = int(rank_text)
-            if kind == "failed" and rank != self.world.rank:
+            if kind == "failed":
                 self.fail(f"{self.who(rank)} failed: {value}")
             elif kind == "beat" and rank in self.seen and self.seen[rank][0] != value:
                 self.seen[rank] = (value, now)
-            elif kind == "done":  # finished its program: waits in JAX's shutdown barrier
-                self.done.add(rank)
+            elif kind in ("at", "done"):
+                if kind == "done":  # finished its program: waits for the others at exit
+                    self.done.add(rank)
+                position = Position.parse(kind, value)
+                if position is not None and (kind == "done" or rank not in self.done):
+                    self.positions[rank] = position
+            elif kind == "left":
+                self.left.add(rank)
             elif kind == "stop":
                 for callback in self.on_stop:
                     callback(rank, value)
+        for rank, position in sorted(self.positions.items()):
+            why = divergence(
+                self.who(rank), position, self.who(me), self.calls, self.meeting, self.met
+            )
+            if why:
+                self.diverge(why)
         for rank, (_, since) in self.seen.items():
-            if now - since >= self.timeouts.heartbeat and rank not in self.done:
+            if rank in self.done:
+                continue
+            silent = now - since
+            if silent >= 3 * self.interval and self.peers.gone(rank):
                 self.fail(
-                    f"{self.who(rank)} stopped responding: no heartbeat for {now - since:.0f} s "
+                    f"{self.who(rank)} ended without a word: its process (pid "
+                    f"{self.peers.pids[rank]}) is gone (os._exit, a crash or a signal)"
+                )
+            elif silent >= self.timeouts.heartbeat:
+                self.fail(
+                    f"{self.who(rank)} stopped responding: no heartbeat for {silent:.0f} s "
                     f"(killed, frozen, or its machine is unreachable; "
                     f"FLOWJOB_HEARTBEAT_TIMEOUT={self.timeouts.heartbeat:g})"
                 )
+        if self.finished:
+            gone = sorted(self.left - self.done)
+            if gone:
+                self.settle(f"{self.who(gone[0])} ended on a failure")
+            elif len(self.done) >= self.world.size - 1:
+                self.settle("")
 
     def finish(self) -> None:
-        """At interpreter exit: this rank is done; the others stop expecting its heartbeat.
-        It goes on watching them while it waits in JAX's shutdown barrier: if one fails
-        meanwhile, the job failed, and this process ends with status 1 saying so."""
+        """At interpreter exit: this rank's program ended. It says so (``done/<rank>``, with
+        its job-call count) and waits, still watching, for every other rank's program to end
+        too; then JAX's shutdown runs as usual. Should another rank fail, leave early or have
+        run further (their programs differ) meanwhile, it says so and leaves without JAX's
+        shutdown barrier, which would wait for a rank that never comes: the process ends
+        with its own program's exit status."""
         if not self.exiting.acquire(blocking=False):
             _wait_for_the_end()  # a failure is ending the process: not JAX's shutdown
         self.exiting.release()
         self.finished = True
+        if self.exit_status:  # `flowjob run` reported it as this rank's failure already
+            self.leave_alone()
+            return
         try:
-            self.client.key_value_set(f"{LIVE}done/{self.world.rank}", "", allow_overwrite=True)
+            self.client.key_value_set(
+                f"{LIVE}done/{self.world.rank}", str(self.calls), allow_overwrite=True
+            )
         except Exception:  # noqa: BLE001 - the coordinator is gone already
-            pass
+            self.settle("the coordinator is gone")
+        while not self.settled.wait(1.0):
+            if not self.thread.is_alive():
+                self.settle("this rank's watch ended")
+        if self.outcome:
+            say(
+                f"flowjob: {self.who(self.world.rank)} ended its program after {self.calls} job "
+                f"call(s) and leaves without waiting for the others: {self.outcome}"
+            )
+            self.leave_alone()
+
+    def settle(self, outcome: str) -> None:
+        """A finished rank may leave: every other one finished too ("") or ``outcome``."""
+        if not self.settled.is_set():
+            self.outcome = outcome
+            self.settled.set()
 
     # -- failing -----------------------------------------------------------------------------
     def fail(self, message: str) -> None:
         """Another rank failed: say so and end this process (status 1)."""
+        if self.finished:
+            self.settle(message)
+            return
         if not self.exiting.acquire(blocking=False):
             # this process's program raised too, maybe because of that rank: tell its hook
             self.peer_failure = self.peer_failure or message
@@ -168,9 +262,25 @@ class RankWatch:
         say(f"flowjob: {FAILED}: {self.who(self.world.rank)} stops because {message}")
         self.end(1)
 
+    def diverge(self, message: str) -> None:
+        """This rank found that the ranks' programs or settings differ: it fails, naming
+        the difference, and the others learn it as its failure."""
+        if self.finished:
+            self.settle(message)
+            return
+        if not self.exiting.acquire(blocking=False):
+            self.peer_failure = self.peer_failure or message
+            self.peer_failed.set()
+            return
+        self.report(f"{RankFailedError.__name__}: {message}")
+        say(f"flowjob: {FAILED}: {self.who(self.world.rank)} stops because {message}")
+        self.end(1)
+
     def report_own_failure(self, exc: BaseException) -> None:
         """This process's program raised: tell the others (on their next poll)."""
-        text = f"{type(exc).__name__}: {exc}".strip()
+        self.report(f"{type(exc).__name__}: {exc}".strip())
+
+    def report(self, text: str) -> None:
         if len(text) > 2000:
             text = text[:2000] + " ..."
         try:
@@ -187,13 +297,19 @@ class RankWatch:
                 stream.flush()
             except Exception:  # noqa: BLE001 - a closed stream: nothing more to write
                 pass
+        self.leave_alone()
+        os._exit(status)
+
+    def leave_alone(self) -> None:
+        """Says this rank leaves (``left/<rank>``) and takes JAX's shutdown barrier out of
+        the way: the others do not all come to it."""
         try:
             self.client.key_value_set(f"{LIVE}left/{self.world.rank}", "", allow_overwrite=True)
             if self.world.rank == 0 and self._wait_for_others_to_leave():
                 _service.release()
         except Exception:  # noqa: BLE001 - the coordinator is gone already
             pass
-        os._exit(status)
+        _client.forget()
 
     def _wait_for_others_to_leave(self) -> bool:
         """True once every other rank left or ended; False after a few seconds."""
@@ -206,7 +322,8 @@ class RankWatch:
             alive = {
                 r
                 for r, (_, since) in self.seen.items()
-                if r in self.done or now - since < self.timeouts.heartbeat
+                if (r in self.done or now - since < self.timeouts.heartbeat)
+                and not self.peers.gone(r)
             }
             if not alive - left:
                 return True

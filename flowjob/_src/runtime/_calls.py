@@ -22,6 +22,7 @@ from ._held import HeldCompletions
 from ._interrupt import HOLD, WATCH
 from ._results import ResultFuture
 from ._state import State
+from ._trace import outline
 
 
 class Calls:
@@ -172,7 +173,8 @@ class Calls:
             )
         guard = stop_guard()
         if guard is not None:  # several processes: same inputs everywhere, SIGTERM
-            guard.before_call(job.__name__, entry.traced.params, host_args, self)
+            traced = entry.traced
+            guard.before_call(job.__name__, traced.params, host_args, self, lambda: outline(traced))
         if lowered.real_plan is not None:  # last in host_args, where value_of finds it
             real = lowered.real_plan.evaluate(host_args)
             host_args.append(real)
