@@ -26,6 +26,7 @@ from ._world import Timeouts, World, say
 TELL_WITHIN = 30.0  # seconds a rank that failed before joining waits for the others to come
 
 _installed = False
+_decided = False  # this rank's end before joining was dealt with (told, or not to tell)
 
 
 def install() -> None:
@@ -39,8 +40,12 @@ def install() -> None:
 
 def _hook(previous: Any) -> Any:
     def hook(kind: type, exc: BaseException, tb: Any) -> None:
+        global _decided
         previous(kind, exc, tb)
-        if _ranks.watch() is None and not _distributed.started():
+        if _decided or _ranks.watch() is not None or _distributed.started():
+            return
+        _decided = True
+        if not issubclass(kind, KeyboardInterrupt):  # a Ctrl-C reaches every rank itself
             tell_before_joining(f"{kind.__name__}: {exc}".strip())
 
     return hook
@@ -52,9 +57,11 @@ def program_exits(status: int) -> None:
     if not status:
         return
     text = f"SystemExit: its program exited with status {status}"
+    global _decided
     watch = _ranks.watch()
     if watch is None:
-        if not _distributed.started():
+        if not _decided and not _distributed.started():
+            _decided = True
             tell_before_joining(text)
         return
     if watch.exiting.acquire(blocking=False):
@@ -95,7 +102,8 @@ def _publish(world: World, timeouts: Timeouts, seconds: float, text: str) -> Non
         world.address, world.rank, init_timeout=int(seconds), heartbeat_timeout=60
     )
     client.connect()
-    client.key_value_set(f"{HOSTS}{world.rank}", Peers(world.rank, world.size).record())
+    record = Peers(world.rank, world.size).record()
+    client.key_value_set(f"{HOSTS}{world.rank}", record, allow_overwrite=True)
     client.key_value_set(f"{_ranks.LIVE}failed/{world.rank}", text, allow_overwrite=True)
 
 

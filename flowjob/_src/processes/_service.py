@@ -167,18 +167,37 @@ def _serve(arguments: dict[str, Any], linger: float) -> None:
         os._exit(0)
     # Rank 0 ended without shutting the service down: killed, or it stopped on a failure
     # while other ranks may still be running. They notice its silence, then leave.
-    threading.Event().wait(linger)
+    deadline = time.monotonic() + linger
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        _end_with_the_launcher()
     os._exit(0)
 
 
 def _wait_for_word_or_orphan(parent: int) -> str:
     """The line rank 0 sends, or "" once it is gone: the pipe closed, or this process was
-    handed to another parent (a process rank 0 forked may keep the pipe open)."""
+    handed to another parent (a process rank 0 forked may keep the pipe open). Ends this
+    process at once when ``flowjob launch`` ended (its ranks ended with it)."""
     while os.getppid() == parent:
         ready, _, _ = select.select([sys.stdin], [], [], 1.0)
         if ready:
             return sys.stdin.readline().strip()
+        _end_with_the_launcher()
     return ""
+
+
+def _end_with_the_launcher() -> None:
+    """Under ``flowjob launch`` (``FLOWJOB_LAUNCHER_PID``), the service has nobody left to
+    serve once the launcher is gone: it takes its ranks along (flowjob/_src/cli)."""
+    text = os.environ.get("FLOWJOB_LAUNCHER_PID", "")
+    if not text.isdigit():
+        return
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        os._exit(0)
+    except OSError:  # another user's process now: the launcher is gone
+        os._exit(0)
 
 
 if __name__ == "__main__":
