@@ -142,3 +142,41 @@ def test_a_rank_failing_before_it_joins_is_known_to_the_others_at_once(failing, 
     ) in waiting.text, waiting.text[-3000:]
     said = first_line_at(failed, "failed before joining the others")
     assert waiting.ended - said < scaled(NAMED_WITHIN)
+
+
+def test_ranks_started_with_different_numbers_of_processes_are_told_so(tmp_path, cleanup):
+    """Rank 1 started with ``FLOWJOB_NUM_PROCESSES=3``, rank 0 with 2: both name the setting
+    and both values, not "rank 2 of 3 (host unknown host) stopped responding"."""
+    ranks = start("train", tmp_path, sizes={1: 3})
+    cleanup.extend(ranks)
+    for rank, (mine, theirs) in zip(ranks, [((0, 2), (1, 3)), ((1, 3), (0, 2))]):
+        rank.finish()
+        assert_clean(rank)
+        assert (
+            f"FLOWJOB_NUM_PROCESSES differs between the ranks: {mine[1]} in rank {mine[0]} of "
+            f"{mine[1]} (host {HOST}), {theirs[1]} in rank {theirs[0]} (host {HOST})"
+        ) in rank.text, rank.text[-3000:]
+        assert "stopped responding" not in rank.text
+        assert "unknown host" not in rank.text
+
+
+def test_two_processes_started_as_rank_0_are_named_as_such(tmp_path, cleanup):
+    """Both processes have ``FLOWJOB_PROCESS_ID=0``: the second is refused at once naming the
+    first; the first's notices and its final error name the second."""
+    ranks = start("train", tmp_path, ranks=[0, 0], FLOWJOB_INIT_TIMEOUT="10")
+    cleanup.extend(ranks)
+    for rank in ranks:
+        rank.finish()
+        assert_clean(rank)
+    texts = [r.text for r in ranks]
+    second = next(i for i, t in enumerate(texts) if "ConfigError: two processes are rank 0" in t)
+    first = ranks[1 - second]
+    pid = str(first.proc.pid)
+    assert (
+        f"process {pid} on this machine is rank 0 already (FLOWJOB_PROCESS_ID=0 twice)"
+        in (texts[second])
+    )
+    assert (
+        f"process {ranks[second].proc.pid} was started as rank 0 too (FLOWJOB_PROCESS_ID=0 twice)"
+    ) in first.text, first.text[-3000:]
+    assert "RankFailedError: rank 0 of 2 gave up after" in first.text

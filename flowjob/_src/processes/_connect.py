@@ -14,6 +14,7 @@ import errno
 import os
 import socket
 import sys
+import tempfile
 import threading
 import time
 
@@ -51,6 +52,62 @@ def check_port_free(world: World) -> None:
             ) from None
 
 
+_claims: list[int] = []  # the lock file rank 0 holds for its life
+
+
+def _claim_path(world: World) -> str:
+    return os.path.join(tempfile.gettempdir(), f"flowjob-coordinator-{world.port}.lock")
+
+
+def claim_coordinator(world: World) -> None:
+    """Rank 0 locks a file named by the coordinator's port on this machine for its life.
+    A second process started as rank 0 (``FLOWJOB_PROCESS_ID=0`` twice) is refused naming
+    the first, and leaves a line the first one's join notices repeat; otherwise both would
+    host a coordinator on the one port and wait for rank 1."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the port check alone
+        return
+    path = _claim_path(world)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:  # another user's file: the port check alone
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lines = os.pread(fd, 65536, 0).decode(errors="replace").split("\n")
+        holder = next((ln.split()[1] for ln in reversed(lines) if ln.startswith("rank0 ")), "?")
+        os.write(fd, f"twice {os.getpid()} {socket.gethostname()}\n".encode())
+        os.close(fd)
+        raise ConfigError(
+            f"two processes are rank 0 of the job at {world.address}: process {holder} on this "
+            f"machine is rank 0 already (FLOWJOB_PROCESS_ID=0 twice): give each process its own "
+            f"FLOWJOB_PROCESS_ID, 0 to {world.size - 1}"
+        ) from None
+    if os.fstat(fd).st_size > 65536:
+        os.ftruncate(fd, 0)
+    mine = f"rank0 {os.getpid()}\n".encode()
+    os.write(fd, mine)
+    _claims.append(fd)
+
+
+def duplicates(world: World) -> str:
+    """Processes refused as a second rank 0 since this one claimed the coordinator."""
+    if not _claims:
+        return ""
+    text = os.pread(_claims[0], 65536, 0).decode(errors="replace")
+    mine = f"rank0 {os.getpid()}\n"
+    after = text[text.rfind(mine) + len(mine) :] if mine in text else ""
+    pids = list(dict.fromkeys(ln.split()[1] for ln in after.split("\n") if ln.startswith("twice ")))
+    if not pids:
+        return ""
+    return (
+        f"; process {', '.join(pids)} was started as rank 0 too (FLOWJOB_PROCESS_ID=0 twice): "
+        f"give each process its own FLOWJOB_PROCESS_ID, 0 to {world.size - 1}"
+    )
+
+
 class _JoinNotice:
     """Says whom a joining process waits for, and ends it at the init timeout (JAX's own
     timeout, set longer, aborts the process with a C++ stack)."""
@@ -71,7 +128,7 @@ class _JoinNotice:
             say(
                 f"flowjob: rank {self.world.rank} of {self.world.size}: waiting for "
                 f"{self.world.others_text()} ({self.elapsed():.0f} s so far; giving up after "
-                f"{self.timeouts.init:.0f} s, FLOWJOB_INIT_TIMEOUT)"
+                f"{self.timeouts.init:.0f} s, FLOWJOB_INIT_TIMEOUT){duplicates(self.world)}"
             )
             wait = NOTICE_EVERY
 
@@ -83,7 +140,7 @@ class _JoinNotice:
             f"rank {self.world.rank} of {self.world.size} gave up after "
             f"{self.elapsed():.0f} s waiting for {self.world.others_text()} "
             "(FLOWJOB_INIT_TIMEOUT): start every process with the same FLOWJOB_COORDINATOR and "
-            "FLOWJOB_NUM_PROCESSES, one per FLOWJOB_PROCESS_ID"
+            f"FLOWJOB_NUM_PROCESSES, one per FLOWJOB_PROCESS_ID{duplicates(self.world)}"
         )
 
 
@@ -92,6 +149,7 @@ def connect(world: World, timeouts: Timeouts) -> None:
     import jax
 
     if world.rank == 0:
+        claim_coordinator(world)
         check_port_free(world)
     # flowjob stops all ranks on SIGTERM itself (processes/_ranks.py); JAX's preemption
     # notifier would swallow the signal.

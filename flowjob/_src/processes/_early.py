@@ -96,6 +96,7 @@ def _publish(world: World, timeouts: Timeouts, seconds: float, text: str) -> Non
     import jax  # noqa: F401 - the client's library
 
     if world.rank == 0:
+        _connect.claim_coordinator(world)
         _connect.check_port_free(world)
         _host_service(world, timeouts)
     client = _client.make(

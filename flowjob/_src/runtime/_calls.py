@@ -10,7 +10,7 @@ from typing import Any
 
 import jax
 
-from ..errors import CallbackError
+from ..errors import CallbackError, JobDefinitionError
 from ..graph import raise_kernel_error, running_kernel
 from ..processes import stop_guard
 from . import _sharding
@@ -238,7 +238,10 @@ class Calls:
         lowered = entry.lowered
         if lowered.writes_state and not lowered.host_kernels and hasattr(lowered.fn, "lower"):
             with self._lock:
-                current = self.state.for_compile(lowered)
+                try:
+                    current = self.state.for_compile(lowered)
+                except KeyError as missing:
+                    raise _cleared(entry, self.state, missing) from None
                 third = self.state.train_step(entry) if lowered.train else entry.counter
             with WATCH:  # kept by jit's cache
                 lowered.fn.lower(current, device_args, third).compile()
@@ -248,7 +251,10 @@ class Calls:
         """Runs the program on the current state (under the dispatch lock): its outputs, the
         fetched values then the watched gradients."""
         lowered, state = entry.lowered, self.state
-        current = state.for_call(lowered)
+        try:
+            current = state.for_call(lowered)
+        except KeyError as missing:
+            raise _cleared(entry, state, missing) from None
         # A program with host kernels may fail after it started: see _checked_run.
         run = functools.partial(_checked_run, lowered) if lowered.host_kernels else lowered.fn
         if lowered.train:
@@ -352,3 +358,15 @@ def _refuse_in_kernel(job: Any) -> None:
 @functools.cache
 def _accelerated() -> bool:
     return jax.default_backend() != "cpu"
+
+
+def _cleared(entry: CompiledJob, state: State, missing: KeyError) -> Exception:
+    """A variable of the job is missing: its session was cleared during the call (another
+    thread's ``flow.clear_default_session()``), else the error as it is."""
+    if not state.released:
+        return missing
+    return JobDefinitionError(
+        f"job {entry.traced.graph.name!r} was called while flow.clear_default_session() (in "
+        f"another thread) cleared its session: its variables (such as {missing}) went with it; "
+        "define the job again and call it in the new session"
+    )

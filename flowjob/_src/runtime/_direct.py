@@ -102,7 +102,11 @@ class DirectCall:
                 counter = entry.counter % (2**32)  # as in Calls.execute
                 entry.counter += 1
                 values, names = self.values, self.names
-                outputs = fn({n: values[n] for n in names}, device_args, counter)
+                try:
+                    state = {n: values[n] for n in names}
+                except KeyError:  # the session was cleared meanwhile: the general way says so
+                    return NOT_TAKEN
+                outputs = fn(state, device_args, counter)
         try:
             value = host_value(outputs[self.index], self.forwarded)  # waits for the program
         except Exception as exc:  # the program failed: reported as Calls.run reports it
