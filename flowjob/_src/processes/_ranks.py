@@ -6,11 +6,20 @@ Everything goes through the key-value store of ``jax.distributed``'s coordinatio
 
 - ``beat/<rank>``: a counter each process raises on every poll. A rank whose counter has
   not moved for ``FLOWJOB_HEARTBEAT_TIMEOUT`` seconds (killed, frozen, machine gone) is
-  declared dead; so is the coordinator when the store cannot be reached for as long.
+  declared dead; on the same machine, one whose process is gone is declared dead after a
+  few polls (processes/_peers.py); so is the coordinator when the store cannot be reached
+  for as long.
 - ``failed/<rank>``: written by a process whose program raised (its ``sys.excepthook``),
-  with the error's type and message; every other process reads it on its next poll.
-- ``done/<rank>``: a process whose program finished (at interpreter exit); it waits in
-  JAX's shutdown barrier, still watching, and the others stop expecting its heartbeat.
+  exited with a failing status (``flowjob run``), failed before it joined
+  (processes/_early.py), or found that the ranks' programs differ; with the error's type
+  and message; every other process reads it on its next poll.
+- ``done/<rank>``: a process whose program ended (at interpreter exit), with its job-call
+  count; it waits, still watching, until every other rank's program ended too, and only then
+  goes into JAX's shutdown. A rank that made more job calls than a finished one, or waits
+  for it at a meeting, is past a point the finished one never reaches: it names it
+  (processes/_positions.py). The finished one then leaves without the shutdown barrier,
+  with its own program's exit status.
+- ``at/<rank>``: the meeting a process waits in (processes/_agree.py, _positions.py).
 - ``left/<rank>``: a process that is ending now (it failed, or learned of a failure); rank 0
   waits for the others to leave before its coordination service goes.
 - ``stop/<rank>`` and ``stopcount/<rank>``: SIGTERM (processes/_stop.py).
@@ -18,9 +27,9 @@ Everything goes through the key-value store of ``jax.distributed``'s coordinatio
 A process that learns of another's failure prints a ``RankFailedError`` line naming that rank,
 its host and its error, and ends at once with status 1: its main thread may wait inside a
 collective that will never complete, where no Python exception can reach it. JAX's own
-heartbeat (which aborts with a C++ stack) is set longer, as a backstop.
+heartbeat is set longer, as a backstop; the service runs its tasks as recoverable, so it
+never turns a rank's end into an abort of the others (processes/_service.py).
 """
-
 from __future__ import annotations
 
 import atexit
