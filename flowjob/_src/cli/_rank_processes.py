@@ -44,7 +44,10 @@ def _prepare(parent: int, group: list[int]) -> None:
     """``preexec_fn`` of a rank (runs before any thread of the launcher exists)."""
     for number in _RESET:
         signal.signal(number, signal.SIG_DFL)
-    os.setpgid(0, group[0] if group else 0)
+    try:
+        os.setpgid(0, group[0] if group else 0)
+    except OSError:  # the first rank ended already: a group of its own (signalled one by one)
+        os.setpgid(0, 0)
     _die_with(parent)
 
 
@@ -71,16 +74,18 @@ def spawn(command: Sequence[str], envs: Sequence[dict[str, str]]) -> list[subpro
 
 def signal_group(procs: Sequence[subprocess.Popen], number: int) -> None:
     """Sends ``number`` to the ranks' process group (their own children included)."""
-    if not procs:
-        return
-    try:
-        os.killpg(procs[0].pid, number)
-    except ProcessLookupError:  # every rank has ended
-        pass
-    except PermissionError:  # the group is gone and its id taken: signal each rank
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(number)
+    groups = {procs[0].pid} if procs else set()
+    for proc in procs:  # a rank whose group could not be the first's has its own
+        if proc.poll() is None:
+            try:
+                groups.add(os.getpgid(proc.pid))
+            except OSError:
+                pass
+    for group in groups:
+        try:
+            os.killpg(group, number)
+        except OSError:  # every process of that group has ended
+            pass
 
 
 def pump(stream: IO[bytes], out: IO[str], prefix: bytes, lock: threading.Lock) -> None:
