@@ -63,3 +63,15 @@ def forget() -> None:
     state.preemption_sync_manager = None
     state.client = None
     state.service = None
+
+
+def shut_down() -> None:
+    """``jax.distributed.shutdown()`` now (a rank other than 0 at a normal end: its client
+    disconnects before rank 0's service goes); an error is the service's, already gone."""
+    from jax._src import distributed
+
+    client = distributed.global_state.client
+    forget()
+    if client is not None:
+        with contextlib.suppress(Exception):
+            client.shutdown()

@@ -19,7 +19,7 @@ import threading
 import time
 
 from ..errors import ConfigError, RankFailedError
-from . import _client, _ranks, _service, _stop
+from . import _client, _hooks, _service, _stop
 from ._world import Timeouts, World, say
 
 NOTICE_AFTER = 5.0  # seconds before the first "waiting for rank ..." notice
@@ -177,6 +177,6 @@ def connect(world: World, timeouts: Timeouts) -> None:
         ) from None
     finally:
         notice.done.set()
-    watch = _ranks.start(world, timeouts)
+    watch = _hooks.start(world, timeouts)
     _stop.start(watch)
     watch.start()

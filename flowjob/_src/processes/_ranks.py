@@ -30,9 +30,11 @@ collective that will never complete, where no Python exception can reach it. JAX
 heartbeat is set longer, as a backstop; the service runs its tasks as recoverable, so it
 never turns a rank's end into an abort of the others (processes/_service.py).
 """
+
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import socket
@@ -70,6 +72,12 @@ def coordination_client() -> Any:
 def watch() -> RankWatch | None:
     """This process's watch, None in a single-process run."""
     return _watch
+
+
+def install(watch: RankWatch) -> None:
+    """Makes ``watch`` this process's (processes/_hooks.py)."""
+    global _watch
+    _watch = watch
 
 
 class RankWatch:
@@ -229,7 +237,7 @@ class RankWatch:
         shutdown barrier, which would wait for a rank that never comes: the process ends
         with its own program's exit status."""
         if not self.exiting.acquire(blocking=False):
-            _wait_for_the_end()  # a failure is ending the process: not JAX's shutdown
+            wait_for_the_end()  # a failure is ending the process: not JAX's shutdown
         self.exiting.release()
         self.finished = True
         if self.exit_status:  # `flowjob run` reported it as this rank's failure already
@@ -250,6 +258,25 @@ class RankWatch:
                 f"call(s) and leaves without waiting for the others: {self.outcome}"
             )
             self.leave_alone()
+            return
+        self._goodbye()
+
+    def _goodbye(self) -> None:
+        """Every program ended: the ranks leave with JAX's shutdown, rank 0 last, since its
+        coordination service must outlive every other rank's client (a client that loses
+        the service ends its process with a fatal abort)."""
+        if self.world.rank:
+            with contextlib.suppress(Exception):  # the coordinator is gone already
+                self.client.key_value_set(f"{LIVE}bye/{self.world.rank}", "")
+            _client.shut_down()
+            return
+        deadline = time.monotonic() + min(10.0, self.timeouts.heartbeat)
+        with contextlib.suppress(Exception):
+            while time.monotonic() < deadline:
+                if len(self.client.key_value_dir_get(f"{LIVE}bye/")) >= self.world.size - 1:
+                    break
+                time.sleep(0.02)
+        time.sleep(0.5)  # their disconnects, under way
 
     def settle(self, outcome: str) -> None:
         """A finished rank may leave: every other one finished too ("") or ``outcome``."""
@@ -340,58 +367,9 @@ class RankWatch:
         return False
 
 
-def _wait_for_the_end() -> None:
+def wait_for_the_end() -> None:
     """Blocks the calling thread while the watch ends the process (``RankWatch.end``):
     leaving normally would enter jax.distributed's shutdown barrier, which the failed rank
     never reaches, and JAX aborts the process when it times out."""
     time.sleep(60)
     os._exit(1)
-
-
-# Words in the errors a collective raises when a peer is gone (Gloo, NCCL, gRPC).
-_PEER_ERRORS = ("gloo", "nccl", "connection", "peer", "deadline", "unavailable", "socket")
-
-
-def _excepthook(previous: Any) -> Any:
-    def hook(kind: type, exc: BaseException, tb: Any) -> None:
-        watch = _watch
-        if isinstance(exc, JobStopped):  # a stop every rank agreed on: no traceback
-            say(f"flowjob.errors.{kind.__name__}: {exc}")
-            return  # the usual exit (status 1), through jax.distributed's shutdown barrier
-        if watch is None:
-            previous(kind, exc, tb)
-            return
-        if not watch.exiting.acquire(blocking=False):
-            _wait_for_the_end()  # the watch is ending the process: never exit normally
-        # An error of a collective is most likely another rank's failure: give the watch
-        # time to find out which (it reports a dead rank after the heartbeat timeout).
-        text = str(exc).lower()
-        peer = any(word in text for word in _PEER_ERRORS)
-        wait = watch.timeouts.heartbeat + 3 * watch.interval
-        if peer and watch.peer_failed.wait(wait):
-            previous(kind, exc, tb)
-            say(
-                f"flowjob: {FAILED}: "
-                f"{watch.who(watch.world.rank)} stops because {watch.peer_failure}"
-            )
-            watch.end(1)
-        watch.report_own_failure(exc)
-        previous(kind, exc, tb)
-        say(f"flowjob: {watch.who(watch.world.rank)} failed; the other ranks stop too")
-        # Exiting normally would wait in jax.distributed's shutdown barrier for ranks that
-        # are still training.
-        watch.end(1)
-
-    return hook
-
-
-def start(world: World, timeouts: Timeouts) -> RankWatch:
-    """Installs the watch of this process (after ``jax.distributed.initialize``); its thread
-    starts with :meth:`RankWatch.start`, once the caller has hooked its own parts to it."""
-    global _watch
-    watch = RankWatch(world, timeouts, coordination_client())
-    _watch = watch
-    # Registered after JAX's exit hook, so it runs first (atexit is last-in, first-out).
-    atexit.register(watch.finish)
-    sys.excepthook = _excepthook(sys.excepthook)
-    return watch
