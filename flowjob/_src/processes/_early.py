@@ -53,7 +53,12 @@ def _hook(previous: Any) -> Any:
 
 def program_exits(status: int) -> None:
     """``flowjob run``'s program ends with ``status``: a nonzero one is this rank's failure,
-    told to the others now (before or after joining them)."""
+    told to the others now (before or after joining them).
+
+    Examples:
+        >>> from flowjob._src.processes import program_exits
+        >>> program_exits(0)  # a success, or a single process: nothing to tell
+    """
     if not status:
         return
     text = f"SystemExit: its program exited with status {status}"
