@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 from ._src import legacy as _legacy
 from ._src._namespace import namespace_attributes as _namespace_attributes
-from ._src.runtime import delete_worker_by_bootstrap, delete_worker_of_multi_process
+from ._src.processes import delete_worker_by_bootstrap, delete_worker_of_multi_process
 from .userop import Module
 
 # flow.deprecated.nn.Module: OneFlow's op module (userop/_module.py)

@@ -2,18 +2,8 @@
 and OneFlow's logging flags (``log_dir`` creates the directory; the others are ignored)."""
 
 from ._deprecation import warn_once
-from .runtime import (
-    ctrl_port,
-    current_resource,
-    init_bootstrap_confs,
-    is_primary,
-    log_dir,
-    logbuflevel,
-    logtostderr,
-    machine,
-    on_preemption,
-)
-from .runtime import init_distributed as init
+from .processes import ctrl_port, init, init_bootstrap_confs, is_primary, machine, on_preemption
+from .runtime import current_resource, log_dir, logbuflevel, logtostderr
 
 __all__ = [
     "ctrl_port",

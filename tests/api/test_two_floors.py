@@ -15,7 +15,7 @@ import flowjob as flow
 
 PACKAGE = Path(flow.__file__).parent
 PUBLIC_FILES = sorted(p for p in PACKAGE.glob("*.py") if p.name != "__main__.py")
-ENGINE_PACKAGES = ["graph", "runtime", "ops", "kernels", "export", "imperative", "cli"]
+ENGINE_PACKAGES = ["graph", "runtime", "processes", "ops", "kernels", "export", "imperative", "cli"]
 
 
 def _module_name(path: Path) -> str:
@@ -118,3 +118,19 @@ def test_current_names_are_not_deprecated():
     assert not flow.is_deprecated(flow.function_config)
     assert not flow.is_deprecated(flow.matmul)
     assert flow.is_deprecated(flow.FixedTensorDef) and flow.is_deprecated(flow.train.CheckPoint)
+
+
+def test_processes_never_imports_the_runtime_and_the_runtime_only_its_public_names():
+    """Several-process coordination (``_src/processes/``) sits below the runtime: imports go
+    one way, and the runtime sees the package's ``__init__`` only."""
+    bad = []
+    for path in sorted((PACKAGE / "_src").rglob("*.py")):
+        inside = path.relative_to(PACKAGE / "_src").parts[0]
+        for line, target in _imported_modules(path):
+            where = f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
+            if inside == "processes" and target.startswith("flowjob._src.runtime"):
+                bad.append(where)
+            private = target.startswith("flowjob._src.processes._")
+            if inside != "processes" and private:
+                bad.append(where)
+    assert bad == []

@@ -3,7 +3,11 @@
 ``python _rank_program.py SCENARIO WORKDIR`` with FLOWJOB_COORDINATOR / FLOWJOB_NUM_PROCESSES /
 FLOWJOB_PROCESS_ID set. Prints ``step N`` after each step (flushed) and ``finished`` at the end.
 SCENARIO: train | raise | kill | freeze | sigterm | slow-sigterm | digest | checkpoint |
-callbacks
+callbacks, and the ways a rank leaves early or runs another program (issue 48): exit0 | exit3
+(``sys.exit`` at step 5) | os-exit (``os._exit(0)`` at step 5) | short (its loop ends after 5
+steps) | extra-op (its train job has one op more) | other-first (its first call is to
+``predict``) | save-alone (it alone saves at step 3) | restart (it fails before joining: its
+checkpoint is missing)
 """
 
 import json
@@ -35,6 +39,17 @@ def train(x: tp.Numpy.Placeholder((12, 4)), y: tp.Numpy.Placeholder((12, 1))) ->
     return loss
 
 
+if SCENARIO == "extra-op" and RANK == FAILING:  # the same job with one op more
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((12, 4)), y: tp.Numpy.Placeholder((12, 1))) -> tp.Numpy:
+        w = flow.get_variable("w", (4, 1), initializer=flow.zeros_initializer())
+        loss = apply_op("mse", lambda x, w, y: jnp.mean((x @ w - y) ** 2, keepdims=True), [x, w, y])
+        loss = apply_op("double", lambda v: v * 2, [loss])
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+
 @flow.global_function()
 def predict(x: tp.Numpy.Placeholder((12, 4))) -> tp.Callback[tp.Numpy]:
     return apply_op("row_sum", lambda x: x.sum(1), [x])
@@ -52,7 +67,11 @@ if SCENARIO == "slow-sigterm":  # a preemption callback that outlasts a second S
 
 rng = np.random.default_rng(0)
 delivered = []
-for step in range(STEPS):
+if SCENARIO == "restart" and RANK == FAILING:  # its checkpoint is missing: fails before joining
+    flow.load_variables(flow.checkpoint.get(os.path.join(WORKDIR, "missing-checkpoint")))
+if SCENARIO == "other-first" and RANK == FAILING:
+    predict(np.zeros((12, 4), np.float32)).get()
+for step in range(5 if SCENARIO == "short" and RANK == FAILING else STEPS):
     x = rng.normal(size=(12, 4)).astype(np.float32)
     y = x.sum(1, keepdims=True).astype(np.float32)
     if SCENARIO == "digest" and RANK == 1:
@@ -64,6 +83,12 @@ for step in range(STEPS):
             os.kill(os.getpid(), signal.SIGKILL)
         if SCENARIO == "freeze":
             os.kill(os.getpid(), signal.SIGSTOP)
+        if SCENARIO in ("exit0", "exit3"):
+            sys.exit(int(SCENARIO[-1]))
+        if SCENARIO == "os-exit":
+            os._exit(0)
+    if step == 3 and RANK == FAILING and SCENARIO == "save-alone":
+        flow.checkpoint.save(os.path.join(WORKDIR, f"alone-{RANK}"))
     if SCENARIO == "callbacks":  # each rank waits for its own callback, without syncing
         predict(x)(delivered.append)
         deadline = time.monotonic() + 60

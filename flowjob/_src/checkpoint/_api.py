@@ -121,7 +121,7 @@ def save(
                 exc.errno, f"saving checkpoint {path} failed: {exc.strerror}", path
             ) from exc
 
-    from flowjob._src.runtime import first_process_does
+    from flowjob._src.processes import first_process_does
 
     # Several processes: values are gathered everywhere, the first one writes, and every
     # process returns once the checkpoint is complete.

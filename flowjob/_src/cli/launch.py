@@ -3,10 +3,12 @@ starts this node's processes of a multi-process job.
 
 Each process runs ``flowjob run PROGRAM ARGS`` (so OneFlow programs run unchanged) with
 ``FLOWJOB_COORDINATOR``, ``FLOWJOB_NUM_PROCESSES``, ``FLOWJOB_PROCESS_ID`` and
-``FLOWJOB_LOCAL_RANK`` set. Each line a process prints is prefixed with its rank; SIGINT
-and SIGTERM are forwarded to every process; the first process that fails stops the rest
-(they stop by themselves within the heartbeat timeout; whatever is left is killed after
-``--fail-grace`` seconds); the exit status is the first failure's, else 0.
+``FLOWJOB_LOCAL_RANK`` set. Each line a process prints is prefixed with its rank (passed on
+as it comes, progress bars redrawn with \r included); SIGINT, SIGTERM and SIGHUP are
+forwarded to every process; the first process that fails stops the rest (they stop by
+themselves within the heartbeat timeout; whatever is left is killed after ``--fail-grace``
+seconds, as after a SIGHUP); the exit status is the first failure's, else 0. No process
+outlives the launcher, even one killed by SIGKILL (Linux).
 
 Under SLURM (``SLURM_PROCID`` set) each task is a node: ``--nnodes`` defaults to
 ``SLURM_NTASKS``, ``--node-rank`` to ``SLURM_PROCID`` and the coordinator to the first host
@@ -29,6 +31,8 @@ import time
 from typing import IO
 
 from flowjob_cli import COMMANDS
+
+from . import _rank_processes
 
 DEFAULT_PORT = 29500
 
@@ -119,14 +123,6 @@ def plan(args: argparse.Namespace, env: dict[str, str]) -> tuple[int, int, str]:
     return nnodes, node_rank, coordinator
 
 
-def _pump(stream: IO[bytes], out: IO[str], prefix: bytes, lock: threading.Lock) -> None:
-    for line in iter(stream.readline, b""):
-        with lock:
-            out.buffer.write(prefix + line if line.endswith(b"\n") else prefix + line + b"\n")
-            out.flush()
-    stream.close()
-
-
 def run(args: argparse.Namespace) -> int:
     nnodes, node_rank, coordinator = plan(args, dict(os.environ))
     world = nnodes * args.nproc
@@ -137,42 +133,48 @@ def run(args: argparse.Namespace) -> int:
     if args.init_timeout is not None:
         env["FLOWJOB_INIT_TIMEOUT"] = str(args.init_timeout)
     command = [sys.executable, "-m", "flowjob", "run", args.program, *args.program_args]
+    envs = [
+        dict(env, FLOWJOB_PROCESS_ID=str(rank), FLOWJOB_LOCAL_RANK=str(local))
+        for local, rank in enumerate(range(node_rank * args.nproc, (node_rank + 1) * args.nproc))
+    ]
     procs: list[subprocess.Popen] = []
-    pumps: list[threading.Thread] = []
-    lock = threading.Lock()
-    for local in range(args.nproc):
-        rank = node_rank * args.nproc + local
-        child_env = dict(env, FLOWJOB_PROCESS_ID=str(rank), FLOWJOB_LOCAL_RANK=str(local))
-        proc = subprocess.Popen(
-            command,
-            env=child_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,  # signals reach it through this launcher only
-        )
-        procs.append(proc)
-        prefix = f"[rank {rank}] ".encode()
-        for stream, out in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr)):
-            pump = threading.Thread(target=_pump, args=(stream, out, prefix, lock), daemon=True)
-            pump.start()
-            pumps.append(pump)
+    received: list[int] = []
 
     def forward(number: int, frame: object) -> None:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(number)
+        received.append(number)
+        _rank_processes.signal_group(procs, number)
 
-    for number in (signal.SIGINT, signal.SIGTERM):
+    # Before the ranks start: a signal arriving meanwhile is forwarded once they exist.
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, forward)
-    status = _supervise(procs, args.fail_grace, node_rank * args.nproc)
+    procs.extend(_rank_processes.spawn(command, envs))
+    for number in received:
+        _rank_processes.signal_group(procs, number)
+    lock = threading.Lock()
+    pumps: list[threading.Thread] = []
+    for rank, proc in zip(range(node_rank * args.nproc, world), procs):
+        prefix = f"[rank {rank}] ".encode()
+        for stream, out in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr)):
+            pump = threading.Thread(
+                target=_rank_processes.pump, args=(stream, out, prefix, lock), daemon=True
+            )
+            pump.start()
+            pumps.append(pump)
+    try:
+        status = _supervise(procs, args.fail_grace, node_rank * args.nproc, received)
+    finally:  # whatever ends the launcher, no rank stays behind
+        _rank_processes.signal_group(procs, signal.SIGKILL)
     for pump in pumps:
         pump.join(timeout=5)
     return status
 
 
-def _supervise(procs: list[subprocess.Popen], grace: float, first_rank: int) -> int:
-    """Waits for every process; after the first failure (in the order they exited), kills
-    what is left after ``grace`` seconds. Returns the first failure's status, else 0."""
+def _supervise(
+    procs: list[subprocess.Popen], grace: float, first_rank: int, received: list[int]
+) -> int:
+    """Waits for every process; after the first failure (in the order they exited), or a
+    SIGHUP to the launcher (its terminal is gone), kills what is left after ``grace``
+    seconds. Returns the first failure's status, else 0."""
     exits: queue.SimpleQueue[int] = queue.SimpleQueue()
     for local, proc in enumerate(procs):
         threading.Thread(
@@ -186,18 +188,23 @@ def _supervise(procs: list[subprocess.Popen], grace: float, first_rank: int) -> 
                 local = exits.get(timeout=0.2)
                 break
             except queue.Empty:
+                if kill_at is None and signal.SIGHUP in received:
+                    kill_at = time.monotonic() + grace
                 if kill_at is not None and time.monotonic() > kill_at:
-                    for proc in procs:
-                        if proc.poll() is None:
-                            proc.kill()
+                    _rank_processes.signal_group(procs, signal.SIGKILL)
         code = procs[local].returncode
         if code and failure is None:
             failure = code if code > 0 else 128 - code
             kill_at = time.monotonic() + grace
-            print(
+            _say(
                 f"flowjob launch: rank {first_rank + local} exited with status {code}; "
-                "stopping the other processes",
-                file=sys.stderr,
-                flush=True,
+                "stopping the other processes"
             )
     return failure or 0
+
+
+def _say(text: str) -> None:
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # the terminal is gone
+        pass

@@ -107,4 +107,9 @@ def _run_main(code: types.CodeType, main: types.ModuleType) -> int:
     except BaseException as exc:  # noqa: BLE001 - reported like the interpreter would
         _report(exc)
         status = 1
+    # A rank of several processes: a failing status is told to the other ranks now (an exit
+    # hook could not read it).
+    from .. import processes
+
+    processes.program_exits(status)
     return status

@@ -10,9 +10,10 @@ from typing import Any
 
 import jax
 
-from ..errors import CallbackError
+from ..errors import CallbackError, JobDefinitionError
 from ..graph import raise_kernel_error, running_kernel
-from . import _sharding, _stop
+from ..processes import stop_guard
+from . import _sharding
 from ._arguments import device_value, prepare_arguments
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
@@ -21,6 +22,7 @@ from ._held import HeldCompletions
 from ._interrupt import HOLD, WATCH
 from ._results import ResultFuture
 from ._state import State
+from ._trace import outline
 
 
 class Calls:
@@ -169,9 +171,10 @@ class Calls:
                 device_value(host_args[i], inputs[i].shape, lowered.pieces)
                 for i in lowered.device_inputs
             )
-        guard = _stop.guard
+        guard = stop_guard()
         if guard is not None:  # several processes: same inputs everywhere, SIGTERM
-            guard.before_call(job.__name__, entry.traced.params, host_args, self)
+            traced = entry.traced
+            guard.before_call(job.__name__, traced.params, host_args, self, lambda: outline(traced))
         if lowered.real_plan is not None:  # last in host_args, where value_of finds it
             real = lowered.real_plan.evaluate(host_args)
             host_args.append(real)
@@ -235,7 +238,10 @@ class Calls:
         lowered = entry.lowered
         if lowered.writes_state and not lowered.host_kernels and hasattr(lowered.fn, "lower"):
             with self._lock:
-                current = self.state.for_compile(lowered)
+                try:
+                    current = self.state.for_compile(lowered)
+                except KeyError as missing:
+                    raise _cleared(entry, self.state, missing) from None
                 third = self.state.train_step(entry) if lowered.train else entry.counter
             with WATCH:  # kept by jit's cache
                 lowered.fn.lower(current, device_args, third).compile()
@@ -245,7 +251,10 @@ class Calls:
         """Runs the program on the current state (under the dispatch lock): its outputs, the
         fetched values then the watched gradients."""
         lowered, state = entry.lowered, self.state
-        current = state.for_call(lowered)
+        try:
+            current = state.for_call(lowered)
+        except KeyError as missing:
+            raise _cleared(entry, state, missing) from None
         # A program with host kernels may fail after it started: see _checked_run.
         run = functools.partial(_checked_run, lowered) if lowered.host_kernels else lowered.fn
         if lowered.train:
@@ -349,3 +358,15 @@ def _refuse_in_kernel(job: Any) -> None:
 @functools.cache
 def _accelerated() -> bool:
     return jax.default_backend() != "cpu"
+
+
+def _cleared(entry: CompiledJob, state: State, missing: KeyError) -> Exception:
+    """A variable of the job is missing: its session was cleared during the call (another
+    thread's ``flow.clear_default_session()``), else the error as it is."""
+    if not state.released:
+        return missing
+    return JobDefinitionError(
+        f"job {entry.traced.graph.name!r} was called while flow.clear_default_session() (in "
+        f"another thread) cleared its session: its variables (such as {missing}) went with it; "
+        "define the job again and call it in the new session"
+    )

@@ -7,13 +7,12 @@ import sys
 import threading
 from typing import Any
 
-from .. import _devices, _dtypes
+from .. import _devices, _dtypes, processes
 from .._cache_dir import configured_cache_dir
 from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
 from ..ops import QatConfig
-from . import _distributed
 from ._host_memory import retain_host_memory
 from ._xrt_config import XRT_DEFAULTS, TensorRTConfig, XrtSettings
 
@@ -274,7 +273,7 @@ def start_backend() -> None:
     with _start_lock:
         if _backend_started:
             return
-        _distributed.init()
+        processes.init()
         _check_gpu()
         _backend_started = True
 

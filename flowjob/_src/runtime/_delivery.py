@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import describe_callable
 from ..graph import Form, JobGraph, kernel_error
-from ._distributed import is_primary
+from ..processes import is_primary
 from ._interrupt import raised_by_signal
 from ._local_blob import LocalBlob, local
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..graph import running_kernel
-from . import _stop
+from ..processes import stop_guard
 from ._delivery import host_value
 from ._interrupt import HOLD, raised_by_signal
 
@@ -45,6 +45,7 @@ class DirectCall:
         "inputs",
         "index",
         "forwarded",
+        "guarded",
         "__weakref__",  # jobs hold it weakly
     )
 
@@ -66,12 +67,15 @@ class DirectCall:
         self.index = entry.direct_output
         # known once the program was traced (the entry is warm)
         self.forwarded = entry.direct_output in lowered.step.forwarded
+        # several processes (their guard is installed before the first job compiles, so
+        # before this object exists): every call goes the general way, through the guard
+        self.guarded = stop_guard() is not None
 
     def run(self, args: tuple[Any, ...]) -> Any:
         # a method, not __call__: a method call skips the bound method that calling the
         # object makes
         shapes, dtypes = self.shapes, self.dtypes
-        if len(args) != len(shapes) or _stop.guard is not None:
+        if len(args) != len(shapes) or self.guarded:
             return NOT_TAKEN
         # Still the session's job of this name (a redefinition, or flow.clear_default_session,
         # drops the compiled job). Looked up, not held: the compiled job holds this object.
@@ -98,7 +102,11 @@ class DirectCall:
                 counter = entry.counter % (2**32)  # as in Calls.execute
                 entry.counter += 1
                 values, names = self.values, self.names
-                outputs = fn({n: values[n] for n in names}, device_args, counter)
+                try:
+                    state = {n: values[n] for n in names}
+                except KeyError:  # the session was cleared meanwhile: the general way says so
+                    return NOT_TAKEN
+                outputs = fn(state, device_args, counter)
         try:
             value = host_value(outputs[self.index], self.forwarded)  # waits for the program
         except Exception as exc:  # the program failed: reported as Calls.run reports it

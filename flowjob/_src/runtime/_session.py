@@ -233,6 +233,7 @@ class Session:
     def release(self) -> None:
         """Drops the compiled programs, jobs and variables of a closed session (cleared by
         ``flow.clear_default_session``), whatever still refers to the session."""
+        self.state.released = True  # a call racing the clear says so (Calls.execute)
         self.compiled.clear()
         self.jobs.clear()
         self._trace_failures.clear()

@@ -22,6 +22,7 @@ class State:
     def __init__(self, seed: int) -> None:
         self.variables = VariableStore(seed=seed)
         self.lock = threading.Lock()
+        self.released = False  # flow.clear_default_session() dropped the variables
 
     def for_call(self, lowered: Any) -> dict[str, Any]:
         """The state a job's program reads (moved to its devices' layout when sharded)."""

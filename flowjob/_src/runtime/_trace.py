@@ -287,3 +287,13 @@ def trace(
                 "optionally nested in tuple/list/dict"
             )
     return TracedJob(graph, params, leaves, tree, ret_ann)
+
+
+def outline(traced: TracedJob) -> list[str]:
+    """The job's program, one line per op (type, name, outputs): what the ranks of a
+    multi-process job compare at its first call (processes/_agree.py)."""
+    return [
+        f"{op.op_type} {op.name} -> "
+        + ", ".join(f"{str(b.dtype).rpartition('.')[2]}{list(b.shape)}" for b in op.outputs)
+        for op in traced.graph.ops
+    ]

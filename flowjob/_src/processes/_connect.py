@@ -3,97 +3,27 @@
 Rank 0 hosts the coordinator, bound to the address the user named only (JAX binds every
 interface unless told), after checking that its port is free (a busy port otherwise crashes
 the coordination service); a child process of rank 0 runs it, so that it outlives rank 0
-(runtime/_service.py). While the others have not joined, each process says whom it waits
+(processes/_service.py). While the others have not joined, each process says whom it waits
 for within :data:`NOTICE_AFTER` seconds, and gives up at ``FLOWJOB_INIT_TIMEOUT``. Once all
-joined, runtime/_ranks.py watches the other ranks (fail fast) and SIGTERM.
+joined, processes/_ranks.py watches the other ranks (fail fast) and SIGTERM.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import os
 import socket
 import sys
+import tempfile
 import threading
 import time
 
 from ..errors import ConfigError, RankFailedError
+from . import _client, _hooks, _service, _stop
+from ._world import Timeouts, World, say
 
 NOTICE_AFTER = 5.0  # seconds before the first "waiting for rank ..." notice
 NOTICE_EVERY = 30.0
-
-
-@dataclasses.dataclass(frozen=True)
-class Timeouts:
-    """Seconds, from ``FLOWJOB_INIT_TIMEOUT`` (wait for every process to join; default 300),
-    ``FLOWJOB_HEARTBEAT_TIMEOUT`` (a process silent this long is declared dead; default 10)
-    and ``FLOWJOB_SYNC_TIMEOUT`` (wait at a checkpoint barrier or input check; default 600)."""
-
-    init: float = 300.0
-    heartbeat: float = 10.0
-    sync: float = 600.0
-
-    @classmethod
-    def from_env(cls) -> Timeouts:
-        values = {}
-        for field in dataclasses.fields(cls):
-            name = f"FLOWJOB_{field.name.upper()}_TIMEOUT"
-            text = os.environ.get(name)
-            if text is None:
-                continue
-            try:
-                value = float(text)
-            except ValueError:
-                value = -1.0
-            if not value > 0:
-                raise ConfigError(f"{name} must be a positive number of seconds, got {text!r}")
-            values[field.name] = value
-        return cls(**values)
-
-
-@dataclasses.dataclass(frozen=True)
-class World:
-    """Where the coordinator is, how many processes there are and which one this is."""
-
-    host: str
-    port: int
-    size: int
-    rank: int
-
-    @classmethod
-    def parse(cls, coordinator: str, count: str, rank: str) -> World:
-        host, sep, port = coordinator.rpartition(":")
-        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ConfigError(
-                f"FLOWJOB_COORDINATOR must be HOST:PORT (e.g. 127.0.0.1:29500), got {coordinator!r}"
-            )
-        try:
-            size, index = int(count), int(rank)
-        except ValueError:
-            raise ConfigError(
-                f"FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID must be integers, got {count!r} "
-                f"and {rank!r}"
-            ) from None
-        if size < 1 or not 0 <= index < size:
-            raise ConfigError(
-                f"FLOWJOB_PROCESS_ID must be in [0, FLOWJOB_NUM_PROCESSES), got rank {index} of "
-                f"{size}"
-            )
-        return cls(host, int(port), size, index)
-
-    @property
-    def address(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
-
-    def others_text(self) -> str:
-        """Whom this process waits for while joining."""
-        if self.rank:
-            return f"rank 0 of {self.size} (the coordinator) at {self.address}"
-        missing = self.size - 1
-        who = "rank 1" if missing == 1 else f"ranks 1-{missing} (or some of them)"
-        return f"{who} of {self.size} to join the coordinator at {self.address}"
 
 
 def check_port_free(world: World) -> None:
@@ -122,6 +52,62 @@ def check_port_free(world: World) -> None:
             ) from None
 
 
+_claims: list[int] = []  # the lock file rank 0 holds for its life
+
+
+def _claim_path(world: World) -> str:
+    return os.path.join(tempfile.gettempdir(), f"flowjob-coordinator-{world.port}.lock")
+
+
+def claim_coordinator(world: World) -> None:
+    """Rank 0 locks a file named by the coordinator's port on this machine for its life.
+    A second process started as rank 0 (``FLOWJOB_PROCESS_ID=0`` twice) is refused naming
+    the first, and leaves a line the first one's join notices repeat; otherwise both would
+    host a coordinator on the one port and wait for rank 1."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the port check alone
+        return
+    path = _claim_path(world)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:  # another user's file: the port check alone
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lines = os.pread(fd, 65536, 0).decode(errors="replace").split("\n")
+        holder = next((ln.split()[1] for ln in reversed(lines) if ln.startswith("rank0 ")), "?")
+        os.write(fd, f"twice {os.getpid()} {socket.gethostname()}\n".encode())
+        os.close(fd)
+        raise ConfigError(
+            f"two processes are rank 0 of the job at {world.address}: process {holder} on this "
+            f"machine is rank 0 already (FLOWJOB_PROCESS_ID=0 twice): give each process its own "
+            f"FLOWJOB_PROCESS_ID, 0 to {world.size - 1}"
+        ) from None
+    if os.fstat(fd).st_size > 65536:
+        os.ftruncate(fd, 0)
+    mine = f"rank0 {os.getpid()}\n".encode()
+    os.write(fd, mine)
+    _claims.append(fd)
+
+
+def duplicates(world: World) -> str:
+    """Processes refused as a second rank 0 since this one claimed the coordinator."""
+    if not _claims:
+        return ""
+    text = os.pread(_claims[0], 65536, 0).decode(errors="replace")
+    mine = f"rank0 {os.getpid()}\n"
+    after = text[text.rfind(mine) + len(mine) :] if mine in text else ""
+    pids = list(dict.fromkeys(ln.split()[1] for ln in after.split("\n") if ln.startswith("twice ")))
+    if not pids:
+        return ""
+    return (
+        f"; process {', '.join(pids)} was started as rank 0 too (FLOWJOB_PROCESS_ID=0 twice): "
+        f"give each process its own FLOWJOB_PROCESS_ID, 0 to {world.size - 1}"
+    )
+
+
 class _JoinNotice:
     """Says whom a joining process waits for, and ends it at the init timeout (JAX's own
     timeout, set longer, aborts the process with a C++ stack)."""
@@ -142,7 +128,7 @@ class _JoinNotice:
             say(
                 f"flowjob: rank {self.world.rank} of {self.world.size}: waiting for "
                 f"{self.world.others_text()} ({self.elapsed():.0f} s so far; giving up after "
-                f"{self.timeouts.init:.0f} s, FLOWJOB_INIT_TIMEOUT)"
+                f"{self.timeouts.init:.0f} s, FLOWJOB_INIT_TIMEOUT){duplicates(self.world)}"
             )
             wait = NOTICE_EVERY
 
@@ -154,7 +140,7 @@ class _JoinNotice:
             f"rank {self.world.rank} of {self.world.size} gave up after "
             f"{self.elapsed():.0f} s waiting for {self.world.others_text()} "
             "(FLOWJOB_INIT_TIMEOUT): start every process with the same FLOWJOB_COORDINATOR and "
-            "FLOWJOB_NUM_PROCESSES, one per FLOWJOB_PROCESS_ID"
+            f"FLOWJOB_NUM_PROCESSES, one per FLOWJOB_PROCESS_ID{duplicates(self.world)}"
         )
 
 
@@ -162,18 +148,17 @@ def connect(world: World, timeouts: Timeouts) -> None:
     """Starts ``jax.distributed`` for this process, then the rank watch."""
     import jax
 
-    from . import _ranks, _service
-
     if world.rank == 0:
+        claim_coordinator(world)
         check_port_free(world)
-    # flowjob stops all ranks on SIGTERM itself (runtime/_ranks.py); JAX's preemption
+    # flowjob stops all ranks on SIGTERM itself (processes/_ranks.py); JAX's preemption
     # notifier would swallow the signal.
     jax.config.update("jax_enable_preemption_service", False)
     notice = _JoinNotice(world, timeouts)
     notice.thread.start()
     hosting = _service.hosted_by_a_child if world.rank == 0 else _service.not_hosted
     try:
-        with hosting(_service.linger_seconds(timeouts.heartbeat)):
+        with hosting(_service.linger_seconds(timeouts.heartbeat)), _client.on_flowjobs_terms():
             jax.distributed.initialize(
                 coordinator_address=world.address,
                 num_processes=world.size,
@@ -192,8 +177,6 @@ def connect(world: World, timeouts: Timeouts) -> None:
         ) from None
     finally:
         notice.done.set()
-    _ranks.start(world, timeouts)
-
-
-def say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    watch = _hooks.start(world, timeouts)
+    _stop.start(watch)
+    watch.start()

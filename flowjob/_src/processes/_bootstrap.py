@@ -3,7 +3,7 @@
 OneFlow's test harness used it to name the nodes (the first is the master) and the master's
 port. flowjob runs one process per machine, all devices of a machine in that process; the
 nodes become ``flow.env.machine`` entries and ``master_port`` the coordinator's ``ctrl_port``
-(runtime/_distributed.py starts ``jax.distributed`` from them with the first job).
+(processes/_distributed.py starts ``jax.distributed`` from them with the first job).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import shutil
 
 from .._deprecation import warn_once
 from ..errors import ConfigError
-from . import _config, _distributed
+from . import _distributed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +37,17 @@ class BootstrapConf:
 
 
 _confs: list[BootstrapConf] = []
+
+
+def _jax_running() -> bool:
+    """True once JAX's backends started: ``jax.distributed`` can no longer join them."""
+    import sys
+
+    if "jax" not in sys.modules:  # nothing imported JAX yet: it cannot have started
+        return False
+    from jax._src import xla_bridge
+
+    return bool(getattr(xla_bridge, "backends_are_initialized", lambda: True)())
 
 
 def _refuse(reason: str) -> ConfigError:
@@ -65,7 +76,7 @@ def init_bootstrap_confs(
         raise ValueError(f"flow.env.init_bootstrap_confs: node_list must name hosts, got {nodes!r}")
     if _confs:
         raise ConfigError("flow.env.init_bootstrap_confs: the bootstrap confs are set already")
-    if _config._jax_started:
+    if _jax_running():
         raise ConfigError(
             "flow.env.init_bootstrap_confs: JAX already started (a job was defined or run); "
             "call it before the first job"

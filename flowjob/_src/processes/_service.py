@@ -4,7 +4,7 @@
 there, a rank 0 killed by a signal would take the service with it, and JAX's client in every
 other process answers the loss of the service at once with a C++ abort (a "Check failure"
 stack, SIGABRT), before anything in Python can say what happened. Hosted by a child process,
-the service outlives rank 0: the other ranks' watches (runtime/_ranks.py) see rank 0's
+the service outlives rank 0: the other ranks' watches (processes/_ranks.py) see rank 0's
 heartbeat stop and end their processes with a ``RankFailedError`` naming it, as for any
 other rank.
 
@@ -27,11 +27,13 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 READY = "ready"
 DONE = "done"
+LEAVE = "leave"  # rank 0 ends without shutting its client down: go once it has gone
 START_TIMEOUT = 120.0  # seconds for the child to import jaxlib and bind, on a loaded machine
 
 
@@ -80,22 +82,30 @@ class HostedService:
 
     def shutdown(self) -> None:
         """Every rank has left: the service goes now."""
-        with contextlib.suppress(OSError, ValueError):  # the child is gone already
-            self.process.stdin.write(DONE + "\n")
-            self.process.stdin.close()
+        self._say(DONE)
         try:
             self.process.wait(30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+    def leave(self) -> None:
+        """Every other rank has left, and rank 0 ends: the service goes as soon as rank 0 is
+        gone (before, its client would get the service's goodbye as an error)."""
+        self._say(LEAVE)
+
+    def _say(self, word: str) -> None:
+        with contextlib.suppress(OSError, ValueError):  # the child is gone already
+            self.process.stdin.write(word + "\n")
+            self.process.stdin.close()
 
 
 _hosted: list[HostedService] = []
 
 
 def release() -> None:
-    """Rank 0 ends after every other rank left (runtime/_ranks.py): no need to linger."""
+    """Rank 0 ends after every other rank left (processes/_ranks.py): no need to linger."""
     for service in _hosted:
-        service.shutdown()
+        service.leave()
 
 
 @contextlib.contextmanager
@@ -118,6 +128,10 @@ def hosted_by_a_child(linger: float) -> Iterator[None]:
 
     def create_in_a_child(address: str, num_nodes: int, **settings: Any) -> HostedService:
         settings["num_nodes"] = num_nodes
+        # Recoverable tasks: the service sends no client an error when a rank leaves or
+        # stops beating (JAX answers one with a fatal abort of the process; the rank watch
+        # names it instead), and its shutdown barrier waits for no rank that left.
+        settings["recoverable"] = True
         service = HostedService(library.__name__, address, settings, linger)
         _hosted.append(service)
         return service
@@ -142,23 +156,48 @@ def _serve(arguments: dict[str, Any], linger: float) -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
-    if _wait_for_word_or_orphan(os.getppid()) == DONE:
+    parent = os.getppid()
+    word = _wait_for_word_or_orphan(parent)
+    if word == LEAVE:  # rank 0 ends now: go once it has (at most a minute)
+        deadline = time.monotonic() + 60
+        while os.getppid() == parent and time.monotonic() < deadline:
+            time.sleep(0.02)
+    if word in (DONE, LEAVE):
         service.shutdown()
         os._exit(0)
     # Rank 0 ended without shutting the service down: killed, or it stopped on a failure
     # while other ranks may still be running. They notice its silence, then leave.
-    threading.Event().wait(linger)
+    deadline = time.monotonic() + linger
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        _end_with_the_launcher()
     os._exit(0)
 
 
 def _wait_for_word_or_orphan(parent: int) -> str:
     """The line rank 0 sends, or "" once it is gone: the pipe closed, or this process was
-    handed to another parent (a process rank 0 forked may keep the pipe open)."""
+    handed to another parent (a process rank 0 forked may keep the pipe open). Ends this
+    process at once when ``flowjob launch`` ended (its ranks ended with it)."""
     while os.getppid() == parent:
         ready, _, _ = select.select([sys.stdin], [], [], 1.0)
         if ready:
             return sys.stdin.readline().strip()
+        _end_with_the_launcher()
     return ""
+
+
+def _end_with_the_launcher() -> None:
+    """Under ``flowjob launch`` (``FLOWJOB_LAUNCHER_PID``), the service has nobody left to
+    serve once the launcher is gone: it takes its ranks along (flowjob/_src/cli)."""
+    text = os.environ.get("FLOWJOB_LAUNCHER_PID", "")
+    if not text.isdigit():
+        return
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        os._exit(0)
+    except OSError:  # another user's process now: the launcher is gone
+        os._exit(0)
 
 
 if __name__ == "__main__":

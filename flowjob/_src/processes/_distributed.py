@@ -6,7 +6,7 @@ the one machine entry whose address is local). Environment variables do the same
 ``FLOWJOB_COORDINATOR=host:port``, ``FLOWJOB_NUM_PROCESSES``, ``FLOWJOB_PROCESS_ID``.
 Only the first process runs watch handlers and summary ops and writes checkpoints; result
 callbacks run in every process, on that process's own calls (rank-local). Failures, SIGTERM
-and the coordinator's timeouts: runtime/_connect.py and runtime/_ranks.py.
+and the coordinator's timeouts: processes/_connect.py and processes/_ranks.py.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
-from . import _connect
+from . import _agree, _connect, _ranks
+from ._world import Timeouts, World
 
 _machines: list[dict[str, Any]] = []
 _port = 49155
 _started = False
+on_several: list[Callable[[], None]] = []  # called when flow.env.machine names several
 _fixed = False  # init() ran (the first job was compiled): the machines cannot change
 
 
@@ -62,6 +64,9 @@ def machine(*val: list[dict[str, Any]] | dict[str, Any]) -> None:
     if _too_late(f"flow.env.machine({machines!r})", harmless=alone):
         return
     _machines = items
+    if len(items) > 1:
+        for callback in on_several:
+            callback()
 
 
 def ctrl_port(val: int) -> None:
@@ -100,6 +105,21 @@ def init() -> bool:
     _fixed = True
     if _started:
         return True
+    world = configured_world()
+    if world is None:
+        return False
+    _connect.connect(world, Timeouts.from_env())
+    _started = True
+    return True
+
+
+def started() -> bool:
+    """True once this process joined the others."""
+    return _started
+
+
+def configured_world() -> World | None:
+    """The processes the environment or ``flow.env.machine`` declare, None for one."""
     coordinator = os.environ.get("FLOWJOB_COORDINATOR")
     count = os.environ.get("FLOWJOB_NUM_PROCESSES")
     rank = os.environ.get("FLOWJOB_PROCESS_ID")
@@ -108,15 +128,12 @@ def init() -> bool:
         count = str(len(_machines))
         rank = rank if rank is not None else str(_local_rank_guess())
     if coordinator is None:
-        return False
+        return None
     if count is None or rank is None:
         raise ConfigError(
             "FLOWJOB_COORDINATOR needs FLOWJOB_NUM_PROCESSES and FLOWJOB_PROCESS_ID as well"
         )
-    world = _connect.World.parse(coordinator, count, rank)
-    _connect.connect(world, _connect.Timeouts.from_env())
-    _started = True
-    return True
+    return World.parse(coordinator, count, rank)
 
 
 def is_primary() -> bool:
@@ -129,8 +146,6 @@ def is_primary() -> bool:
 def first_process_does(what: str, work: Callable[[], None], primary: bool = True) -> None:
     """Runs ``work`` in the first process only. In a multi-process job every process returns
     once it has finished (a barrier), or raises its error; ``what`` names it in messages."""
-    from . import _agree, _ranks
-
     watch = _ranks.watch()
     if watch is not None:
         _agree.share_outcome(watch, what, work)

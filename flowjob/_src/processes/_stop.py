@@ -26,11 +26,23 @@ from typing import Any
 
 from ..errors import JobStopped
 from . import _agree
-from ._connect import say
 from ._ranks import LIVE, SIGTERM_EXIT, RankWatch
+from ._world import say
 
 guard: StopGuard | None = None  # read on every job call: None in a single-process run
 _preemption_callbacks: list[Callable[[], Any]] = []
+
+
+def stop_guard() -> StopGuard | None:
+    """The guard every job call of a multi-process job passes (None with one process): it
+    checks the first call's inputs across ranks and carries out a stop on SIGTERM.
+
+    Examples:
+        >>> from flowjob._src.processes import stop_guard
+        >>> stop_guard() is None  # one process
+        True
+    """
+    return guard
 
 
 def on_preemption(callback: Callable[[], Any]) -> Callable[[], Any]:
@@ -56,7 +68,6 @@ class StopGuard:
         self.watch = watch
         self.lock = threading.Lock()
         self.requested = False
-        self.count = 0  # job calls dispatched by this process
         self.target: int | None = None
         self.stopping = False
         self.checked: set[str] = set()
@@ -67,7 +78,7 @@ class StopGuard:
             if self.requested:
                 return
             self.requested = True
-            at = self.count
+            at = self.watch.calls
         world = self.watch.world
         if rank != world.rank:
             say(
@@ -79,17 +90,25 @@ class StopGuard:
         except Exception:  # noqa: BLE001 - the coordinator is gone: the watch reports it
             pass
 
-    def before_call(self, job_name: str, params: Any, host_args: list[Any], calls: Any) -> None:
+    def before_call(
+        self,
+        job_name: str,
+        params: Any,
+        host_args: list[Any],
+        calls: Any,
+        outline: Callable[[], list[str]] = list,
+    ) -> None:
+        """``outline()``: the job's program, one line per op (compared at its first call)."""
         if job_name not in self.checked:
-            _agree.check_inputs(self.watch, job_name, params, host_args)
+            _agree.check_first_call(self.watch, job_name, params, host_args, outline)
             self.checked.add(job_name)
         with self.lock:
             if not self.requested or self.stopping:
-                self.count += 1
+                self.watch.calls += 1
                 return
         if calls.completion.in_worker():  # a call made by a callback: its caller stops
             with self.lock:
-                self.count += 1
+                self.watch.calls += 1
             return
         self._stop_point(calls)
 
@@ -97,8 +116,8 @@ class StopGuard:
         if self.target is None:
             self.target = max(self._counts().values())
         with self.lock:
-            if self.count < self.target:
-                self.count += 1
+            if self.watch.calls < self.target:
+                self.watch.calls += 1
                 return
             self.stopping = True
         calls.wait()  # the calls in flight finish, with their handlers and callbacks
@@ -106,7 +125,7 @@ class StopGuard:
             callback()
         world = self.watch.world
         raise JobStopped(
-            f"rank {world.rank} of {world.size}: stopped on SIGTERM after {self.count} job "
+            f"rank {world.rank} of {world.size}: stopped on SIGTERM after {self.watch.calls} job "
             "call(s), the same on every rank"
             + (" (preemption callbacks ran)" if _preemption_callbacks else "")
         )
