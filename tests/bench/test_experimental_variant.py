@@ -10,7 +10,8 @@ import pytest
 from bench import _experimental, _models
 
 
-def test_the_experimental_mlp_follows_pytorchs_steps():
+def test_the_experimental_mlp_follows_pytorchs_steps(fresh_session):
+    """(``fresh_session`` turns eager mode, which the experimental API enables, off after.)"""
     pytest.importorskip("torch")
     ours = _experimental.experimental_variant("mlp", 16)
     theirs = _models.torch_variant("mlp", 16)
