@@ -43,6 +43,7 @@ def test_every_eager_row_matches_or_has_a_known_reason():
         "nn.Module.parameters",
         "autograd.grad",
         "unique_with_counts",
+        "no_grad",
     ):
         assert path in by_path, path
     assert by_path["Tensor.shape"].oneflow == eager.PROPERTY
@@ -119,6 +120,9 @@ ONEFLOW_FILES = {
             def double(self):  # replaced by the register_tensor_op of nn/modules
                 pass
     """,
+    "oneflow/python/oneflow_export.py": """
+        internal_names_2_api_names = {"autograd.no_grad": "no_grad", "Size": "Size"}
+    """,
     "oneflow/python/ops/legacy.py": """
         @oneflow_export("math.legacy_only")
         def legacy_only(x):
@@ -165,6 +169,7 @@ def test_exported_reads_the_rows_oneflow_defines(small_clone):
     assert names("Tensor.__add__") == ["other"]
     assert "Tensor.__sizeof__" not in rows and "Tensor._private" not in rows
     assert "Tensor" not in rows  # the constructor is a row of the legacy table
+    assert rows["no_grad"] == rows["Size"] == (None, None)  # C++ objects: by name only
 
 
 def test_a_registered_tensor_op_replaces_the_class_method(small_clone):

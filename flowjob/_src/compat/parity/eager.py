@@ -8,7 +8,8 @@ The rows, read with ``ast`` from the clone's ``oneflow/python``:
   ``autograd.grad``): a program reached them as ``oneflow.experimental.<path>``, so flowjob's
   object is the one at ``flowjob.experimental.<path>``; and the legacy exports whose path
   starts with ``experimental.`` (``experimental.unique_with_counts``, row ``unique_with_counts``),
-  which the legacy table leaves out;
+  which the legacy table leaves out; and the names OneFlow gave objects of its C++ extension
+  (``no_grad``, ``device``, ``Size``, ``placement``), compared by name only;
 * ``<class path>.<name>``: the public methods of those classes, their bases' included
   (``nn.Linear.forward``, ``optim.SGD.zero_grad``; ``nn.Module``'s are rows of their own);
 * ``Tensor.<name>``: each ``@register_tensor_op("name")`` function of ``nn/modules`` (its first
@@ -54,6 +55,7 @@ from .signatures import (
 _PACKAGE = "oneflow/python"
 _EAGER_FOLDERS = ("nn/modules/", "nn/optimizer/", "autograd/")
 _ROOT = "experimental."
+_EXPORT_FILE, _INTERNAL_NAMES = "oneflow_export.py", "internal_names_2_api_names"
 _TENSOR_FILE, _MODULE_FILE = "framework/tensor.py", "nn/module.py"
 _OPERATORS = {
     "__getitem__", "__setitem__", "__gt__", "__lt__", "__mul__", "__rmul__", "__add__",
@@ -160,6 +162,19 @@ class _Classes:
         return out
 
 
+def _internal_exports(tree: ast.Module) -> list[str]:
+    """The export names OneFlow gave objects of its C++ extension (``no_grad``, ``device``):
+    the values of the ``internal_names_2_api_names`` dict of ``oneflow_export.py``."""
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == [_INTERNAL_NAMES]
+            and isinstance(node.value, ast.Dict)
+        ):
+            return [v.value for v in node.value.values if isinstance(v, ast.Constant)]
+    return []
+
+
 Entry = tuple[str, str, Any, str | None]  # (row path, file, parameters, owner's path or None)
 
 
@@ -182,6 +197,8 @@ def exported(clone: str | os.PathLike[str] | None = None, tag: str = DEFAULT_TAG
     entries: list[Entry] = []
     tensor_ops: list[Entry] = []
     for rel, tree in trees:
+        if rel == _EXPORT_FILE:
+            entries += [(name, rel, None, None) for name in _internal_exports(tree)]
         eager_file = rel.startswith(_EAGER_FOLDERS)
         for node in tree.body:
             if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
