@@ -68,7 +68,7 @@ PROPERTY = "property"  # the parameters of a row whose OneFlow member is a prope
 class Row:
     path: str  # "nn.Linear" (reached as oneflow.experimental.nn.Linear), "Tensor.sum"...
     source: str  # OneFlow's file, relative to oneflow/python
-    oneflow: list[Param] | str  # PROPERTY for a property
+    oneflow: list[Param] | str | None  # PROPERTY for a property; None: compared by name only
     flowjob: list[Param] | str | None  # None: no object or no signature
     problems: list[str]
     reason: str | None = None
@@ -301,4 +301,4 @@ def counts(rows: list[Row]) -> dict[str, int]:
     return out
 
 
-__all__ = ["POSITIONAL", "PROPERTY", "Row", "counts", "exported", "table"]
+__all__ = ["POSITIONAL", "PROPERTY", "Param", "Row", "counts", "exported", "table"]
