@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flowjob._src.compat.parity import report
+from flowjob._src.compat.parity import eager, report
 from tests.upstream import ONEFLOW
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +20,12 @@ PAGE = ROOT / "docs" / "guides" / "migrating.md"
 def test_the_page_shows_the_counts_the_clone_gives():
     page = PAGE.read_text()
     assert report.replace_section(page, report.section()) == page
+    rows = eager.counts(eager.table())
+    shown = f"| {rows['match']} | {rows['fixed']} | {rows['reason']} | {rows['fail']} |"
+    assert f"eager API** (`import oneflow.experimental as flow`): {sum(rows.values())} rows" in (
+        " ".join(page.split())
+    )
+    assert shown in page and rows["fail"] == 0
     done = subprocess.run(
         [sys.executable, "scripts/parity_tables.py", "--check"], cwd=ROOT, capture_output=True
     )

@@ -140,13 +140,13 @@ def _deliver(t: Any, g: Any, capture: dict | None, retained: bool = False) -> No
 
 
 def backward(
-    tensors: Any,
-    grad_tensors: Any = None,
+    outputs: Any,
+    out_grads: Any = None,
     retain_graph: bool = False,
     create_graph: bool = False,
 ) -> None:
-    """Accumulates d(tensors)/d(leaf) into every leaf's ``.grad``, weighted by
-    ``grad_tensors`` (ones for a one-element output when omitted).
+    """Accumulates d(outputs)/d(leaf) into every leaf's ``.grad``, weighted by
+    ``out_grads`` (ones for a one-element output when omitted); OneFlow v0.4's parameter names.
 
     Examples:
         >>> import numpy as np
@@ -156,8 +156,8 @@ def backward(
         >>> assert np.allclose(x.grad.numpy(), [2.0, 4.0])
     """
     _refuse_create_graph(create_graph)
-    outputs = _as_list(tensors)
-    _run(outputs, _root_grads(outputs, _as_list(grad_tensors), _array_of), retain_graph, None)
+    outs = _as_list(outputs)
+    _run(outs, _root_grads(outs, _as_list(out_grads), _array_of), retain_graph, None)
 
 
 def grad(

@@ -142,8 +142,9 @@ def _dim(who: str, x: Any, dim: Any) -> int:
     return dim % x.ndim
 
 
-def softmax(x: Any, dim: int | None = None) -> Any:
-    """``exp(x) / sum(exp(x))`` along ``dim`` (the last axis when ``None``, as OneFlow v0.4).
+def softmax(tensor: Any, dim: int | None = None) -> Any:
+    """``exp(tensor) / sum(exp(tensor))`` along ``dim`` (the last axis when ``None``, as
+    OneFlow v0.4).
 
     Examples:
         >>> import numpy as np
@@ -151,8 +152,8 @@ def softmax(x: Any, dim: int | None = None) -> Any:
         >>> y = flow.softmax(flow.Tensor([[1.0, 1.0]]), dim=1)
         >>> assert np.allclose(y.numpy(), [[0.5, 0.5]])
     """
-    dim = _dim("softmax", x, -1 if dim is None else dim)
-    return apply("softmax", _softmax_body, x, dim=dim, log=False)
+    dim = _dim("softmax", tensor, -1 if dim is None else dim)
+    return apply("softmax", _softmax_body, tensor, dim=dim, log=False)
 
 
 def log_softmax(x: Any, dim: int = 1) -> Any:

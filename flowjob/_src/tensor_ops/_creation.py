@@ -135,7 +135,7 @@ def arange(
     start: int = 0,
     end: int | None = None,
     step: int = 1,
-    dtype: _dtypes.DType | None = None,
+    dtype: _dtypes.DType | None = _dtypes.int64,
     device: Any = "cpu",
     requires_grad: bool = False,
 ) -> Tensor:

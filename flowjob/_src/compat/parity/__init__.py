@@ -6,6 +6,9 @@ flowjob's objects; a row either passes or carries one line of reason from a chec
 
 * ``signatures``: the parameters of every ``@oneflow_export`` function and class of the legacy
   API against flowjob's object at the same public path;
+* ``eager``: the same rules for OneFlow v0.4's eager API (``oneflow.experimental``: the
+  ``@experimental_api`` layers, functions and optimizers with their methods, ``Tensor``'s
+  methods and properties, ``nn.Module``'s methods);
 * ``normalizers``: the helpers OneFlow's ops call to normalize arguments (``_GetSequence``,
   padding and data-format spellings...) and which ops call them;
 * ``op_types``: every ``REGISTER_USER_OP`` type with its arguments and attributes, and whether

@@ -7,7 +7,7 @@ import os
 import textwrap
 
 from ..api_coverage import DEFAULT_TAG
-from . import normalizers, op_types, signatures
+from . import eager, normalizers, op_types, signatures
 
 START = "<!-- parity-tables:start (scripts/parity_tables.py writes this section) -->"
 END = "<!-- parity-tables:end -->"
@@ -16,6 +16,7 @@ END = "<!-- parity-tables:end -->"
 def section(clone: str | os.PathLike[str] | None = None, tag: str = DEFAULT_TAG) -> str:
     """The Markdown between ``START`` and ``END`` (both included)."""
     sig = signatures.counts(signatures.table(clone, tag))
+    eager_rows = eager.counts(eager.table(clone, tag))
     ops = op_types.counts(op_types.table(clone, tag))
     helpers = normalizers.table(clone, tag)
     total_sig = sum(sig.values())
@@ -33,6 +34,17 @@ def section(clone: str | os.PathLike[str] | None = None, tag: str = DEFAULT_TAG)
         "| matched | fixed for issue 46 | known difference, with its reason | failing |",
         "| ---: | ---: | ---: | ---: |",
         f"| {sig['match']} | {sig['fixed']} | {sig['reason']} | {sig['fail']} |",
+        "",
+        f"**Signatures of the eager API** (`import oneflow.experimental as flow`): "
+        f"{sum(eager_rows.values())} rows, the `@experimental_api` functions and classes and "
+        "the other exports of `nn/modules`, `nn/optimizer` and `autograd` with their classes' "
+        "public methods, the `Tensor` methods and properties (`register_tensor_op` and the "
+        "`Tensor` class), `nn.Module`'s methods, and the legacy exports under `experimental.`:",
+        "",
+        "| matched | fixed for the eager table | known difference, with its reason | failing |",
+        "| ---: | ---: | ---: | ---: |",
+        f"| {eager_rows['match']} | {eager_rows['fixed']} | {eager_rows['reason']} "
+        f"| {eager_rows['fail']} |",
         "",
         f"**Op types** (`REGISTER_USER_OP` in `oneflow/user/ops`): {total_ops}, of which "
         f"{ops['buildable']} build with `flow.user_op_builder(name).Op(type)` under OneFlow's "
