@@ -32,6 +32,7 @@ from ._src.experimental import (
     assign,
     custom_op_module,
     eager_assign_121,
+    enable_typing_check,
     get_interface_blob_value,
     get_job_set,
     indexed_slices_reduce_sum,

@@ -4,8 +4,10 @@ eager mode's one-to-one ``eager_assign_121``, slices of whole split blobs ``logi
 ``logical_slice_assign``), stale variable copies (``ssp_variable_proxy``), scope attributes
 (``scope.config``), the interface blob reads and writes of variables
 (``get/set_interface_blob_value``) and the Python-kernel custom op modules
-(``custom_op_module``); the rest of it, the eager ``nn.Module`` / ``optim`` / ``flow.Tensor``
-API that v0.4.0 shipped here, is not re-created yet (flowjob re-creates the legacy API)."""
+(``custom_op_module``) and the job-function switch ``enable_typing_check``. The eager API
+v0.4.0 shipped there (``Tensor``, ``nn`` modules, ``optim``) lives in its own packages
+(``imperative``, ``tensor_ops``, ``nn_modules``, ``optim``); ``flowjob/experimental.py`` gathers
+them."""
 
 from __future__ import annotations
 
@@ -23,12 +25,14 @@ from .ops import (
     unique_with_counts,
 )
 from .ops.array_ops import assign
+from .runtime import enable_typing_check
 from .userop import CustomOpModule, custom_op_module
 
 __all__ = [
     "CustomOpModule",
     "custom_op_module",
     "eager_assign_121",
+    "enable_typing_check",
     "get_interface_blob_value",
     "get_job_set",
     "indexed_slices_reduce_sum",

@@ -24,6 +24,7 @@ from ._resource import Resource, current_resource
 from ._results import LazyFutureRemoteBlobs
 from ._session import Session, clear_default_session, default_session, sync_default_session
 from ._tuning import collective_boxing, config_flags, log_dir, logbuflevel, logtostderr
+from ._typing_check import enable_typing_check
 
 __all__ = [
     "config",
@@ -31,6 +32,7 @@ __all__ = [
     "function_config",
     "eager_execution_enabled",
     "enable_eager_execution",
+    "enable_typing_check",
     "run_eagerly",
     "HostValue",
     "NotAProgram",

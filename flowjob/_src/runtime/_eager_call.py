@@ -280,9 +280,7 @@ def _run_body(
     # A body whose last call ran a compiled step most likely records that graph again: its
     # ops wait until a value is read, or until its graph turns out to differ.
     deferred = train and job.eager_programs.last_compiled
-    evaluator = Evaluator(
-        job.__name__, store, values, eager_call_key(counter), deferred
-    )
+    evaluator = Evaluator(job.__name__, store, values, eager_call_key(counter), deferred)
     traced = trace(
         job.__name__,
         job.fn,

@@ -24,6 +24,7 @@ from ._results import LazyFutureRemoteBlobs, check_callback, convert
 from ._session import default_session
 from ._sharding import mirrored_pieces
 from ._trace import parse_params
+from ._typing_check import check_annotations
 
 
 class JobFunction:
@@ -236,6 +237,7 @@ def global_function(type: str = "predict", function_config: FunctionConfig | Non
     def decorator(fn: Callable[..., Any]) -> JobFunction:
         if not callable(fn):
             raise JobDefinitionError(f"global_function decorates a function, got {fn!r}")
+        check_annotations(getattr(fn, "__name__", repr(fn)), fn)
         caller = sys._getframe(1)
         return JobFunction(fn, job_type, config, dict(caller.f_locals))
 

@@ -13,10 +13,6 @@ from . import _signature_reasons
 
 REASONS = {
     "forwards": _signature_reasons.REASONS["forwards"],
-    "typing_check": (
-        "not provided: OneFlow's switch makes global_function demand an annotation on every "
-        "parameter and the return; flowjob's job functions check the annotations they have"
-    ),
     "sizes_or_sequence": (
         "takes OneFlow's one sequence (also by keyword) and PyTorch's sizes as separate "
         "arguments: x.reshape([2, 3]), x.reshape(shape=[2, 3]) and x.reshape(2, 3) all work"
@@ -42,7 +38,6 @@ REASONS = {
 
 KNOWN = {
     "name_scope": "forwards",
-    "enable_typing_check": "typing_check",
     "Tensor.reshape": "sizes_or_sequence",
     "Tensor.repeat": "sizes_or_sequence",
     "Tensor.set_placement": "undetermined",
@@ -62,6 +57,8 @@ FIXED = {
     "arange": "dtype defaults to flow.int64 (the result's dtype is unchanged)",
     "autograd.backward": "the parameters are outputs, out_grads (PyTorch's tensors, grad_tensors "
     "before)",
+    "enable_typing_check": "provided (it was missing): job functions must then annotate every "
+    "parameter and the return",
 }
 
 
