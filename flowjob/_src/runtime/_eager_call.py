@@ -64,6 +64,7 @@ class Evaluator:
         store: VariableStore,
         inputs: list[tuple[Any, tuple[int, ...] | None]],
         key: Any,
+        streams: dict[str, Any] | None = None,
         deferred: bool = False,
     ):
         self.job_name = job_name
@@ -71,10 +72,12 @@ class Evaluator:
         self.inputs = inputs  # (value, real shape if dynamic) of each argument, in order
         self.real: dict[int, tuple[int, ...]] = {}  # real shapes of the dynamic blobs
         self.key = key  # the call's random key (the op's position picks its stream)
-        # The call's data sources (op name -> stream). As in OneFlow v0.4, whose eager mode
-        # builds each op's kernel anew at every call (a stateless call), a source starts over
-        # at each call: a reader reads its first batch, a seeded source its first values.
-        self.streams: dict[str, Any] = {}
+        # The data sources (op name -> stream). A job body's start over at each call, as in
+        # OneFlow v0.4, whose eager mode builds an op made by user_op_builder anew at every
+        # call (a stateless call): a reader reads its first batch again, a seeded source its
+        # first values. The eager data modules (nn.OfrecordReader...), whose kernels OneFlow
+        # built once per module, pass their own dict and continue (run_eagerly).
+        self.streams: dict[str, Any] = {} if streams is None else streams
         self.values: dict[int, Any] = {}  # id(blob) -> jax.Array
         self.host: dict[int, Any] = {}  # the data pipeline's values, records included
         self.fed: list[np.ndarray] = []  # its program inputs, in the order of graph.inputs
@@ -280,7 +283,7 @@ def _run_body(
     # A body whose last call ran a compiled step most likely records that graph again: its
     # ops wait until a value is read, or until its graph turns out to differ.
     deferred = train and job.eager_programs.last_compiled
-    evaluator = Evaluator(job.__name__, store, values, eager_call_key(counter), deferred)
+    evaluator = Evaluator(job.__name__, store, values, eager_call_key(counter), deferred=deferred)
     traced = trace(
         job.__name__,
         job.fn,
