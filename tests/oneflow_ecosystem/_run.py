@@ -27,6 +27,9 @@ ENV = {
     "MPLBACKEND": "Agg",
     "TF_CPP_MIN_LOG_LEVEL": "3",
 }
+# `python -m unittest ARGS` for a test module (the standard library's unittest/__main__.py
+# imports relatively, so it cannot be run as a file)
+UNITTEST_DRIVER = "import unittest\n\nunittest.main(module=None)\n"
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
 
 
@@ -117,6 +120,11 @@ def run_program(program: Program, clone: str | os.PathLike | None = None) -> Out
                 error = last_error(out) or f"exit status {code}"
                 return Outcome(program, "fail", f"{script} (run first): {error}", seconds, out)
         cmd = [sys.executable, str(LAUNCH), str(work / program.script), *program.args]
+        if program.unittest:
+            driver = cwd / "_ecosystem_unittest.py"
+            driver.write_text(UNITTEST_DRIVER)
+            cmd = [sys.executable, str(LAUNCH), str(driver), "-v", Path(program.script).stem]
+            cmd += program.args
         code, out = _call(cmd, cwd, env, program.timeout)
         return _judge(program, code, out, time.monotonic() - start)
 
