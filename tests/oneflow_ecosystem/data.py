@@ -144,3 +144,27 @@ def imagenet_ofrecord(
         )
 
     return write
+
+
+def raw_image_ofrecord(
+    subfolder: str, n: int, shape: tuple[int, ...], part_num: int = 1, classes: int = 10
+):
+    """OFRecords of raw float32 pixels in [0, 255] (``images``, of ``shape``) and int32
+    ``labels``, in ``part-00000``... files (the CIFAR/MNIST layout of the compression
+    toolkit's converters)."""
+
+    def write(folder: Path) -> None:
+        from flowjob.data import write_ofrecord
+
+        gen = rng()
+        write_ofrecord(
+            folder / subfolder,
+            {
+                "images": (gen.random((n, *shape)) * 255).astype(np.float32),
+                "labels": (np.arange(n) % classes).astype(np.int32),
+            },
+            part_num=part_num,
+            part_name_suffix_length=5,
+        )
+
+    return write

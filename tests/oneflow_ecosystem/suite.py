@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.upstream import NLP, VISION, Upstream
+from tests.upstream import COMPRESSION, NLP, VISION, Upstream
 
 from . import data, data_text
 from .program import Cause, Known, Program
@@ -190,8 +190,77 @@ NLP_PROGRAMS = (
 
 PROGRAMS: tuple[Program, ...] = (*VISION_PROGRAMS, *NLP_PROGRAMS)
 
+_SLIM = "model_compress/ChannelSlimming"
+# run_alexnet_cifar10.sh's flags, at 4 training and 2 test images
+_SLIM_TRAIN = flags(
+    model="alexnet", data_type="cifar10", model_update="adam", num_classes=10,
+    train_data_dir="ofData/cifar10/train", train_data_part_num=1,
+    val_data_dir="ofData/cifar10/test", val_data_part_num=1, gpu_num_per_node=1,
+    loss_print_every_n_iter=1, label_smoothing=0, warmup_epochs=0, lr_decay="None",
+    image_shape="3,32,32", image_size=32, resize_shorter=32,
+    rgb_mean="124.95,122.65,114.75", rgb_std="61.252,60.767,65.852", num_examples=4,
+    num_val_examples=2, batch_size_per_device=2, val_batch_size_per_device=2,
+    learning_rate=0.001, bn="True", num_epochs=1, model_save_every_n_epoch=10,
+)
+_SLIM_BASE = _SLIM_TRAIN + flags(log_type="base_model", model_save_dir="out/base")
+_SLIM_PRUNE = flags(
+    percent=0.7, optimizer="adam", prune_method="bn", bn="True",
+    model_load_dir="out/base/snapshot_last", model_save_dir="out/prune",
+)
+_SLIM_REFINE = _SLIM_TRAIN + flags(
+    log_type="prune_model", model_save_dir="out/refine", model_load_dir="out/prune/model"
+)
+_slim_data = data.together(
+    data.raw_image_ofrecord("ofData/cifar10/train", 4, (3, 32, 32)),
+    data.raw_image_ofrecord("ofData/cifar10/test", 2, (3, 32, 32)),
+)
+
+COMPRESSION_PROGRAMS = (
+    Program(COMPRESSION, f"{_SLIM}/train_val.py", _SLIM_BASE, data=_slim_data, folder=_SLIM),
+    Program(
+        COMPRESSION,
+        f"{_SLIM}/prune/pruneAlexnet.py",
+        _SLIM_PRUNE,
+        data=_slim_data,
+        folder=_SLIM,
+        workdir=_SLIM,
+        before=((f"{_SLIM}/train_val.py", _SLIM_BASE),),
+    ),
+    Program(
+        COMPRESSION,
+        f"{_SLIM}/train_val.py",
+        _SLIM_REFINE,
+        data=_slim_data,
+        folder=_SLIM,
+        label="refine the pruned model",
+        before=(
+            (f"{_SLIM}/train_val.py", _SLIM_BASE),
+            (f"{_SLIM}/prune/pruneAlexnet.py", _SLIM_PRUNE),
+        ),
+    ),
+)
+
+_QUANT = "model_compress/quantization"
+
+PROGRAMS = (*PROGRAMS, *COMPRESSION_PROGRAMS)
+
 # Programs found but not runnable as published, under OneFlow either: (repository, path, why).
 EXCLUDED: tuple[tuple[Upstream, str, str], ...] = (
+    *(
+        (
+            COMPRESSION,
+            f"{_QUANT}/{name}",
+            "merge-conflict markers (<<<<<<< HEAD) in its config.py, util.py, ofrecord_util.py",
+        )
+        for name in ("of_cnn_train_val.py", "of_cnn_evaluate.py", "of_cnn_inference.py")
+    ),
+    (
+        COMPRESSION,
+        f"{_QUANT}/resnet_to_onnx.py",
+        "calls resnet50(images, training=False); its resnet_model.resnet50 needs an args",
+    ),
+    (VISION, "AP3D/train.py", "imports models/AP3D.py, which has a syntax error"),
+    (VISION, "AP3D/test-all.py", "imports models/AP3D.py, which has a syntax error"),
     (VISION, "face_seg/train.py", "a syntax error (an unclosed print call) at every commit"),
     (VISION, "face_seg/eval.py", "imports face_seg/train.py, which has a syntax error"),
     *(
