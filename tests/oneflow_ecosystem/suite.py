@@ -242,6 +242,80 @@ COMPRESSION_PROGRAMS = (
 
 _QUANT = "model_compress/quantization"
 
+_DISTIL = "model_compress/distil"
+_GLUE = flags(
+    task_name="MRPC", gpu_num_per_node=1, num_epochs=1, train_data_dir="glue/train",
+    train_example_num=4, eval_data_dir="glue/eval", eval_example_num=2,
+    batch_size_per_device=2, eval_batch_size_per_device=2, loss_print_every_n_iter=1,
+    log_dir="log", seq_length=SEQ, learning_rate=1e-4, model_save_every_n_iter=50000,
+    weight_decay_rate=0.01,
+)
+_TEACHER_SIZE = dict(
+    num_hidden_layers=2, num_attention_heads=2, max_position_embeddings=SEQ + 2,
+    type_vocab_size=2, vocab_size=VOCAB, attention_probs_dropout_prob=0.1,
+    hidden_dropout_prob=0.1, hidden_size_per_head=64,  # the teacher's job fixes 64 per head
+)
+_STUDENT_SIZE = dict(_TEACHER_SIZE, num_hidden_layers=1, hidden_size_per_head=4)
+_TEACHER = _GLUE + flags(
+    do_train="True", do_eval="True", serve_for_online="True", model="Glue_MRPC",
+    result_dir="result", model_save_dir="teacher", model_load_dir="pretrained", **_TEACHER_SIZE,
+)
+_STUDENT = _GLUE + flags(
+    do_train="True", do_eval="True", serve_for_online="True", model="Glue_MRPC",
+    teacher_model="teacher/snapshot_best", student_model="student_init",
+    result_dir="result", model_save_dir="student", vocab_size=VOCAB,  # the teacher's vocabulary
+    **{f"student_{k}": v for k, v in _STUDENT_SIZE.items()},
+    student_hidden_size=8,
+    **{f"teacher_{k}": v for k, v in _TEACHER_SIZE.items()},
+    teacher_hidden_size=128,
+)
+_LSTM = flags(train_data_dir_lstm="glue_lstm/train", eval_data_dir_lstm="glue_lstm/eval")
+_distil_data = data.together(
+    _glue,
+    data_text.glue("glue_lstm/train", "train.of_record-", 4, 8, VOCAB),
+    data_text.glue("glue_lstm/eval", "eval.of_record-", 2, 8, VOCAB),
+    data.placeholder_weights("pretrained"),
+    data.placeholder_weights("student_init"),
+)
+_TRAIN_TEACHER = ((f"{_DISTIL}/examples/teacher_bert/task_teacher.py", _TEACHER),)
+
+
+def _distil(script: str, args: tuple[str, ...], **more) -> Program:
+    """A program of the distillation examples, run from the distil folder as its scripts do
+    (they put ./src on the path)."""
+    more.setdefault("before", _TRAIN_TEACHER)
+    return Program(
+        COMPRESSION, f"{_DISTIL}/{script}", args, data=_distil_data, folder=_DISTIL,
+        workdir=_DISTIL, **more
+    )
+
+
+COMPRESSION_PROGRAMS += (
+    _distil("examples/teacher_bert/task_teacher.py", _TEACHER, before=()),
+    _distil("examples/knowledge_distillation/task_student_kd.py", _STUDENT + flags(kd_alpha=0.8)),
+    _distil(
+        "examples/distilled-bilstm/task_lstm.py",
+        _GLUE + _LSTM + flags(
+            do_train="True", do_eval="True", model="Glue_MRPC", model_save_dir="student",
+            seq_length=8, **{f"student_{k}": v for k, v in _STUDENT_SIZE.items()},
+            student_hidden_size=8,
+        ),
+        before=(),
+    ),
+    _distil(
+        "examples/distilled-bilstm/task_student_kd_lstm.py",
+        _STUDENT + _LSTM + flags(student_seq_length=8, kd_alpha=0.7),
+    ),
+    _distil(
+        "examples/bert-pkd/task_student_bert-pkd.py",
+        _STUDENT + flags(kd_alpha=0.2, kd_beta=10, from_scratch="False"),
+    ),
+    _distil(
+        "examples/tinybert/task_student_tinybert.py",
+        _STUDENT + flags(pred_distill="True", intermediate_distill="True"),
+    ),
+)
+
 PROGRAMS = (*PROGRAMS, *COMPRESSION_PROGRAMS)
 
 # Programs found but not runnable as published, under OneFlow either: (repository, path, why).
