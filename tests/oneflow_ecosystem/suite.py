@@ -316,6 +316,40 @@ COMPRESSION_PROGRAMS += (
     ),
 )
 
+# BERT-of-Theseus (run_train_theseus.sh): the successor stage, then the student alone
+_THESEUS_SIZE = flags(**dict(_TEACHER_SIZE, num_hidden_layers=4, vocab_size=VOCAB))
+_THESEUS = _GLUE + _THESEUS_SIZE + flags(
+    do_train="True", model="Glue_MRPC", result_dir="result", save_last_snapshot="True",
+    compress_ratio=2,
+)
+_THESEUS_1 = _THESEUS + flags(model_load_dir="student_init", model_save_dir="stage1", replace_prob=0.5)
+COMPRESSION_PROGRAMS += (
+    _distil("theseus/run_classifier.py", _THESEUS_1, before=()),
+    _distil(
+        "theseus/run_classifier.py",
+        _THESEUS + flags(
+            model_load_dir="stage1/snapshot_last_snapshot", model_save_dir="stage2",
+            replace_prob=1.0, learning_rate=1e-5,
+        ),
+        before=(("model_compress/distil/theseus/run_classifier.py", _THESEUS_1),),
+        label="second stage, replace_prob 1.0",
+    ),
+    Program(
+        COMPRESSION,
+        f"{_DISTIL}/theseus/run_pretraining.py",
+        _PRETRAIN,
+        data=data_text.bert_pretrain("data", 8, SEQ, 4, VOCAB),
+        folder=_DISTIL,
+    ),
+    Program(
+        COMPRESSION,
+        f"{_DISTIL}/theseus/run_squad.py",
+        _SQUAD,
+        data=data_text.squad("squad", 4, SEQ),
+        folder=_DISTIL,
+    ),
+)
+
 PROGRAMS = (*PROGRAMS, *COMPRESSION_PROGRAMS)
 
 # Programs found but not runnable as published, under OneFlow either: (repository, path, why).
