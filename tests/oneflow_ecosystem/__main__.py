@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 
+from ._run import run_program
 from .results import HEADER, RESULTS, row, write
 from .suite import PROGRAMS
-from ._run import run_program
 
 
 def main() -> None:

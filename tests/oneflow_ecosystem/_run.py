@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -18,8 +20,8 @@ from ._tree import copy_folder
 from .program import Program
 
 REPO = Path(__file__).resolve().parents[2]
-# flowjob run, with the NumPy names of 2021 the programs use (np.float, np.int...) restored
-LAUNCH = REPO / "tests" / "oneflow_v040" / "_launch.py"
+# flowjob run, with the library names of 2021 the programs use (np.float, yaml.load...)
+LAUNCH = Path(__file__).resolve().parent / "_launch.py"
 # CPU only; figures are written to files, never shown.
 ENV = {
     "JAX_PLATFORMS": "cpu",
@@ -30,6 +32,7 @@ ENV = {
 # `python -m unittest ARGS` for a test module (the standard library's unittest/__main__.py
 # imports relatively, so it cannot be run as a file)
 UNITTEST_DRIVER = "import unittest\n\nunittest.main(module=None)\n"
+STOPPED = -2  # the program was ended when its output showed enough (Program.stop_after)
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
 
 
@@ -59,29 +62,57 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _call(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int, str]:
-    """(exit status, stdout and stderr as they interleaved); -1 when it ran past ``timeout``."""
-    try:
-        proc = subprocess.run(
-            cmd,
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
-            timeout=scaled(timeout),
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout or b""
-        return -1, out.decode(errors="replace") if isinstance(out, bytes) else out
-    return proc.returncode, proc.stdout
+def _call(
+    cmd: list[str], cwd: Path, env: dict[str, str], timeout: float, stop: str = ""
+) -> tuple[int, str]:
+    """(exit status, stdout and stderr as they interleaved); -1 when it ran past ``timeout``;
+    ``STOPPED`` when a line matched ``stop`` (the program is then ended, with its children)."""
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        start_new_session=True,  # its own process group: ended as a whole
+    )
+    lines: list[str] = []
+    matched = threading.Event()
+    pattern = re.compile(stop) if stop else None
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+            if pattern is not None and pattern.search(line):
+                matched.set()
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(scaled(timeout))
+    code = proc.poll()
+    if matched.is_set():
+        code = STOPPED
+    elif reader.is_alive():
+        code = -1
+    try:  # what is left of its process group (a stopped or timed-out run, stray children)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    reader.join(5)
+    return (proc.returncode if code is None else code), "".join(lines)
 
 
 def _judge(program: Program, code: int, out: str, seconds: float) -> Outcome:
     if code == 0 and (not program.expect or re.search(program.expect, out, re.M)):
         return Outcome(program, "pass", "", seconds, out)
+    if code == STOPPED:
+        return Outcome(
+            program, "pass", f"stopped once its output matched {program.stop_after!r}", seconds, out
+        )
     if code == -1:
         error = f"no result within {program.timeout:.0f} s"
     else:
@@ -125,7 +156,7 @@ def run_program(program: Program, clone: str | os.PathLike | None = None) -> Out
             driver.write_text(UNITTEST_DRIVER)
             cmd = [sys.executable, str(LAUNCH), str(driver), "-v", Path(program.script).stem]
             cmd += program.args
-        code, out = _call(cmd, cwd, env, program.timeout)
+        code, out = _call(cmd, cwd, env, program.timeout, program.stop_after)
         return _judge(program, code, out, time.monotonic() - start)
 
 

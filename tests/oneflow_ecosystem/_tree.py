@@ -27,7 +27,9 @@ def copy_folder(
         raise UpstreamError(upstream.missing_line())
     if not root.exists():
         raise UpstreamError(f"{upstream.name} clone {root}: no such directory")
-    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", upstream.revision, "--", folder or ".")
+    listing = git(
+        root, "ls-tree", "-r", "-z", "--full-tree", upstream.revision, "--", folder or "."
+    )
     entries = []
     for item in filter(None, listing.split("\0")):
         meta, path = item.split("\t", 1)
@@ -35,7 +37,9 @@ def copy_folder(
         if kind == "blob" and mode != "120000":
             entries.append((digest, path))
     if not entries:
-        raise UpstreamError(f"{upstream.name} {upstream.revision[:12]} has no files under {folder!r}")
+        raise UpstreamError(
+            f"{upstream.name} {upstream.revision[:12]} has no files under {folder!r}"
+        )
     done = subprocess.run(
         ["git", "-C", str(root), "cat-file", "--batch"],
         input="".join(f"{digest}\n" for digest, _ in entries).encode(),
@@ -43,9 +47,11 @@ def copy_folder(
         timeout=scaled(300),
     )
     if done.returncode != 0:
-        raise UpstreamError(f"git cat-file in {root} failed: {done.stderr.decode(errors='replace')}")
+        raise UpstreamError(
+            f"git cat-file in {root} failed: {done.stderr.decode(errors='replace')}"
+        )
     out, pos, missing = done.stdout, 0, []
-    for digest, path in entries:
+    for _digest, path in entries:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()
         pos = end + 1

@@ -125,9 +125,11 @@ def imagenet_ofrecord(
     suffix_length: int = 5,
     label_dtype=np.int32,
     fields: tuple[str, str] = ("encoded", "class/label"),
+    labels: np.ndarray | None = None,
 ):
     """OFRecords as OneFlow's ImageNet scripts read them: ``encoded`` (a JPEG) and
-    ``class/label`` (or the two ``fields`` named), in ``part-00000``... files."""
+    ``class/label`` (or the two ``fields`` named; ``labels``, default 0, 1... modulo
+    ``classes``), in ``part-00000``... files."""
 
     def write(folder: Path) -> None:
         from flowjob.data import write_ofrecord
@@ -137,7 +139,9 @@ def imagenet_ofrecord(
             folder / subfolder,
             {
                 fields[0]: [jpeg_bytes(size, size, gen) for _ in range(n)],
-                fields[1]: (np.arange(n) % classes).astype(label_dtype),
+                fields[1]: (np.arange(n) % classes if labels is None else labels).astype(
+                    label_dtype
+                ),
             },
             part_num=part_num,
             part_name_suffix_length=suffix_length,
@@ -166,5 +170,21 @@ def raw_image_ofrecord(
             part_num=part_num,
             part_name_suffix_length=5,
         )
+
+    return write
+
+
+def label_maps(subfolder: str, n: int, size: int, classes: int):
+    """``n`` grayscale PNG label maps (pixel value = class below ``classes``)."""
+
+    def write(folder: Path) -> None:
+        from PIL import Image
+
+        target = folder / subfolder
+        target.mkdir(parents=True, exist_ok=True)
+        gen = rng()
+        for i in range(n):
+            pixels = gen.integers(0, classes, (size, size), dtype=np.uint8)
+            Image.fromarray(pixels, mode="L").save(target / f"{i}.png")
 
     return write

@@ -39,6 +39,9 @@ class Program:
     workdir: str | None = None  # the run folder in the copy (default: the script's folder)
     known: Known | None = None
     expect: str = ""  # a regex its output must match to pass (default: exit status 0 only)
+    # a training loop it cannot be told to shorten (epochs hard-coded): it passes, and is
+    # ended, once a line of its output matches this
+    stop_after: str = ""
     timeout: float = 600.0
     covered_by: str = ""  # a pytest node of another test file that runs the program instead
     label: str = ""  # tells apart two entries of one script

@@ -32,6 +32,8 @@ def row(outcome: Outcome) -> str:
         cause = ""
     if program.covered_by and outcome.status == "pass":
         cause = f"run by `{program.covered_by}`"
+    elif outcome.status == "pass" and outcome.detail:
+        cause = outcome.detail
     cells = (
         f"`{program.name}`",
         f"{program.repo.name}@{program.repo.revision[:10]}",

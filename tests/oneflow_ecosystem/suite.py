@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.upstream import COMPRESSION, NLP, VISION, Upstream
+from tests.upstream import (
+    AUDIO,
+    COMPRESSION,
+    IMAGINAIRE,
+    NLP,
+    ONEFLOW_FACE,
+    VISION,
+    YOLOV3,
+    Upstream,
+)
 
 from . import data, data_text
 from .program import Cause, Known, Program
@@ -100,7 +109,14 @@ VISION_PROGRAMS = (
     Program(
         VISION,
         "Scnet/inference.py",
-        ("--model_load_dir", "out/snapshot_epoch_0", "--image_path", "img/0.png", "--log_dir", "log"),
+        (
+            "--model_load_dir",
+            "out/snapshot_epoch_0",
+            "--image_path",
+            "img/0.png",
+            "--log_dir",
+            "log",
+        ),
         data=data.together(_scnet_data, data.image_files("img", 1, 64, 64, ".png")),
         pythonpath=("",),
         before=(("Scnet/train.py", _SCNET_TRAIN),),
@@ -129,12 +145,20 @@ _BERT = flags(
     model_save_dir="snapshots",
 )
 _PRETRAIN = _BERT + flags(
-    data_dir="data", data_part_num=1, iter_num=3, batch_size_per_device=2,
+    data_dir="data",
+    data_part_num=1,
+    iter_num=3,
+    batch_size_per_device=2,
     max_predictions_per_seq=4,
 )
 _CLASSIFY = _BERT + flags(
-    task_name="CoLA", num_epochs=1, train_data_dir="glue/train", train_example_num=4,
-    eval_data_dir="glue/eval", eval_example_num=2, batch_size_per_device=2,
+    task_name="CoLA",
+    num_epochs=1,
+    train_data_dir="glue/train",
+    train_example_num=4,
+    eval_data_dir="glue/eval",
+    eval_example_num=2,
+    batch_size_per_device=2,
     eval_batch_size_per_device=2,
 )
 _glue = data.together(
@@ -142,10 +166,19 @@ _glue = data.together(
     data_text.glue("glue/eval", "eval.of_record-", 2, SEQ, VOCAB),
 )
 _SQUAD = _BERT + flags(
-    num_epochs=1, train_data_dir="squad/train", train_example_num=4, batch_size_per_device=2,
-    eval_data_dir="squad/eval", eval_example_num=2, eval_batch_size_per_device=2,
-    max_seq_length=SEQ, vocab_file="squad/vocab.txt", predict_file="squad/dev.json",
-    output_dir="squad_out", do_train="True", do_eval="True",
+    num_epochs=1,
+    train_data_dir="squad/train",
+    train_example_num=4,
+    batch_size_per_device=2,
+    eval_data_dir="squad/eval",
+    eval_example_num=2,
+    eval_batch_size_per_device=2,
+    max_seq_length=SEQ,
+    vocab_file="squad/vocab.txt",
+    predict_file="squad/dev.json",
+    output_dir="squad_out",
+    do_train="True",
+    do_eval="True",
 )
 _IMDB = flags(sequence_length=12, emb_dim=8, batch_size=5000, n_epochs=1)
 
@@ -193,19 +226,41 @@ PROGRAMS: tuple[Program, ...] = (*VISION_PROGRAMS, *NLP_PROGRAMS)
 _SLIM = "model_compress/ChannelSlimming"
 # run_alexnet_cifar10.sh's flags, at 4 training and 2 test images
 _SLIM_TRAIN = flags(
-    model="alexnet", data_type="cifar10", model_update="adam", num_classes=10,
-    train_data_dir="ofData/cifar10/train", train_data_part_num=1,
-    val_data_dir="ofData/cifar10/test", val_data_part_num=1, gpu_num_per_node=1,
-    loss_print_every_n_iter=1, label_smoothing=0, warmup_epochs=0, lr_decay="None",
-    image_shape="3,32,32", image_size=32, resize_shorter=32,
-    rgb_mean="124.95,122.65,114.75", rgb_std="61.252,60.767,65.852", num_examples=4,
-    num_val_examples=2, batch_size_per_device=2, val_batch_size_per_device=2,
-    learning_rate=0.001, bn="True", num_epochs=1, model_save_every_n_epoch=10,
+    model="alexnet",
+    data_type="cifar10",
+    model_update="adam",
+    num_classes=10,
+    train_data_dir="ofData/cifar10/train",
+    train_data_part_num=1,
+    val_data_dir="ofData/cifar10/test",
+    val_data_part_num=1,
+    gpu_num_per_node=1,
+    loss_print_every_n_iter=1,
+    label_smoothing=0,
+    warmup_epochs=0,
+    lr_decay="None",
+    image_shape="3,32,32",
+    image_size=32,
+    resize_shorter=32,
+    rgb_mean="124.95,122.65,114.75",
+    rgb_std="61.252,60.767,65.852",
+    num_examples=4,
+    num_val_examples=2,
+    batch_size_per_device=2,
+    val_batch_size_per_device=2,
+    learning_rate=0.001,
+    bn="True",
+    num_epochs=1,
+    model_save_every_n_epoch=10,
 )
 _SLIM_BASE = _SLIM_TRAIN + flags(log_type="base_model", model_save_dir="out/base")
 _SLIM_PRUNE = flags(
-    percent=0.7, optimizer="adam", prune_method="bn", bn="True",
-    model_load_dir="out/base/snapshot_last", model_save_dir="out/prune",
+    percent=0.7,
+    optimizer="adam",
+    prune_method="bn",
+    bn="True",
+    model_load_dir="out/base/snapshot_last",
+    model_save_dir="out/prune",
 )
 _SLIM_REFINE = _SLIM_TRAIN + flags(
     log_type="prune_model", model_save_dir="out/refine", model_load_dir="out/prune/model"
@@ -244,26 +299,53 @@ _QUANT = "model_compress/quantization"
 
 _DISTIL = "model_compress/distil"
 _GLUE = flags(
-    task_name="MRPC", gpu_num_per_node=1, num_epochs=1, train_data_dir="glue/train",
-    train_example_num=4, eval_data_dir="glue/eval", eval_example_num=2,
-    batch_size_per_device=2, eval_batch_size_per_device=2, loss_print_every_n_iter=1,
-    log_dir="log", seq_length=SEQ, learning_rate=1e-4, model_save_every_n_iter=50000,
+    task_name="MRPC",
+    gpu_num_per_node=1,
+    num_epochs=1,
+    train_data_dir="glue/train",
+    train_example_num=4,
+    eval_data_dir="glue/eval",
+    eval_example_num=2,
+    batch_size_per_device=2,
+    eval_batch_size_per_device=2,
+    loss_print_every_n_iter=1,
+    log_dir="log",
+    seq_length=SEQ,
+    learning_rate=1e-4,
+    model_save_every_n_iter=50000,
     weight_decay_rate=0.01,
 )
 _TEACHER_SIZE = dict(
-    num_hidden_layers=2, num_attention_heads=2, max_position_embeddings=SEQ + 2,
-    type_vocab_size=2, vocab_size=VOCAB, attention_probs_dropout_prob=0.1,
-    hidden_dropout_prob=0.1, hidden_size_per_head=64,  # the teacher's job fixes 64 per head
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    max_position_embeddings=SEQ + 2,
+    type_vocab_size=2,
+    vocab_size=VOCAB,
+    attention_probs_dropout_prob=0.1,
+    hidden_dropout_prob=0.1,
+    hidden_size_per_head=64,  # the teacher's job fixes 64 per head
 )
 _STUDENT_SIZE = dict(_TEACHER_SIZE, num_hidden_layers=1, hidden_size_per_head=4)
 _TEACHER = _GLUE + flags(
-    do_train="True", do_eval="True", serve_for_online="True", model="Glue_MRPC",
-    result_dir="result", model_save_dir="teacher", model_load_dir="pretrained", **_TEACHER_SIZE,
+    do_train="True",
+    do_eval="True",
+    serve_for_online="True",
+    model="Glue_MRPC",
+    result_dir="result",
+    model_save_dir="teacher",
+    model_load_dir="pretrained",
+    **_TEACHER_SIZE,
 )
 _STUDENT = _GLUE + flags(
-    do_train="True", do_eval="True", serve_for_online="True", model="Glue_MRPC",
-    teacher_model="teacher/snapshot_best", student_model="student_init",
-    result_dir="result", model_save_dir="student", vocab_size=VOCAB,  # the teacher's vocabulary
+    do_train="True",
+    do_eval="True",
+    serve_for_online="True",
+    model="Glue_MRPC",
+    teacher_model="teacher/snapshot_best",
+    student_model="student_init",
+    result_dir="result",
+    model_save_dir="student",
+    vocab_size=VOCAB,  # the teacher's vocabulary
     **{f"student_{k}": v for k, v in _STUDENT_SIZE.items()},
     student_hidden_size=8,
     **{f"teacher_{k}": v for k, v in _TEACHER_SIZE.items()},
@@ -285,8 +367,13 @@ def _distil(script: str, args: tuple[str, ...], **more) -> Program:
     (they put ./src on the path)."""
     more.setdefault("before", _TRAIN_TEACHER)
     return Program(
-        COMPRESSION, f"{_DISTIL}/{script}", args, data=_distil_data, folder=_DISTIL,
-        workdir=_DISTIL, **more
+        COMPRESSION,
+        f"{_DISTIL}/{script}",
+        args,
+        data=_distil_data,
+        folder=_DISTIL,
+        workdir=_DISTIL,
+        **more,
     )
 
 
@@ -295,9 +382,15 @@ COMPRESSION_PROGRAMS += (
     _distil("examples/knowledge_distillation/task_student_kd.py", _STUDENT + flags(kd_alpha=0.8)),
     _distil(
         "examples/distilled-bilstm/task_lstm.py",
-        _GLUE + _LSTM + flags(
-            do_train="True", do_eval="True", model="Glue_MRPC", model_save_dir="student",
-            seq_length=8, **{f"student_{k}": v for k, v in _STUDENT_SIZE.items()},
+        _GLUE
+        + _LSTM
+        + flags(
+            do_train="True",
+            do_eval="True",
+            model="Glue_MRPC",
+            model_save_dir="student",
+            seq_length=8,
+            **{f"student_{k}": v for k, v in _STUDENT_SIZE.items()},
             student_hidden_size=8,
         ),
         before=(),
@@ -318,18 +411,30 @@ COMPRESSION_PROGRAMS += (
 
 # BERT-of-Theseus (run_train_theseus.sh): the successor stage, then the student alone
 _THESEUS_SIZE = flags(**dict(_TEACHER_SIZE, num_hidden_layers=4, vocab_size=VOCAB))
-_THESEUS = _GLUE + _THESEUS_SIZE + flags(
-    do_train="True", model="Glue_MRPC", result_dir="result", save_last_snapshot="True",
-    compress_ratio=2,
+_THESEUS = (
+    _GLUE
+    + _THESEUS_SIZE
+    + flags(
+        do_train="True",
+        model="Glue_MRPC",
+        result_dir="result",
+        save_last_snapshot="True",
+        compress_ratio=2,
+    )
 )
-_THESEUS_1 = _THESEUS + flags(model_load_dir="student_init", model_save_dir="stage1", replace_prob=0.5)
+_THESEUS_1 = _THESEUS + flags(
+    model_load_dir="student_init", model_save_dir="stage1", replace_prob=0.5
+)
 COMPRESSION_PROGRAMS += (
     _distil("theseus/run_classifier.py", _THESEUS_1, before=()),
     _distil(
         "theseus/run_classifier.py",
-        _THESEUS + flags(
-            model_load_dir="stage1/snapshot_last_snapshot", model_save_dir="stage2",
-            replace_prob=1.0, learning_rate=1e-5,
+        _THESEUS
+        + flags(
+            model_load_dir="stage1/snapshot_last_snapshot",
+            model_save_dir="stage2",
+            replace_prob=1.0,
+            learning_rate=1e-5,
         ),
         before=(("model_compress/distil/theseus/run_classifier.py", _THESEUS_1),),
         label="second stage, replace_prob 1.0",
@@ -351,6 +456,186 @@ COMPRESSION_PROGRAMS += (
 )
 
 PROGRAMS = (*PROGRAMS, *COMPRESSION_PROGRAMS)
+
+# pix2pixHD's CelebA scripts at 32 pixels, a small generator and one discriminator without
+# the VGG loss (its weights are a download). The trainer runs its 1,000 epochs (hard-coded)
+# over the one image; the tester reads the CelebA label maps the repository holds.
+_HD = flags(
+    loadSize=32,
+    gpu_nums=1,
+    batchSize=1,
+    netG="global",
+    label_nc=19,
+    ngf=4,
+    n_downsample_global=2,
+    n_blocks_global=1,
+    dataroot="datasets/CelebA_HQ",
+) + ("--no_instance",)
+_hd_data = data.together(
+    data.label_maps("datasets/CelebA_HQ/train_label", 1, 32, 4),
+    data.image_files("datasets/CelebA_HQ/train_img", 1, 32, 32, ".jpg"),
+    data.placeholder_weights("pretrain"),
+)
+IMAGINAIRE_PROGRAMS = (
+    Program(
+        IMAGINAIRE,
+        "pix2pixHD/train_of_pix2pixhd.py",
+        _HD
+        + flags(ndf=4, num_D=1, n_layers_D=1, checkpoints_dir="ckpt", lr=0.00002)
+        + ("--no_vgg_loss",),
+        data=_hd_data,
+        # Each of its 1,000 epochs saves a checkpoint (every 300th image, and here the first);
+        # a whole run passed once in 397 s at this commit.
+        stop_after=r"^epoch 2, iter 0, ",
+    ),
+    Program(
+        IMAGINAIRE,
+        "pix2pixHD/test_of_pix2pixhd.py",
+        _HD + flags(load_pretrain="pretrain", results_dir="results"),
+        data=_hd_data,
+    ),
+    Program(
+        IMAGINAIRE,
+        "FUNIT/train.py",
+        flags(
+            num_gpus=1,
+            batch_size=1,
+            label_nc=4,
+            gen_num_filters=4,
+            gen_num_filters_mlp=8,
+            gen_style_dims=4,
+            dis_num_filters=4,
+            dis_max_num_filters=16,
+            dis_num_layers=2,
+            epoch=2,
+            image_size=64,
+        ),
+    ),
+)
+PROGRAMS = (*PROGRAMS, *IMAGINAIRE_PROGRAMS)
+
+# GE2E speaker verification: config/config.yaml (training: false) evaluates a trained model
+# (stood for by placeholder weights) on 4 speakers' preprocessed TIMIT spectrograms.
+AUDIO_PROGRAMS = (
+    Program(
+        AUDIO,
+        "Speaker_Verification_GE2Eloss/train_speech_embedder_oneflow.py",
+        data=data.together(
+            *(data.npy(f"test_tisv/speaker{i}.npy", (6, 40, 180)) for i in range(4)),
+            data.placeholder_weights("speech_id_checkpoint/final_epoch_950_batch_id_141model"),
+        ),
+    ),
+)
+PROGRAMS = (*PROGRAMS, *AUDIO_PROGRAMS)
+
+# InsightFace (OneFlow's port, April 2021): the trainer is run by its own test; the validator
+# evaluates a model (placeholder weights) on LFW, CFP-FP and AgeDB-30 pairs as OFRecords.
+_face_val_data = data.together(
+    *(
+        data.imagenet_ofrecord(  # image pairs, alternately of one face and of two
+            f"val/{name}",
+            8,
+            112,
+            fields=("encoded", "issame"),
+            suffix_length=1,
+            labels=np.arange(8) // 2 % 2,
+        )
+        for name in ("lfw", "cfp_fp", "agedb_30")
+    ),
+    data.placeholder_weights("model"),
+)
+FACE_PROGRAMS = (
+    Program(
+        ONEFLOW_FACE,
+        "insightface_train.py",
+        covered_by="tests/compat/test_oneflow_face.py",
+        timeout=1500,
+    ),
+    Program(
+        ONEFLOW_FACE,
+        "insightface_val.py",
+        flags(
+            network="y1",
+            val_batch_size=4,
+            device_num_per_node=1,
+            nrof_folds=2,
+            lfw_dataset_dir="val/lfw",
+            cfp_fp_dataset_dir="val/cfp_fp",
+            agedb_30_dataset_dir="val/agedb_30",
+            lfw_total_images_num=8,
+            cfp_fp_total_images_num=8,
+            agedb_30_total_images_num=8,
+            model_load_dir="model",
+            log_dir="log",
+        ),
+        data=_face_val_data,
+    ),
+)
+PROGRAMS = (*PROGRAMS, *FACE_PROGRAMS)
+
+# YOLOv3: every program loads the repository's own C++/CUDA op library (yolo_detect,
+# yolo_decode... built by its CMakeLists.txt into liboneflow_yolov3.so) when it starts.
+_YOLO_LIBRARY = Known(
+    Cause.CPP_OP_LIBRARY,
+    "liboneflow_yolov3.so (the repository's CMake-built yolo ops), loaded at start",
+    r"no \.so found|OpLibraryError|load_library",
+)
+_YOLO_MODEL = "of_model/of_yolov3_model/"
+YOLOV3_PROGRAMS = tuple(
+    Program(
+        YOLOV3,
+        f"oneflow_yolov3/model/{name}",
+        args,
+        folder="",
+        pythonpath=("",),
+        workdir="",
+        known=_YOLO_LIBRARY,
+    )
+    for name, args in (  # the command lines of yolo_train.sh, yolo_evaluate.sh, yolo_predict.sh
+        (
+            "yolo_train.py",
+            flags(
+                gpu_num_per_node=1,
+                batch_size=4,
+                base_lr=0.001,
+                num_epoch=1,
+                model_load_dir=_YOLO_MODEL,
+                classes=80,
+                num_boxes=90,
+                save_frequency=1,
+                model_save_dir="save_model",
+                dataset_dir="data/test_trainvalno5k.txt",
+            ),
+        ),
+        (
+            "yolo_evaluate.py",
+            flags(
+                gpu_num_per_node=1,
+                batch_size=1,
+                model_load_dir=_YOLO_MODEL,
+                label_path="data/coco.names",
+                use_tensorrt=0,
+                nms_thres=0.5,
+                conf_thres=0.001,
+                iou_thres=0.5,
+                image_paths="data/test_trainvalno5k.txt",
+            ),
+        ),
+        *(
+            (
+                name,
+                flags(
+                    pretrained_model=_YOLO_MODEL,
+                    label_path="data/coco.names",
+                    input_dir="data/images",
+                    output_dir="data/result",
+                ),
+            )
+            for name in ("predict_with_print_box.py", "python_load_data_predict_with_print_box.py")
+        ),
+    )
+)
+PROGRAMS = (*PROGRAMS, *YOLOV3_PROGRAMS)
 
 # Programs found but not runnable as published, under OneFlow either: (repository, path, why).
 EXCLUDED: tuple[tuple[Upstream, str, str], ...] = (
