@@ -114,3 +114,30 @@ def imdb(subfolder: str, length: int = 12, vocab: int = 64, n: int = 25000):
                 shutil.move(str(Path(tmp) / "out" / "part-0"), target / f"{split}-part-0")
 
     return write
+
+
+def wdl(subfolder: str, n: int = 96, train: int = 64, vocab: int = 64):
+    """Wide&Deep's Criteo-like OFRecords (``tests/wdl_data.py``): ``train`` and ``val``."""
+
+    def write(folder: Path) -> None:
+        from tests.wdl_data import write_wdl_dataset
+
+        write_wdl_dataset(folder / subfolder, "ofrecord", n=n, train=train, vocab=vocab)
+
+    return write
+
+
+def gpt_corpus(prefix: str, vocab: int, documents: int = 16, length: int = 20):
+    """A token corpus in Megatron-LM's indexed layout (``<prefix>.bin``, ``<prefix>.idx``),
+    as ``megatron_gpt_mmap_data_loader`` reads it."""
+
+    def write(folder: Path) -> None:
+        from tests.data.test_tensor_buffers import _write_megatron
+
+        gen = rng()
+        target = folder / prefix
+        target.parent.mkdir(parents=True, exist_ok=True)
+        docs = [gen.integers(0, vocab, length) for _ in range(documents)]
+        _write_megatron(str(target), docs)
+
+    return write
