@@ -130,16 +130,23 @@ def run_program(program: Program, clone: str | os.PathLike | None = None) -> Out
     written there first), or, for a program another test file runs, that test."""
     if program.repo.clone(clone) is None:
         return Outcome(program, "no clone", program.repo.missing_line())
+    for upstream, _ in program.requires:
+        if upstream.clone() is None:
+            return Outcome(program, "no clone", upstream.missing_line())
     if program.covered_by:
         return _run_covering_test(program, clone)
     with tempfile.TemporaryDirectory(prefix="oneflow_ecosystem_") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) / "program"
         copy_folder(program.repo, program.copied, work, clone)
         cwd = work / program.run_folder
         cwd.mkdir(parents=True, exist_ok=True)
         if program.data is not None:
             program.data(cwd)
         paths = [str(work / p) for p in program.pythonpath]
+        for upstream, folder in program.requires:
+            target = Path(tmp) / "requires" / upstream.name
+            copy_folder(upstream, folder, target)
+            paths.append(str(target))
         env = _env({})
         env["PYTHONPATH"] = os.pathsep.join([*paths, env["PYTHONPATH"]])
         start = time.monotonic()

@@ -188,3 +188,36 @@ def label_maps(subfolder: str, n: int, size: int, classes: int):
             Image.fromarray(pixels, mode="L").save(target / f"{i}.png")
 
     return write
+
+
+def link(name: str, target: str):
+    """A symbolic link ``name`` to ``target`` (a folder an earlier program writes)."""
+
+    def write(folder: Path) -> None:
+        (folder / name).symlink_to(target)
+
+    return write
+
+
+def market1501(root: str, pids: int = 2, per_pid: int = 4, height: int = 128, width: int = 64):
+    """Market-1501's folders (``bounding_box_train``, ``query``, ``bounding_box_test``) of
+    ``<root>/market1501`` with random person crops named as its files are
+    (``<pid>_c<camera>s1_<frame>_00.jpg``): ``per_pid`` training images of each of ``pids``
+    people, one query and two gallery images each, from different cameras."""
+
+    def write(folder: Path) -> None:
+        from PIL import Image
+
+        gen = rng()
+        base = folder / root / "market1501"
+        counts = {"bounding_box_train": per_pid, "query": 1, "bounding_box_test": 5}
+        for split, count in counts.items():
+            (base / split).mkdir(parents=True, exist_ok=True)
+            for pid in range(1, pids + 1):
+                for i in range(count):
+                    camera = 1 + (i + (split == "bounding_box_test")) % 6
+                    pixels = gen.integers(0, 256, (height, width, 3), dtype=np.uint8)
+                    name = f"{pid:04d}_c{camera}s1_{i:06d}_00.jpg"
+                    Image.fromarray(pixels).save(base / split / name)
+
+    return write

@@ -49,6 +49,9 @@ class Program:
     # (a checkpoint a trainer saves for its evaluator)
     before: tuple[tuple[str, tuple[str, ...]], ...] = ()
     pythonpath: tuple[str, ...] = ()  # folders of the copy its imports expect on the path
+    # other repositories' packages it imports, (repository, folder): copied beside the
+    # program's copy and put on the path (its clone is needed too)
+    requires: tuple[tuple[Upstream, str], ...] = ()
     # a test module without a main: run as `python -m unittest <module>` ran it (a two-line
     # driver that calls unittest.main is written next to it and run with flowjob run)
     unittest: bool = False
