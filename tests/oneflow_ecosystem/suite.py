@@ -1,9 +1,11 @@
 """Every runnable legacy-API program of Oneflow-Inc's public model repositories of 2020-2021
 that the runner knows, with its small arguments, its data and its known cause.
 
-A program runs unchanged (``flowjob run``, with the 2021 NumPy names of
-``tests/oneflow_v040/_launch.py``) in a fresh copy of its folder, where its data was written
-first. Arguments shrink it to a few steps on a tiny batch; device counts become 1.
+A program runs unchanged (``flowjob run``, with the library behaviours of 2021 that
+``_launch.py`` restores) in a fresh copy of its folder, where its data was written first.
+Arguments shrink it to a few steps on a tiny batch; device counts become 1. The lists are in
+``programs_*.py``, one module per repository (or group of small ones); ``EXCLUDED`` names the
+programs found that do not run as published, under OneFlow either.
 """
 
 from __future__ import annotations
