@@ -69,6 +69,46 @@ ONEFLOW_FACE = Upstream(
     "FLOWJOB_ONEFLOW_FACE_SRC",
 )
 
+# The model repositories of 2020-2021 that tests/oneflow_ecosystem runs programs of, each at its
+# last commit of the legacy job-function API (the newest one for all of these: none of them
+# moved to the later eager or graph APIs in place).
+VISION = Upstream(
+    "oneflow_vision_model",
+    "https://github.com/Oneflow-Inc/oneflow_vision_model",
+    "e9682e6c15fbb8022cd7456f7e5fa81d73c2e147",  # 2021-10-25
+    "FLOWJOB_VISION_SRC",
+)
+IMAGINAIRE = Upstream(
+    "oneflow_imaginaire",
+    "https://github.com/Oneflow-Inc/oneflow_imaginaire",
+    "d24f30facec5376b2f1a2cf72bd03ef01dd43221",  # 2021-03-25
+    "FLOWJOB_IMAGINAIRE_SRC",
+)
+NLP = Upstream(
+    "oneflow_nlp_model",
+    "https://github.com/Oneflow-Inc/oneflow_nlp_model",
+    "7fa2d9ca39187096be0ac535bef81fa0dd9ce679",  # 2021-09-30
+    "FLOWJOB_NLP_SRC",
+)
+COMPRESSION = Upstream(
+    "Oneflow-Model-Compression",
+    "https://github.com/Oneflow-Inc/Oneflow-Model-Compression",
+    "1a346fa0a586ee0277814ecb56e5bee772d9bb05",  # 2021-08-16
+    "FLOWJOB_COMPRESSION_SRC",
+)
+AUDIO = Upstream(
+    "oneflow_audio_model",
+    "https://github.com/Oneflow-Inc/oneflow_audio_model",
+    "b5d9f88899b612addb320a156359caad9518673a",  # 2021-09-30
+    "FLOWJOB_AUDIO_SRC",
+)
+YOLOV3 = Upstream(
+    "oneflow_yolov3",
+    "https://github.com/Oneflow-Inc/oneflow_yolov3",
+    "179163d902bf3e409a97b25508ba52527e8f9c22",  # 2021-01-06
+    "FLOWJOB_YOLOV3_SRC",
+)
+
 
 class UpstreamError(RuntimeError):
     """The clone is missing, is not a git repository, or lacks the pinned revision."""

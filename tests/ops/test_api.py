@@ -198,3 +198,21 @@ def test_mode_strings_are_converted_once_and_recorded_as_oneflow_spells_them():
             conv_np[:, :, i, j] = xp[:, :, i : i + 3, j : j + 3].sum()
     want = conv_np.reshape(1, 3, 2, 2, 2, 2).mean(axis=(3, 5))
     np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dist", [[], (), None, "B", "S(0),B", ["S(0)"]])
+def test_get_variable_takes_every_parallel_distribution_form_oneflow_took(dist):
+    """OneFlow v0.4's get_variable turned None into [] and split a string at its commas; an
+    empty list (what a model-parallel helper gives on one device) leaves the variable alone."""
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        v = flow.get_variable(
+            "v",
+            shape=(4, 2),
+            initializer=flow.constant_initializer(3.0),
+            parallel_distribution=dist,
+        )
+        return v + 1.0
+
+    np.testing.assert_array_equal(job(), np.full((4, 2), 4.0, np.float32))

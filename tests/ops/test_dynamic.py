@@ -78,3 +78,23 @@ def test_cast_to_static_shape_pads_the_real_part_with_zeros():
 
     y = normal(3, 4).astype(np.float32)
     np.testing.assert_array_equal(static(y), y)
+
+
+def test_cast_to_static_shape_gives_a_static_blob_that_any_op_takes():
+    """As in OneFlow (is_dynamic False): a reshape after it, as Wide&Deep's hybrid embedding
+    does after gathering rows that argwhere found."""
+    seen = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        rows = flow.gather_nd(x, flow.argwhere(x[:, 0] > 0.0))
+        static = flow.cast_to_static_shape(rows * 2.0)
+        seen.update(rows=rows.is_dynamic, static=static.is_dynamic)
+        return flow.reshape(static, (2, 6))
+
+    x = normal(4, 3).astype(np.float32)
+    x[:, 0] = [1.0, -1.0, 2.0, -2.0]
+    want = np.zeros((4, 3), np.float32)
+    want[:2] = 2 * x[[0, 2]]
+    np.testing.assert_allclose(job(x), want.reshape(2, 6), rtol=1e-6)
+    assert seen == {"rows": True, "static": False}

@@ -203,6 +203,33 @@ def test_scatter_nd_with_dynamic_indices_adds_nothing_for_padded_rows():
         Scatter([i], [u[:2]])
 
 
+@pytest.mark.parametrize("add", [False, True])
+def test_tensor_scatter_nd_with_dynamic_params_and_indices_writes_only_real_rows(add):
+    """OneFlow's hybrid embedding (Wide&Deep): rows of a dynamic table replaced (or added to)
+    at the rows argwhere found; padded index rows, which would hit row 0, write nothing."""
+    op = flow.tensor_scatter_nd_add if add else flow.tensor_scatter_nd_update
+
+    @flow.global_function()
+    def Scatter(
+        p: tp.ListNumpy.Placeholder((6, 3)),
+        i: tp.ListNumpy.Placeholder((6, 1), dtype=flow.int32),
+        u: tp.ListNumpy.Placeholder((6, 3)),
+    ) -> tp.ListNumpy:
+        return op(p * 1.0, i, u + 1.0)
+
+    p = negative(5, 3)
+    i = np.array([[4], [1], [3]], np.int32)
+    u = negative(3, 3)
+    want = p.copy()
+    if add:
+        np.add.at(want, i[:, 0], u + 1)
+    else:
+        want[i[:, 0]] = u + 1
+    np.testing.assert_allclose(Scatter([p], [i], [u])[0], want, rtol=1e-6)
+    with pytest.raises(flow.JobArgumentError, match="updates have real shape"):
+        Scatter([p], [i], [u[:2]])
+
+
 def test_broadcast_to_compatible_with_broadcasts_real_shapes():
     @flow.global_function()
     def Broadcast(

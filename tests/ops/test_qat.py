@@ -152,3 +152,25 @@ def test_scope_config_rejects_unknown_attributes():
             pass
     with pytest.raises(ValueError, match="target_backend"):
         flow.FunctionConfig().qat.target_backend("tpu")
+
+
+@pytest.mark.parametrize("attrs", [{"checkpointing": True}, {"pipeline_stage_id_hint": 1}])
+def test_scope_config_takes_oneflow_v040s_other_attributes_without_changing_values(attrs):
+    """OneFlow v0.4 registered ``checkpointing`` (recompute in the backward pass, for memory)
+    and ``pipeline_stage_id_hint``: a train step inside them is the plain SGD step."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+
+    @flow.global_function(type="train")
+    def step(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        with flow.experimental.scope.config(**attrs):
+            w = flow.get_variable("w", shape=(3, 1), initializer=flow.constant_initializer(1.0))
+            loss = flow.math.reduce_sum(flow.matmul(x, w) ** 2)
+        flow.optimizer.SGD(
+            flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0
+        ).minimize(loss)
+        return loss
+
+    w = np.ones((3, 1), np.float32)
+    for _ in range(2):
+        np.testing.assert_allclose(step(x), np.sum((x @ w) ** 2), rtol=1e-6)
+        w = w - 0.1 * 2 * x.T @ (x @ w)

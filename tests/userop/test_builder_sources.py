@@ -98,6 +98,26 @@ def test_blobs_report_their_ops_placement(fresh_session):
     assert seen == {"cpu": ("cpu", ["0:0-1"]), "gpu": ("gpu", ["0:0"]), "none": ("cpu", ["0:0"])}
 
 
+def test_blobs_report_how_many_devices_their_op_is_placed_on(fresh_session):
+    """``blob.parallel_size``: the device count of the placement strings (OneFlow counted the
+    devices of the blob's parallel_conf), 1 outside any placement scope. Read while the job
+    is traced (flow.get_all_variables traces every job; no run needs those devices)."""
+    seen = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        with flow.scope.placement("gpu", "0:0-3"):
+            a = flow.math.relu(x)
+        with flow.scope.placement("cpu", ["0:1-2", "1:0-2"]):
+            b = a + 1.0
+        c = b * 2.0
+        seen.update(a=a.parallel_size, b=b.parallel_size, c=c.parallel_size)
+        return c
+
+    flow.get_all_variables()
+    assert seen == {"a": 4, "b": 5, "c": 1}
+
+
 def test_dynamic_loss_scale_schedule_updates_its_variables_in_place(fresh_session):
     """The op writes its ``loss_scale`` and ``good_step_counter`` inputs (a predict job, as
     in OneFlow's test), call after call, as the kernel's rule says: a finite step counts, and

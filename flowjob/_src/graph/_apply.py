@@ -50,6 +50,7 @@ def apply_op(
     real_shape: RealShape | None = None,
     micro_batches: MicroBatches | None = None,
     dynamic_source: bool = False,
+    static_outputs: bool = False,
 ):
     """Records one op in the current job and returns its output blob(s).
 
@@ -59,7 +60,8 @@ def apply_op(
     an op with a dynamic input, or with a ``real_shape.device`` rule, are dynamic.
     ``dynamic_source``: the outputs are dynamic even without dynamic inputs (an op that decides
     its outputs' sizes, as OneFlow's dynamic sources); ``real_shape``'s rule gives their real
-    shapes.
+    shapes. ``static_outputs``: the outputs are static even with dynamic inputs (an op whose
+    result fills its full shape, as ``cast_to_static_shape``; its rule gives that shape).
 
     An op on micro-batched inputs (``Blob.micro_batches`` > 1) runs on each micro-batch
     (``jax.vmap`` of its lowering) unless ``micro_batches`` says how it changes them
@@ -104,7 +106,12 @@ def apply_op(
     leaves = out if multi else (out,)
     split = micro_batches is not None and micro_batches.count > 1
     outputs = [
-        (o.shape[1:] if split else o.shape, _dtypes.as_dtype(o.dtype), dynamic) for o in leaves
+        (
+            o.shape[1:] if split else o.shape,
+            _dtypes.as_dtype(o.dtype),
+            dynamic and not static_outputs,
+        )
+        for o in leaves
     ]
     if steps > 1 and micro_batches is None:  # the op runs on each micro-batch
         lowering = _on_each(lowering, timed, rng)

@@ -84,6 +84,13 @@ class Blob:
         )
 
     @property
+    def parallel_size(self) -> int:
+        """How many devices the op that made this blob is placed on: OneFlow's
+        ``blob.parallel_size``, the device count of ``parallel_conf`` ("0:0-3" is 4)."""
+        placed = self.op.placement
+        return 1 if placed is None else len(placed.device_ids())
+
+    @property
     def ndim(self) -> int:
         return len(self.shape)
 

@@ -255,6 +255,9 @@ def parse_parallel_distribution(
 # -- scope attributes (flow.experimental.scope.config) ------------------------------------
 # OneFlow's registered scope attributes and their defaults: ops read them while traced.
 SCOPE_ATTR_DEFAULTS: dict[str, bool | int] = {
+    # recompute activations in the backward pass to save memory: no value changes
+    "checkpointing": False,
+    "pipeline_stage_id_hint": 0,  # a placement hint for pipelining: no value changes
     "quantization_aware_training": True,
     "ssp_num_stages": -1,
     "ssp_stage_id": -1,

@@ -244,7 +244,10 @@ def get_variable(
                 f"({describe_frame(user_frame())})"
             )
     trainable = True if trainable is None else bool(trainable)
-    if parallel_distribution is not None:
+    if isinstance(parallel_distribution, str):  # OneFlow's "S(0),B" form
+        parallel_distribution = parallel_distribution.split(",")
+    # OneFlow turned None into [] (no distribution given): both leave the variable as it is
+    if parallel_distribution is not None and len(parallel_distribution) > 0:
         nd_sbp = _scope.parse_parallel_distribution(
             parallel_distribution, len(shape), f"get_variable({full!r})"
         )

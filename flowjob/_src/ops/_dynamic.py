@@ -130,8 +130,8 @@ _TO_STATIC_REAL = RealShape(lambda shapes, padded: tuple(padded[0] or shapes[0])
 
 
 def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
-    """``x`` at its full (placeholder) shape: a dynamic ``x``'s real part with zeros after
-    it; a static ``x`` unchanged."""
+    """``x`` at its full (placeholder) shape, as a static blob: a dynamic ``x``'s real part
+    with zeros after it; a static ``x`` unchanged."""
     public = "flow.cast_to_static_shape"
     name = check_name(public, name)
     require_blob(public, x, "x", name)
@@ -142,4 +142,5 @@ def cast_to_static_shape(x: Blob, name: str | None = None) -> Blob:
         name=name,
         prefix="CastToStaticShape",
         real_shape=_TO_STATIC_REAL,
+        static_outputs=True,  # OneFlow's output is static: any op may take it
     )

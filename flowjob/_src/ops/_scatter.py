@@ -66,6 +66,36 @@ def _lower_tensor_scatter(params, indices, updates, *, add):
     return where.add(updates) if add else where.set(updates)
 
 
+def _masked_tensor_scatter(params, indices, updates, *, real, add):
+    # Only the real index rows write (as OneFlow's kernel, which reads the real count): the
+    # padded rows are sent out of range, where mode="drop" discards them.
+    rows = valid_mask(real[1][:-1], indices.shape[:-1])
+    k = indices.shape[-1]
+    beyond = jnp.asarray(params.shape[:k], indices.dtype)
+    where = params.at[_index_tuple(jnp.where(rows[..., None], indices, beyond))]
+    return where.add(updates, mode="drop") if add else where.set(updates, mode="drop")
+
+
+def _tensor_scatter_real(shapes, padded, *, add):
+    params, indices, updates = shapes
+    k = indices[-1]
+    if padded[1] is not None and k != padded[1][-1]:
+        raise ValueError(
+            f"the index tuples in the last axis of indices have real width {k}, "
+            f"not the declared {padded[1][-1]}"
+        )
+    want = tuple(indices[:-1]) + tuple(params[k:])
+    if tuple(updates) != want:
+        raise ValueError(
+            f"updates have real shape {tuple(updates)}, indices {tuple(indices)} and params "
+            f"{tuple(params)}: expected {want}"
+        )
+    return tuple(params)
+
+
+_TENSOR_SCATTER_REAL = RealShape(_tensor_scatter_real, _masked_tensor_scatter)
+
+
 def _check_nd(
     public: str, indices: Blob, updates: Blob, shape: tuple[int, ...], name: str | None
 ) -> None:
@@ -125,6 +155,7 @@ def _tensor_scatter(
         attrs={"add": add},
         name=name,
         prefix=prefix,
+        real_shape=_TENSOR_SCATTER_REAL,
     )
 
 
