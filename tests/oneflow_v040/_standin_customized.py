@@ -63,7 +63,7 @@ def _image(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 
 def write_imagenet_16(folder: str | os.PathLike, seed: int = 0) -> Path:
     """``folder``: 16 JPEG records (``encoded``, ``class/label`` int32) in ``part-00000`` and
-    the same file as ``part-0``; returns ``folder``."""
+    the same file as ``part-0``, without flowjob's manifest; returns ``folder``."""
     import flowjob as flow
 
     rng = np.random.default_rng(seed)
@@ -75,6 +75,8 @@ def write_imagenet_16(folder: str | os.PathLike, seed: int = 0) -> Path:
         folder, {"encoded": images, "class/label": labels}, part_name_suffix_length=5
     )
     shutil.copy(folder / "part-00000", folder / "part-0")
+    # flowjob's manifest names one part; OneFlow's folders have none (and two names here)
+    (folder / "_ofrecord_manifest.json").unlink()
     return folder
 
 

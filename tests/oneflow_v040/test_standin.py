@@ -150,4 +150,5 @@ def test_customized_standins(tmp_path):
     assert copy.read_text() == f'data_dir = "{data}"\n'
     assert (work / "output").is_dir()
     assert (data / "part-0").read_bytes() == (data / "part-00000").read_bytes()
+    assert not (data / "_ofrecord_manifest.json").exists()  # it would name one part only
     assert flow.data.inspect_ofrecord(str(data)).records == 32  # 16 records in each of 2 files
