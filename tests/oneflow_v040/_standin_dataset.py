@@ -5,27 +5,31 @@
 of JPEGs and labels (``ofrecord/part-00000``), three ground-truth PNGs beside them, and two
 ResNet-50 checkpoints (``resnet50_models``, ``resnet50_pretrained``). ``prepare_standin`` writes
 small stand-ins and a copy of the test file whose ``"/dataset/imagenette"`` paths point at
-them; the tests themselves run unchanged.
+them; the tests themselves run unchanged, except that ``test_resnet50_without_bn.py``'s
+literal losses (OneFlow's, on its private data) become a reference's on the stand-in.
 
-- The records (``write_ofrecord_standin``), written by flowjob's OFRecord writer: record 0 is
-  the image the ground truths describe, labelled 5 as the test expects: a 512 x 640 JPEG made
-  of 16 x 16 blocks of random colours, saved without chroma subsampling, so every JPEG decoder
-  gives blocks of one colour. Resizing its shorter side to 256 then halves it exactly, which
-  any area-averaging resize does alike (OpenCV's ``INTER_AREA``, which OneFlow's "auto"
-  interpolation picks for a shrink, a box filter, plain 2 x 2 means), and the centre crop of
-  224 cuts through blocks, so a crop one pixel off shows. The other records (for the ResNet
-  tests) are smoothed random images of varied sizes whose colour follows their label.
-- The ground truths are an independent reference: OpenCV decodes and resizes (checked equal to
-  NumPy 2 x 2 means), NumPy crops and normalizes with OneFlow's kernel formula
-  (``(x - mean) * (1 / std)`` in float32, offsets truncated), and the result goes through the
-  test's own recovery (``* std + mean``, RGB to BGR, cast to uint8).
-- The checkpoints (``write_checkpoint_standin``) are the test folder's own ``resnet50`` model
-  with freshly initialized weights (``BatchNorm2d`` or the file's ``FakeBN``), saved by
-  flowjob's ``flow.save`` in OneFlow's layout, made in a ``flowjob run`` subprocess.
-
-What a stand-in cannot give: ``test_resnet50_without_bn.py`` compares each step's loss with
-the losses OneFlow's private checkpoint and images gave, to 1e-5, so it fails on the first
-step's comparison (after loading and training a step, which it does check).
+- The records (``standin_records``, written by flowjob's OFRecord writer): record 0 is the
+  image the ground truths describe, labelled 5 as the test expects, a 512 x 640 JPEG; the 63
+  others (for the ResNet tests) have a shorter side of 512 and a longer one of 512 to 768,
+  their colours spread around one that follows their label. Every image is made of 16 x 16
+  blocks of one colour, saved without chroma subsampling, so JPEG decoders give blocks of one
+  colour (OpenCV's and Pillow's, flowjob's decoder, are checked equal). Resizing the shorter
+  side to 256 then halves each image exactly, which any area-averaging resize does alike
+  (OpenCV's ``INTER_AREA``, which OneFlow's "auto" interpolation picks for a shrink, Pillow's
+  box filter, plain 2 x 2 means), and the centre crop of 224 cuts through blocks, so a crop
+  one pixel off shows.
+- ``pipeline`` is the test's pipeline computed independently: OpenCV decodes and resizes
+  (checked equal to NumPy 2 x 2 means), NumPy crops and normalizes with OneFlow's kernel
+  formula (``(x - mean) * (1 / std)`` in float32, offsets truncated). The ground truths are
+  record 0 through it and the test's own recovery (``* std + mean``, RGB to BGR, uint8); the
+  ResNet reference's inputs are all records through it (``_standin_resnet``).
+- ``resnet50_models`` (with batch normalization): the test folder's own ``resnet50`` model
+  freshly initialized, saved by flowjob's ``flow.save`` in OneFlow's layout, made in a
+  ``flowjob run`` subprocess (``write_checkpoint_standin``).
+- ``resnet50_pretrained`` (identity norm layers): weights that keep the network
+  well-conditioned without normalization, drawn with NumPy and written in OneFlow's layout
+  without flowjob (``_standin_checkpoint``); the losses of the test's 100 steps from them are
+  PyTorch's, cached with the SHA-256 of their inputs (``_standin_resnet``).
 """
 
 from __future__ import annotations
@@ -39,13 +43,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ._standin_checkpoint import resnet50_fixup, write_checkpoint
+
 REPO = Path(__file__).resolve().parents[2]
 PRIVATE = "/dataset/imagenette"
 # file -> the checkpoints it loads (folder name -> norm layer of the model saved there)
 STANDIN_FILES: dict[str, dict[str, str]] = {
     "test_dataset.py": {},
     "test_resnet50_with_bn.py": {"resnet50_models": "BatchNorm2d"},
-    "test_resnet50_without_bn.py": {"resnet50_pretrained": "FakeBN"},
+    "test_resnet50_without_bn.py": {"resnet50_pretrained": "fixup"},
 }
 RGB_MEAN = [123.68, 116.779, 103.939]
 RGB_STD = [58.393, 57.12, 57.375]
@@ -77,21 +83,37 @@ def _first_image(rng: np.random.Generator) -> np.ndarray:
 
 
 def _labelled_image(rng: np.random.Generator, label: int) -> np.ndarray:
-    import cv2
-
-    h, w = int(rng.integers(240, 330)), int(rng.integers(240, 330))
+    """Blocks as in the first image, their colours spread around one that follows ``label``;
+    the shorter side is 512 and the longer one a multiple of 64, either way round."""
+    short, long = 512, int(rng.choice([512, 576, 640, 704, 768]))
+    h, w = (short, long) if rng.random() < 0.5 else (long, short)
     hue = np.array([(label * 97) % 256, (label * 53 + 80) % 256, (label * 29 + 160) % 256])
-    noise = rng.normal(0, 40, (h, w, 3))
-    return np.clip(cv2.GaussianBlur(hue + noise, (9, 9), 0), 0, 255).astype(np.uint8)
+    colors = np.clip(hue + rng.normal(0, 40, (h // BLOCK, w // BLOCK, 3)), 0, 255)
+    return np.repeat(np.repeat(colors.astype(np.uint8), BLOCK, axis=0), BLOCK, axis=1)
 
 
-def ground_truths(encoded: bytes) -> dict[str, np.ndarray]:
-    """The three PNGs of ``test_dataset.py`` for the first record (arrays as cv2.imread
-    gives them back): decoded RGB, resized, and the cropped-normalized image recovered."""
+def standin_records(seed: int = 0) -> tuple[list[bytes], np.ndarray]:
+    """The stand-in's ``RECORDS`` encoded JPEGs and their int32 labels, drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    labels = [FIRST_LABEL] + [int(rng.integers(CLASSES)) for _ in range(RECORDS - 1)]
+    images = [_jpeg(_first_image(rng))]
+    images += [_jpeg(_labelled_image(rng, label)) for label in labels[1:]]
+    return images, np.asarray(labels, np.int32)
+
+
+def pipeline(encoded: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The test's pipeline on one JPEG, computed independently: (decoded RGB, resized so its
+    shorter side is 256, centre crop of 224 normalized as HWC float32). OpenCV decodes (checked
+    equal to Pillow, flowjob's decoder) and resizes (checked equal to NumPy 2 x 2 means);
+    NumPy crops and normalizes with OneFlow's kernel formula (``(x - mean) * (1 / std)`` in
+    float32, offsets truncated)."""
     import cv2
+    from PIL import Image
 
     bgr = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR)
     decoded = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+    if not np.array_equal(decoded, np.asarray(Image.open(io.BytesIO(encoded)).convert("RGB"))):
+        raise AssertionError("stand-in image: OpenCV and Pillow decode it differently")
     h, w = decoded.shape[:2]
     size = (w * 256 // min(h, w), h * 256 // min(h, w))  # exactly half: see the docstring
     resized = cv2.resize(decoded, size, interpolation=cv2.INTER_AREA)
@@ -102,7 +124,15 @@ def ground_truths(encoded: bytes) -> dict[str, np.ndarray]:
     x = int(np.float32(size[0] - CROP) * np.float32(0.5))
     crop = resized[y : y + CROP, x : x + CROP].astype(np.float32)
     inv_std = np.float32(1) / np.asarray(RGB_STD, np.float32)
-    normalized = (crop - np.asarray(RGB_MEAN, np.float32)) * inv_std  # OneFlow's kernel
+    return decoded, resized, (crop - np.asarray(RGB_MEAN, np.float32)) * inv_std
+
+
+def ground_truths(encoded: bytes) -> dict[str, np.ndarray]:
+    """The three PNGs of ``test_dataset.py`` for the first record (arrays as cv2.imread
+    gives them back): decoded RGB, resized, and the cropped-normalized image recovered."""
+    import cv2
+
+    decoded, resized, normalized = pipeline(encoded)
     recovered = normalized.astype(np.float64) * RGB_STD + RGB_MEAN  # the test's recovery
     val = cv2.cvtColor(np.float32(recovered), cv2.COLOR_RGB2BGR).astype(np.uint8)
     return {
@@ -119,15 +149,10 @@ def write_ofrecord_standin(folder: str | os.PathLike, seed: int = 0) -> Path:
 
     import flowjob as flow
 
-    rng = np.random.default_rng(seed)
+    images, labels = standin_records(seed)
     out = Path(folder) / "ofrecord"
-    labels = [FIRST_LABEL] + [int(rng.integers(CLASSES)) for _ in range(RECORDS - 1)]
-    images = [_jpeg(_first_image(rng))]
-    images += [_jpeg(_labelled_image(rng, label)) for label in labels[1:]]
     flow.data.write_ofrecord(
-        out,
-        {"encoded": images, "class/label": np.asarray(labels, np.int32)},
-        part_name_suffix_length=5,
+        out, {"encoded": images, "class/label": labels}, part_name_suffix_length=5
     )
     for name, pixels in ground_truths(images[0]).items():
         if not cv2.imwrite(str(out / name), pixels):
@@ -189,12 +214,20 @@ def prepare_standin(path: str | os.PathLike, work: str | os.PathLike) -> Path:
     if not (root / "ofrecord").is_dir():
         write_ofrecord_standin(root)
     for name, norm in STANDIN_FILES.get(path.name, {}).items():
-        if not (root / name).is_dir():
+        if (root / name).is_dir():
+            continue
+        if norm == "fixup":  # NumPy weights in OneFlow's layout (_standin_checkpoint)
+            write_checkpoint(root / name, resnet50_fixup())
+        else:
             write_checkpoint_standin(root, path.parent, name, norm)
     for helper in path.parent.glob("*.py"):  # resnet50_model.py, test_util.py...
         if not helper.name.startswith("test_") or helper.name == "test_util.py":
             shutil.copy(helper, work / helper.name)
     text = path.read_text(encoding="utf-8").replace(PRIVATE, str(root))
+    if path.name == "test_resnet50_without_bn.py":  # OneFlow's losses -> PyTorch's
+        from ._standin_resnet import reference_losses, with_losses
+
+        text = with_losses(text, reference_losses(root / "resnet50_pretrained"))
     copy = work / path.name
     copy.write_text(text, encoding="utf-8")
     return copy

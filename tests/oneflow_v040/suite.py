@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from ._standin_customized import prepare_customized
 from ._standin_dataset import prepare_standin
 from .folders import Expected
 
@@ -222,15 +223,27 @@ STANDINS: dict[str, StandIn] = {
     "modules/test_resnet50_with_bn.py": _IMAGENETTE,
     "modules/test_resnet50_without_bn.py": StandIn(
         "/dataset/imagenette/ofrecord and /dataset/imagenette/resnet50_pretrained, and "
-        "compares each step's loss with OneFlow's own losses on them (to 1e-5): no stand-in "
-        "data can reproduce those numbers"
+        "compares each step's loss with OneFlow's own losses on them (to 1e-5)",
+        prepare=prepare_standin,
+        note="stand-in: the 64 JPEG records, Fixup-style ResNet-50 weights drawn with NumPy "
+        "and written in OneFlow's layout, and in place of OneFlow's 100 losses PyTorch's on "
+        "the same inputs and weights (cached with their inputs' SHA-256; "
+        "_standin_checkpoint.py, _standin_resnet.py)",
     ),
     "customized/new_data_pre.py": StandIn(
-        "/dataset/imagenet_16_same_pics/ofrecord (an OFRecord part of ImageNet JPEGs)"
+        "/dataset/imagenet_16_same_pics/ofrecord (an OFRecord part of ImageNet JPEGs)",
+        prepare=prepare_customized,
+        note="stand-in: 16 JPEG records written by flowjob's writer (as part-0 and "
+        "part-00000) and the output/ folder it saves into; it checks no value, so it "
+        "passes by running to its end (_standin_customized.py)",
     ),
     "customized/ccrelu_alexnet.py": StandIn(
         "/dataset/PNGS/PNG227/of_record_repeated (OFRecords) and an AlexNet checkpoint "
-        "(/dataset/PNGS/cnns_model_for_test/alexnet/models/of_model_bk)"
+        "(/dataset/PNGS/cnns_model_for_test/alexnet/models/of_model_bk)",
+        prepare=prepare_customized,
+        note="stand-in: 64 PNG records of 227 x 227 in 32 parts written by flowjob's writer "
+        "and AlexNet weights drawn with NumPy in OneFlow's layout; it checks no value, so "
+        "it passes by running its 10 steps to its end (_standin_customized.py)",
     ),
 }
 
