@@ -287,6 +287,14 @@ class RankWatch:
     # -- failing -----------------------------------------------------------------------------
     def fail(self, message: str) -> None:
         """Another rank failed: say so and end this process (status 1)."""
+        self._stop(message, tell_others=False)
+
+    def diverge(self, message: str) -> None:
+        """This rank found that the ranks' programs or settings differ: it fails, naming
+        the difference, and the others learn it as its failure."""
+        self._stop(message, tell_others=True)
+
+    def _stop(self, message: str, tell_others: bool) -> None:
         if self.finished:
             self.settle(message)
             return
@@ -295,20 +303,8 @@ class RankWatch:
             self.peer_failure = self.peer_failure or message
             self.peer_failed.set()
             return
-        say(f"flowjob: {FAILED}: {self.who(self.world.rank)} stops because {message}")
-        self.end(1)
-
-    def diverge(self, message: str) -> None:
-        """This rank found that the ranks' programs or settings differ: it fails, naming
-        the difference, and the others learn it as its failure."""
-        if self.finished:
-            self.settle(message)
-            return
-        if not self.exiting.acquire(blocking=False):
-            self.peer_failure = self.peer_failure or message
-            self.peer_failed.set()
-            return
-        self.report(f"{RankFailedError.__name__}: {message}")
+        if tell_others:
+            self.report(f"{RankFailedError.__name__}: {message}")
         say(f"flowjob: {FAILED}: {self.who(self.world.rank)} stops because {message}")
         self.end(1)
 
