@@ -11,22 +11,13 @@ import pytest
 
 from flowjob._src.compat.parity import _eager_reasons as known
 from flowjob._src.compat.parity import eager
-from tests.upstream import ONEFLOW
-
-needs_clone = pytest.mark.skipif(ONEFLOW.clone() is None, reason=ONEFLOW.missing_line())
+from tests.parity_tables.table_checks import assert_rows_pass_or_are_known, needs_clone
 
 
 @needs_clone
 def test_every_eager_row_matches_or_has_a_known_reason():
     rows = eager.table()
-    assert len(rows) > 300
-    failing = [(r.path, r.problems) for r in rows if r.status == "fail"]
-    assert failing == []
-    by_path = {r.path: r for r in rows}
-    # the lists cannot go stale: a known difference still differs, a fixed row still passes
-    assert [p for p in known.KNOWN if not by_path[p].problems] == []
-    assert [p for p in known.FIXED if by_path[p].problems] == []
-    assert set(known.KNOWN.values()) == set(known.REASONS)
+    by_path = assert_rows_pass_or_are_known(rows, known, 300)
     # the kinds of rows the table promises are there
     for path in (
         "nn.Linear",

@@ -13,9 +13,7 @@ import flowjob.typing as tp
 from flowjob._src.compat.parity import normalizers
 from flowjob._src.errors import OpError
 from flowjob._src.ops._util import int_list, norm_axes
-from tests.upstream import ONEFLOW
-
-needs_clone = pytest.mark.skipif(ONEFLOW.clone() is None, reason=ONEFLOW.missing_line())
+from tests.parity_tables.table_checks import needs_clone
 
 
 @needs_clone

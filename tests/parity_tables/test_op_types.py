@@ -14,10 +14,9 @@ import flowjob.typing as tp
 from flowjob._src.compat.parity import _not_yet, op_types
 from flowjob.userop import known_op_types, lookup
 from tests.parity_tables import op_cases, op_cases_nn
-from tests.upstream import ONEFLOW
+from tests.parity_tables.table_checks import needs_clone
 from tests.userop.builder_helpers import build, variables  # noqa: F401
 
-needs_clone = pytest.mark.skipif(ONEFLOW.clone() is None, reason=ONEFLOW.missing_line())
 ALL_CASES = op_cases.CASES + op_cases_nn.CASES
 
 

@@ -14,22 +14,13 @@ import flowjob.typing as tp
 from flowjob._src.compat.parity import _signature_reasons as known
 from flowjob._src.compat.parity import signatures
 from flowjob._src.compat.parity.signatures import KEYWORD_ONLY, POSITIONAL, Param
-from tests.upstream import ONEFLOW
-
-needs_clone = pytest.mark.skipif(ONEFLOW.clone() is None, reason=ONEFLOW.missing_line())
+from tests.parity_tables.table_checks import assert_rows_pass_or_are_known, needs_clone
 
 
 @needs_clone
 def test_every_exported_signature_matches_or_has_a_known_reason():
     rows = signatures.table()
-    assert len(rows) > 500
-    failing = [(r.path, r.problems) for r in rows if r.status == "fail"]
-    assert failing == []
-    by_path = {r.path: r for r in rows}
-    # the lists cannot go stale: a known difference still differs, a fixed row still passes
-    assert [p for p in known.KNOWN if not by_path[p].problems] == []
-    assert [p for p in known.FIXED if by_path[p].problems] == []
-    assert set(known.KNOWN.values()) == set(known.REASONS)
+    assert_rows_pass_or_are_known(rows, known, 500)
 
 
 E = inspect.Parameter.empty
