@@ -166,10 +166,15 @@ def _server_factory(servers: list, busy: list[int], live_period: float, logs=Non
     (a ``LoadedLogs``; None: none kept) stay the same; the server is appended to ``servers``."""
     from tensorboard import program
 
-    from ..board_plugin import cached_data_app, live_reload_app
+    from ..board_plugin import cached_data_app, live_reload_app, live_runs_app
 
     def make(wsgi_app, flags):
-        data_app = wsgi_app if logs is None else cached_data_app(wsgi_app, logs)
+        data_app = wsgi_app
+        if logs is not None:
+            # the runs written within the last minute (or 10 live periods) are ticked in the
+            # page's run selector when TensorBoard ticks none (over 40 or 500 runs)
+            live_age = max(60.0, 10 * live_period)
+            data_app = live_runs_app(cached_data_app(wsgi_app, logs), logs, live_age)
         app = live_reload_app(data_app, live_period)
         last = flags.port if flags.port == 0 else min(flags.port + _PORT_ATTEMPTS, 65536)
         for port in range(flags.port, max(last, flags.port + 1)):
