@@ -4,7 +4,8 @@ TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob._src.b
 settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
 10 images per tag) and read new data every second, and pages that fetch new data by
 themselves every ``--live-period`` seconds (``flowjob._src.board_plugin.live_reload_app``),
-answered from kept answers while the loaded logs stay the same (``cached_data_app``).
+answered from kept answers while the loaded logs stay the same (``cached_data_app``), and
+that tick the runs being written when TensorBoard ticks none (``live_runs_app``).
 A busy port moves to the next free one (said on stderr); the URL is printed once the server
 answers ``/data/runs``; Ctrl-C or SIGTERM stops.
 """

@@ -10,9 +10,9 @@
 // its dashboards) and the active dashboard's data. Each tick also lets the legacy Scalars
 // charts rescale to the new points unless the user zoomed them, the Projector tab reloads
 // when its embeddings change, the runs being written are ticked in the run selector while
-// TensorBoard ticks none (over 40 or 500 runs) and the user chose none, and a badge at the bottom right says the page is live and when
-// data last arrived. The Anomalies tab (an iframe)
-// polls at the same period by itself (it reads window.parent.flowjobLive).
+// TensorBoard ticks none (over 40 or 500 runs) and the user chose none, and a badge at the
+// bottom right says the page is live and when data last arrived. The Anomalies tab (an
+// iframe) polls at the same period by itself (it reads window.parent.flowjobLive).
 (() => {
   const live = (window.flowjobLive = window.flowjobLive || {});
   const periodMs = Math.max(250, Number(live.periodMs) || 2000);
