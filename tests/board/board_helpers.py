@@ -138,6 +138,36 @@ class Board:
         self._out.close()
 
 
+def scalar_event(step: int, value: float, tag: str = "loss") -> bytes:
+    """One framed event record holding the scalar ``tag`` at ``step``."""
+    from tensorboard.compat.proto import event_pb2
+
+    from flowjob._src.summary._records import frame_record
+
+    event = event_pb2.Event(wall_time=time.time(), step=step)
+    event.summary.value.add(tag=tag, simple_value=value)
+    return frame_record(event.SerializeToString())
+
+
+def write_runs(logs: Path, count: int) -> list[Path]:
+    """``count`` runs ``run00000``, ... under ``logs``, each an event file holding ``loss`` at
+    step 0, written directly (``count`` writers would take minutes); their event files."""
+    from tensorboard.compat.proto import event_pb2
+
+    from flowjob._src.summary._records import frame_record
+
+    head = event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2")
+    first = frame_record(head.SerializeToString()) + scalar_event(0, 1.0)
+    files = []
+    for i in range(count):
+        run = logs / f"run{i:05d}"
+        run.mkdir(parents=True)
+        path = run / f"events.out.tfevents.1700000000.host.{i}.0"
+        path.write_bytes(first)
+        files.append(path)
+    return files
+
+
 def wait_for(fetch, ok=bool, timeout: float = 60.0):
     """Calls ``fetch`` until ``ok(result)`` (TensorBoard loads logs in the background)."""
     deadline = time.monotonic() + scaled(timeout)

@@ -10,34 +10,17 @@ import time
 import urllib.parse
 
 import pytest
-from board_helpers import Board, free_port, repo_env, wait_for
-from tensorboard.compat.proto import event_pb2
+from board_helpers import Board, free_port, repo_env, scalar_event, wait_for, write_runs
 
-from flowjob._src.summary._records import frame_record
 from tests.timeouts import scaled
 
 RUNS = 10_000
 
 
-def _event(step: int, value: float) -> bytes:
-    event = event_pb2.Event(wall_time=time.time(), step=step)
-    event.summary.value.add(tag="loss", simple_value=value)
-    return frame_record(event.SerializeToString())
-
-
 @pytest.fixture(scope="module")
 def many(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("many")
-    head = frame_record(
-        event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2").SerializeToString()
-    )
-    files = []
-    for i in range(RUNS):  # written directly: 10,000 writers would take minutes
-        run = cwd / "logs" / f"run{i:05d}"
-        run.mkdir(parents=True)
-        path = run / f"events.out.tfevents.1700000000.host.{i}.0"
-        path.write_bytes(head + _event(0, 1.0))
-        files.append(path)
+    files = write_runs(cwd / "logs", RUNS)
     board = Board(
         f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=cwd, env=repo_env()
     )
@@ -59,11 +42,13 @@ def test_a_new_point_in_one_of_10000_runs_is_served_within_seconds(many):
     assert len(board.get_json("/data/runs")) == RUNS
     for k, i in enumerate((3331, 6662, 9993), start=1):
         with open(files[i], "ab") as f:
-            f.write(_event(k, 0.5))
+            f.write(scalar_event(k, 0.5))
         start = time.monotonic()
         wait_for(lambda i=i: _steps(board, f"run{i:05d}"), lambda s, k=k: k in s, timeout=60)
         # 2 s live period + 1 s reload interval; the issue saw nothing within 30 s
         assert time.monotonic() - start < scaled(10), time.monotonic() - start
+    # the live page's run-selection default: the runs written last, the newest first
+    assert board.get_json("/flowjob-live/runs")["runs"][:3] == ["run09993", "run06662", "run03331"]
 
 
 def test_the_routes_the_live_page_polls_answer_quickly_with_10000_runs(many):

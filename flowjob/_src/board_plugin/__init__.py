@@ -9,6 +9,7 @@ package; ``flowjob board`` also adds it when the entry point is missing (a sourc
 
 from ._answer_cache import LoadedLogs, cached_data_app
 from ._live import LIVE_SCRIPT_PATH, MIN_LIVE_PERIOD, live_reload_app
+from ._live_runs import LIVE_RUNS_PATH, live_runs_app
 from ._plugin import PLUGIN_NAME, AnomalyPlugin, with_anomaly_plugin
 from ._projector import LiveProjectorPlugin, with_live_projector
 from ._safe_logs import install as install_safe_logs
@@ -20,6 +21,8 @@ __all__ = [
     "LiveProjectorPlugin",
     "with_live_projector",
     "live_reload_app",
+    "live_runs_app",
+    "LIVE_RUNS_PATH",
     "LoadedLogs",
     "cached_data_app",
     "LIVE_SCRIPT_PATH",

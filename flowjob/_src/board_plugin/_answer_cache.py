@@ -62,7 +62,7 @@ class LoadedLogs(base_plugin.TBLoader):
     files (path, size, modification time) that reload started from."""
 
     def __init__(self, logdir: str):
-        self._logdir = logdir
+        self.logdir = logdir
         self.generation: tuple | None = None
 
     def load(self, context: base_plugin.TBContext) -> None:
@@ -82,7 +82,7 @@ class LoadedLogs(base_plugin.TBLoader):
 
     def _files(self) -> tuple:
         found = []
-        for folder, dirs, names in os.walk(self._logdir):
+        for folder, dirs, names in os.walk(self.logdir):
             dirs.sort()
             for name in sorted(names):
                 path = os.path.join(folder, name)

@@ -4,7 +4,8 @@ TensorBoard runs in this process, with flowjob's Anomalies tab (``flowjob._src.b
 settings that keep every logged point (its defaults down-sample to e.g. 1000 scalars and
 10 images per tag) and read new data every second, and pages that fetch new data by
 themselves every ``--live-period`` seconds (``flowjob._src.board_plugin.live_reload_app``),
-answered from kept answers while the loaded logs stay the same (``cached_data_app``).
+answered from kept answers while the loaded logs stay the same (``cached_data_app``), and
+that tick the runs being written when TensorBoard ticks none (``live_runs_app``).
 A busy port moves to the next free one (said on stderr); the URL is printed once the server
 answers ``/data/runs``; Ctrl-C or SIGTERM stops.
 """
@@ -166,10 +167,15 @@ def _server_factory(servers: list, busy: list[int], live_period: float, logs=Non
     (a ``LoadedLogs``; None: none kept) stay the same; the server is appended to ``servers``."""
     from tensorboard import program
 
-    from ..board_plugin import cached_data_app, live_reload_app
+    from ..board_plugin import cached_data_app, live_reload_app, live_runs_app
 
     def make(wsgi_app, flags):
-        data_app = wsgi_app if logs is None else cached_data_app(wsgi_app, logs)
+        data_app = wsgi_app
+        if logs is not None:
+            # the runs written within the last minute (or 10 live periods) are ticked in the
+            # page's run selector when TensorBoard ticks none (over 40 or 500 runs)
+            live_age = max(60.0, 10 * live_period)
+            data_app = live_runs_app(cached_data_app(wsgi_app, logs), logs, live_age)
         app = live_reload_app(data_app, live_period)
         last = flags.port if flags.port == 0 else min(flags.port + _PORT_ATTEMPTS, 65536)
         for port in range(flags.port, max(last, flags.port + 1)):

@@ -9,9 +9,10 @@
 // That reload refetches the runs, the plugin list (a page opened before the first event gets
 // its dashboards) and the active dashboard's data. Each tick also lets the legacy Scalars
 // charts rescale to the new points unless the user zoomed them, the Projector tab reloads
-// when its embeddings change, and a badge at the bottom right says the page is live and when
-// data last arrived. The Anomalies tab (an iframe)
-// polls at the same period by itself (it reads window.parent.flowjobLive).
+// when its embeddings change, the runs being written are ticked in the run selector while
+// TensorBoard ticks none (over 40 or 500 runs) and the user chose none, and a badge at the
+// bottom right says the page is live and when data last arrived. The Anomalies tab (an
+// iframe) polls at the same period by itself (it reads window.parent.flowjobLive).
 (() => {
   const live = (window.flowjobLive = window.flowjobLive || {});
   const periodMs = Math.max(250, Number(live.periodMs) || 2000);
@@ -165,6 +166,78 @@
     }
   }
 
+  // TensorBoard ticks no run by default once there are many (Time Series past 500 runs, the
+  // legacy dashboards' selector past 40): with 10,000 runs the page would draw nothing. Until
+  // the user touches a run selector, the runs being written now (the server's
+  // flowjob-live/runs) are ticked in the shown selector, each once, as the user's click would.
+  let runsChosen = false;
+  const SELECTORS = new Set(["RUNS-SELECTOR", "TF-RUNS-SELECTOR"]);
+  for (const type of ["pointerdown", "keydown"]) {
+    window.addEventListener(type, (e) => {
+      if (e.isTrusted && e.composedPath().some((n) => SELECTORS.has(n.tagName))) {
+        runsChosen = true;
+      }
+    }, {capture: true, passive: true});
+  }
+  // The first shown element matching `selector` in the document or in a shadow root of it.
+  function deepFind(selector) {
+    const roots = [document];
+    while (roots.length) {
+      const r = roots.shift();
+      for (const el of r.querySelectorAll(selector)) if (el.getClientRects().length) return el;
+      for (const el of r.querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+    }
+    return null;
+  }
+  // The checkbox of `run` in the shown dashboard's run selector, or null.
+  let checkboxes = null;  // the legacy run selector's checkbox list last found
+  function runCheckbox(run) {
+    if ((pluginOf() || "timeseries") === "timeseries") {  // Angular: rows in the light DOM
+      for (const row of document.querySelectorAll("runs-selector tb-data-table-content-row")) {
+        const name = row.querySelector(".table-column-run");
+        if (name && name.textContent.trim() === run) {
+          const box = row.querySelector(".table-column-selected input[type=checkbox]");
+          // one click (detail 1): TensorBoard's row toggles on that, isolates on a double
+          const click = () => box.dispatchEvent(new MouseEvent("click", {
+            bubbles: true, cancelable: true, composed: true, view: window, detail: 1}));
+          return box && {checked: () => box.checked, click};
+        }
+      }
+      return null;
+    }
+    if (!checkboxes || !checkboxes.getClientRects().length) {
+      checkboxes = deepFind("tf-multi-checkbox");
+    }
+    const box = checkboxes && checkboxes.shadowRoot &&
+      checkboxes.shadowRoot.getElementById("checkbox-" + run);
+    return box && {checked: () => Boolean(box.checked), click: () => box.click()};
+  }
+  const ticked = new Map();  // plugin -> the runs ticked (or found ticked) there
+  let runsAsked = false;
+  async function followRuns() {
+    if (runsChosen || runsAsked) return;
+    runsAsked = true;
+    try {
+      const r = await fetch0.call(window, "flowjob-live/runs", {cache: "no-store"});
+      if (!r.ok) return;  // an older server, or not `flowjob board`: nothing to follow
+      const {runs} = await r.json();
+      const plugin = pluginOf() || "timeseries";
+      const done = ticked.get(plugin) || new Set();
+      ticked.set(plugin, done);
+      for (const run of runs) {
+        if (done.has(run) || runsChosen) continue;
+        const box = runCheckbox(run);
+        if (!box) continue;  // not listed yet: next tick
+        if (!box.checked()) box.click();
+        done.add(run);
+      }
+    } catch (err) {
+      // the board is busy or gone: try again next tick
+    } finally {
+      runsAsked = false;
+    }
+  }
+
   let badge = null;
   const time = (ms) => new Date(ms).toLocaleTimeString([], {hour12: false});
   function showBadge() {
@@ -209,6 +282,7 @@
       }
       followProjector();
     }
+    if (!document.hidden && fetch0) followRuns();
     showBadge();
   }
   setInterval(tick, periodMs);
