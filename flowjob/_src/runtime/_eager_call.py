@@ -266,13 +266,8 @@ def run_body(job: Any, args: tuple[Any, ...], store: VariableStore) -> CompiledJ
 
 def _fits_padded(job: Any, args: tuple[Any, ...]) -> bool:
     """Whether the job is a mirrored one with ListNumpy arguments that padded blobs hold."""
-    if job.config.logical_view.name is not View.MIRRORED:
-        return False
-    try:
-        params, _ = job.parameters
-    except Exception:  # noqa: BLE001 - reported by the argument check
-        return False
-    return any(s.defs[0].is_dynamic for s in params) and fits_padded(params, args)
+    params = job.mirrored_dynamic_params()
+    return bool(params) and fits_padded(params, args)
 
 
 def _run_body(

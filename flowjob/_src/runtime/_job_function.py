@@ -98,13 +98,13 @@ class JobFunction:
                 f"keyword argument(s) {sorted(kwargs)}"
             )
         session = default_session()
-        if self.eager and self._mirrored_on_devices():
+        if self.eager and self._mirrored_on_devices:
             self.eager = False  # from now on a lazy job
         if self.eager:
             entry = session.eager_entry(self, args)
         else:
             if self._dynamic_params is None:
-                self._dynamic_params = self._mirrored_dynamic_params()
+                self._dynamic_params = self.mirrored_dynamic_params()
                 if self._dynamic_params:
                     self.padded_mirrored = self._traces_padded()
             if self._dynamic_params and not (
@@ -152,11 +152,13 @@ class JobFunction:
         signature (a failure is raised again at each call)."""
         return parse_params(self.__name__, self.fn, self.definition_locals)
 
+    @functools.cached_property
     def _mirrored_on_devices(self) -> bool:
         """Whether an eager job is in the mirrored view on several devices. OneFlow's eager
         mode keeps one piece of each blob per device there; flowjob computes a job eagerly on
         one device, so such a job runs as a lazy one: its body is traced once and compiled
-        (the same results, variables and gradients; its blobs have no values in the body)."""
+        (the same results, variables and gradients; its blobs have no values in the body).
+        Asked at the first call, once the devices are final."""
         if self.config.logical_view.name is not View.MIRRORED:
             return False
         if mirrored_pieces(self.config.placement_scope) <= 1:
@@ -169,7 +171,7 @@ class JobFunction:
         )
         return True
 
-    def _mirrored_dynamic_params(self) -> list[Any]:
+    def mirrored_dynamic_params(self) -> list[Any]:
         """The parameters, for a mirrored-view job with ListNumpy ones; else []."""
         if self.config.logical_view.name is not View.MIRRORED:
             return []
