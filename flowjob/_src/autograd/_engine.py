@@ -61,10 +61,9 @@ def _order(roots: list[Node]) -> list[Node]:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        for t in node.inputs:
-            fn = t.grad_fn if t is not None else None
-            if fn is not None and id(fn) not in seen:
-                stack.append((fn, False))
+        for e in node.edges:
+            if e is not None and e.node is not None and id(e.node) not in seen:
+                stack.append((e.node, False))
     return post[::-1]
 
 
@@ -120,15 +119,15 @@ def _run(
         in_grads = node.vjp(filled)
         if not retain_graph:
             node.vjp = None
-        for t, g in zip(node.inputs, in_grads):
-            if g is None or t is None or not t.requires_grad:
+        for e, g in zip(node.edges, in_grads):
+            if g is None or e is None:
                 continue
-            fn = t.grad_fn
-            if fn is None:
-                _deliver(t, g, capture)
+            if e.node is None:
+                if e.leaf.requires_grad:  # (a leaf's flag may have been turned off since)
+                    _deliver(e.leaf, g, capture)
             else:
-                buf = buffers.setdefault(id(fn), [None] * len(fn.outputs))
-                buf[t.output_index] = _add(buf[t.output_index], g)
+                buf = buffers.setdefault(id(e.node), [None] * len(e.node.outputs))
+                buf[e.index] = _add(buf[e.index], g)
 
 
 def _deliver(t: Any, g: Any, capture: dict | None, retained: bool = False) -> None:

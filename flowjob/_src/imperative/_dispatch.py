@@ -5,8 +5,12 @@ job body calls. On tensors it runs as one compiled program per body, attributes,
 and dtypes (``runtime.op_program`` records the body once; ``jax.jit`` compiles it), and when a
 tensor input requires grad (and recording is on) the call also returns the op's ``jax.vjp``
 pullback, whose residuals the autograd ``Node`` keeps: backward runs one more compiled call
-per op, without running the forward again. On blobs (inside a job function, lazy or legacy
-eager) ``apply`` just calls ``body``: the op joins the job like any other.
+per op, without running the forward again. The pullback is taken under ``jax.checkpoint``
+with JAX's ``dots_saveable`` policy: it keeps the op's inputs and its matmul and convolution
+results, and recomputes cheaper values (a batch norm's normalized values, a ReLU's mask)
+in backward: batch norm and ReLU then keep one activation each, as PyTorch's kernels do.
+On blobs (inside a job function, lazy or legacy eager) ``apply`` just calls ``body``: the
+op joins the job like any other.
 """
 
 from __future__ import annotations
@@ -66,7 +70,12 @@ def _forward_with_vjp(fn: Callable, mask: tuple[bool, ...]):
             )
 
         diff = [_as_float(a) for a, m in zip(arrays, mask) if m]
-        float_outs, pullback, other_outs = jax.vjp(differentiated, *diff, has_aux=True)
+        # Under the policy the pullback saves only the op's inputs and its matmul and
+        # convolution results; the rest (normalized values, masks, broadcast constants)
+        # is recomputed in backward from the inputs, where plain ``jax.vjp`` would make
+        # each one an output of this program, alive until backward.
+        remat = jax.checkpoint(differentiated, policy=jax.checkpoint_policies.dots_saveable)
+        float_outs, pullback, other_outs = jax.vjp(remat, *diff, has_aux=True)
         fi, oi = iter(float_outs), iter(other_outs)
         return tuple(next(fi) if f else next(oi) for f in order), pullback
 
