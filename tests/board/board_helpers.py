@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -12,6 +13,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -181,3 +183,43 @@ def wait_for(fetch, ok=bool, timeout: float = 60.0):
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s; last: {result!r}")
         time.sleep(0.5)
+
+
+class LoggingProcess:
+    """A Python child running ``script`` with ``args`` that prints ``LOGGED <step> <time>``
+    for each point it writes; ``logged``: step -> time written, read on a thread."""
+
+    def __init__(self, script: str, *args: str, cwd: Path | None = None):
+        self.logged: dict[int, float] = {}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", script, *args],
+            cwd=cwd,
+            env=repo_env(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            if line.startswith("LOGGED"):
+                _, step, t = line.split()
+                self.logged[int(step)] = float(t)
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+@contextlib.contextmanager
+def board_over_runs(cwd: Path, count: int):
+    """``flowjob board`` over ``count`` runs written under ``cwd / "logs"``
+    (``write_runs``): yields the board and the runs' event files."""
+    files = write_runs(cwd / "logs", count)
+    board = Board(
+        f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=cwd, env=repo_env()
+    )
+    try:
+        yield board, files
+    finally:
+        board.stop()

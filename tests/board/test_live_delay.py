@@ -18,14 +18,12 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import subprocess
 import sys
 import textwrap
-import threading
 import time
 
 import pytest
-from board_helpers import Board, free_port, oldest_tensorboard_python, repo_env
+from board_helpers import Board, LoggingProcess, free_port, oldest_tensorboard_python, repo_env
 
 from tests.timeouts import scaled
 
@@ -106,27 +104,9 @@ def board_python(which: str) -> str:
     return oldest_tensorboard_python()
 
 
-class Training:
+class Training(LoggingProcess):
     def __init__(self, cwd, seconds: float):
-        self.logged: dict[int, float] = {}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", TRAINING, str(cwd / "logs"), str(seconds)],
-            cwd=cwd,
-            env=repo_env(),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            if line.startswith("LOGGED"):
-                _, step, t = line.split()
-                self.logged[int(step)] = float(t)
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
+        super().__init__(TRAINING, str(cwd / "logs"), str(seconds), cwd=cwd)
 
 
 @pytest.fixture(scope="module", params=["installed", "oldest"])

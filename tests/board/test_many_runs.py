@@ -5,12 +5,11 @@ polls, flowjob's Anomalies reports among them, each answer well within a live pe
 
 from __future__ import annotations
 
-import sys
 import time
 import urllib.parse
 
 import pytest
-from board_helpers import Board, free_port, repo_env, scalar_event, wait_for, write_runs
+from board_helpers import board_over_runs, scalar_event, wait_for
 
 from tests.timeouts import scaled
 
@@ -19,15 +18,8 @@ RUNS = 10_000
 
 @pytest.fixture(scope="module")
 def many(tmp_path_factory):
-    cwd = tmp_path_factory.mktemp("many")
-    files = write_runs(cwd / "logs", RUNS)
-    board = Board(
-        f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=cwd, env=repo_env()
-    )
-    try:
-        yield board, files
-    finally:
-        board.stop()
+    with board_over_runs(tmp_path_factory.mktemp("many"), RUNS) as served:
+        yield served
 
 
 def _steps(board, run: str) -> list[int]:

@@ -21,14 +21,11 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
-import sys
 import textwrap
-import threading
 import time
 
 import pytest
-from board_helpers import Board, free_port, repo_env, write_runs
+from board_helpers import LoggingProcess, board_over_runs
 
 from tests.timeouts import scaled
 
@@ -84,7 +81,7 @@ TICKED = """([tab, run]) => {
 }"""
 
 
-class Training:
+class Training(LoggingProcess):
     """A process logging into ``path`` every 0.5 s, from the step after those an earlier one
     logged there; ``logged``: step -> time written."""
 
@@ -92,24 +89,10 @@ class Training:
 
     def __init__(self, path):
         self.path = path
-        self.logged: dict[int, float] = {}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", TRAINING, str(path), str(self.next_step.get(path, 1))],
-            env=repo_env(),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            if line.startswith("LOGGED"):
-                _, step, t = line.split()
-                self.logged[int(step)] = float(t)
+        super().__init__(TRAINING, str(path), str(self.next_step.get(path, 1)))
 
     def stop(self):
-        self.proc.kill()
-        self.proc.wait()
+        super().stop()
         # (a line or two may be unread yet: past them)
         first = self.next_step.get(self.path, 1)
         self.next_step[self.path] = max(self.logged, default=first) + 10
@@ -117,15 +100,8 @@ class Training:
 
 @pytest.fixture(scope="module")
 def many(tmp_path_factory):
-    cwd = tmp_path_factory.mktemp("many-page")
-    files = write_runs(cwd / "logs", RUNS)
-    board = Board(
-        f"{sys.executable} -m flowjob board logs --port {free_port()}", cwd=cwd, env=repo_env()
-    )
-    try:
-        yield board, files
-    finally:
-        board.stop()
+    with board_over_runs(tmp_path_factory.mktemp("many-page"), RUNS) as served:
+        yield served
 
 
 def run_steps(data, run: str) -> set[int]:
