@@ -9,7 +9,7 @@ import contextlib
 from collections.abc import Iterator
 
 from ._choice import ConvKernel, ConvSignature, conv_kernel, policy
-from ._onednn import conv2d_onednn, onednn_available
+from ._onednn import conv2d_onednn, conv2d_transpose_onednn, onednn_available
 from ._platform import (
     lowering_differentiated,
     lowering_for,
@@ -25,6 +25,7 @@ __all__ = [
     "ConvKernel",
     "ConvSignature",
     "conv2d_onednn",
+    "conv2d_transpose_onednn",
     "conv_kernel",
     "lowering_differentiated",
     "lowering_for",

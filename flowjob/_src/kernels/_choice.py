@@ -42,7 +42,7 @@ import numpy as np
 
 from .._cache_dir import default_cache_dir
 from .._files import atomic_file, read_bounded
-from ._onednn import conv2d_onednn, onednn_available
+from ._onednn import conv2d_onednn, conv2d_transpose_onednn, onednn_available
 from ._platform import lowering_differentiated, lowering_platform, shapes_only
 
 __all__ = ["POLICIES", "ConvKernel", "ConvSignature", "conv_kernel", "policy"]
@@ -99,18 +99,25 @@ class ConvSignature:
     dtype: np.dtype | None
     platform: str
     differentiated: bool = True  # False: a forward-only (predict) program
+    # A transposed convolution's output shape (its input is ``x_shape``, its weight the
+    # convolution's from that output to ``x_shape``); None: a convolution.
+    transposed_to: tuple | None = None
 
     @classmethod
-    def of(cls, x, w, *, strides, pads, dilations, groups, data_format) -> ConvSignature:
-        """The signature of convolving ``x`` with ``w`` (arrays or tracers) in the program
-        being traced on this thread (:func:`lowering_platform`,
+    def of(
+        cls, x, w, *, strides, pads, dilations, groups, data_format, transposed_to=None
+    ) -> ConvSignature:
+        """The signature of convolving ``x`` with ``w`` (arrays or tracers), or with
+        ``transposed_to`` the output shape, of the transposed convolution of ``x`` with ``w``,
+        in the program being traced on this thread (:func:`lowering_platform`,
         :func:`lowering_differentiated`)."""
         dtype = np.dtype(x.dtype) if x.dtype == w.dtype else None
         pads = tuple(map(tuple, pads))
         args = (tuple(strides), pads, tuple(dilations), groups, data_format)
+        transposed_to = None if transposed_to is None else tuple(transposed_to)
         return cls(
             tuple(x.shape), tuple(w.shape), *args, dtype, lowering_platform(),
-            lowering_differentiated(),
+            lowering_differentiated(), transposed_to,
         )  # fmt: skip
 
     @property
@@ -150,8 +157,11 @@ def conv_kernel(
     if chosen == "measure" and shapes_only():  # either gives the shapes: race when it runs
         return ConvKernel.XLA
     if chosen == "measure":
-        kind = "conv2d" if s.differentiated else "conv2d forward"
+        kind = "conv2d" if s.transposed_to is None else "conv2d transposed"
+        kind += "" if s.differentiated else " forward"
         key = (kind, s.x_shape, s.w_shape, *s.settings)
+        if s.transposed_to is not None:
+            key += (s.transposed_to,)
         margin = XLA_MARGIN if s.differentiated else FORWARD_XLA_MARGIN
         if not _prefer_onednn(key, lambda: _candidates(s, xla), margin):
             return ConvKernel.XLA
@@ -209,9 +219,9 @@ def _announce() -> None:
 def _candidates(
     s: ConvSignature, xla: Callable[[jax.Array, jax.Array], jax.Array]
 ) -> tuple[Callable[[], Any], Callable[[], Any]]:
-    """oneDNN's and XLA's convolution as the program uses it, each a callable that runs it once
-    on random data: the forward pass and both gradients, or in a forward-only program the
-    forward pass with a bias and ReLU after it."""
+    """oneDNN's and XLA's convolution (or transposed convolution) as the program uses it, each
+    a callable that runs it once on random data: the forward pass and both gradients, or in a
+    forward-only program the forward pass with a bias and ReLU after it."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal(s.x_shape, dtype=np.float32)
     w = rng.standard_normal(s.w_shape, dtype=np.float32)
@@ -238,7 +248,11 @@ def _candidates(
 
         return run
 
-    return program(lambda a, b: conv2d_onednn(a, b, *s.settings)), program(xla)
+    if s.transposed_to is None:
+        onednn = lambda a, b: conv2d_onednn(a, b, *s.settings)  # noqa: E731
+    else:
+        onednn = lambda a, b: conv2d_transpose_onednn(a, b, s.transposed_to, *s.settings)  # noqa: E731
+    return program(onednn), program(xla)
 
 
 def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[float, float]:

@@ -1,4 +1,9 @@
-"""oneDNN convolutions as XLA custom calls: loading, the FFI calls and their gradients."""
+"""oneDNN convolutions as XLA custom calls: loading, the FFI calls and their gradients.
+
+One handler serves three passes of a convolution: forward, input gradient ("backward data")
+and weight gradient. The transposed convolution is the input gradient of a convolution, so
+the same three passes serve it too, with the operands' roles exchanged.
+"""
 
 from __future__ import annotations
 
@@ -73,12 +78,7 @@ def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format):
 @functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6))
 def conv2d_onednn(x, w, strides, pads, dilations, groups, data_format):
     """``lax.conv_general_dilated`` with (NCHW, OIHW) or (NHWC, OHWI) operands, on oneDNN."""
-    if data_format == "NCHW":
-        n, spatial, k, o = x.shape[0], x.shape[2:], w.shape[2:], w.shape[0]
-    else:
-        n, spatial, k, o = x.shape[0], x.shape[1:3], w.shape[1:3], w.shape[0]
-    out = [_out_size(*args) for args in zip(spatial, k, strides, dilations, pads)]
-    shape = (n, o, *out) if data_format == "NCHW" else (n, *out, o)
+    shape = conv_output_shape(x.shape, w.shape, strides, pads, dilations, data_format)
     return _call(_FORWARD, x, w, shape, strides, pads, dilations, groups, data_format)
 
 
@@ -94,3 +94,39 @@ def _bwd(*args_res_g):
 
 
 conv2d_onednn.defvjp(_fwd, _bwd)
+
+
+def conv_output_shape(x_shape, w_shape, strides, pads, dilations, data_format) -> tuple:
+    """The shape of convolving an ``x_shape`` operand with a ``w_shape`` weight (OIHW for
+    NCHW data, OHWI for NHWC) under the given settings."""
+    if data_format == "NCHW":
+        n, spatial, k, o = x_shape[0], x_shape[2:], w_shape[2:], w_shape[0]
+    else:
+        n, spatial, k, o = x_shape[0], x_shape[1:3], w_shape[1:3], w_shape[0]
+    out = [_out_size(*args) for args in zip(spatial, k, strides, dilations, pads)]
+    return (n, o, *out) if data_format == "NCHW" else (n, *out, o)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6, 7))
+def conv2d_transpose_onednn(x, w, out_shape, strides, pads, dilations, groups, data_format):
+    """The transposed convolution on oneDNN: the input gradient of :func:`conv2d_onednn`'s
+    convolution of an ``out_shape`` operand with ``w``, taken at the cotangent ``x``. Its input
+    gradient is that convolution of the output gradient; its weight gradient that
+    convolution's weight gradient with the output gradient as the source and ``x`` as the
+    result's gradient."""
+    args = (strides, pads, dilations, groups, data_format)
+    return _call(_BACKWARD_DATA, x, w, tuple(out_shape), *args)
+
+
+def _t_fwd(x, w, *args):
+    return conv2d_transpose_onednn(x, w, *args), (x, w)
+
+
+def _t_bwd(out_shape, *args_res_g):
+    *args, (x, w), g = args_res_g
+    dx = _call(_FORWARD, g, w, x.shape, *args)
+    dw = _call(_BACKWARD_WEIGHTS, g, x, w.shape, *args)
+    return dx, dw
+
+
+conv2d_transpose_onednn.defvjp(_t_fwd, _t_bwd)

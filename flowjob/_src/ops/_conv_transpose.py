@@ -1,7 +1,9 @@
 """Transposed convolutions with the weights passed in: ``flow.nn.conv2d_transpose``
 (TensorFlow's transposed convolution, as OneFlow v0.4) and ``torch_conv2d_transpose``
 (PyTorch's arithmetic). Both lower to the input-gradient of the convolution (op type
-``deconv2d``); padding strings and explicit paddings are resolved by ``_conv``.
+``deconv2d``); padding strings and explicit paddings are resolved by ``_conv``. On the CPU
+the op's kernel is chosen as a convolution's is (``flowjob/_src/kernels``): oneDNN's
+backward-data primitive or XLA's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .. import kernels
 from ..graph import Blob, apply_op
 from . import _conv
 from ._modes import DataFormat, Padding
@@ -19,6 +22,19 @@ from ._util import check_name, fail, failer, int_list, require_blob
 
 
 def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format):
+    settings = dict(strides=strides, pads=pads, dilations=dilations, groups=1)
+    signature = kernels.ConvSignature.of(
+        x, w, data_format=data_format, transposed_to=output_shape, **settings
+    )
+    args = signature.settings
+    # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
+    kernel = kernels.conv_kernel(signature, lambda a, b: _xla_deconv(a, b, output_shape, *args))
+    if kernel is kernels.ConvKernel.ONEDNN:
+        return kernels.conv2d_transpose_onednn(x, w, output_shape, *args)
+    return _xla_deconv(x, w, output_shape, *args)
+
+
+def _xla_deconv(x, w, output_shape, strides, pads, dilations, groups, data_format):
     # The transposed convolution is the input-gradient of the convolution that maps an
     # `output_shape` tensor to `x` with weight `w` (read as OIHW / OHWI: O = x's channels).
     kernel = "OIHW" if data_format == DataFormat.NCHW else "OHWI"
@@ -31,6 +47,7 @@ def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format):
             padding=pads,
             rhs_dilation=dilations,
             dimension_numbers=(data_format, kernel, data_format),
+            feature_group_count=groups,
         )
 
     _, transpose = jax.vjp(forward, jnp.zeros(output_shape, x.dtype))
