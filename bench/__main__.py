@@ -13,6 +13,7 @@ import time
 from . import (
     _conv,
     _convnets,
+    _dcgan,
     _eager,
     _experimental,
     _gpu,
@@ -39,6 +40,7 @@ SECTIONS = {
     "conv": _conv.conv_section,
     "grouped": _convnets.grouped_section,
     "resnet": _convnets.resnet_section,
+    "dcgan": _dcgan.dcgan_section,
     "userop": _userop.userop_section,
     "eager": _eager.eager_section,
     "experimental": _experimental.experimental_section,

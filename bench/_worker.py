@@ -113,6 +113,12 @@ def build(spec: dict, prep: Prep | None):
         from . import _resnet
 
         return _resnet.matmul_variant()
+    if model == "dcgan":
+        from . import _dcgan
+
+        if engine == "flowjob":
+            _patch_flowjob(spec)
+        return getattr(_dcgan, f"{engine}_variant")(batch)
     if model in ("bert", "face"):
         from . import _bert, _face
 
