@@ -171,12 +171,17 @@ def train_section(quick: bool) -> Section:
             md.append(f"; {k} / flowjob: {H.fmt_ratio(H.ratio(series, k, fj))}")
         label = title.split()[0]
         goals.append(goal(f"{label} train step flowjob / JAX", r_jax[0], ">=", 0.95))
+        # MLP: the physical limit (issue 47). Its step is two matrix products, and PyTorch
+        # and hand-written JAX reach the same share of the machine's matmul rate on it, so
+        # no engine can be 1.5x PyTorch (issue 35's first target). LeNet: issue 35's target.
+        mlp = label == "MLP"
         goals.append(
             goal(
                 f"{label} train step flowjob / PyTorch",
                 r_torch[0],
                 ">=",
-                1.5 if label == "MLP" else 1.2,  # LeNet: issue 35's target
+                1.0 if mlp else 1.2,
+                "the matmul-bound limit (issue 47)" if mlp else "",
             )
         )
     if profiles:

@@ -12,13 +12,13 @@ import jax.numpy as jnp
 
 from .._dtypes import as_dtype
 from ..graph import Blob, apply_op, current_graph
-from . import _threefry_mask
+from . import _threefry
 from ._indexing import gather
 from ._util import check_name, fail, require_blob
 
 
 def _lower_dropout(x, *, key, rate, noise_shape, seed):
-    keep = _threefry_mask.bernoulli(key, 1.0 - rate, noise_shape or x.shape)
+    keep = _threefry.bernoulli(key, 1.0 - rate, noise_shape or x.shape)
     return jnp.where(keep, x * jnp.asarray(1.0 / (1.0 - rate), x.dtype), jnp.zeros((), x.dtype))
 
 
@@ -71,7 +71,7 @@ def dropout(
 
 def _lower_random_mask(like, *, key, rate, seed):
     # the draw flow.nn.dropout makes: one seed gives both the same mask
-    return _threefry_mask.bernoulli(key, 1.0 - rate, like.shape).astype(jnp.int8)
+    return _threefry.bernoulli(key, 1.0 - rate, like.shape).astype(jnp.int8)
 
 
 def random_mask_like(

@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._device_values import staging
+from ._threefry import threefry2x32
 
 __all__ = ["CHUNK", "draw"]
 
@@ -41,7 +42,9 @@ def _offset_threefry() -> Any:
     def random_bits(key, bit_width, shape):
         size = math.prod(shape)
         low = key[2] + lax.iota(np.uint32, size)  # positions stay below 2**32 (see draw)
-        bits1, bits2 = jex_random.threefry2x32_p.bind(key[0], key[1], jnp.zeros_like(low), low)
+        # JAX's threefry2x32_p, its rounds written out: the same bits, and a program that
+        # compiles faster than the rolled loop JAX's CPU lowering makes (_threefry)
+        bits1, bits2 = threefry2x32(key[0], key[1], jnp.zeros_like(low), low)
         if bit_width == 64:
             wide = np.uint64
             out = lax.convert_element_type(bits1, wide) << wide(32)

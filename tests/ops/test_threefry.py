@@ -1,6 +1,7 @@
-"""Dropout's keep masks (``ops._threefry_mask.bernoulli``) equal ``jax.random.bernoulli``'s bit
-for bit, for every key kind and probability type it serves, and are computed without the
-rolled loop JAX's CPU lowering of threefry makes."""
+"""The threefry hash written out (``ops._threefry``) equals JAX's ``threefry2x32_p``, and
+dropout's keep masks drawn with it equal ``jax.random.bernoulli``'s bit for bit, for every key
+kind and probability type they serve, computed without the rolled loop JAX's CPU lowering of
+threefry makes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from flowjob._src.ops._threefry_mask import bernoulli
+from flowjob._src.ops._threefry import bernoulli, threefry2x32
 
 PROBABILITIES = [0.7, 0.5, 0.1, 1.0, 0.0, 1e-9, 0.999999, 1 - 2**-30, 2**-40]
 SHAPES = [(4, 5), (100, 64, 14, 14), (3,), (), (2, 0, 3)]
@@ -17,6 +18,19 @@ KEYS = {
     "raw": lambda: jax.random.PRNGKey(7),
     "folded": lambda: jax.random.fold_in(jax.random.key(1), 12345),
 }
+
+
+def test_the_hash_is_jaxs_threefry2x32():
+    from jax.extend.random import threefry2x32_p
+
+    rng = np.random.default_rng(0)
+    words = rng.integers(0, 2**32, (4, 1000), dtype=np.uint64).astype(np.uint32)
+    for k0, k1 in [(0, 0), (2**32 - 1, 12345), (0x1BD11BDA, 7)]:
+        k0, k1 = np.uint32(k0), np.uint32(k1)
+        got = jax.jit(threefry2x32)(k0, k1, words[0], words[1])
+        want = threefry2x32_p.bind(k0, k1, words[0], words[1])
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
 @pytest.mark.parametrize("x64", [False, True], ids=["float32 p", "float64 p"])
