@@ -8,7 +8,7 @@ in the environment, or ``ENABLED = False`` here, turns the fast path off for com
 import contextlib
 from collections.abc import Iterator
 
-from ._choice import ConvKernel, ConvSignature, conv_kernel, policy
+from ._choice import ConvKernel, ConvSignature, conv_kernel, forcing, policy, recording
 from ._onednn import conv2d_onednn, conv2d_transpose_onednn, onednn_available
 from ._platform import (
     lowering_differentiated,
@@ -17,6 +17,7 @@ from ._platform import (
     shapes_only,
     tracing_shapes,
 )
+from ._step_choice import judge_step, step_needs_judging
 
 ENABLED = True
 
@@ -27,13 +28,17 @@ __all__ = [
     "conv2d_onednn",
     "conv2d_transpose_onednn",
     "conv_kernel",
+    "forcing",
+    "judge_step",
     "lowering_differentiated",
     "lowering_for",
     "lowering_platform",
     "onednn_available",
     "policy",
     "portable",
+    "recording",
     "shapes_only",
+    "step_needs_judging",
     "tracing_shapes",
 ]
 

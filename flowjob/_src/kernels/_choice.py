@@ -25,6 +25,7 @@ ResNet-50 about 12 s on the 2-core machine of ``BENCHMARKS.md``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
@@ -34,7 +35,7 @@ import platform
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -45,7 +46,15 @@ from .._files import atomic_file, read_bounded
 from ._onednn import conv2d_onednn, conv2d_transpose_onednn, onednn_available
 from ._platform import lowering_differentiated, lowering_platform, shapes_only
 
-__all__ = ["POLICIES", "ConvKernel", "ConvSignature", "conv_kernel", "policy"]
+__all__ = [
+    "POLICIES",
+    "ConvKernel",
+    "ConvSignature",
+    "conv_kernel",
+    "forcing",
+    "policy",
+    "recording",
+]
 
 POLICIES = ("measure", "onednn", "xla", "rule")
 FILE_NAME = "conv-kernels.json"
@@ -154,6 +163,9 @@ def conv_kernel(
         return ConvKernel.XLA
     if not onednn_available():
         return ConvKernel.XLA
+    forced = getattr(_local, "forced", None)
+    if forced is not None:  # a whole step timed with one kernel (_step_choice)
+        return forced
     if chosen == "measure" and shapes_only():  # either gives the shapes: race when it runs
         return ConvKernel.XLA
     if chosen == "measure":
@@ -163,9 +175,59 @@ def conv_kernel(
         if s.transposed_to is not None:
             key += (s.transposed_to,)
         margin = XLA_MARGIN if s.differentiated else FORWARD_XLA_MARGIN
-        if not _prefer_onednn(key, lambda: _candidates(s, xla), margin):
+        onednn = _prefer_onednn(key, lambda: _candidates(s, xla), margin)
+        record = getattr(_local, "record", None)
+        if record is not None:
+            record.append((decision_key(key), onednn))
+        if not onednn:
             return ConvKernel.XLA
     return ConvKernel.ONEDNN
+
+
+_local = threading.local()  # this thread's forced kernel and record of decisions
+
+
+@contextlib.contextmanager
+def forcing(kernel: ConvKernel) -> Iterator[None]:
+    """Every convolution traced inside on this thread that oneDNN can serve takes ``kernel``,
+    whatever was decided for it."""
+    saved, _local.forced = getattr(_local, "forced", None), kernel
+    try:
+        yield
+    finally:
+        _local.forced = saved
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[tuple[str, bool]]]:
+    """The measured decisions the convolutions traced inside on this thread took, as
+    ``(decision key, oneDNN chosen)``, in a list that fills while tracing."""
+    saved, _local.record = getattr(_local, "record", None), []
+    try:
+        yield _local.record
+    finally:
+        _local.record = saved
+
+
+def decision_key(signature: tuple) -> str:
+    """The key of a decision in memory and in the machine's file: the machine's and the
+    versions' words, then ``signature``'s parts."""
+    return f"{_machine()}|{'|'.join(map(_text, signature))}"
+
+
+def decided(key: str) -> bool | None:
+    """The decision kept under ``key`` (this process's, else the file's), or None."""
+    with _lock:
+        if not _decisions:
+            _decisions.update(_stored())
+        return _decisions.get(key)
+
+
+def decide(key: str, onednn: bool) -> None:
+    """Keeps ``onednn`` under ``key``, in memory and in the machine's file."""
+    with _lock:
+        _decisions[key] = onednn
+        _store(key, onednn)
 
 
 def policy() -> str:
@@ -186,18 +248,14 @@ def _prefer_onednn(
     run the convolution once as the program uses it, oneDNN's then XLA's, and return when
     done; they are called only when no decision exists yet. XLA serves when its time is below
     ``margin`` times oneDNN's."""
-    key = f"{_machine()}|{'|'.join(map(_text, signature))}"
-    with _lock:
-        if not _decisions:
-            _decisions.update(_stored())
-        if key in _decisions:
-            return _decisions[key]
+    key = decision_key(signature)
+    kept = decided(key)
+    if kept is not None:
+        return kept
     _announce()
     onednn_s, xla_s = race(*candidates())
     chosen = not xla_s < margin * onednn_s
-    with _lock:
-        _decisions[key] = chosen
-        _store(key, chosen)
+    decide(key, chosen)
     return chosen
 
 

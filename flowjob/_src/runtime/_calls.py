@@ -22,6 +22,7 @@ from ._held import HeldCompletions
 from ._interrupt import HOLD, WATCH
 from ._results import ResultFuture
 from ._state import State
+from ._step_kernels import compile_step
 from ._trace import outline
 
 
@@ -243,8 +244,17 @@ class Calls:
                 except KeyError as missing:
                     raise _cleared(entry, self.state, missing) from None
                 third = self.state.train_step(entry) if lowered.train else entry.counter
-            with WATCH:  # kept by jit's cache
-                lowered.fn.lower(current, device_args, third).compile()
+
+            def compile_():
+                with WATCH:  # kept by jit's cache
+                    lowered.fn.lower(current, device_args, third).compile()
+                return device_args, third
+
+            def state():
+                with self._lock:
+                    return self.state.for_call(lowered)
+
+            compile_step(lowered, lowered.graph.name, compile_, state)
         entry.warm = True
 
     def execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -64,6 +64,9 @@ class LoweredJob:
     # A host kernel runs inside: the state is not donated, and a call stores the new state
     # only once the step succeeded (runtime/_calls.py).
     host_kernels: bool = False
+    # The step as ``fn`` jits it, for one device (None: sharded, or eager): a train step's
+    # kernels are re-checked on it (runtime/_step_kernels.py).
+    traced: Any = None
 
     @property
     def writes_state(self) -> bool:
@@ -232,6 +235,8 @@ def lower(
             fn = jit_for(traced, platform, **({"donate_argnums": donate} if writes else {}))
             watch_fn = watching and jit_for(watching, platform, donate_argnums=donate)
         lowered = LoweredJob(graph, fn, state_names, device_inputs, fetches, diff_watches, train)
+        if jit and train:
+            lowered.traced = traced
     else:
         jitted = (
             _sharding.jit_mirrored(graph, traced, state_names, len(device_inputs), mesh)
