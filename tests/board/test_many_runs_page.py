@@ -10,8 +10,8 @@ For the first and the last run, on Time Series (the default dashboard) and on Sc
 test checks that the run gets ticked, then times each logged step from the moment it was
 written to the first of the page's own data answers holding it (as ``test_live_delay.py``).
 
-Measured on a shared 2-core machine: Scalars 2.4 s median, 4.1 s max; Time Series 5.6 s
-median, 8.1 s max. Time Series is slower because each reload makes TensorBoard's own app
+Measured on a shared 2-core machine: Scalars 2.4 s median, 4.1 s max (4.1 s median, 5.6 s
+max during a full CI run); Time Series 5.6 s median, 8.1 s max. Time Series is slower because each reload makes TensorBoard's own app
 process the 10,000 runs (the runs table, the series of every run: 20 to 24 s of the page's
 30 s are long tasks); the bounds below keep to the issue's 30 s with room for a loaded
 machine.
@@ -34,7 +34,7 @@ LOG_S = 14.0  # the steps logged in this window (after the page shows the run) a
 # tab -> (data route whose answers carry the run's steps, median and max bound in seconds)
 TABS = {
     "timeseries": ("/data/plugin/timeseries/timeSeries", 15.0, 30.0),
-    "scalars": ("/data/plugin/scalars/scalars", 4.0, 8.0),
+    "scalars": ("/data/plugin/scalars/scalars", 8.0, 15.0),
 }
 
 # Appends a `loss` point to one event file every 0.5 s from a given step on and prints when
