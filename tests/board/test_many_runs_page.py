@@ -11,10 +11,10 @@ test checks that the run gets ticked, then times each logged step from the momen
 written to the first of the page's own data answers holding it (as ``test_live_delay.py``).
 
 Measured on a shared 2-core machine: Scalars 2.4 s median, 4.1 s max (4.1 s median, 5.6 s
-max during a full CI run); Time Series 5.6 s median, 8.1 s max. Time Series is slower because each reload makes TensorBoard's own app
-process the 10,000 runs (the runs table, the series of every run: 20 to 24 s of the page's
-30 s are long tasks); the bounds below keep to the issue's 30 s with room for a loaded
-machine.
+max during a full CI run); Time Series 5.6 s median, 8.1 s max. Time Series is slower
+because each reload makes TensorBoard's own app process the 10,000 runs (the runs table, the
+series of every run: 20 to 24 s of the page's 30 s are long tasks); the bounds below keep to
+the issue's 30 s with room for a loaded machine.
 """
 
 from __future__ import annotations
