@@ -25,11 +25,15 @@ TARGET = "flowjob_onednn_conv"
 
 
 @pytest.fixture
-def measured(measure_policy):
+def measured(monkeypatch, tmp_path):
     """The ``measure`` policy with an empty cache folder and no decision in memory; yields
-    the list of races run and the folder."""
+    the list of races run."""
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL_FILE", str(tmp_path / _choice.FILE_NAME))
+    monkeypatch.setattr(_choice, "_decisions", {})
+    monkeypatch.setattr(_choice, "_announced", [])
     races: list = []
-    yield races, measure_policy.parent
+    yield races, tmp_path
 
 
 def _fake_race(races, onednn_s, xla_s):

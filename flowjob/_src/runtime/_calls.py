@@ -248,12 +248,13 @@ class Calls:
             def compile_():
                 with WATCH:  # kept by jit's cache
                     lowered.fn.lower(current, device_args, third).compile()
+                return device_args, third
 
             def state():
                 with self._lock:
                     return self.state.for_call(lowered)
 
-            compile_step(lowered, compile_, state, (device_args, third))
+            compile_step(lowered, lowered.graph.name, compile_, state)
         entry.warm = True
 
     def execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:
