@@ -25,15 +25,11 @@ TARGET = "flowjob_onednn_conv"
 
 
 @pytest.fixture
-def measured(monkeypatch, tmp_path):
+def measured(measure_policy):
     """The ``measure`` policy with an empty cache folder and no decision in memory; yields
-    the list of races run."""
-    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
-    monkeypatch.setenv("FLOWJOB_CONV_KERNEL_FILE", str(tmp_path / _choice.FILE_NAME))
-    monkeypatch.setattr(_choice, "_decisions", {})
-    monkeypatch.setattr(_choice, "_announced", [])
+    the list of races run and the folder."""
     races: list = []
-    yield races, tmp_path
+    yield races, measure_policy.parent
 
 
 def _fake_race(races, onednn_s, xla_s):

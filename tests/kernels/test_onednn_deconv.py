@@ -147,18 +147,9 @@ def _lowered(x_shape, w_shape, out_shape, differentiated=True) -> str:
         return jax.jit(f).lower(x, w).as_text()
 
 
-@pytest.fixture
-def measured(monkeypatch, tmp_path):
-    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
-    monkeypatch.setenv("FLOWJOB_CONV_KERNEL_FILE", str(tmp_path / _choice.FILE_NAME))
-    monkeypatch.setattr(_choice, "_decisions", {})
-    monkeypatch.setattr(_choice, "_announced", [])
-    return tmp_path / _choice.FILE_NAME
-
-
 @pytest.mark.parametrize("onednn_s, xla_s, expected", [(1.0, 2.0, True), (2.0, 0.5, False)])
 def test_the_measured_choice_serves_transposed_convolutions_apart(
-    measured, monkeypatch, onednn_s, xla_s, expected
+    measure_policy, monkeypatch, onednn_s, xla_s, expected
 ):
     races = []
 
@@ -170,14 +161,14 @@ def test_the_measured_choice_serves_transposed_convolutions_apart(
     shapes = ((2, 8, 7, 7), (8, 4, 5, 5), (2, 4, 14, 14))
     assert (TARGET in _lowered(*shapes)) is expected
     assert (TARGET in _lowered(*shapes, differentiated=False)) is expected
-    kinds = sorted(k.split("|")[4] for k in json.loads(measured.read_text()))
+    kinds = sorted(k.split("|")[4] for k in json.loads(measure_policy.read_text()))
     assert kinds == ["conv2d transposed", "conv2d transposed forward"]
     assert len(races) == 2
     assert (TARGET in _lowered(*shapes)) is expected  # kept: no third race
     assert len(races) == 2
 
 
-def test_a_real_race_runs_the_transposed_convolution(measured):
+def test_a_real_race_runs_the_transposed_convolution(measure_policy):
     """The candidates the race times are the transposed convolution (both kernels give XLA's
     values), whichever wins."""
     shapes = ((2, 8, 7, 7), (8, 4, 5, 5), (2, 4, 14, 14))
@@ -192,7 +183,7 @@ def test_a_real_race_runs_the_transposed_convolution(measured):
         assert got.shape in (shapes[0], shapes[1])
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-3, atol=1e-3)
     kernels.conv_kernel(signature, xla)
-    assert len(json.loads(measured.read_text())) == 1
+    assert len(json.loads(measure_policy.read_text())) == 1
 
 
 def test_a_gpu_program_never_carries_the_call():

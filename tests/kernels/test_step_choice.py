@@ -19,15 +19,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def measured(monkeypatch, tmp_path):
-    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "measure")
-    monkeypatch.setenv("FLOWJOB_CONV_KERNEL_FILE", str(tmp_path / _choice.FILE_NAME))
-    monkeypatch.setattr(_choice, "_decisions", {})
-    monkeypatch.setattr(_choice, "_announced", [])
-    return tmp_path / _choice.FILE_NAME
-
-
 def _sleeper(seconds, calls):
     def run():
         calls.append(seconds)
@@ -43,7 +34,7 @@ CHOSEN = [
 
 
 @pytest.mark.parametrize("onednn_faster", [True, False])
-def test_the_faster_whole_step_is_kept(measured, onednn_faster):
+def test_the_faster_whole_step_is_kept(measure_policy, onednn_faster):
     for key, onednn in CHOSEN:
         _choice.decide(key, onednn)
     assert _step_choice.step_needs_judging(CHOSEN)
@@ -52,7 +43,7 @@ def test_the_faster_whole_step_is_kept(measured, onednn_faster):
     measured_run, onednn_run = (slow, fast) if onednn_faster else (fast, slow)
     assert _step_choice.judge_step("job", CHOSEN, measured_run, onednn_run) is onednn_faster
     assert len(calls) == 2 * (1 + _step_choice._STEP_RUNS)
-    stored = json.loads(measured.read_text())
+    stored = json.loads(measure_policy.read_text())
     if onednn_faster:  # the XLA decision turned into a oneDNN one: no mix is left
         assert stored[CHOSEN[1][0]] is True
         now = [(key, _choice.decided(key)) for key, _ in CHOSEN]
@@ -63,7 +54,7 @@ def test_the_faster_whole_step_is_kept(measured, onednn_faster):
         assert not _step_choice.step_needs_judging(CHOSEN)
 
 
-def test_steps_of_one_kernel_or_other_policies_are_not_judged(measured, monkeypatch):
+def test_steps_of_one_kernel_or_other_policies_are_not_judged(measure_policy, monkeypatch):
     assert not _step_choice.step_needs_judging([(k, True) for k, _ in CHOSEN])
     assert not _step_choice.step_needs_judging([(k, False) for k, _ in CHOSEN])
     assert not _step_choice.step_needs_judging([])
@@ -93,7 +84,7 @@ def _train(flow, tp, steps):
 
 @pytest.mark.parametrize("onednn_wins", [True, False])
 def test_a_mixed_train_step_is_judged_once_and_trains_as_without_it(
-    measured, monkeypatch, fresh_session, onednn_wins
+    measure_policy, monkeypatch, fresh_session, onednn_wins
 ):
     flow = fresh_session
     import flowjob.typing as tp

@@ -248,13 +248,12 @@ class Calls:
             def compile_():
                 with WATCH:  # kept by jit's cache
                     lowered.fn.lower(current, device_args, third).compile()
-                return device_args, third
 
             def state():
                 with self._lock:
                     return self.state.for_call(lowered)
 
-            compile_step(lowered, lowered.graph.name, compile_, state)
+            compile_step(lowered, compile_, state, (device_args, third))
         entry.warm = True
 
     def execute(self, entry: CompiledJob, device_args: tuple[Any, ...]) -> tuple[Any, ...]:

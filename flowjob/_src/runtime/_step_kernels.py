@@ -13,17 +13,19 @@ import jax.numpy as jnp
 from .. import kernels
 
 
-def compile_step(lowered: Any, name: str, compile_: Callable[[], Any], state: Callable[[], dict]):
+def compile_step(
+    lowered: Any, compile_: Callable[[], None], state: Callable[[], dict], args: tuple
+) -> None:
     """Compiles ``lowered``'s step (``compile_()``); where its measured convolution kernels
     mix oneDNN and XLA and this machine has not judged that step yet, also compiles it with
     every convolution on oneDNN, times both whole steps on copies of ``state()`` (the job's
-    current values) and the call's arguments, and serves the faster from then on."""
-    traced = getattr(lowered, "traced", None)
+    current values) and the call's other arguments ``args``, and serves the faster from then
+    on."""
     with kernels.recording() as chosen:
-        compiled_args = compile_()
+        compile_()
+    traced = lowered.traced
     if traced is None or not kernels.step_needs_judging(chosen):
         return
-    device_args, third = compiled_args
 
     def all_onednn(*args):
         with kernels.forcing(kernels.ConvKernel.ONEDNN):
@@ -35,9 +37,9 @@ def compile_step(lowered: Any, name: str, compile_: Callable[[], Any], state: Ca
     def run(fn):
         def once():
             copies = {n: jnp.copy(v) for n, v in values.items()}  # each run donates its state
-            jax.block_until_ready(fn(copies, device_args, third))
+            jax.block_until_ready(fn(copies, *args))
 
         return once
 
-    if kernels.judge_step(name, chosen, run(lowered.fn), run(onednn_fn)):
+    if kernels.judge_step(lowered.graph.name, chosen, run(lowered.fn), run(onednn_fn)):
         lowered.fn = onednn_fn
