@@ -120,6 +120,53 @@ def paired_rounds(
     return out
 
 
+COPY = " (process {})"  # the name of a variant's second, third... process
+
+
+def copies(specs: dict[str, dict], n: int) -> dict[str, dict]:
+    """Each variant of ``specs`` in ``n`` processes: the first keeps its name, the others are
+    named ``name (process 2)``... (``pooled`` merges their series again).
+
+    Two processes of the same variant ran at rates up to 3% apart over 12 rounds (the MLP
+    step, flowjob and JAX alike: bench/NOTES.md, session 16): the memory and threads a
+    process happened to get stay with it for all its rounds, so a ratio between single
+    processes carries that luck. Pooling several processes per variant averages it out."""
+    out = {}
+    for i in range(n):
+        for name, spec in specs.items():
+            if i == 0:
+                out[name] = spec
+            else:  # profiles and HLO dumps come from the first process
+                out[name + COPY.format(i + 1)] = {k: v for k, v in spec.items() if k != "profile"}
+    return out
+
+
+def pooled(series: dict[str, Series], names: list[str], n: int) -> dict[str, Series]:
+    """``paired_rounds``' series of ``copies(specs, n)``, one per variant of ``names`` again:
+    each round's rate is the geometric mean of the variant's processes' rates that round."""
+    out = {}
+    for name in names:
+        group = [series[name]] + [series[name + COPY.format(i + 1)] for i in range(1, n)]
+        out[name] = Series(
+            [statistics.geometric_mean(rates) for rates in zip(*(g.rates for g in group))]
+        )
+    return out
+
+
+def processes_note(series: dict[str, Series], names: list[str], n: int) -> str:
+    """What ``pooled`` did, for a section's text, with each variant's own spread: the median
+    ratio of its first process to its second, the noise floor of a ratio between variants."""
+    if n == 1:
+        return ""
+    own = "; ".join(
+        f"{name} {ratio(series, name, name + COPY.format(2))[0]:.3f}×" for name in names
+    )
+    return (
+        f", each variant in {n} processes (a round's rate is the geometric mean of its "
+        f"processes'; the same variant's process 1 / process 2: {own})"
+    )
+
+
 def ratio(series: dict[str, Series], a: str, b: str) -> tuple[float, float, float]:
     """Per-round throughput ratio a/b: (median, min, max)."""
     values = [x / y for x, y in zip(series[a].rates, series[b].rates)]

@@ -20,19 +20,23 @@ def watch_section(quick: bool) -> Section:
         "flowjob, nothing watched": {"engine": "flowjob", "model": "mlp"},
         "flowjob, 2 watch + 1 watch_diff": {"engine": "flowjob", "model": "mlp", "watches": True},
     }
-    workers = H.start_all(variants)
+    names = list(variants)
+    processes = 1 if quick else 2
+    workers = H.start_all(H.copies(variants, processes))
     try:
-        series = H.paired_rounds(workers, rounds, H.calibrate(workers, 0.5))
+        every = H.paired_rounds(workers, rounds, H.calibrate(workers, 0.5))
     finally:
         closed = H.close_all(workers)
-    names = list(variants)
+    series = H.pooled(every, names, processes)
     calls = closed[names[2]].get("watch_calls")
     losses = closed[names[2]].get("losses")
     rows = [[k, *rate_cells(s)] for k, s in series.items()]
     vs_jax = H.ratio(series, names[1], names[0])
     watched = H.ratio(series, names[2], names[1])
     md = (
-        f"Seed 001's MLP (784-512-10, batch 100, train step), {rounds} rounds. The watched "
+        f"Seed 001's MLP (784-512-10, batch 100, train step), {rounds} rounds"
+        + H.processes_note(every, names, processes)
+        + ". The watched "
         "job registers `watch(hidden)`, `watch(logits)` and `watch_diff(hidden)`; each "
         "handler takes a `tp.Numpy` (as in seed 001) and reads one element. Handlers ran "
         f"{calls} times for {losses} steps (3 per step expected).\n\n"
