@@ -13,6 +13,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..graph import Blob, apply_op, current_graph, namespace
+from . import _batch_stats
 from ._reduce import reduce_mean, reduce_variance
 from ._util import check_name, fail, norm_axes, norm_axis, require_blob
 
@@ -199,20 +200,14 @@ def layer_norm(
 def _lower_bn_train(
     x, moving_mean, moving_variance, *params, axis, epsilon, momentum, has_gamma, has_beta
 ):
-    """Normalizes with the batch statistics; also returns the updated moving statistics."""
+    """Normalizes with the batch statistics (``_batch_stats.normalize``: its gradient
+    written out); also returns the updated moving statistics."""
     compute = jnp.promote_types(x.dtype, jnp.float32)
-    xc = x.astype(compute)
-    axes = tuple(a for a in range(x.ndim) if a != axis)
-    shape = _param_shape(x.ndim, axis, -1)
-    mean = jnp.mean(xc, axis=axes)
-    var = jnp.mean(jnp.square(xc - mean.reshape(shape)), axis=axes)
-    y = (xc - mean.reshape(shape)) * lax.rsqrt(var.reshape(shape) + epsilon)
     rest = list(params)
-    if has_gamma:
-        y = y * rest.pop(0).reshape(shape)
-    if has_beta:
-        y = y + rest.pop(0).reshape(shape)
-    y = y.astype(x.dtype)
+    size = x.shape[axis]
+    gamma = rest.pop(0) if has_gamma else jnp.ones(size, compute)
+    beta = rest.pop(0) if has_beta else jnp.zeros(size, compute)
+    y, mean, var = _batch_stats.normalize(x, gamma, beta, axis, epsilon)
     new_mean = momentum * moving_mean + (1.0 - momentum) * lax.stop_gradient(mean)
     new_var = momentum * moving_variance + (1.0 - momentum) * lax.stop_gradient(var)
     return y, new_mean.astype(moving_mean.dtype), new_var.astype(moving_variance.dtype)
