@@ -30,22 +30,29 @@ def normalize(x: jax.Array, gamma: jax.Array, beta: jax.Array, axis: int, epsilo
 
     >>> x = jnp.arange(6.0).reshape(3, 2)
     >>> y, mean, var = normalize(x, jnp.ones(2), jnp.zeros(2), 1, 0.0)
-    >>> mean.tolist(), var.tolist(), y[:, 0].round(4).tolist()
+    >>> mean.tolist(), var.tolist(), [round(v, 4) for v in y[:, 0].tolist()]
     ([2.0, 3.0], [2.6666667461395264, 2.6666667461395264], [-1.2247, 0.0, 1.2247])
     """
     return _forward(x, gamma, beta, axis, epsilon)[0]
 
 
-def _shape(x: jax.Array, axis: int) -> tuple[int, ...]:
-    """Where a per-channel vector broadcasts against ``x``."""
-    return tuple(x.shape[axis] if a == axis else 1 for a in range(x.ndim))
+def channel_shape(ndim: int, axis: int, size: int) -> list[int]:
+    """The shape a per-channel vector of ``size`` takes to broadcast along ``axis`` of an
+    ``ndim``-dimensional array.
+
+    >>> channel_shape(4, 1, 3)
+    [1, 3, 1, 1]
+    """
+    shape = [1] * ndim
+    shape[axis] = size
+    return shape
 
 
 def _forward(x, gamma, beta, axis, epsilon):
     compute = jnp.promote_types(x.dtype, jnp.float32)
     xc = x.astype(compute)
     axes = tuple(a for a in range(x.ndim) if a != axis)
-    shape = _shape(x, axis)
+    shape = channel_shape(x.ndim, axis, x.shape[axis])
     mean = jnp.mean(xc, axis=axes)
     var = jnp.mean(jnp.square(xc - mean.reshape(shape)), axis=axes)
     inv = lax.rsqrt(var + epsilon)
@@ -65,7 +72,7 @@ def _bwd(axis, epsilon, residuals, cotangents):
     dy, dmean, dvar = cotangents
     compute = mean.dtype
     axes = tuple(a for a in range(x.ndim) if a != axis)
-    shape = _shape(x, axis)
+    shape = channel_shape(x.ndim, axis, x.shape[axis])
     n = math.prod(x.shape[a] for a in axes)
     centered = x.astype(compute) - mean.reshape(shape)
     xhat = centered * inv.reshape(shape)

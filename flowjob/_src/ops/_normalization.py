@@ -65,19 +65,17 @@ def moments(
         )
 
 
-def _param_shape(ndim: int, axis: int, size: int) -> list[int]:
-    shape = [1] * ndim
-    shape[axis] = size
-    return shape
-
-
 def _lower_batch_norm(x, mean, variance, *rest, axis, epsilon, has_offset, has_scale):
     rest = list(rest)
     offset = rest.pop(0) if has_offset else None
     scale = rest.pop(0) if has_scale else None
 
     def nd(p):
-        return p if p.ndim == x.ndim else p.reshape(_param_shape(x.ndim, axis, p.shape[0]))
+        return (
+            p
+            if p.ndim == x.ndim
+            else p.reshape(_batch_stats.channel_shape(x.ndim, axis, p.shape[0]))
+        )
 
     compute = jnp.promote_types(x.dtype, jnp.float32)
     y = (x.astype(compute) - nd(mean)) * lax.rsqrt(nd(variance) + epsilon)
