@@ -141,13 +141,16 @@ def test_watch_model_outside_a_job_or_twice_is_a_clear_error():
 @pytest.mark.parametrize(
     "case", ["finite", "constant", "nan", "posinf", "neginf", "all_nonfinite", "half_nonfinite"]
 )
-def test_device_histogram_matches_numpy_with_and_without_nonfinite(case):
-    """Both ways of the device histogram (every element finite, or NaN/Inf masked out)
-    against NumPy's count of the finite elements by the bucket rule, and the NaN/Inf tally."""
-    from flowjob._src.summary._watch_model import _device_histogram
+@pytest.mark.parametrize("shape", [(37, 11), (100, 50)], ids=["small", "large"])
+def test_device_histogram_matches_numpy_with_and_without_nonfinite(case, shape):
+    """Both ways of the device histogram (every element finite, or NaN/Inf masked out; a
+    small tensor always masks, a large one chooses) against NumPy's count of the finite
+    elements by the bucket rule, and the NaN/Inf tally."""
+    from flowjob._src.summary._watch_model import _SMALL, _device_histogram, _squares
 
+    assert (shape[0] * shape[1] <= _SMALL) == (shape == (37, 11))
     rng = np.random.default_rng(7)
-    x = rng.normal(size=(37, 11)).astype(np.float32)
+    x = rng.normal(size=shape).astype(np.float32)
     if case == "constant":
         x[:] = 1.5
     elif case == "nan":
@@ -164,7 +167,7 @@ def test_device_histogram_matches_numpy_with_and_without_nonfinite(case):
         x[1, 1], x[3, 3] = np.inf, -np.inf
     bins = 9
     mn, mx, counts, nonfinite = (
-        np.asarray(v) for v in jax.jit(lambda a: _device_histogram(a, bins))(x)
+        np.asarray(v) for v in jax.jit(lambda a: _device_histogram(a, bins, _squares(a)))(x)
     )
     flat = x.reshape(-1)
     finite = flat[np.isfinite(flat)]

@@ -64,50 +64,68 @@ class ModelWatch:
         learning_rate: Any,
         loss_scale: Any,
     ) -> tuple:
-        """The flat outputs (JAX arrays): per variable in ``sorted(params)`` its value and
-        gradient histograms (``_device_histogram``), value, gradient and update norms; then
-        the learning rate and the loss scale (1 without loss scaling)."""
+        """Two JAX arrays, packed so that a logging step fetches two outputs rather than a
+        dozen per variable: ``floats`` (float32) holds per variable in ``sorted(params)``
+        the minimum and maximum of its value and of its gradient and the value, gradient and
+        update norms, then the learning rate and the loss scale (1 without loss scaling);
+        ``counts`` (int32) holds per variable its value's and its gradient's bucket counts,
+        each followed by its non-finite counts (``_device_histogram``)."""
         import jax.numpy as jnp
 
-        out: list = []
+        floats: list = []
+        counts: list = []
         for name in sorted(params):
             value = params[name]
             update = new_params[name].astype(jnp.float32) - value.astype(jnp.float32)
-            out += _device_histogram(value, self.bins)
-            out += _device_histogram(grads[name], self.bins)
-            out += [_norm(value), _norm(grads[name]), _norm(update)]
-        one = jnp.ones((), jnp.float32)
-        out.append(jnp.asarray(learning_rate, jnp.float32).reshape(()))
-        out.append(one if loss_scale is None else jnp.asarray(loss_scale, jnp.float32).reshape(()))
-        return tuple(out)
+            v_squares, g_squares = _squares(value), _squares(grads[name])
+            v_lo, v_hi, v_counts, v_bad = _device_histogram(value, self.bins, v_squares)
+            g_lo, g_hi, g_counts, g_bad = _device_histogram(grads[name], self.bins, g_squares)
+            norms = [jnp.sqrt(v_squares), jnp.sqrt(g_squares), jnp.sqrt(_squares(update))]
+            floats += [v_lo, v_hi, g_lo, g_hi, *norms]
+            counts += [v_counts, v_bad, g_counts, g_bad]
+        floats.append(jnp.asarray(learning_rate, jnp.float32).reshape(()))
+        floats.append(
+            jnp.ones((), jnp.float32)
+            if loss_scale is None
+            else jnp.asarray(loss_scale, jnp.float32).reshape(())
+        )
+        return jnp.stack(floats), jnp.concatenate(counts)
 
     def output_count(self, variables: int) -> int:
-        """The step's outputs for ``variables`` trained variables: the train step, then
-        :meth:`statistics`'."""
-        return 1 + variables * _PER_VARIABLE + 2
+        """The step's outputs for any number of trained variables: the train step, then
+        :meth:`statistics`' two arrays."""
+        return 3
 
     def writer(self, names: Sequence[str], has_loss_scale: bool):
-        """``fn(step, *outputs)`` for the host delivery: writes the summaries of a logging
-        step."""
+        """``fn(step, floats, counts)`` for the host delivery: writes the summaries of a
+        logging step from :meth:`statistics`' arrays."""
         names = sorted(names)
-        per_var = _PER_VARIABLE
+        per_counts = 2 * (self.bins + _NONFINITE)
 
-        def write(step_array, *outputs) -> None:
+        def write(step_array, floats, counts) -> None:
             step = int(np.asarray(step_array).reshape(()))
+            floats = np.asarray(floats, np.float64)  # as float(): summaries carry doubles
+            counts = np.asarray(counts)
             w = default_writer("watch_model") if self.logdir is None else self._own_writer()
             for i, name in enumerate(names):
-                o = outputs[i * per_var : (i + 1) * per_var]
+                v_lo, v_hi, g_lo, g_hi, value_norm, grad_norm, update_norm = (
+                    float(f) for f in floats[i * _FLOATS : (i + 1) * _FLOATS]
+                )
+                v_counts, g_counts = np.split(counts[i * per_counts : (i + 1) * per_counts], 2)
                 base = f"{MODEL_PREFIX}{name}/"
-                w.histogram_from_buckets(base + "value", *_host_histogram(o[:4]), step)
-                w.histogram_from_buckets(base + "grad", *_host_histogram(o[4:8]), step)
-                value_norm, grad_norm, update_norm = (float(np.asarray(x)) for x in o[8:11])
+                w.histogram_from_buckets(
+                    base + "value", *_host_histogram(v_lo, v_hi, v_counts), step
+                )
+                w.histogram_from_buckets(
+                    base + "grad", *_host_histogram(g_lo, g_hi, g_counts), step
+                )
                 w.scalar(base + "value_norm", value_norm, step)
                 w.scalar(base + "grad_norm", grad_norm, step)
                 if value_norm > 0:
                     w.scalar(base + "update_ratio", update_norm / value_norm, step)
-            w.scalar(MODEL_PREFIX + "learning_rate", float(np.asarray(outputs[-2])), step)
+            w.scalar(MODEL_PREFIX + "learning_rate", float(floats[-2]), step)
             if has_loss_scale:
-                w.scalar(MODEL_PREFIX + "loss_scale", float(np.asarray(outputs[-1])), step)
+                w.scalar(MODEL_PREFIX + "loss_scale", float(floats[-1]), step)
 
         return write
 
@@ -118,25 +136,31 @@ class ModelWatch:
         return w
 
 
-_HISTOGRAM_OUTPUTS = 4  # min, max, counts, non-finite counts
-_PER_VARIABLE = 2 * _HISTOGRAM_OUTPUTS + 3  # two histograms, three norms
+_FLOATS = 7  # per variable: value min and max, gradient min and max, three norms
+_NONFINITE = 3  # NaN, +Inf, -Inf
+_SMALL = 4096  # elements: below this the masked histogram costs less than a conditional
 
 
-def _norm(x):
+def _squares(x):
+    """The sum of squares in float32: the squared L2 norm."""
     import jax.numpy as jnp
 
     x = x.astype(jnp.float32)
-    return jnp.sqrt(jnp.sum(x * x))
+    return jnp.sum(x * x)
 
 
-def _device_histogram(x, bins: int) -> list:
+def _device_histogram(x, bins: int, squares) -> list:
     """``[min, max, counts (int32, bins), nonfinite (int32, 3: NaN, +Inf, -Inf)]`` of the
     finite elements of ``x``, bucket ``i`` holding ``floor((x - min) * bins / (max - min))
     == i`` (the maximum in the last), all in the last bucket when ``min == max``.
 
-    The plain minimum and maximum are finite exactly when every element is (both propagate
-    NaN), so the common case counts without masking out non-finite elements (a quarter
-    less work for a large weight); only a tensor holding NaN or Inf takes the masked way."""
+    ``squares``, ``x``'s sum of squares (``_squares``, computed for its norm anyway), is
+    finite when every element is (a sum propagates NaN and Inf; XLA:CPU's minimum and
+    maximum do not always), so the common case counts without masking out non-finite
+    elements (a quarter less work for a large weight); a tensor holding NaN or Inf, or
+    whose sum of squares overflows, takes the masked way. A small tensor (at most
+    ``_SMALL`` elements) always takes it: there the conditional costs more than the
+    masking."""
     import jax.numpy as jnp
     from jax import lax
 
@@ -164,19 +188,20 @@ def _device_histogram(x, bins: int) -> list:
         ).astype(jnp.int32)
         return [mn, mx, counts, nonfinite]
 
-    return lax.cond(jnp.isfinite(lo) & jnp.isfinite(hi), all_finite, masked, x)
+    if x.size <= _SMALL:
+        return masked(x)
+    return lax.cond(jnp.isfinite(squares), all_finite, masked, x)
 
 
-def _host_histogram(outputs) -> tuple[np.ndarray, NonFinite]:
-    """``(buckets [k, 3], nonfinite)`` from the outputs of ``_device_histogram``, with
-    ``SummaryWriter.histogram``'s edges (``linspace(min, max, k + 1)``)."""
-    mn, mx, counts, nonfinite = (np.asarray(o) for o in outputs)
-    nan, posinf, neginf = (int(n) for n in nonfinite)
+def _host_histogram(mn: float, mx: float, counts: np.ndarray) -> tuple[np.ndarray, NonFinite]:
+    """``(buckets [k, 3], nonfinite)`` from ``_device_histogram``'s minimum, maximum and its
+    counts followed by its non-finite counts, with ``SummaryWriter.histogram``'s edges
+    (``linspace(min, max, k + 1)``)."""
+    counts, (nan, posinf, neginf) = counts[:-_NONFINITE], counts[-_NONFINITE:].tolist()
     missing = NonFinite(nan, posinf, neginf)
     counts = counts.astype(np.float64)
     if not counts.sum():
         return np.zeros((0, 3), np.float64), missing
-    mn, mx = float(mn), float(mx)
     k = counts.size
     buckets = np.empty((k, 3), np.float64)
     if mn == mx:
