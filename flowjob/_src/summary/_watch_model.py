@@ -111,7 +111,9 @@ class ModelWatch:
                 v_lo, v_hi, g_lo, g_hi, value_norm, grad_norm, update_norm = (
                     float(f) for f in floats[i * _FLOATS : (i + 1) * _FLOATS]
                 )
-                v_counts, g_counts = np.split(counts[i * per_counts : (i + 1) * per_counts], 2)
+                at = i * per_counts
+                v_counts = counts[at : at + per_counts // 2]
+                g_counts = counts[at + per_counts // 2 : at + per_counts]
                 base = f"{MODEL_PREFIX}{name}/"
                 w.histogram_from_buckets(
                     base + "value", *_host_histogram(v_lo, v_hi, v_counts), step
