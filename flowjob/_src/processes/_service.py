@@ -190,14 +190,26 @@ def _end_with_the_launcher() -> None:
     """Under ``flowjob launch`` (``FLOWJOB_LAUNCHER_PID``), the service has nobody left to
     serve once the launcher is gone: it takes its ranks along (flowjob/_src/cli)."""
     text = os.environ.get("FLOWJOB_LAUNCHER_PID", "")
-    if not text.isdigit():
-        return
+    if text.isdigit() and _gone(int(text)):
+        os._exit(0)
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended: no such process, another user's (the pid was
+    reused), or a zombie that its parent has not reaped yet (it answers signal 0, but runs
+    nothing: a launcher ended under a parent that waits for it later)."""
     try:
-        os.kill(int(text), 0)
-    except ProcessLookupError:
-        os._exit(0)
-    except OSError:  # another user's process now: the launcher is gone
-        os._exit(0)
+        os.kill(pid, 0)
+    except OSError:  # ProcessLookupError, or PermissionError: another user's process now
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]  # the name may hold spaces
+    except FileNotFoundError:  # ended meanwhile; without /proc, signal 0 is all there is
+        return os.path.isdir("/proc/self")
+    except (OSError, IndexError):
+        return False
+    return state in (b"Z", b"X")
 
 
 if __name__ == "__main__":
