@@ -10,14 +10,9 @@ import time
 
 import pytest
 
-from flowjob._src.processes._service import _gone
+from flowjob._src.processes._service import _gone, process_state
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
-
-
-def _state(pid: int) -> bytes:
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        return f.read().rsplit(b")", 1)[1].split()[0]
 
 
 def test_a_running_process_is_not_gone():
@@ -32,7 +27,7 @@ def test_a_running_process_is_not_gone():
 def test_an_exited_process_not_yet_reaped_is_gone_and_so_is_a_reaped_one():
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     deadline = time.monotonic() + 60
-    while _state(proc.pid) != b"Z":  # exited; Popen reaps only when asked
+    while process_state(proc.pid) != b"Z":  # exited; Popen reaps only when asked
         assert time.monotonic() < deadline, "the child did not exit"
         time.sleep(0.05)
     assert _gone(proc.pid)

@@ -203,13 +203,18 @@ def _gone(pid: int) -> bool:
     except OSError:  # ProcessLookupError, or PermissionError: another user's process now
         return True
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]  # the name may hold spaces
+        state = process_state(pid)
     except FileNotFoundError:  # ended meanwhile; without /proc, signal 0 is all there is
         return os.path.isdir("/proc/self")
     except (OSError, IndexError):
         return False
     return state in (b"Z", b"X")
+
+
+def process_state(pid: int) -> bytes:
+    """The state letter of ``/proc/<pid>/stat`` (R, S, Z...); raises OSError without it."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()[0]  # the name before it may hold ")"
 
 
 if __name__ == "__main__":

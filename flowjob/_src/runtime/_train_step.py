@@ -196,7 +196,7 @@ class _TrainStep:
     @property
     def watch_outputs(self) -> int:
         """How many outputs watch_model adds after the watched gradients."""
-        return 0 if self.watch is None else self.watch.output_count(len(self.trained))
+        return 0 if self.watch is None else self.watch.output_count()
 
     def _loss_count(self, real: dict | None):
         """N of OneFlow's 1/N gradient scale: the first loss's elements (its real ones when

@@ -91,16 +91,16 @@ class ModelWatch:
         )
         return jnp.stack(floats), jnp.concatenate(counts)
 
-    def output_count(self, variables: int) -> int:
-        """The step's outputs for any number of trained variables: the train step, then
-        :meth:`statistics`' two arrays."""
+    def output_count(self) -> int:
+        """The step's outputs, whatever the number of trained variables: the train step,
+        then :meth:`statistics`' two arrays."""
         return 3
 
     def writer(self, names: Sequence[str], has_loss_scale: bool):
         """``fn(step, floats, counts)`` for the host delivery: writes the summaries of a
         logging step from :meth:`statistics`' arrays."""
         names = sorted(names)
-        per_counts = 2 * (self.bins + _NONFINITE)
+        per_histogram = self.bins + _NONFINITE  # its counts, then its non-finite counts
 
         def write(step_array, floats, counts) -> None:
             step = int(np.asarray(step_array).reshape(()))
@@ -111,9 +111,9 @@ class ModelWatch:
                 v_lo, v_hi, g_lo, g_hi, value_norm, grad_norm, update_norm = (
                     float(f) for f in floats[i * _FLOATS : (i + 1) * _FLOATS]
                 )
-                at = i * per_counts
-                v_counts = counts[at : at + per_counts // 2]
-                g_counts = counts[at + per_counts // 2 : at + per_counts]
+                at = 2 * i * per_histogram
+                v_counts = counts[at : at + per_histogram]
+                g_counts = counts[at + per_histogram : at + 2 * per_histogram]
                 base = f"{MODEL_PREFIX}{name}/"
                 w.histogram_from_buckets(
                     base + "value", *_host_histogram(v_lo, v_hi, v_counts), step
