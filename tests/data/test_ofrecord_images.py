@@ -178,8 +178,12 @@ def test_random_crop_decoders(images):
     full, cropped = train()
     assert full.shape == (4, 8, 8, 3) and full.dtype == np.uint8
     # area 1 with every aspect allowed: each attempt asks for the full area at a random
-    # aspect; only the image's own aspect fits, so the fallback takes the whole image.
-    np.testing.assert_array_equal(full, np.stack([_pillow_resize(p, 8, 8) for p in pixels]))
+    # aspect; only (nearly) the image's own aspect fits, else the fallback takes it whole.
+    same = RandomCrop(1, 10, (1.0, 1.0), (0.4, 2.5))  # a generator per place of the batch
+    for i, p in enumerate(pixels):
+        y, x, h, w = same.window(*p.shape[:2], i)
+        assert h * w >= 0.9 * p.shape[0] * p.shape[1]
+        np.testing.assert_array_equal(full[i], _pillow_resize(p[y : y + h, x : x + w], 8, 8))
     assert cropped.shape == (4, 8, 8, 3)
 
 
@@ -196,8 +200,8 @@ def test_random_crops_are_the_windows_of_the_decoded_images(space):
         Image.fromarray(p).save(buf, "PNG")
         encoded.append(buf.getvalue())
     got = decode_batch(encoded, ColorSpace(space), RandomCrop(7))
-    same = RandomCrop(7)  # the windows are drawn in batch order, before decoding
-    windows = [same.window(*p.shape[:2]) for p in pixels]
+    same = RandomCrop(7)  # a generator per place of the batch
+    windows = [same.window(*p.shape[:2], i) for i, p in enumerate(pixels)]
     assert any((h, w) != p.shape[:2] for p, (_, _, h, w) in zip(pixels, windows))
     for image, p, (y, x, h, w) in zip(got, pixels, windows):
         want = {

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..errors import FlowJobError
 from ._modes import ColorSpace
-from ._parallel import parallel_map
 from ._record import describe_record
+from ._stages import Picture, as_array, run_chain
 
 # Each numeric list's values in their stored type: the range check starts from these.
 _NUMERIC_LISTS = {
@@ -142,13 +142,14 @@ def bytes_values(records: Sequence[Any], name: str) -> list[np.ndarray]:
     return out
 
 
-def decode_image(
+def open_picture(
     data: bytes | np.ndarray,
     color_space: ColorSpace = ColorSpace.BGR,
-    window: tuple[int, int, int, int] | None = None,
-) -> np.ndarray:
-    """An encoded image (JPEG, PNG...) as an HWC uint8 array in ``color_space`` (Pillow);
-    ``window`` ``(y, x, h, w)``: only that part of it (cut before the array is made, so
+    crop: RandomCrop | None = None,
+    slot: int = 0,
+) -> Picture:
+    """An encoded image (JPEG, PNG...) decoded by Pillow, in ``color_space``'s mode; with a
+    ``crop``, only a window that its generator for place ``slot`` draws (cut in Pillow, so
     the rest of the image is never copied or converted)."""
     from PIL import Image
 
@@ -158,15 +159,19 @@ def decode_image(
             mode = "L" if color_space is ColorSpace.GRAY else "RGB"
             if image.mode != mode:
                 image = image.convert(mode)
-            if window is not None:
-                y, x, h, w = window
+            if crop is not None:
+                width, height = image.size
+                y, x, h, w = crop.window(height, width, slot)
                 image = image.crop((x, y, x + w, y + h))
-            array = np.asarray(image)
+            image.load()
     except (OSError, SyntaxError) as exc:  # PIL.UnidentifiedImageError is an OSError
         raise DecodeError(f"cannot decode image ({len(raw_bytes)} bytes): {exc}") from None
-    if color_space is ColorSpace.GRAY:
-        return array[:, :, None]
-    return np.ascontiguousarray(array[:, :, ::-1]) if color_space is ColorSpace.BGR else array
+    return Picture(image, color_space is ColorSpace.BGR)
+
+
+def decode_image(data: bytes | np.ndarray, color_space: ColorSpace = ColorSpace.BGR) -> np.ndarray:
+    """An encoded image as an HWC uint8 array in ``color_space`` (Pillow)."""
+    return as_array(open_picture(data, color_space))
 
 
 def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
@@ -182,33 +187,54 @@ def image_size(data: bytes | np.ndarray) -> tuple[int, int]:
     return height, width
 
 
+class Decode:
+    """The decoders' `Stage` (data/_stages.py): the encoded images of field ``field`` of a
+    batch of records (``field`` None: a list of encoded images), decoded and, with a
+    ``RandomCrop``, cropped (each place of the batch by its own generator)."""
+
+    def __init__(self, color_space: ColorSpace, crop: Any = None, field: str | None = None):
+        self.color_space = color_space
+        self.crop = crop
+        self.field = field
+
+    def start(self, inputs: Sequence[Any], count: int | None, last: bool) -> _DecodePass:
+        encoded = inputs[0] if self.field is None else bytes_values(inputs[0], self.field)
+        if self.crop is not None:
+            self.crop.prepare(len(encoded))
+        return _DecodePass(self, encoded, last)
+
+
+class _DecodePass:
+    def __init__(self, stage: Decode, encoded: Any, last: bool):
+        self.stage = stage
+        self.encoded = encoded
+        self.last = last
+        self.count = len(encoded)
+
+    def item(self, i: int) -> Any:
+        return self.encoded[i]
+
+    def one(self, i: int, item: Any) -> Any:
+        picture = open_picture(item, self.stage.color_space, self.stage.crop, i)
+        return as_array(picture) if self.last else picture
+
+    def end(self, items: list[Any]) -> list[np.ndarray]:
+        return items
+
+
 def decode_batch(
     encoded: Sequence[Any], color_space: ColorSpace, crop: Any = None
 ) -> list[np.ndarray]:
-    """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool.
-    Crop windows are drawn in batch order first, so a seed gives the same crops every run."""
-    windows = (
-        [crop.window(*image_size(data)) for data in encoded]
-        if crop is not None
-        else [None] * len(encoded)
-    )
-
-    def one(item: tuple[Any, Any]) -> np.ndarray:
-        data, window = item
-        return decode_image(data, color_space, window)
-
-    return parallel_map(one, zip(encoded, windows))
-
-
-def images(
-    records: Sequence[Any], name: str, color_space: ColorSpace = ColorSpace.BGR, crop: Any = None
-) -> list[np.ndarray]:
-    """``OFRecordImageDecoder`` (``crop`` None) and ``...RandomCrop`` (a ``RandomCrop``)."""
-    return decode_batch(bytes_values(records, name), color_space, crop)
+    """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool."""
+    return run_chain([Decode(color_space, crop)], [[encoded]])
 
 
 class RandomCrop:
-    """OneFlow's ``RandomCropGenerator``: crop windows of random area and aspect ratio."""
+    """OneFlow's ``RandomCropGenerator``s: crop windows of random area and aspect ratio.
+
+    As in OneFlow's ``RandomCropKernelState``, each place of the batch draws from its own
+    generator (all derived from ``seed``), so the images of a batch are cropped side by side
+    and a seed still gives the same windows every run."""
 
     def __init__(
         self,
@@ -217,19 +243,31 @@ class RandomCrop:
         random_area: Sequence[float] = (0.08, 1.0),
         random_aspect_ratio: Sequence[float] = (0.75, 1.333333),
     ):
-        self.rng = np.random.default_rng(seed)
+        self.root = np.random.SeedSequence(seed)
+        self.rngs: list[np.random.Generator] = []
         self.attempts = num_attempts
         self.area = (float(random_area[0]), float(random_area[1]))
         self.ratio = (float(random_aspect_ratio[0]), float(random_aspect_ratio[1]))
 
-    def window(self, height: int, width: int) -> tuple[int, int, int, int]:
-        """``(y, x, h, w)`` of a crop of a ``height`` x ``width`` image."""
-        h, w = self._shape(height, width)
-        y = int(self.rng.integers(0, height - h + 1))
-        x = int(self.rng.integers(0, width - w + 1))
+    def prepare(self, count: int) -> None:
+        """Makes the generators of places ``0 .. count - 1`` (before images are cropped
+        side by side)."""
+        entropy = self.root.entropy
+        while len(self.rngs) < count:
+            key = (len(self.rngs),)
+            self.rngs.append(np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key)))
+
+    def window(self, height: int, width: int, slot: int = 0) -> tuple[int, int, int, int]:
+        """``(y, x, h, w)`` of a crop of a ``height`` x ``width`` image at place ``slot`` of
+        its batch."""
+        self.prepare(slot + 1)
+        rng = self.rngs[slot]
+        h, w = self._shape(rng, height, width)
+        y = int(rng.integers(0, height - h + 1))
+        x = int(rng.integers(0, width - w + 1))
         return y, x, h, w
 
-    def _shape(self, H: int, W: int) -> tuple[int, int]:  # noqa: N803 - OneFlow's names
+    def _shape(self, rng: np.random.Generator, H: int, W: int) -> tuple[int, int]:  # noqa: N803
         min_ratio, max_ratio = self.ratio
         min_area = W * H * self.area[0]
         max_w = max(1, int(H * max_ratio))
@@ -240,8 +278,8 @@ class RandomCrop:
             return max_h, W
         log_low, log_high = math.log(min_ratio), math.log(max_ratio)
         for _ in range(self.attempts):
-            target = self.rng.uniform(*self.area) * H * W
-            ratio = math.exp(self.rng.uniform(log_low, log_high))
+            target = rng.uniform(*self.area) * H * W
+            ratio = math.exp(rng.uniform(log_low, log_high))
             w = max(1, round(math.sqrt(target * ratio)))
             h = max(1, round(math.sqrt(target / ratio)))
             if w <= W and h <= H and min_ratio <= w / h <= max_ratio:

@@ -7,13 +7,16 @@ shrinks with bilinear/bicubic), so resized pixels are close to OneFlow's, not id
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ._decode import DecodeError
 from ._modes import Interpolation, Layout
 from ._parallel import parallel_map
+from ._stages import Picture, Recycler, as_array, run_chain
 
 
 def _resample(kind: Interpolation, old_w: int, old_h: int, new_w: int, new_h: int) -> int:
@@ -57,6 +60,65 @@ def resize_one(
     return out.reshape(height, width, c)
 
 
+class ResizeFixed:
+    """``image_resize_to_fixed``'s `Stage` (data/_stages.py): each image to ``width`` x
+    ``height``; its value is an NHWC batch of ``dtype`` and each image's (w, h) scale."""
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        channels: int,
+        dtype: np.dtype,
+        interpolation: Interpolation = Interpolation.AUTO,
+    ):
+        self.size = (width, height)
+        self.channels = channels
+        self.dtype = dtype
+        self.interpolation = interpolation
+        self.batches = Recycler()
+
+    def start(self, inputs: Sequence[Any], count: int | None, last: bool) -> _ResizePass:
+        return _ResizePass(self, inputs[0], len(inputs[0]) if count is None else count, last)
+
+
+class _ResizePass:
+    def __init__(self, stage: ResizeFixed, images: Any, count: int, last: bool):
+        self.stage, self.images, self.count, self.last = stage, images, count, last
+        width, height = stage.size
+        self.scale = np.empty((count, 2), np.float32)
+        shape = (count, height, width, stage.channels)
+        self.out = stage.batches.empty(shape, stage.dtype) if last else None
+
+    def item(self, i: int) -> Any:
+        return self.images[i]
+
+    def one(self, i: int, item: Any) -> Any:
+        stage = self.stage
+        width, height = stage.size
+        if isinstance(item, Picture):
+            channels, (w, h) = item.channels, item.image.size
+        else:
+            h, w, channels = item.shape
+        if channels != stage.channels:
+            raise DecodeError(
+                f"image.Resize: image {i} has {channels} channels, expected {stage.channels}"
+            )
+        self.scale[i] = (width / w, height / h)
+        if isinstance(item, Picture):  # still in Pillow: no array in between
+            resample = _resample(stage.interpolation, w, h, width, height)
+            resized: Any = Picture(item.image.resize(stage.size, resample), item.bgr)
+        else:
+            resized = resize_one(item, width, height, stage.interpolation)
+        if not self.last:
+            return resized
+        self.out[i] = as_array(resized, contiguous=False)
+        return None
+
+    def end(self, items: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        return self.out, self.scale
+
+
 def resize_fixed(
     images: Sequence[np.ndarray],
     width: int,
@@ -66,18 +128,7 @@ def resize_fixed(
     interpolation: Interpolation = Interpolation.AUTO,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``image_resize_to_fixed``: an NHWC batch of ``dtype`` and each image's (w, h) scale."""
-    out = np.empty((len(images), height, width, channels), dtype)
-    scale = np.empty((len(images), 2), np.float32)
-    for i, image in enumerate(images):
-        if image.shape[2] != channels:
-            raise DecodeError(
-                f"image.Resize: image {i} has {image.shape[2]} channels, expected {channels}"
-            )
-        scale[i] = (width / image.shape[1], height / image.shape[0])
-    resized = parallel_map(lambda im: resize_one(im, width, height, interpolation), images)
-    for i, image in enumerate(resized):
-        out[i] = image
-    return out, scale
+    return run_chain([ResizeFixed(width, height, channels, dtype, interpolation)], [[images]])
 
 
 def keep_aspect_size(
@@ -126,6 +177,101 @@ def crop_offset(size: int, crop: int, position: float) -> int:
     return int(np.float32(size - crop) * np.float32(position))
 
 
+class CropMirrorNormalize:
+    """OneFlow's ``crop_mirror_normalize`` as a `Stage` (data/_stages.py): crop at the
+    relative position, flip the images whose ``mirror`` flag is set, ``(x - mean) / std``
+    per channel, NCHW or NHWC. Its inputs: the images, then the flags if any.
+
+    Each image is written straight into its place of the batch, a channel at a time (no
+    stacked, float and transposed copies of the whole batch)."""
+
+    def __init__(
+        self,
+        crop_h: int,
+        crop_w: int,
+        crop_pos_y: float,
+        crop_pos_x: float,
+        mean: np.ndarray,
+        std: np.ndarray,
+        layout: Layout,
+        dtype: np.dtype,
+    ):
+        self.crop = (crop_h, crop_w)
+        self.position = (crop_pos_y, crop_pos_x)
+        self.mean = np.asarray(mean, np.float32)
+        self.scale = np.float32(1) / np.asarray(std, np.float32)
+        self.nchw = layout is Layout.NCHW
+        self.dtype = np.dtype(dtype)
+        self.batches = Recycler()
+
+    def start(self, inputs: Sequence[Any], count: int | None, last: bool) -> _NormalizePass:
+        images = inputs[0]
+        mirror = inputs[1] if len(inputs) > 1 else None
+        return _NormalizePass(self, images, mirror, len(images) if count is None else count)
+
+
+class _NormalizePass:
+    def __init__(self, stage: CropMirrorNormalize, images: Any, mirror: Any, count: int):
+        self.stage, self.images, self.mirror, self.count = stage, images, mirror, count
+        self.batch: np.ndarray | None = None  # made by the first image done: its shape
+        self.lock = threading.Lock()
+
+    def item(self, i: int) -> Any:
+        return self.images[i]
+
+    def one(self, i: int, item: Any) -> tuple[int, ...]:
+        stage = self.stage
+        planes = _planes(item)
+        h, w = planes[0].shape
+        out_h, out_w = stage.crop[0] or h, stage.crop[1] or w
+        if out_h > h or out_w > w:
+            raise DecodeError(
+                f"image.CropMirrorNormalize: crop {out_h}x{out_w} is larger "
+                f"than image {i} ({h}x{w})"
+            )
+        y = crop_offset(h, out_h, stage.position[0])
+        x = crop_offset(w, out_w, stage.position[1])
+        flip = self.mirror is not None and self.mirror[i]
+        c = len(planes)
+        shape = (c, out_h, out_w) if stage.nchw else (out_h, out_w, c)
+        with self.lock:
+            if self.batch is None:
+                self.batch = stage.batches.empty((self.count, *shape), np.float32)
+            batch = self.batch
+        if batch.shape[1:] != shape:
+            return (out_h, out_w, c)  # end() names the differing shapes
+        mean = np.broadcast_to(stage.mean, (c,))
+        scale = np.broadcast_to(stage.scale, (c,))
+        for k, plane in enumerate(planes):
+            piece = plane[y : y + out_h, x : x + out_w]
+            place = batch[i, k] if stage.nchw else batch[i, ..., k]
+            # the same float32 steps as (x - mean) * scale, without a float temporary
+            place[...] = piece[:, ::-1] if flip else piece
+            place -= mean[k]
+            place *= scale[k]
+        return (out_h, out_w, c)
+
+    def end(self, items: list[Any]) -> np.ndarray:
+        shapes = set(items)
+        if len(shapes) > 1:
+            raise DecodeError(f"image.CropMirrorNormalize: the crops differ in shape: {shapes}")
+        batch = self.batch
+        if batch is None:  # no images
+            c, (h, w) = self.stage.mean.size, self.stage.crop
+            batch = np.empty((0, c, h, w) if self.stage.nchw else (0, h, w, c), np.float32)
+        return batch if self.stage.dtype == np.float32 else batch.astype(self.stage.dtype)
+
+
+def _planes(item: Any) -> list[np.ndarray]:
+    """An image's channels as 2-D arrays, in its order (a `Picture`'s split by Pillow:
+    contiguous planes, which NumPy converts faster than an HWC array's strided ones)."""
+    if isinstance(item, Picture):
+        planes = [np.asarray(band) for band in item.image.split()]
+        return planes[::-1] if item.bgr else planes
+    image = item.reshape(*item.shape[:2], -1)
+    return [image[..., k] for k in range(image.shape[2])]
+
+
 def crop_mirror_normalize(
     images: np.ndarray | Sequence[np.ndarray],
     mirror: np.ndarray | None,
@@ -138,44 +284,9 @@ def crop_mirror_normalize(
     layout: Layout,
     dtype: np.dtype,
 ) -> np.ndarray:
-    """OneFlow's ``crop_mirror_normalize``: crop at the relative position, flip the images
-    whose ``mirror`` flag is set, ``(x - mean) / std`` per channel, NCHW or NHWC.
-
-    Each image is written straight into its place of the batch, a channel at a time (no
-    stacked, float and transposed copies of the whole batch), on the image pool."""
-    pieces = []
-    for i, image in enumerate(images):
-        h, w = image.shape[:2]
-        out_h, out_w = crop_h or h, crop_w or w
-        if out_h > h or out_w > w:
-            raise DecodeError(
-                f"image.CropMirrorNormalize: crop {out_h}x{out_w} is larger "
-                f"than image {i} ({h}x{w})"
-            )
-        y, x = crop_offset(h, out_h, crop_pos_y), crop_offset(w, out_w, crop_pos_x)
-        piece = image[y : y + out_h, x : x + out_w]
-        if mirror is not None and mirror[i]:
-            piece = piece[:, ::-1]
-        pieces.append(piece.reshape(*piece.shape[:2], -1))
-    shapes = {p.shape for p in pieces}
-    if len(shapes) > 1:
-        raise DecodeError(f"image.CropMirrorNormalize: the crops differ in shape: {shapes}")
-    ((out_h, out_w, c),) = shapes
-    nchw = layout is Layout.NCHW
-    batch = np.empty(
-        (len(pieces), c, out_h, out_w) if nchw else (len(pieces), out_h, out_w, c), np.float32
-    )
-    mean = np.broadcast_to(np.asarray(mean, np.float32), (c,))
-    scale = np.broadcast_to(np.float32(1) / np.asarray(std, np.float32), (c,))
-
-    def normalize(i: int) -> None:
-        for k in range(c):
-            place = batch[i, k] if nchw else batch[i, ..., k]
-            np.subtract(pieces[i][..., k], mean[k], out=place, dtype=np.float32)
-            np.multiply(place, scale[k], out=place)
-
-    parallel_map(normalize, range(len(pieces)))
-    return batch if np.dtype(dtype) == np.float32 else batch.astype(dtype)
+    """The `CropMirrorNormalize` stage alone, on the image pool."""
+    stage = CropMirrorNormalize(crop_h, crop_w, crop_pos_y, crop_pos_x, mean, std, layout, dtype)
+    return run_chain([stage], [[images, mirror]])
 
 
 class CoinFlip:

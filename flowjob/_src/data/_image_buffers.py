@@ -88,11 +88,12 @@ def normalize(images: Any, std: Sequence[float], mean: Sequence[float]) -> np.nd
 
 
 def random_crop(images: Any, crop: RandomCrop) -> np.ndarray:
-    """``image_random_crop``: a random window of each image (windows drawn in batch order)."""
+    """``image_random_crop``: a random window of each image (each place of the batch drawn
+    by its own generator)."""
     out = []
     for i, image in enumerate(_buffers.items(images)):
         image = _buffers.check_instance("image.random_crop", i, np.asarray(image), ndim=3)
-        y, x, h, w = crop.window(image.shape[0], image.shape[1])
+        y, x, h, w = crop.window(image.shape[0], image.shape[1], i)
         out.append(np.ascontiguousarray(image[y : y + h, x : x + w]))
     return _buffers.make(out, np.shape(images))
 

@@ -17,6 +17,7 @@ from ..graph import Blob, add_feed_op, apply_op, is_pipeline_value
 from . import _decode, _image, _image_lowerings
 from ._modes import ColorSpace, Interpolation, Layout, ResizeSide
 from ._op_args import _batch, _check_range, _fail, _mode, _module_name, _name_and_seed
+from ._stages import run_chain, single
 
 _IMAGES = (_dtypes.tensor_buffer, _dtypes.uint8)
 
@@ -122,18 +123,12 @@ def Resize(
         )
     width, height = target_size
     dt = _dtypes.as_dtype(dtype if dtype is not None else _dtypes.uint8)
-    fn = functools.partial(
-        _image.resize_fixed,
-        width=width,
-        height=height,
-        channels=channels,
-        dtype=dt.np_dtype,
-        interpolation=interpolation,
-    )
+    stage = _image.ResizeFixed(width, height, channels, dt.np_dtype, interpolation)
     res, scale = add_feed_op(
         "image_resize_to_fixed",
         [image],
-        fn,
+        single(stage),
+        stage=stage,
         name=name,
         prefix="ImageResize",
         outputs=[
@@ -221,23 +216,16 @@ def CropMirrorNormalize(
                 "dtype": dt.np_dtype.name,
             },
         )
-    fn = functools.partial(
-        _crop_mirror_normalize,
-        crop_h=h,
-        crop_w=w,
-        crop_pos_y=crop_pos_y,
-        crop_pos_x=crop_pos_x,
-        mean=mean_v,
-        std=std_v,
-        layout=layout,
-        dtype=dt.np_dtype,
+    stage = _image.CropMirrorNormalize(
+        h, w, crop_pos_y, crop_pos_x, mean_v, std_v, layout, dt.np_dtype
     )
     shape = (batch, c, h, w) if layout is Layout.NCHW else (batch, h, w, c)
     kind = "tensorbuffer" if input_blob.dtype is _dtypes.tensor_buffer else "uint8"
     return add_feed_op(
         f"crop_mirror_normalize_from_{kind}",
         inputs,
-        fn,
+        single(stage),
+        stage=stage,
         name=name,
         prefix="CropMirrorNormalize",
         outputs=[(shape, dt, False)],
@@ -293,9 +281,6 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     """Encoded images (from :func:`OFRecordBytesDecoder`) decoded to RGB, randomly cropped and
     resized: a ``(batch, target_height, target_width, 3)`` uint8 batch. ``num_workers``,
     ``warmup_size`` and ``max_num_pixels`` tune OneFlow's GPU decoder and are ignored."""
-    from ._image import resize_one
-    from ._parallel import parallel_map
-
     op = "ImageDecoderRandomCropResize"
     batch = _batch(input_blob, op, (_dtypes.tensor_buffer,))
     area = random_area or (0.08, 1.0)
@@ -305,14 +290,13 @@ def ImageDecoderRandomCropResize(  # noqa: N802
     name, seed = _name_and_seed(name, op, seed)
     crop = _decode.RandomCrop(seed, num_attempts or 10, area, ratio)
 
+    stages = [
+        _decode.Decode(ColorSpace.RGB, crop),
+        _image.ResizeFixed(target_width, target_height, 3, np.dtype(np.uint8)),
+    ]
+
     def decode(encoded: list[np.ndarray]) -> np.ndarray:
-        cropped = _decode.decode_batch(encoded, ColorSpace.RGB, crop)
-        resized = parallel_map(lambda im: resize_one(im, target_width, target_height), cropped)
-        return (
-            np.stack(resized)
-            if resized
-            else np.empty((0, target_height, target_width, 3), np.uint8)
-        )
+        return run_chain(stages, [[encoded], [None]])[0]
 
     attrs = {
         "target_width": target_width,
@@ -328,10 +312,6 @@ def ImageDecoderRandomCropResize(  # noqa: N802
         attrs=attrs,
         outputs=[((batch, target_height, target_width, 3), _dtypes.uint8, False)],
     )
-
-
-def _crop_mirror_normalize(images, mirror=None, **kwargs) -> np.ndarray:
-    return _image.crop_mirror_normalize(images, mirror, **kwargs)
 
 
 def _per_channel(op: str, what: str, values: Sequence[float], c: int) -> np.ndarray:

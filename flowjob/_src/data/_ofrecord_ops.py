@@ -22,6 +22,7 @@ from ._dataset import check_parts
 from ._modes import ColorSpace
 from ._op_args import _batch, _check_range, _fail, _mode, _module_name, _name_and_seed
 from ._record import RecordError
+from ._stages import single
 from ._stream import RecordStream, part_paths
 
 
@@ -195,11 +196,12 @@ def OFRecordImageDecoder(
     op = "OFRecordImageDecoder"
     batch = _batch(input_blob, op, (_dtypes.record,))
     space = _mode(op, ColorSpace, color_space, "color_space")
-    fn = functools.partial(_decode.images, name=blob_name, color_space=space)
+    stage = _decode.Decode(space, field=blob_name)
     return add_feed_op(
         "ofrecord_image_decoder",
         [input_blob],
-        fn,
+        single(stage),
+        stage=stage,
         name=name,
         prefix="OFRecordImageDecoder",
         attrs={"name": blob_name, "color_space": color_space},
@@ -226,7 +228,7 @@ def OFRecordImageDecoderRandomCrop(  # noqa: N802
     _check_range(op, "random_aspect_ratio", random_aspect_ratio)
     op_name, seed = _name_and_seed(_module_name(name, op), op, seed)
     crop = _decode.RandomCrop(seed, num_attempts, random_area, random_aspect_ratio)
-    fn = functools.partial(_decode.images, name=blob_name, color_space=space, crop=crop)
+    stage = _decode.Decode(space, crop, blob_name)
     attrs = {
         "name": blob_name,
         "color_space": color_space,
@@ -237,7 +239,8 @@ def OFRecordImageDecoderRandomCrop(  # noqa: N802
     return add_feed_op(
         "ofrecord_image_decoder_random_crop",
         [input_blob],
-        fn,
+        single(stage),
+        stage=stage,
         name=op_name,
         attrs=attrs,
         outputs=[((batch,), _dtypes.tensor_buffer, False)],

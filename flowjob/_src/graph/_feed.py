@@ -37,11 +37,14 @@ class TensorList:
 @dataclass(eq=False)
 class FeedOp:
     """``source``: ``fn()`` makes the op's stream, a callable returning each call's value;
-    otherwise ``fn(*input_values)`` computes the value (a tuple for several outputs)."""
+    otherwise ``fn(*input_values)`` computes the value (a tuple for several outputs).
+    ``stage``: an image op's per-image description (data/_stages.py), which lets the
+    pipeline run a chain of such ops image by image; ``fn`` runs it alone."""
 
     op: OpNode
     fn: Callable[..., Any]
     source: bool
+    stage: Any = None
 
 
 def is_pipeline_value(blob: Blob) -> bool:
@@ -60,6 +63,7 @@ def add_feed_op(
     prefix: str | None = None,
     attrs: dict[str, Any] | None = None,
     source: bool = False,
+    stage: Any = None,
 ) -> Blob | tuple[Blob, ...]:
     """Records a feed op in the current job and returns its output blob(s)."""
     graph = current_graph()
@@ -87,7 +91,7 @@ def add_feed_op(
         outputs=specs,
     )
     graph.inputs.extend(b for b in op.outputs if not is_host_only(b))
-    feed = FeedOp(op, fn, source)
+    feed = FeedOp(op, fn, source, stage)
     graph.feeds.append(feed)
     if graph.eager is not None:  # eager mode: run it now (add_op could not: fn was unknown)
         graph.eager.feed(feed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import jax.numpy as jnp
@@ -42,6 +43,9 @@ class StagingPool:
     def __init__(self, keep: int = 4):
         self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
         self._keep = keep
+        # the copies handed out and not yet taken back: only those are ever reused (a call's
+        # other host values, such as its data pipeline's batches, may be held by the caller)
+        self._out: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
 
     def copy(self, value: np.ndarray) -> np.ndarray:
         try:
@@ -49,12 +53,13 @@ class StagingPool:
         except (KeyError, IndexError):
             out = _aligned_empty(value.shape, value.dtype)
         np.copyto(out, value)
+        self._out[id(out)] = out
         return out
 
     def recycle(self, arrays: list[Any]) -> None:
         """Takes back the copies of a completed call (nothing else may refer to them)."""
         for a in arrays:
-            if not isinstance(a, np.ndarray):  # the call's RealShapes (runtime/_dynamic.py)
+            if self._out.pop(id(a), None) is not a:  # not one of this pool's copies
                 continue
             free = self._free.setdefault((a.shape, a.dtype), [])
             if len(free) < self._keep:

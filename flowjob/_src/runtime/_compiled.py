@@ -80,7 +80,9 @@ class CompiledJob:
         ):
             entry.staging = StagingPool()
         if graph.feeds:
-            entry.feeder = Feeder(graph, sum(len(spec.defs) for spec in traced.params))
+            entry.feeder = Feeder(
+                graph, sum(len(spec.defs) for spec in traced.params), kept=traced.returns
+            )
         if traced.return_tree is not None:
             entry.results = Results(
                 [fetches[id(b)] for b in traced.returns],

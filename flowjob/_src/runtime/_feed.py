@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..data import run_chain
 from ..errors import FlowJobError, describe_frame
 from ..graph import Blob, JobGraph, is_host_only
 
@@ -31,9 +33,11 @@ class _Failed:
 class Feeder:
     """Values of ``graph.inputs[first:]`` (the pipeline's program inputs) for each call."""
 
-    def __init__(self, graph: JobGraph, first: int, depth: int = DEPTH):
+    def __init__(self, graph: JobGraph, first: int, depth: int = DEPTH, kept: Sequence[Blob] = ()):
         self.graph = graph
         self.wanted: list[Blob] = graph.inputs[first:]
+        # ``kept``: blobs the call reads besides the program's inputs (its returns)
+        self.steps, self.skipped = _steps(graph, kept)
         # job arguments the pipeline reads: their index in a call's host values
         read = {id(b) for f in graph.feeds for b in f.op.inputs}
         self.arguments = {id(b): i for i, b in enumerate(graph.inputs[:first]) if id(b) in read}
@@ -101,27 +105,91 @@ class Feeder:
 
     def _step(self, streams: dict[int, Any], host_args: list[Any] | None = None) -> list[Any]:
         env: dict[int, Any] = {bid: _argument(host_args[i]) for bid, i in self.arguments.items()}
-        for feed in self.graph.feeds:
-            op = feed.op
-            inputs = [env[id(b)] for b in op.inputs]
-            out = feed_value(self.graph.name, feed, streams.get(id(op)), inputs)
+        name = self.graph.name
+        for step in self.steps:
+            op = step[-1].op
+            if len(step) == 1:
+                inputs = [env[id(b)] for b in op.inputs]
+                out = feed_value(name, step[0], streams.get(id(op)), inputs)
+            else:  # a chain of image stages: its ops' first inputs come image by image
+                inputs = [
+                    [None if k and j == 0 else env[id(b)] for j, b in enumerate(f.op.inputs)]
+                    for k, f in enumerate(step)
+                ]
+                out = run_chain(
+                    [f.stage for f in step],
+                    inputs,
+                    lambda k, exc, step=step: _named(name, step[k].op, exc),
+                )
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
-        return [checked_feed(blob, env[id(blob)]) for blob in self.wanted]
+        skipped = self.skipped
+        return [
+            None if id(blob) in skipped else checked_feed(blob, env[id(blob)])
+            for blob in self.wanted
+        ]
+
+
+def _steps(graph: JobGraph, kept: Sequence[Blob]) -> tuple[list[list[Any]], set[int]]:
+    """The pipeline's ops in order, each alone or, for image stages (data/_stages.py) that
+    feed one another and whose intermediate values nothing else reads, as one chain at the
+    place of its last op; and the ids of the blobs no step makes (those values)."""
+    readers: dict[int, int] = {}
+    for op in graph.ops:
+        for b in op.inputs:
+            readers[id(b)] = readers.get(id(b), 0) + 1
+    for b in [*kept, *(b for d in graph.deliveries for b in d.blobs)]:
+        readers[id(b)] = readers.get(id(b), 0) + 2  # read outside the ops: never skipped
+    for _, value in graph.assigns:
+        readers[id(value)] = readers.get(id(value), 0) + 2
+    makers = {id(b): f for f in graph.feeds for b in f.op.outputs}
+    after: dict[int, Any] = {}  # id(feed) -> the stage that reads its images
+    for feed in graph.feeds:
+        if feed.stage is None or not feed.op.inputs:
+            continue
+        images = feed.op.inputs[0]
+        maker = makers.get(id(images))
+        if (
+            maker is not None
+            and maker.stage is not None
+            and images is maker.op.outputs[0]
+            and readers.get(id(images)) == 1
+            and not any(readers.get(id(b)) for b in maker.op.outputs[1:])
+        ):
+            after[id(maker)] = feed
+    followed = {id(f) for f in after.values()}
+    steps, skipped = [], set()
+    chains: dict[int, list[Any]] = {}  # id(last feed) -> its chain
+    for feed in graph.feeds:
+        if id(feed) in followed:
+            continue
+        chain = [feed]
+        while id(chain[-1]) in after:
+            chain.append(after[id(chain[-1])])
+        chains[id(chain[-1])] = chain
+        for f in chain[:-1]:
+            skipped.update(id(b) for b in f.op.outputs)
+    for feed in graph.feeds:
+        if id(feed) in chains:
+            steps.append(chains[id(feed)])
+    return steps, skipped
 
 
 def feed_value(job_name: str, feed: Any, stream: Any, inputs: list[Any]) -> Any:
     """One pipeline op's value (a tuple for several outputs): a source's ``stream()`` (its
     next batch), else ``fn(*inputs)``; flowjob errors name the op and where it was made."""
-    op = feed.op
     try:
         return stream() if feed.source else feed.fn(*inputs)
     except FlowJobError as exc:
-        raise type(exc)(
-            f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job {job_name!r}, "
-            f"created at {describe_frame(op.user_frame)}"
-        ) from None
+        raise _named(job_name, feed.op, exc) from None
+
+
+def _named(job_name: str, op: Any, exc: FlowJobError) -> FlowJobError:
+    return type(exc)(
+        f"{exc}\n  in data pipeline op {op.name!r} ({op.op_type}) of job {job_name!r}, "
+        f"created at {describe_frame(op.user_frame)}"
+    )
 
 
 def _argument(value: Any) -> Any:
