@@ -69,16 +69,16 @@ def test_a_chain_equals_the_ops_one_by_one_and_pillow(pixels, space, layout):
     data_dir, originals = pixels
     fused = _job(data_dir, "fused", space, layout, read_resized=False)
     apart = _job(data_dir, "apart", space, layout, read_resized=True)
-    crop = RandomCrop(4)  # the decoder's windows: a generator per place of the batch
+    crop = RandomCrop(4)  # the decoder's windows: a generator per place and batch
     c = 1 if space == "GRAY" else 3
     mean = np.float32(MEAN[:c])
     scale = np.float32(1) / np.float32(STD[:c])
-    for _ in range(2):  # a second batch: new windows and flips
+    for batch in range(2):  # a second batch: new windows and flips
         got, flips, _ = fused()
         want, flips_apart, _ = apart()
         np.testing.assert_array_equal(flips, flips_apart)
         np.testing.assert_array_equal(got, want)
-        windows = [crop.window(*p.shape[:2], i) for i, p in enumerate(originals)]
+        windows = [crop.window(*p.shape[:2], i, batch) for i, p in enumerate(originals)]
         for i, (p, (y, x, h, w)) in enumerate(zip(originals, windows)):
             image = Image.fromarray(p).convert("L" if space == "GRAY" else "RGB")
             kind = Image.BILINEAR if 16 * 12 >= w * h else Image.BOX
@@ -129,6 +129,8 @@ def test_an_error_inside_a_chain_names_its_op(tmp_path):
     assert "cannot decode image (19 bytes)" in message
     assert "in data pipeline op" in message and "(ofrecord_image_decoder)" in message
     assert "of job 'broken'" in message
+    with pytest.raises(flow.data.DecodeError, match="cannot decode image"):
+        broken()  # every later call says so too
 
 
 def test_batches_are_reused_only_when_nothing_else_refers_to_them():

@@ -181,7 +181,7 @@ def test_random_crop_decoders(images):
     # aspect; only (nearly) the image's own aspect fits, else the fallback takes it whole.
     same = RandomCrop(1, 10, (1.0, 1.0), (0.4, 2.5))  # a generator per place of the batch
     for i, p in enumerate(pixels):
-        y, x, h, w = same.window(*p.shape[:2], i)
+        y, x, h, w = same.window(*p.shape[:2], i, 0)
         assert h * w >= 0.9 * p.shape[0] * p.shape[1]
         np.testing.assert_array_equal(full[i], _pillow_resize(p[y : y + h, x : x + w], 8, 8))
     assert cropped.shape == (4, 8, 8, 3)
@@ -201,7 +201,7 @@ def test_random_crops_are_the_windows_of_the_decoded_images(space):
         encoded.append(buf.getvalue())
     got = decode_batch(encoded, ColorSpace(space), RandomCrop(7))
     same = RandomCrop(7)  # a generator per place of the batch
-    windows = [same.window(*p.shape[:2], i) for i, p in enumerate(pixels)]
+    windows = [same.window(*p.shape[:2], i, 0) for i, p in enumerate(pixels)]
     assert any((h, w) != p.shape[:2] for p, (_, _, h, w) in zip(pixels, windows))
     for image, p, (y, x, h, w) in zip(got, pixels, windows):
         want = {
@@ -217,15 +217,18 @@ def test_random_crop_windows_respect_the_limits():
         seed=0, num_attempts=10, random_area=(0.2, 0.6), random_aspect_ratio=(0.75, 1.333333)
     )
     areas = []
-    for _ in range(300):
-        y, x, h, w = crop.window(50, 80)
+    for k in range(300):  # places of a batch and batches: each its own generator
+        y, x, h, w = crop.window(50, 80, k % 7, k // 7)
         assert 0 <= y <= 50 - h and 0 <= x <= 80 - w
         areas.append(h * w / 4000)
         assert 0.75 - 0.05 <= w / h <= 1.333333 + 0.05
     assert 0.18 <= min(areas) and max(areas) <= 0.62
     again = RandomCrop(seed=0, num_attempts=10, random_area=(0.2, 0.6))
     first = RandomCrop(seed=0, num_attempts=10, random_area=(0.2, 0.6))
-    assert [again.window(50, 80) for _ in range(5)] == [first.window(50, 80) for _ in range(5)]
+    places = [(slot, batch) for batch in range(3) for slot in range(2)]
+    windows = [first.window(50, 80, *p) for p in places]
+    assert [again.window(50, 80, *p) for p in places[::-1]] == windows[::-1]  # any order
+    assert len(set(windows)) > 1
 
 
 def test_jpeg_folder_to_records_decodes_like_pillow(tmp_path):

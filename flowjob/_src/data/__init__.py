@@ -78,7 +78,11 @@ from flowjob._src.data._record import (
     parse_record,
     read_records,
 )
-from flowjob._src.data._stages import run_chain  # the data pipeline's image chains
+from flowjob._src.data._stages import (  # the data pipeline's image chains
+    Running,
+    ready,
+    start_chain,
+)
 from flowjob._src.data._stream import EndOfData, part_paths
 from flowjob._src.data._writer import make_record, write_image_folder, write_ofrecord, write_records
 
@@ -161,6 +165,8 @@ __all__ = [
     "Manifest",
     "MANIFEST_NAME",
     "read_manifest",
-    "run_chain",
+    "Running",
+    "ready",
+    "start_chain",
     "ModeError",
 ]

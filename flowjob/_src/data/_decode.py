@@ -146,11 +146,11 @@ def open_picture(
     data: bytes | np.ndarray,
     color_space: ColorSpace = ColorSpace.BGR,
     crop: RandomCrop | None = None,
-    slot: int = 0,
+    place: tuple[int, int] = (0, 0),
 ) -> Picture:
     """An encoded image (JPEG, PNG...) decoded by Pillow, in ``color_space``'s mode; with a
-    ``crop``, only a window that its generator for place ``slot`` draws (cut in Pillow, so
-    the rest of the image is never copied or converted)."""
+    ``crop``, only the window it draws for ``place`` (the image's place in its batch, the
+    batch's number), cut in Pillow, so the rest of the image is never copied or converted."""
     from PIL import Image
 
     raw_bytes = data.tobytes() if isinstance(data, np.ndarray) else data
@@ -161,7 +161,7 @@ def open_picture(
                 image = image.convert(mode)
             if crop is not None:
                 width, height = image.size
-                y, x, h, w = crop.window(height, width, slot)
+                y, x, h, w = crop.window(height, width, *place)
                 image = image.crop((x, y, x + w, y + h))
             image.load()
     except (OSError, SyntaxError) as exc:  # PIL.UnidentifiedImageError is an OSError
@@ -199,15 +199,15 @@ class Decode:
 
     def start(self, inputs: Sequence[Any], count: int | None, last: bool) -> _DecodePass:
         encoded = inputs[0] if self.field is None else bytes_values(inputs[0], self.field)
-        if self.crop is not None:
-            self.crop.prepare(len(encoded))
-        return _DecodePass(self, encoded, last)
+        batch = self.crop.begin() if self.crop is not None else 0
+        return _DecodePass(self, encoded, batch, last)
 
 
 class _DecodePass:
-    def __init__(self, stage: Decode, encoded: Any, last: bool):
+    def __init__(self, stage: Decode, encoded: Any, batch: int, last: bool):
         self.stage = stage
         self.encoded = encoded
+        self.batch = batch
         self.last = last
         self.count = len(encoded)
 
@@ -215,7 +215,7 @@ class _DecodePass:
         return self.encoded[i]
 
     def one(self, i: int, item: Any) -> Any:
-        picture = open_picture(item, self.stage.color_space, self.stage.crop, i)
+        picture = open_picture(item, self.stage.color_space, self.stage.crop, (i, self.batch))
         return as_array(picture) if self.last else picture
 
     def end(self, items: list[Any]) -> list[np.ndarray]:
@@ -232,9 +232,11 @@ def decode_batch(
 class RandomCrop:
     """OneFlow's ``RandomCropGenerator``s: crop windows of random area and aspect ratio.
 
-    As in OneFlow's ``RandomCropKernelState``, each place of the batch draws from its own
-    generator (all derived from ``seed``), so the images of a batch are cropped side by side
-    and a seed still gives the same windows every run."""
+    As in OneFlow's ``RandomCropKernelState``, each place of a batch draws from a generator
+    of its own, derived from ``seed``; here each batch's too (a counter-based Philox
+    generator keyed by the seed, at the counter of batch and place), so the images of a
+    batch, and of consecutive batches, are cropped side by side in any order and a seed
+    still gives the same windows every run."""
 
     def __init__(
         self,
@@ -243,25 +245,21 @@ class RandomCrop:
         random_area: Sequence[float] = (0.08, 1.0),
         random_aspect_ratio: Sequence[float] = (0.75, 1.333333),
     ):
-        self.root = np.random.SeedSequence(seed)
-        self.rngs: list[np.random.Generator] = []
+        self.key = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+        self.batches = 0  # batches begun
         self.attempts = num_attempts
         self.area = (float(random_area[0]), float(random_area[1]))
         self.ratio = (float(random_aspect_ratio[0]), float(random_aspect_ratio[1]))
 
-    def prepare(self, count: int) -> None:
-        """Makes the generators of places ``0 .. count - 1`` (before images are cropped
-        side by side)."""
-        entropy = self.root.entropy
-        while len(self.rngs) < count:
-            key = (len(self.rngs),)
-            self.rngs.append(np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key)))
+    def begin(self) -> int:
+        """The next batch's number (asked in batch order)."""
+        self.batches += 1
+        return self.batches - 1
 
-    def window(self, height: int, width: int, slot: int = 0) -> tuple[int, int, int, int]:
+    def window(self, height: int, width: int, slot: int, batch: int) -> tuple[int, int, int, int]:
         """``(y, x, h, w)`` of a crop of a ``height`` x ``width`` image at place ``slot`` of
-        its batch."""
-        self.prepare(slot + 1)
-        rng = self.rngs[slot]
+        batch number ``batch``."""
+        rng = np.random.Generator(np.random.Philox(key=self.key, counter=[0, 0, batch, slot]))
         h, w = self._shape(rng, height, width)
         y = int(rng.integers(0, height - h + 1))
         x = int(rng.integers(0, width - w + 1))

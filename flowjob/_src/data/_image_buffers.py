@@ -91,9 +91,10 @@ def random_crop(images: Any, crop: RandomCrop) -> np.ndarray:
     """``image_random_crop``: a random window of each image (each place of the batch drawn
     by its own generator)."""
     out = []
+    batch = crop.begin()
     for i, image in enumerate(_buffers.items(images)):
         image = _buffers.check_instance("image.random_crop", i, np.asarray(image), ndim=3)
-        y, x, h, w = crop.window(image.shape[0], image.shape[1], i)
+        y, x, h, w = crop.window(image.shape[0], image.shape[1], i, batch)
         out.append(np.ascontiguousarray(image[y : y + h, x : x + w]))
     return _buffers.make(out, np.shape(images))
 

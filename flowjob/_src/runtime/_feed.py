@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import run_chain
+from ..data import Running, ready, start_chain
 from ..errors import FlowJobError, describe_frame
 from ..graph import Blob, JobGraph, is_host_only
 
@@ -60,7 +60,7 @@ class Feeder:
                 if self._streams is None:
                     self._streams = {id(f.op): f.fn() for f in self.graph.feeds if f.source}
                 self.produced += 1
-                return self._step(self._streams, host_args)
+                return self._finished(self._step(self._streams, host_args))
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -71,7 +71,19 @@ class Feeder:
         if isinstance(item, _Failed):
             self._failure = item.exc
             raise item.exc
-        return item
+        return self._finished(item)
+
+    def _finished(self, values: list[Any]) -> list[Any]:
+        """``values`` with image chains still on the pool waited for (and checked)."""
+        try:
+            return [
+                checked_feed(blob, v.result()) if isinstance(v, Running) else v
+                for blob, v in zip(self.wanted, values)
+            ]
+        except BaseException as exc:
+            self._failure = exc  # this call's batch failed: every later call says so too
+            self._closed.set()
+            raise
 
     def close(self) -> None:
         """Stops the thread (within 0.1 s when it waits on a full queue)."""
@@ -108,27 +120,31 @@ class Feeder:
         name = self.graph.name
         for step in self.steps:
             op = step[-1].op
-            if len(step) == 1:
-                inputs = [env[id(b)] for b in op.inputs]
+            if step[0].stage is None:
+                inputs = [ready(env[id(b)]) for b in op.inputs]
                 out = feed_value(name, step[0], streams.get(id(op)), inputs)
-            else:  # a chain of image stages: its ops' first inputs come image by image
+            else:  # image stages: a chain's later ops get their first input image by image
                 inputs = [
-                    [None if k and j == 0 else env[id(b)] for j, b in enumerate(f.op.inputs)]
+                    [None if k and j == 0 else ready(env[id(b)]) for j, b in enumerate(f.op.inputs)]
                     for k, f in enumerate(step)
                 ]
-                out = run_chain(
+                out = start_chain(
                     [f.stage for f in step],
                     inputs,
                     lambda k, exc, step=step: _named(name, step[k].op, exc),
                 )
+                # one output: left running while the next batch starts (Feeder.next waits)
+                out = out if len(op.outputs) == 1 else out.result()
             outs = out if len(op.outputs) > 1 else (out,)
             for blob, value in zip(op.outputs, outs):
                 env[id(blob)] = value
         skipped = self.skipped
-        return [
-            None if id(blob) in skipped else checked_feed(blob, env[id(blob)])
-            for blob in self.wanted
-        ]
+        values = []
+        for blob in self.wanted:
+            value = None if id(blob) in skipped else env[id(blob)]
+            running = value is None or isinstance(value, Running)
+            values.append(value if running else checked_feed(blob, value))
+        return values
 
 
 def _steps(graph: JobGraph, kept: Sequence[Blob]) -> tuple[list[list[Any]], set[int]]:
