@@ -91,8 +91,9 @@ def test_cnn_trains_validates_evaluates_and_infers(
     losses = [float(m[2]) for m in TRAIN.findall(out)]
     assert len(losses) == 3 * 8, out[-2000:]
     assert np.isfinite(losses).all()
-    # from about ln 2 (two classes) to clearly lower: averages of the first and last epochs
-    assert np.mean(losses[-8:]) < 0.6 * np.mean(losses[:8]), losses
+    # from about ln 2 (two classes) to clearly lower: medians of the first and last epochs
+    # (random crops of down to 8% of a digit make single batches spike, whichever the seed)
+    assert np.median(losses[-8:]) < 0.6 * np.median(losses[:8]), losses
     validations = VALIDATION.findall(out)
     assert [v[0] for v in validations] == ["0", "1", "2"], out[-2000:]
     # chance: 0.5 on 16 held-out digits; the moving batch-norm statistics of a 24-step run
