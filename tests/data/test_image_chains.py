@@ -172,3 +172,22 @@ def test_argument_copies_are_the_only_arrays_the_staging_pool_takes_back():
     assert again is own
     fresh = pool.copy(np.zeros((2, 2), np.float32))
     assert fresh is not users and (users == 7).all()
+
+
+def test_a_call_whose_own_arguments_fail_leaves_later_calls_alone():
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+
+    @flow.global_function(type="predict", function_config=config)
+    def normalize(x: tp.ListListNumpy.Placeholder((2, 30, 30, 3), dtype=flow.uint8)) -> tp.Numpy:
+        buffers = flow.tensor_list_to_tensor_buffer(x)
+        return flow.image.CropMirrorNormalize(buffers, crop_h=20, crop_w=20, color_space="RGB")
+
+    rng = np.random.default_rng(1)
+    small = [rng.integers(0, 256, (1, h, 25, 3), dtype=np.uint8) for h in (25, 12)]
+    with pytest.raises(flow.data.DecodeError, match=r"crop 20x20 is larger than image 1"):
+        normalize([small])
+    big = [rng.integers(0, 256, (1, 30, 30, 3), dtype=np.uint8) for _ in range(2)]
+    got = normalize([big])  # the pipeline reads this call's arguments: no failure kept
+    want = np.stack([b[0, 5:25, 5:25].transpose(2, 0, 1) for b in big]).astype(np.float32)
+    np.testing.assert_array_equal(got, want)

@@ -60,7 +60,8 @@ class Feeder:
                 if self._streams is None:
                     self._streams = {id(f.op): f.fn() for f in self.graph.feeds if f.source}
                 self.produced += 1
-                return self._finished(self._step(self._streams, host_args))
+                # this call's own batch: a failure is this call's, not every later one's
+                return self._finished(self._step(self._streams, host_args), remember=False)
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -73,16 +74,18 @@ class Feeder:
             raise item.exc
         return self._finished(item)
 
-    def _finished(self, values: list[Any]) -> list[Any]:
-        """``values`` with image chains still on the pool waited for (and checked)."""
+    def _finished(self, values: list[Any], remember: bool = True) -> list[Any]:
+        """``values`` with image chains still on the pool waited for (and checked); with
+        ``remember``, a failure is raised by every later call too (the thread stops)."""
         try:
             return [
                 checked_feed(blob, v.result()) if isinstance(v, Running) else v
                 for blob, v in zip(self.wanted, values)
             ]
         except BaseException as exc:
-            self._failure = exc  # this call's batch failed: every later call says so too
-            self._closed.set()
+            if remember:
+                self._failure = exc
+                self._closed.set()
             raise
 
     def close(self) -> None:
