@@ -191,3 +191,45 @@ def test_a_call_whose_own_arguments_fail_leaves_later_calls_alone():
     got = normalize([big])  # the pipeline reads this call's arguments: no failure kept
     want = np.stack([b[0, 5:25, 5:25].transpose(2, 0, 1) for b in big]).astype(np.float32)
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_validation_chain_with_an_aspect_keeping_resize(pixels):
+    """OneFlow's evaluation input: decode, the shorter side to 36, a centred 32x32 crop."""
+    from flowjob._src.data._image import keep_aspect_size
+
+    data_dir, originals = pixels
+
+    def job(name: str, read_scale: bool):
+        def body() -> Tuple[tp.Numpy, tp.Numpy]:
+            r = flow.data.ofrecord_reader(str(data_dir), batch_size=len(SIZES))
+            image = flow.data.OFRecordImageDecoder(r, "encoded", color_space="BGR")
+            resized, scale, _ = flow.image.Resize(image, target_size=36, keep_aspect_ratio=True)
+            normal = flow.image.CropMirrorNormalize(
+                resized, crop_h=32, crop_w=32, mean=MEAN, std=STD, output_layout="NHWC"
+            )
+            return normal, (scale if read_scale else normal)  # the scale: no chain
+
+        body.__name__ = body.__qualname__ = name
+        return flow.global_function(type="predict")(body)
+
+    fused, apart = job("fused", False), job("apart", True)
+    got, _ = fused()
+    want, scale = apart()
+    np.testing.assert_array_equal(got, want)
+    for i, p in enumerate(originals):
+        h, w = p.shape[:2]
+        new_w, new_h = keep_aspect_size(h, w, 36, 0, 0, False)
+        np.testing.assert_allclose(scale[i], (new_w / w, new_h / h))
+        kind = Image.BILINEAR if new_w * new_h >= w * h else Image.BOX
+        a = np.asarray(Image.fromarray(p).resize((new_w, new_h), kind))[:, :, ::-1]
+        y, x = int(np.float32(new_h - 32) * 0.5), int(np.float32(new_w - 32) * 0.5)
+        norm = (a[y : y + 32, x : x + 32].astype(np.float32) - np.float32(MEAN)) * (
+            np.float32(1) / np.float32(STD)
+        )
+        np.testing.assert_array_equal(got[i], norm)
+    steps = default_session().compiled["fused"].feeder.steps
+    assert [f.op.op_type for f in steps[-1]] == [
+        "ofrecord_image_decoder",
+        "image_resize_keep_aspect_ratio",
+        "crop_mirror_normalize_from_tensorbuffer",
+    ]

@@ -15,7 +15,6 @@ import numpy as np
 
 from ._decode import DecodeError
 from ._modes import Interpolation, Layout
-from ._parallel import parallel_map
 from ._stages import Picture, Recycler, as_array, run_chain
 
 
@@ -150,6 +149,52 @@ def keep_aspect_size(
     return int(new_long), int(new_short)
 
 
+class ResizeKeepAspect:
+    """``image_resize_keep_aspect_ratio``'s `Stage` (data/_stages.py): the shorter (or
+    longer) side of each image to ``target`` (bounded by ``min_size``/``max_size``); its
+    value is the resized images, their (w, h) scales and new (w, h) sizes."""
+
+    def __init__(
+        self,
+        target: int,
+        min_size: int,
+        max_size: int,
+        longer: bool,
+        interpolation: Interpolation = Interpolation.AUTO,
+    ):
+        self.sizes = (target, min_size, max_size, longer)
+        self.interpolation = interpolation
+
+    def start(self, inputs: Sequence[Any], count: int | None, last: bool) -> _AspectPass:
+        return _AspectPass(self, inputs[0], len(inputs[0]) if count is None else count, last)
+
+
+class _AspectPass:
+    def __init__(self, stage: ResizeKeepAspect, images: Any, count: int, last: bool):
+        self.stage, self.images, self.count, self.last = stage, images, count, last
+        self.scale = np.empty((count, 2), np.float32)
+        self.size = np.empty((count, 2), np.int32)
+
+    def item(self, i: int) -> Any:
+        return self.images[i]
+
+    def one(self, i: int, item: Any) -> Any:
+        picture = isinstance(item, Picture)
+        w, h = item.image.size if picture else (item.shape[1], item.shape[0])
+        new_w, new_h = keep_aspect_size(h, w, *self.stage.sizes)
+        self.scale[i] = (new_w / w, new_h / h)
+        self.size[i] = (new_w, new_h)
+        interpolation = self.stage.interpolation
+        if picture:  # still in Pillow: no array in between
+            resample = _resample(interpolation, w, h, new_w, new_h)
+            resized = Picture(item.image.resize((new_w, new_h), resample), item.bgr)
+            return as_array(resized) if self.last else resized
+        return resize_one(item, new_w, new_h, interpolation)
+
+    def end(self, items: list[Any]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        return items, self.scale, self.size
+
+
 def resize_keep_aspect(
     images: Sequence[np.ndarray],
     target: int,
@@ -159,17 +204,8 @@ def resize_keep_aspect(
     interpolation: Interpolation = Interpolation.AUTO,
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """``image_resize_keep_aspect_ratio``: resized images, (w, h) scales and new (w, h)."""
-    out, scale = [], np.empty((len(images), 2), np.float32)
-    size = np.empty((len(images), 2), np.int32)
-    for i, image in enumerate(images):
-        h, w = image.shape[:2]
-        new_w, new_h = keep_aspect_size(h, w, target, min_size, max_size, longer)
-        scale[i] = (new_w / w, new_h / h)
-        size[i] = (new_w, new_h)
-    out = parallel_map(
-        lambda item: resize_one(item[0], *item[1], interpolation), zip(images, size.tolist())
-    )
-    return out, scale, size
+    stage = ResizeKeepAspect(target, min_size, max_size, longer, interpolation)
+    return run_chain([stage], [[images]])
 
 
 def crop_offset(size: int, crop: int, position: float) -> int:

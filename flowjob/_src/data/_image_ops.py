@@ -88,13 +88,8 @@ def Resize(
                 f"target_size must be an int when keep_aspect_ratio is True, got {target_size!r}",
             )
         side = _mode(op, ResizeSide, resize_side, "resize_side")
-        fn = functools.partial(
-            _image.resize_keep_aspect,
-            target=target_size,
-            min_size=min_size or 0,
-            max_size=max_size or 0,
-            longer=side is ResizeSide.LONGER,
-            interpolation=interpolation,
+        stage = _image.ResizeKeepAspect(
+            target_size, min_size or 0, max_size or 0, side is ResizeSide.LONGER, interpolation
         )
         outputs = [
             ((batch,), _dtypes.tensor_buffer, False),
@@ -104,7 +99,8 @@ def Resize(
         res, scale, size = add_feed_op(
             "image_resize_keep_aspect_ratio",
             [image],
-            fn,
+            single(stage),
+            stage=stage,
             name=name,
             prefix="ImageResize",
             outputs=outputs,
