@@ -233,3 +233,30 @@ def test_a_validation_chain_with_an_aspect_keeping_resize(pixels):
         "image_resize_keep_aspect_ratio",
         "crop_mirror_normalize_from_tensorbuffer",
     ]
+
+
+def test_an_interrupted_wait_leaves_the_batch_to_the_next_call(pixels, monkeypatch):
+    import concurrent.futures
+
+    data_dir, _ = pixels
+    interrupted = _job(data_dir, "interrupted", "RGB", "NCHW", read_resized=False)
+    plain = _job(data_dir, "plain", "RGB", "NCHW", read_resized=False)
+    result = concurrent.futures.Future.result
+    calls = []
+
+    def once(self, timeout=None):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # Ctrl-C while the call waits for its batch's images
+        return result(self, timeout)
+
+    got = [interrupted()[0]]  # compiled and running: the next wait is for the images
+    monkeypatch.setattr(concurrent.futures.Future, "result", once)
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    got += [interrupted()[0] for _ in range(2)]
+    monkeypatch.setattr(concurrent.futures.Future, "result", result)
+    assert len(calls) > 1
+    want = [plain()[0] for _ in range(3)]  # the same seeds: the same batches, none lost
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)

@@ -163,10 +163,11 @@ class Running:
 
     def result(self) -> Any:
         """The chain's value, once its images are done; raises the first failed image's
-        error (the images not yet started are dropped)."""
+        error (the images not yet started are dropped). An interrupt while waiting leaves
+        the batch whole: a later ``result()`` still gives it."""
         try:
             done = [f.result() for f in self._images]
-        except BaseException:
+        except Exception:
             for f in self._images:
                 f.cancel()
             raise

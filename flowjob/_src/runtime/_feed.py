@@ -49,6 +49,7 @@ class Feeder:
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
         self._failure: BaseException | None = None
+        self._taken: list[Any] | None = None  # a batch whose call was interrupted
 
     def next(self, host_args: list[Any]) -> list[np.ndarray]:
         """The next call's pipeline inputs (waits for them; starts the thread on first use).
@@ -68,11 +69,19 @@ class Feeder:
                     target=self._run, name=f"flowjob-feed-{self.graph.name}", daemon=True
                 )
                 self._thread.start()
-        item = self._queue.get()
+        item, self._taken = (self._taken, None) if self._taken is not None else (None, None)
+        if item is None:
+            item = self._queue.get()
         if isinstance(item, _Failed):
             self._failure = item.exc
             raise item.exc
-        return self._finished(item)
+        try:
+            return self._finished(item)
+        except Exception:
+            raise
+        except BaseException:  # interrupted while waiting (Ctrl-C): the next call's batch
+            self._taken = item
+            raise
 
     def _finished(self, values: list[Any], remember: bool = True) -> list[Any]:
         """``values`` with image chains still on the pool waited for (and checked); with
@@ -82,7 +91,7 @@ class Feeder:
                 checked_feed(blob, v.result()) if isinstance(v, Running) else v
                 for blob, v in zip(self.wanted, values)
             ]
-        except BaseException as exc:
+        except Exception as exc:
             if remember:
                 self._failure = exc
                 self._closed.set()
