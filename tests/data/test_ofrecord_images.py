@@ -189,8 +189,9 @@ def test_random_crop_decoders(images):
 
 @pytest.mark.parametrize("space", ["RGB", "BGR", "GRAY"])
 def test_random_crops_are_the_windows_of_the_decoded_images(space):
-    from flowjob._src.data._decode import decode_batch
+    from flowjob._src.data._decode import Decode
     from flowjob._src.data._modes import ColorSpace
+    from flowjob._src.data._stages import run_chain
 
     rng = np.random.default_rng(2)
     pixels = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for h, w in [(20, 30), (31, 17)]]
@@ -199,7 +200,7 @@ def test_random_crops_are_the_windows_of_the_decoded_images(space):
         buf = io.BytesIO()
         Image.fromarray(p).save(buf, "PNG")
         encoded.append(buf.getvalue())
-    got = decode_batch(encoded, ColorSpace(space), RandomCrop(7))
+    got = run_chain([Decode(ColorSpace(space), RandomCrop(7))], [[encoded]])
     same = RandomCrop(7)  # a generator per place of the batch
     windows = [same.window(*p.shape[:2], i, 0) for i, p in enumerate(pixels)]
     assert any((h, w) != p.shape[:2] for p, (_, _, h, w) in zip(pixels, windows))

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import FlowJobError
 from ._modes import ColorSpace
 from ._record import describe_record
-from ._stages import Picture, as_array, run_chain
+from ._stages import Picture, as_array
 
 # Each numeric list's values in their stored type: the range check starts from these.
 _NUMERIC_LISTS = {
@@ -220,13 +220,6 @@ class _DecodePass:
 
     def end(self, items: list[Any]) -> list[np.ndarray]:
         return items
-
-
-def decode_batch(
-    encoded: Sequence[Any], color_space: ColorSpace, crop: Any = None
-) -> list[np.ndarray]:
-    """Decodes (and with a ``RandomCrop`` crops) a batch of encoded images on the image pool."""
-    return run_chain([Decode(color_space, crop)], [[encoded]])
 
 
 class RandomCrop:

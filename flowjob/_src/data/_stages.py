@@ -64,6 +64,8 @@ class Recycler:
         self._alone = sys.getrefcount(probe[0])  # an object only a list refers to
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """A batch of ``shape`` and ``dtype``: a kept one nothing refers to, else a new one
+        (kept while fewer than ``keep`` are)."""
         key = (tuple(shape), np.dtype(dtype))
         with self._lock:
             kept = self._kept.setdefault(key, [])
