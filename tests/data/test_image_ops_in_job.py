@@ -13,6 +13,7 @@ import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src.data import _image
 from flowjob._src.data._modes import Layout
+from flowjob._src.data._stages import single
 from flowjob._src.graph import OpKind
 
 pytestmark = pytest.mark.usefixtures("fresh_session")
@@ -36,11 +37,12 @@ def _reference(kwargs, mirror):
     mean = np.resize(np.asarray(kwargs.get("mean", [0.0]), np.float32), c)
     std = np.resize(np.asarray(kwargs.get("std", [1.0]), np.float32), c)
     dtype = kwargs.get("output_dtype", flow.float32).np_dtype
-    return _image.crop_mirror_normalize(
-        NHWC, mirror, kwargs.get("crop_h", 0), kwargs.get("crop_w", 0),
+    stage = _image.CropMirrorNormalize(
+        kwargs.get("crop_h", 0), kwargs.get("crop_w", 0),
         kwargs.get("crop_pos_y", 0.5), kwargs.get("crop_pos_x", 0.5), mean, std,
         Layout(kwargs["output_layout"]), dtype,
     )  # fmt: skip
+    return single(stage)(NHWC, mirror)
 
 
 def _jobs(kwargs):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._decode import DecodeError
 from ._modes import Interpolation, Layout
-from ._stages import Picture, Recycler, as_array, run_chain
+from ._stages import Picture, Recycler, as_array
 
 
 def _resample(kind: Interpolation, old_w: int, old_h: int, new_w: int, new_h: int) -> int:
@@ -118,18 +118,6 @@ class _ResizePass:
         return self.out, self.scale
 
 
-def resize_fixed(
-    images: Sequence[np.ndarray],
-    width: int,
-    height: int,
-    channels: int,
-    dtype: np.dtype,
-    interpolation: Interpolation = Interpolation.AUTO,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``image_resize_to_fixed``: an NHWC batch of ``dtype`` and each image's (w, h) scale."""
-    return run_chain([ResizeFixed(width, height, channels, dtype, interpolation)], [[images]])
-
-
 def keep_aspect_size(
     height: int, width: int, target: int, min_size: int, max_size: int, longer: bool
 ) -> tuple[int, int]:
@@ -193,19 +181,6 @@ class _AspectPass:
 
     def end(self, items: list[Any]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         return items, self.scale, self.size
-
-
-def resize_keep_aspect(
-    images: Sequence[np.ndarray],
-    target: int,
-    min_size: int,
-    max_size: int,
-    longer: bool,
-    interpolation: Interpolation = Interpolation.AUTO,
-) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """``image_resize_keep_aspect_ratio``: resized images, (w, h) scales and new (w, h)."""
-    stage = ResizeKeepAspect(target, min_size, max_size, longer, interpolation)
-    return run_chain([stage], [[images]])
 
 
 def crop_offset(size: int, crop: int, position: float) -> int:
@@ -306,23 +281,6 @@ def _planes(item: Any) -> list[np.ndarray]:
         return planes[::-1] if item.bgr else planes
     image = item.reshape(*item.shape[:2], -1)
     return [image[..., k] for k in range(image.shape[2])]
-
-
-def crop_mirror_normalize(
-    images: np.ndarray | Sequence[np.ndarray],
-    mirror: np.ndarray | None,
-    crop_h: int,
-    crop_w: int,
-    crop_pos_y: float,
-    crop_pos_x: float,
-    mean: np.ndarray,
-    std: np.ndarray,
-    layout: Layout,
-    dtype: np.dtype,
-) -> np.ndarray:
-    """The `CropMirrorNormalize` stage alone, on the image pool."""
-    stage = CropMirrorNormalize(crop_h, crop_w, crop_pos_y, crop_pos_x, mean, std, layout, dtype)
-    return run_chain([stage], [[images, mirror]])
 
 
 class CoinFlip:

@@ -3,7 +3,7 @@
 In OneFlow every op was part of one graph, so ``flow.image.CropMirrorNormalize`` could take a
 uint8 batch made by ``flow.transpose`` and ``flow.cast``. When an input comes from the compiled
 program, the op is recorded as a device op with the lowering below, which computes what the
-host version (``_image.crop_mirror_normalize``) does, in the same float32 steps.
+host version (``_image.CropMirrorNormalize``) does, in the same float32 steps.
 """
 
 from __future__ import annotations
