@@ -123,7 +123,7 @@ def test_bootstrap_of_two_nodes_starts_jax_distributed():
 def test_bootstrap_refuses_several_processes_per_node(monkeypatch):
     from flowjob._src.processes import _bootstrap
 
-    monkeypatch.setattr(_bootstrap, "_jax_running", lambda: False)
+    monkeypatch.setattr(_bootstrap, "backends_started", lambda: False)
     with pytest.raises(flow.ConfigError, match="several processes per node.*FLOWJOB_COORDINATOR"):
         flow.env.init_bootstrap_confs(["127.0.0.1"], 1234, 4, num_process_per_node=4)
 

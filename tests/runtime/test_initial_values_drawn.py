@@ -106,3 +106,21 @@ def test_a_failed_draw_raises_at_every_read_and_loses_nothing_else():
         with pytest.raises(ValueError, match="'bad'"):
             read()
     assert values["kept"].tolist() == [1.0]
+
+
+def test_held_draws_wait_for_the_end_of_the_hold_or_a_read():
+    values, ran = Values(), []
+
+    def draw(name):
+        return lambda: (ran.append(name), {name: np.full(1, len(ran), np.float32)})[1]
+
+    with values.held():
+        _pending(values, "a", draw("a"))
+        _pending(values, "b", draw("b"))
+        assert ran == [] and values.spec("a").shape == (2,)
+    assert values["b"].tolist() == [2.0] and ran == ["a", "b"]  # in the order entered
+    with values.held():
+        _pending(values, "c", draw("c"))
+        assert values["c"].tolist() == [3.0]  # a read inside ends the hold
+        _pending(values, "d", draw("d"))  # drawn at once from then on
+    assert values["d"].tolist() == [4.0]

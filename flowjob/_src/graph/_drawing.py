@@ -12,8 +12,9 @@ and dtypes (:meth:`Values.spec`), so only its first run waits for the values.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -35,6 +36,28 @@ class Drawing:
         return self.future.result()[self.name]
 
 
+class _Held(concurrent.futures.Future):
+    """A draw entered while the store held them (:meth:`Values.held`): nothing runs it
+    until the hold ends, or until something asks for it, which ends the hold."""
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        super().__init__()
+        self._release = release
+
+    def result(self, timeout: float | None = None) -> Any:
+        self._release()
+        return super().result(timeout)
+
+
+def _fill(future: concurrent.futures.Future, compute: Callable[[], Any]) -> None:
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        future.set_result(compute())
+    except BaseException as exc:  # noqa: BLE001 - raised at every read of the value
+        future.set_exception(exc)
+
+
 class Values(dict):
     """``{variable name: jax.Array}`` whose entries may still be :class:`Drawing`: reading
     one (``[]``, ``get``, ``pop``, ``values``, ``items``, ``dict(...)``) waits for it and keeps
@@ -50,18 +73,52 @@ class Values(dict):
         super().__init__()
         self._worker: concurrent.futures.ThreadPoolExecutor | None = None
         self._worker_lock = threading.Lock()
+        self._held: list[tuple[_Held, Callable[[], Any]]] | None = None  # see held()
 
     def later(self, specs: dict[str, Any], compute: Callable[[], dict[str, Any]]) -> None:
         """Enters the names of ``specs`` (name -> ``jax.ShapeDtypeStruct``) with the values
         ``compute()`` returns, computed on the drawing thread after every earlier entry."""
         with self._worker_lock:
-            if self._worker is None:
-                self._worker = concurrent.futures.ThreadPoolExecutor(
-                    1, thread_name_prefix="flowjob-initial-values"
-                )
-            future = self._worker.submit(compute)
+            if self._held is not None:
+                future: concurrent.futures.Future = _Held(self._release)
+                self._held.append((future, compute))
+            else:
+                future = self._start().submit(compute)
         for name, spec in specs.items():
             dict.__setitem__(self, name, Drawing(future, name, spec))
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Draws entered inside wait, with no thread started and no program run, until the
+        block ends (or something reads one of them): the runtime traces a job's body before
+        JAX's backend starts this way (runtime/_host_memory.py).
+
+        >>> values = Values()
+        >>> with values.held():
+        ...     values.later({"w": jax.ShapeDtypeStruct((1,), np.float32)}, lambda: {"w": 1})
+        >>> values["w"]
+        1
+        """
+        with self._worker_lock:
+            self._held = []
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Hands the held draws to the drawing thread, in the order they were entered."""
+        with self._worker_lock:
+            held, self._held = self._held, None
+            for future, compute in held or ():
+                self._start().submit(_fill, future, compute)
+
+    def _start(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="flowjob-initial-values"
+            )
+        return self._worker
 
     def spec(self, name: str) -> Any:
         """The entry's value if it is there, else its ``jax.ShapeDtypeStruct``: what a

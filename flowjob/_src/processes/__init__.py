@@ -14,7 +14,7 @@ from ._bootstrap import (
     delete_worker_of_multi_process,
     init_bootstrap_confs,
 )
-from ._distributed import ctrl_port, first_process_does, init, is_primary, machine
+from ._distributed import ctrl_port, first_process_does, init, is_primary, machine, several
 from ._early import program_exits
 from ._stop import on_preemption, stop_guard
 
@@ -35,6 +35,7 @@ __all__ = [
     "is_primary",
     "machine",
     "on_preemption",
+    "several",
     "program_exits",
     "stop_guard",
 ]

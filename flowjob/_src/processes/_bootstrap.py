@@ -13,6 +13,7 @@ import os
 import shutil
 
 from .._deprecation import warn_once
+from .._devices import backends_started
 from ..errors import ConfigError
 from . import _distributed
 
@@ -37,17 +38,6 @@ class BootstrapConf:
 
 
 _confs: list[BootstrapConf] = []
-
-
-def _jax_running() -> bool:
-    """True once JAX's backends started: ``jax.distributed`` can no longer join them."""
-    import sys
-
-    if "jax" not in sys.modules:  # nothing imported JAX yet: it cannot have started
-        return False
-    from jax._src import xla_bridge
-
-    return bool(getattr(xla_bridge, "backends_are_initialized", lambda: True)())
 
 
 def _refuse(reason: str) -> ConfigError:
@@ -76,7 +66,7 @@ def init_bootstrap_confs(
         raise ValueError(f"flow.env.init_bootstrap_confs: node_list must name hosts, got {nodes!r}")
     if _confs:
         raise ConfigError("flow.env.init_bootstrap_confs: the bootstrap confs are set already")
-    if _jax_running():
+    if backends_started():  # jax.distributed can no longer join them
         raise ConfigError(
             "flow.env.init_bootstrap_confs: JAX already started (a job was defined or run); "
             "call it before the first job"

@@ -118,6 +118,11 @@ def started() -> bool:
     return _started
 
 
+def several() -> bool:
+    """Whether several processes are configured (``flow.env.machine``, the environment)."""
+    return _started or configured_world() is not None
+
+
 def configured_world() -> World | None:
     """The processes the environment or ``flow.env.machine`` declare, None for one."""
     coordinator = os.environ.get("FLOWJOB_COORDINATOR")

@@ -13,7 +13,7 @@ from .._deprecation import warn_once
 from ..errors import ConfigError
 from ..graph import LogicalView, consistent_view
 from ..ops import QatConfig
-from ._host_memory import retain_host_memory
+from . import _host_memory
 from ._xrt_config import XRT_DEFAULTS, TensorRTConfig, XrtSettings
 
 
@@ -192,7 +192,8 @@ def _check_gpu() -> None:
         return
     import jax
 
-    have = len(_devices.local_devices("gpu")) // max(1, jax.process_count())
+    gpus = _devices.local_devices("gpu")
+    have = len(gpus) // max(1, jax.process_count()) if gpus else 0
     if not have:
         print(
             "INFO: for CPU-only flowjob, flow.config.gpu_device_num is equivalent to "
@@ -260,15 +261,16 @@ def start_jax() -> None:
         _jax_started = True
 
 
-def start_backend() -> None:
+def start_backend(program_bytes: int | None = None) -> None:
     """When the first job is compiled, as OneFlow initialised its environment at the first
     launch: starts ``jax.distributed`` for the machines of ``flow.env.machine`` (before
     anything starts the backend), then looks whether ``gpu_device_num`` finds a GPU. The
-    machines cannot change afterwards (``flow.env.machine`` raises)."""
+    machines cannot change afterwards (``flow.env.machine`` raises). ``program_bytes``: the
+    first job's traced size, where it is known before (``sizing_first_job``)."""
     global _backend_started
     if _backend_started:
         return
-    retain_host_memory()  # before XLA's threads first allocate: see _host_memory
+    _host_memory.retain_host_memory(program_bytes)  # before XLA's threads first allocate
     start_jax()
     with _start_lock:
         if _backend_started:
@@ -276,6 +278,18 @@ def start_backend() -> None:
         processes.init()
         _check_gpu()
         _backend_started = True
+
+
+def sizing_first_job() -> bool:
+    """Whether the first job is to be traced before the backend starts, for its size
+    (runtime/_host_memory.py): the host memory setting waits for it, and the job can only
+    run on the CPU, in this one process, so its trace does not depend on the backend."""
+    if _backend_started or not _host_memory.deciding():
+        return False
+    if processes.several() or not _devices.host_only() or _devices.backends_started():
+        return False
+    _check_gpu()  # gpu_device_num without a GPU means the CPU: so before the trace, too
+    return True
 
 
 def machine_num(val: int) -> None:

@@ -1,5 +1,5 @@
 """Host memory that stays with the process between steps, instead of going back to the kernel
-and being faulted in again at the next step (opt-in: ``FLOWJOB_HOST_MALLOC=retain``).
+and being faulted in again at the next step, for programs large enough to gain from it.
 
 XLA:CPU allocates a program's temporary buffers at every execution and frees them at its
 end. With glibc's default malloc, each of XLA's pool threads allocates in an arena of its own,
@@ -9,27 +9,39 @@ page faults and ~0.8 s of kernel time per step (bench/NOTES.md). One arena, no `
 chunks and no trimming keep the pages for the next step: no faults, ~0.03 s of kernel
 time. These are glibc's ``MALLOC_ARENA_MAX=1``, ``MALLOC_MMAP_MAX_=0`` and
 ``MALLOC_TRIM_THRESHOLD_`` (off) settings, made through ``mallopt`` when flowjob starts the JAX
-backend (before XLA's threads first allocate), never at import.
+backend (before XLA's threads first allocate: glibc gives a thread its arena at its first
+``malloc``), never at import.
 
-The price: memory the process frees is kept for reuse rather than returned to the system,
-and the kept heap grows past one step's peak, because small allocations take pieces of the
-freed step buffer and the next step's buffer no longer fits in it (ResNet-50 batch 8: 3.2-4.6
-GB against 2.0-2.4 GB; bench/NOTES.md): so it is not the default. ``system`` (the default)
-keeps glibc's settings; malloc settings of the user's own (``MALLOC_*`` variables, glibc
-tunables) are left as they are.
+The price: freed memory is kept for reuse rather than returned to the system, and the kept
+heap grows past one step's peak (small allocations take pieces of the freed step buffer, so
+the next step's buffer no longer fits in it: ResNet-50 batch 8, 3.2-4.6 GB against 2.0-2.4
+GB), and the one arena that all threads share costs a small program's step a few percent
+(the MLP: ~5%). So ``FLOWJOB_HOST_MALLOC`` chooses:
+
+- ``auto`` (the default): kept when the first job the process compiles is large, its traced
+  ops' outputs reaching ``LARGE`` bytes (its step buffer is then far above the 32 MB that
+  glibc always ``mmap``-s), else glibc's own settings. The runtime traces that job before
+  the backend starts to know its size (runtime/_session.py), where the program can only
+  run on the CPU and in one process; elsewhere nothing changes;
+- ``system``: glibc's settings as they are;
+- ``retain``: kept, whatever the size.
+
+Malloc settings of the user's own (``MALLOC_*`` variables, glibc tunables) are left alone.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import platform
 import sys
 
-__all__ = ["ENV", "retain_host_memory"]
+__all__ = ["ENV", "LARGE", "deciding", "retain_host_memory"]
 
 ENV = "FLOWJOB_HOST_MALLOC"
-_CHOICES = ("system", "retain")
+_CHOICES = ("auto", "system", "retain")
+LARGE = 32 << 20  # bytes of a traced job's op outputs from which ``auto`` keeps host memory
 
 # mallopt parameters (glibc's malloc.h) and the values that keep freed memory in the process.
 _M_TRIM_THRESHOLD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -4, -8
@@ -40,23 +52,38 @@ _USER_KNOBS = ("MALLOC_ARENA_MAX", "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_",
 _applied: bool | None = None
 
 
-def retain_host_memory() -> bool:
-    """Sets glibc's malloc to keep freed memory for the process (see the module's text),
-    once; returns whether the settings are in force.
+def _choice() -> str:
+    choice = os.environ.get(ENV, "auto")
+    if choice not in _CHOICES:
+        raise ValueError(f"{ENV} must be one of {', '.join(_CHOICES)}; got {choice!r}")
+    return choice
 
-    ``FLOWJOB_HOST_MALLOC`` is ``system`` (the default: nothing changes) or ``retain``;
-    anything else raises.
-    Nothing is changed off Linux/glibc, or where the user configured malloc already.
+
+def deciding() -> bool:
+    """Whether the choice waits for the size of the first job (``auto``, not made yet, on a
+    glibc whose malloc the user left alone); raises for an unknown ``FLOWJOB_HOST_MALLOC``.
+
+    >>> deciding() in (True, False)
+    True
+    """
+    return _choice() == "auto" and _applied is None and _user_left_malloc_alone() and _glibc()
+
+
+def retain_host_memory(program_bytes: int | None = None) -> bool:
+    """Sets glibc's malloc to keep freed memory for the process (see the module's text),
+    once, as ``FLOWJOB_HOST_MALLOC`` says; ``program_bytes``: the traced size of the first
+    job (``auto`` keeps the memory from ``LARGE`` bytes; ``None``, not known: it does not).
+    Returns whether the settings are in force.
 
     >>> retain_host_memory() in (True, False)
     True
     """
     global _applied
-    choice = os.environ.get(ENV, "system")
-    if choice not in _CHOICES:
-        raise ValueError(f"{ENV} must be one of {', '.join(_CHOICES)}; got {choice!r}")
+    choice = _choice()
     if _applied is None:
-        _applied = choice == "retain" and _user_left_malloc_alone() and _mallopt_all()
+        large = program_bytes is not None and program_bytes >= LARGE
+        wanted = choice == "retain" or (choice == "auto" and large)
+        _applied = wanted and _user_left_malloc_alone() and _mallopt_all()
     return _applied
 
 
@@ -66,8 +93,13 @@ def _user_left_malloc_alone() -> bool:
     return "malloc" not in os.environ.get("GLIBC_TUNABLES", "")
 
 
+@functools.cache
+def _glibc() -> bool:
+    return sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+
+
 def _mallopt_all() -> bool:
-    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
+    if not _glibc():
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the process's own malloc

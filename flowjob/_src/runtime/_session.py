@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from .._exit_status import mark_exit_failure
 from .._traceback import api_boundary
 from ..errors import JobDefinitionError, describe_callable
@@ -29,7 +30,7 @@ from ._interrupt import WATCH
 from ._lowering import lower
 from ._results import ResultFuture
 from ._state import State
-from ._trace import trace
+from ._trace import trace, traced_bytes
 
 # At exit, a wait for pending deliveries longer than this says what it waits for.
 _EXIT_NOTICE_S = 1.0
@@ -75,21 +76,35 @@ class Session:
                 raise self._stale(job)
             entry = self.compiled.get(job.__name__)
             if entry is None:
-                _config.start_backend()  # the machines and device count are final from here
+                traced = self._sized_first(job) if _config.sizing_first_job() else None
+                _config.start_backend(traced and traced_bytes(traced.graph))
+                # the machines and device count are final from here
                 with WATCH:  # JAX is not interrupted while it traces: see WATCH
-                    traced = trace(
-                        job.__name__,
-                        job.fn,
-                        job.job_type,
-                        job.config,
-                        self.variables,
-                        job.definition_locals,
-                        padded_mirrored=job.padded_mirrored,
-                    )
+                    if traced is None:
+                        traced = self._trace(job)
                     lowered = lower(traced.graph, traced.returns, self.variables)
                     entry = CompiledJob.build(traced, lowered, job.config.concurrency)
                 self.compiled[job.__name__] = entry
             return entry
+
+    def _trace(self, job: Any) -> Any:
+        return trace(
+            job.__name__,
+            job.fn,
+            job.job_type,
+            job.config,
+            self.variables,
+            job.definition_locals,
+            padded_mirrored=job.padded_mirrored,
+        )
+
+    def _sized_first(self, job: Any) -> Any:
+        """The first job's trace, made before JAX's backend starts so that its size can
+        choose how host memory is kept (runtime/_host_memory.py): its variables' draws wait
+        (they would start the backend), and its lowerings choose kernels for the CPU, which
+        is where it runs (``_config.sizing_first_job``)."""
+        with WATCH, self.variables.values.held(), kernels.lowering_for("cpu"):
+            return self._trace(job)
 
     def discard_compiled(self, name: str) -> None:
         """Forgets a job's compiled program (it is traced again at its next call)."""

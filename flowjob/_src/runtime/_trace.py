@@ -297,3 +297,13 @@ def outline(traced: TracedJob) -> list[str]:
         + ", ".join(f"{str(b.dtype).rpartition('.')[2]}{list(b.shape)}" for b in op.outputs)
         for op in traced.graph.ops
     ]
+
+
+def traced_bytes(graph: JobGraph) -> int:
+    """Bytes of every op output of ``graph``: the activations a train step keeps for its
+    backward pass, about the size of the buffers its program allocates at each step.
+
+    >>> traced_bytes(JobGraph("empty", "predict", None))
+    0
+    """
+    return sum(b.numel() * b.dtype.np_dtype.itemsize for op in graph.ops for b in op.outputs)
