@@ -42,11 +42,16 @@ def host_only() -> bool:
     platforms = jax.config.jax_platforms or os.environ.get("JAX_PLATFORMS", "")
     if platforms:
         return {p.strip() for p in platforms.split(",")} <= {"cpu", ""}
+    return not _accelerator_installed()
+
+
+@functools.cache  # installed packages do not change while the process runs
+def _accelerator_installed() -> bool:
     if importlib.util.find_spec("jax_plugins") is not None:  # the plugins' namespace package
-        return False
+        return True
     if importlib.util.find_spec("libtpu") is not None:
-        return False
-    return not importlib.metadata.entry_points(group="jax_plugins")
+        return True
+    return bool(importlib.metadata.entry_points(group="jax_plugins"))
 
 
 def backends_started() -> bool:

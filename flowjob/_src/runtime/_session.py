@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import kernels
+from .._devices import backends_started
 from .._exit_status import mark_exit_failure
 from .._traceback import api_boundary
 from ..errors import JobDefinitionError, describe_callable
@@ -77,7 +78,8 @@ class Session:
             entry = self.compiled.get(job.__name__)
             if entry is None:
                 traced = self._sized_first(job) if _config.sizing_first_job() else None
-                _config.start_backend(traced and traced_bytes(traced.graph))
+                if traced is None:
+                    _config.start_backend()
                 # the machines and device count are final from here
                 with WATCH:  # JAX is not interrupted while it traces: see WATCH
                     if traced is None:
@@ -100,11 +102,16 @@ class Session:
 
     def _sized_first(self, job: Any) -> Any:
         """The first job's trace, made before JAX's backend starts so that its size can
-        choose how host memory is kept (runtime/_host_memory.py): its variables' draws wait
-        (they would start the backend), and its lowerings choose kernels for the CPU, which
-        is where it runs (``_config.sizing_first_job``)."""
-        with WATCH, self.variables.values.held(), kernels.lowering_for("cpu"):
-            return self._trace(job)
+        choose how host memory is kept (runtime/_host_memory.py), which must happen before
+        any thread of the backend's first allocates: so its variables' draws wait until the
+        backend started (drawing starts it), and its lowerings choose kernels for the CPU,
+        where it runs (``_config.sizing_first_job``)."""
+        with self.variables.values.held():
+            with WATCH, kernels.lowering_for("cpu"):
+                traced = self._trace(job)
+            # something in the body started the backend after all: too late to choose
+            _config.start_backend(None if backends_started() else traced_bytes(traced.graph))
+        return traced
 
     def discard_compiled(self, name: str) -> None:
         """Forgets a job's compiled program (it is traced again at its next call)."""
