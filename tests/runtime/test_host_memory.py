@@ -162,6 +162,47 @@ def test_the_first_job_is_traced_before_the_backend_and_runs_the_same():
     assert runs["auto"]["losses"][0] > runs["auto"]["losses"][2]  # it trains
 
 
+# A large first job called again and again: the pages its calls fault in, per call.
+CALLS = r"""
+import json, resource
+import numpy as np
+import flowjob as flow
+import flowjob.typing as tp
+
+N = 2**24
+
+@flow.global_function(type="predict")
+def job(x: tp.Numpy.Placeholder((N,))) -> tp.Numpy:
+    return flow.math.reduce_sum(flow.math.square(x * 2 + 1)) + flow.math.reduce_sum(x)
+
+x = np.ones(N, np.float32)
+for _ in range(3):
+    assert job(x).tolist() == [N * 10.0]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(4):
+    job(x)
+print(json.dumps((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 4))
+"""
+
+
+def test_a_large_first_jobs_calls_fault_fewer_pages_by_default():
+    """Each call's 64 MB of buffers (its argument's copy) is faulted in again with glibc's
+    settings; kept by default, most of it is reused."""
+    faults = {}
+    for mode in ("auto", "system"):
+        out = subprocess.run(
+            [sys.executable, "-c", CALLS],
+            env=cpu_child_env(FLOWJOB_HOST_MALLOC=mode),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        faults[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+    assert faults["system"] > SIZE // 4 // 4096, faults  # 64 MB: 16,384 pages
+    assert faults["auto"] < faults["system"] / 2, faults
+
+
 def test_unknown_setting_names_the_variable(monkeypatch):
     from flowjob._src.runtime import _host_memory
 
