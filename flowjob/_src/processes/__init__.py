@@ -35,7 +35,7 @@ __all__ = [
     "is_primary",
     "machine",
     "on_preemption",
-    "several",
     "program_exits",
+    "several",
     "stop_guard",
 ]

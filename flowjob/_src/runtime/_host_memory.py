@@ -19,8 +19,8 @@ GB), and the one arena that all threads share costs a small program's step a few
 (the MLP: ~5%). So ``FLOWJOB_HOST_MALLOC`` chooses:
 
 - ``auto`` (the default): kept when the first job the process compiles is large, its traced
-  ops' outputs reaching ``LARGE`` bytes (its step buffer is then far above the 32 MB that
-  glibc always ``mmap``-s), else glibc's own settings. The runtime traces that job before
+  ops' outputs reaching ``LARGE`` bytes (its step buffer then reaches the 32 MB from which
+  glibc ``mmap``-s every request), else glibc's own settings. The runtime traces that job before
   the backend starts to know its size (runtime/_session.py), where the program can only
   run on the CPU and in one process; elsewhere nothing changes;
 - ``system``: glibc's settings as they are;
