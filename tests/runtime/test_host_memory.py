@@ -66,8 +66,13 @@ SIZE = 256 * 2**20
 
 
 def _child(*args: str, n: int = 4, **env: str) -> dict:
+    return _run(CHILD, str(n), *args, **env)
+
+
+def _run(script: str, *args: str, **env: str):
+    """What the child ``script`` prints last, as JSON."""
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(n), *args],
+        [sys.executable, "-c", script, *args],
         env=cpu_child_env(**env),
         capture_output=True,
         text=True,
@@ -145,17 +150,7 @@ def test_the_first_job_is_traced_before_the_backend_and_runs_the_same():
     """``auto`` sizes the first job before JAX's backend starts; its variables are drawn
     afterwards, from the same seeds: the steps are those of a process that started the
     backend first (``system``), to the bit."""
-    runs = {}
-    for mode in ("auto", "system"):
-        out = subprocess.run(
-            [sys.executable, "-c", FIRST_JOB],
-            env=cpu_child_env(FLOWJOB_HOST_MALLOC=mode),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert out.returncode == 0, out.stderr[-3000:]
-        runs[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+    runs = {mode: _run(FIRST_JOB, FLOWJOB_HOST_MALLOC=mode) for mode in ("auto", "system")}
     assert runs["auto"]["started"] == [False, False]  # nor did its variable's draw start it
     assert runs["auto"]["losses"] == runs["system"]["losses"]
     assert runs["auto"]["w"] == runs["system"]["w"]
@@ -188,17 +183,7 @@ print(json.dumps((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) /
 def test_a_large_first_jobs_calls_fault_fewer_pages_by_default():
     """Each call's 64 MB of buffers (its argument's copy) is faulted in again with glibc's
     settings; kept by default, most of it is reused."""
-    faults = {}
-    for mode in ("auto", "system"):
-        out = subprocess.run(
-            [sys.executable, "-c", CALLS],
-            env=cpu_child_env(FLOWJOB_HOST_MALLOC=mode),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert out.returncode == 0, out.stderr[-3000:]
-        faults[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+    faults = {mode: _run(CALLS, FLOWJOB_HOST_MALLOC=mode) for mode in ("auto", "system")}
     assert faults["system"] > SIZE // 4 // 4096, faults  # 64 MB: 16,384 pages
     assert faults["auto"] < faults["system"] / 2, faults
 
