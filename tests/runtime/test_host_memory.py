@@ -116,8 +116,8 @@ def test_a_backend_started_before_the_first_job_keeps_glibc_defaults():
     assert late["released"] > SIZE * 9 // 10, late
 
 
-# A OneFlow program's first train job (gpu_device_num on a machine without a GPU), whose body
-# notes whether JAX's backend had started when it was traced.
+# A OneFlow program's first train job (gpu_device_num on a machine without a GPU) with a random
+# op, whose body notes whether JAX's backend had started when it was traced.
 FIRST_JOB = r"""
 import json
 import numpy as np
@@ -132,7 +132,8 @@ started = []
 def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
     started.append(xla_bridge.backends_are_initialized())
     w = flow.get_variable("w", (3, 5), initializer=flow.random_normal_initializer())
-    loss = flow.math.reduce_mean(flow.math.square(flow.matmul(x, w)))
+    h = flow.nn.dropout(flow.matmul(x, w), rate=0.5)
+    loss = flow.math.reduce_mean(flow.math.square(h))
     flow.optimizer.SGD(
         flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0.9
     ).minimize(loss)
@@ -151,7 +152,8 @@ def test_the_first_job_is_traced_before_the_backend_and_runs_the_same():
     afterwards, from the same seeds: the steps are those of a process that started the
     backend first (``system``), to the bit."""
     runs = {mode: _run(FIRST_JOB, FLOWJOB_HOST_MALLOC=mode) for mode in ("auto", "system")}
-    assert runs["auto"]["started"] == [False, False]  # nor did its variable's draw start it
+    # nor did its variable's draw or its dropout's key start it
+    assert runs["auto"]["started"] == [False, False]
     assert runs["auto"]["losses"] == runs["system"]["losses"]
     assert runs["auto"]["w"] == runs["system"]["w"]
     assert runs["auto"]["losses"][0] > runs["auto"]["losses"][2]  # it trains

@@ -9,7 +9,6 @@ from typing import Any
 import jax
 
 from .. import _dtypes, kernels
-from .._device_values import prng_key
 from ..errors import OpError, describe_frame, user_frame
 from ._blob import Blob, OpKind
 from ._graph import check_blob, current_graph, default_prefix, host_only_error, is_host_only
@@ -27,9 +26,12 @@ def _output_specs(lowering, attrs: dict[str, Any], rng: bool, specs: list) -> An
     key = None if identity is None else (identity, rng, tuple((s.shape, s.dtype) for s in specs))
     if key is not None and key in _SHAPES:
         return _SHAPES[key]
-    extra = {"key": prng_key(0)} if rng else {}
     with kernels.tracing_shapes():
-        out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs, **extra), *specs)
+        if rng:  # the key as a shape too: a real one would start JAX's backend mid-trace
+            key_spec = jax.eval_shape(lambda: jax.random.PRNGKey(0))
+            out = jax.eval_shape(lambda k, *xs: lowering(*xs, **attrs, key=k), key_spec, *specs)
+        else:
+            out = jax.eval_shape(lambda *xs: lowering(*xs, **attrs), *specs)
     if key is not None:
         if len(_SHAPES) >= MAX_SHAPES:
             _SHAPES.clear()
