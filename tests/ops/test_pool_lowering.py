@@ -185,3 +185,36 @@ def test_overlapping_max_pool_gradient_matches_reduce_window_and_builds_no_iota(
     assert " iota(" not in hlo and " select-and-scatter(" not in hlo  # the ops, not names
     reference_hlo = jax.jit(lambda v, d: jax.vjp(reference, v)[1](d)[0]).lower(x, g)
     assert " select-and-scatter(" in reference_hlo.as_text(dialect="hlo")  # what we avoid
+
+
+@pytest.mark.parametrize(
+    "axes, ksize",
+    [((2, 3), (2, 2)), ((1, 2), (3, 2)), ((2, 3), (5, 4))],  # NCHW, NHWC, a reduced window
+    ids=["2x2", "nhwc_3x2", "5x4"],
+)
+def test_block_max_and_its_gradient_match_reduce_window_with_ties(axes, ksize):
+    from jax import lax
+
+    from flowjob._src.ops import _window_max
+
+    rng = np.random.default_rng(5)
+    # ReLU'd small integers: ties everywhere, routed to each window's first maximum
+    x = np.maximum(rng.integers(-2, 3, (2, 6, 10, 8)), 0).astype(np.float32)
+    window = [1] * 4
+    for a, k in zip(axes, ksize):
+        window[a] = k
+
+    def reference(v):
+        return lax.reduce_window(v, -np.inf, lax.max, window, window, "VALID")
+
+    def ours(v):
+        return _window_max.block_max(v, axes, ksize)
+
+    g = rng.standard_normal(reference(x).shape).astype(np.float32)
+    np.testing.assert_array_equal(ours(x), reference(x))
+    want = jax.vjp(reference, x)[1](g)[0]
+    got = jax.jit(lambda v, d: jax.vjp(ours, v)[1](d)[0])
+    np.testing.assert_array_equal(got(x, g), want)
+    if ksize == (2, 2):  # taken position by position: no reduction over the windows
+        step = jax.jit(lambda v, d: jax.vjp(lambda u: ours(jax.nn.relu(u)), v))
+        assert " reduce(" not in step.lower(x, g).compile().as_text()

@@ -23,7 +23,7 @@ from jax import lax
 
 from .. import kernels
 from ._modes import DataFormat, Padding, PoolMode
-from ._window_max import block_max, window_max
+from ._window_max import as_blocks, block_max, window_max
 
 Pads = tuple[tuple[int, int], ...]
 
@@ -341,17 +341,10 @@ def _pool_blocks(x, mode, ksize, full, outs, sizes, axes):
     for a, k, o in zip(axes, ksize, outs):
         index[a] = slice(0, o * k)  # windows past the last output are not computed
     x = x[tuple(index)]
-    shape: list[int] = []
-    for axis, n in enumerate(x.shape):
-        if axis in axes:
-            k = ksize[axes.index(axis)]
-            shape += [n // k, k]
-        else:
-            shape.append(n)
-    blocks = x.reshape(shape)
-    window_axes = (axes[0] + 1, axes[1] + 2)
     if mode == PoolMode.MAX:
-        return block_max(blocks, window_axes)
+        return block_max(x, tuple(axes), tuple(ksize))
+    blocks = as_blocks(x, axes, ksize)
+    window_axes = (axes[0] + 1, axes[1] + 2)
     total = jnp.sum(blocks, axis=window_axes)
     data_format = DataFormat.NCHW if axes == (2, 3) else DataFormat.NHWC
     counts = _window_counts(sizes, ksize, ksize, full, outs)

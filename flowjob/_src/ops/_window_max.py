@@ -15,29 +15,95 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-
-@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
-def block_max(blocks: jax.Array, window_axes: tuple[int, int]) -> jax.Array:
-    """The maximum over ``window_axes`` of non-overlapping windows laid out as axes."""
-    return jnp.max(blocks, axis=window_axes)
-
-
-def _block_max_fwd(blocks, window_axes):
-    out = jnp.max(blocks, axis=window_axes)
-    return out, (blocks, out)
+# Windows of at most this many elements are taken position by position (an elementwise
+# maximum of strided slices, which XLA fuses with the producer, e.g. a ReLU, into one loop);
+# larger ones are a reduction over the windows laid out as axes.
+_UNROLLED = 16
 
 
-def _block_max_bwd(window_axes, res, g):
-    blocks, out = res
+def as_blocks(x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]) -> jax.Array:
+    """``x`` with each of ``axes`` split in two, (windows, k): the window axes follow."""
+    shape: list[int] = []
+    for axis, n in enumerate(x.shape):
+        if axis in axes:
+            k = ksize[axes.index(axis)]
+            shape += [n // k, k]
+        else:
+            shape.append(n)
+    return x.reshape(shape)
+
+
+def _window_maximum(x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]) -> jax.Array:
+    if ksize[0] * ksize[1] > _UNROLLED:
+        return jnp.max(as_blocks(x, axes, ksize), axis=(axes[0] + 1, axes[1] + 2))
+    step = [1] * x.ndim
+    step[axes[0]], step[axes[1]] = ksize
+    positions = []
+    for offset in itertools.product(range(ksize[0]), range(ksize[1])):
+        start = [0] * x.ndim
+        start[axes[0]], start[axes[1]] = offset
+        positions.append(lax.slice(x, start, x.shape, step))
+    return functools.reduce(jnp.maximum, positions)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2))
+def block_max(x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]) -> jax.Array:
+    """The maximum of each non-overlapping ``ksize`` window over ``axes`` (their sizes are
+    multiples of the window's)."""
+    return _window_maximum(x, axes, ksize)
+
+
+def _block_max_fwd(x, axes, ksize):
+    out = _window_maximum(x, axes, ksize)
+    return out, (x, out)
+
+
+def _earlier_hits(hit: jax.Array, window_axes: tuple[int, int]) -> jax.Array:
+    """For each window position: whether a position before it (row-major) holds a maximum.
+
+    Built from the positions' slices and concatenations, so that XLA fuses it into the loop
+    that writes the gradient (a reduction would be a fusion, and a pass, of its own)."""
     a0, a1 = window_axes
-    k0, k1 = blocks.shape[a0], blocks.shape[a1]
-    pos_shape = [1] * blocks.ndim
-    pos_shape[a0], pos_shape[a1] = k0, k1
-    position = jnp.arange(k0 * k1, dtype=jnp.int32).reshape(pos_shape)
+    k0, k1 = hit.shape[a0], hit.shape[a1]
+    at = [
+        [
+            lax.slice_in_dim(lax.slice_in_dim(hit, p, p + 1, axis=a0), q, q + 1, axis=a1)
+            for q in range(k1)
+        ]
+        for p in range(k0)
+    ]
+    rows, above = [], jnp.zeros_like(at[0][0])
+    for p in range(k0):
+        row, seen = [], above
+        for q in range(k1):
+            row.append(seen)
+            seen = seen | at[p][q]
+        rows.append(lax.concatenate(row, a1))
+        above = seen
+    return lax.concatenate(rows, a0)
+
+
+def _block_max_bwd(axes, ksize, res, g):
+    # The gradient goes to the window's first maximum (row-major): a maximum with no maximum
+    # before it in the window. Written elementwise over the blocks (slices and concatenations
+    # of the size-k axes), so that XLA makes it one loop, fused with what surrounds it (the
+    # ReLU before the pooling, its gradient after); a reduction to the first maximum's index
+    # would be a pass over the input of its own.
+    x, out = res
+    blocks = as_blocks(x, axes, ksize)
+    window_axes = (axes[0] + 1, axes[1] + 2)
     hit = blocks == jnp.expand_dims(out, window_axes)
-    first = jnp.min(jnp.where(hit, position, k0 * k1), axis=window_axes, keepdims=True)
-    grad = jnp.where(position == first, jnp.expand_dims(g, window_axes), 0)
-    return (grad.astype(blocks.dtype),)
+    k0, k1 = ksize
+    if k0 * k1 > _UNROLLED:
+        pos_shape = [1] * blocks.ndim
+        pos_shape[window_axes[0]], pos_shape[window_axes[1]] = k0, k1
+        position = jnp.arange(k0 * k1, dtype=jnp.int32).reshape(pos_shape)
+        first = jnp.min(jnp.where(hit, position, k0 * k1), axis=window_axes, keepdims=True)
+        chosen = position == first
+    else:
+        chosen = hit & ~_earlier_hits(hit, window_axes)
+    grad = jnp.where(chosen, jnp.expand_dims(g, window_axes), 0)
+    return (grad.astype(x.dtype).reshape(x.shape),)
 
 
 block_max.defvjp(_block_max_fwd, _block_max_bwd)
