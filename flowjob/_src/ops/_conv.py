@@ -343,8 +343,7 @@ def _pool_blocks(x, mode, ksize, full, outs, sizes, axes):
     x = x[tuple(index)]
     if mode == PoolMode.MAX:
         return block_max(x, tuple(axes), tuple(ksize))
-    blocks = as_blocks(x, axes, ksize)
-    window_axes = (axes[0] + 1, axes[1] + 2)
+    blocks, window_axes = as_blocks(x, axes, ksize)
     total = jnp.sum(blocks, axis=window_axes)
     data_format = DataFormat.NCHW if axes == (2, 3) else DataFormat.NHWC
     counts = _window_counts(sizes, ksize, ksize, full, outs)

@@ -21,8 +21,11 @@ from jax import lax
 _UNROLLED = 16
 
 
-def as_blocks(x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]) -> jax.Array:
-    """``x`` with each of ``axes`` split in two, (windows, k): the window axes follow."""
+def as_blocks(
+    x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]
+) -> tuple[jax.Array, tuple[int, int]]:
+    """``x`` with each of ``axes`` (ascending) split in two, (windows, k), and the two new
+    axes that run within a window."""
     shape: list[int] = []
     for axis, n in enumerate(x.shape):
         if axis in axes:
@@ -30,12 +33,13 @@ def as_blocks(x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]) -> ja
             shape += [n // k, k]
         else:
             shape.append(n)
-    return x.reshape(shape)
+    return x.reshape(shape), (axes[0] + 1, axes[1] + 2)
 
 
 def _window_maximum(x: jax.Array, axes: tuple[int, int], ksize: tuple[int, int]) -> jax.Array:
     if ksize[0] * ksize[1] > _UNROLLED:
-        return jnp.max(as_blocks(x, axes, ksize), axis=(axes[0] + 1, axes[1] + 2))
+        blocks, window_axes = as_blocks(x, axes, ksize)
+        return jnp.max(blocks, axis=window_axes)
     step = [1] * x.ndim
     step[axes[0]], step[axes[1]] = ksize
     positions = []
@@ -90,8 +94,7 @@ def _block_max_bwd(axes, ksize, res, g):
     # ReLU before the pooling, its gradient after); a reduction to the first maximum's index
     # would be a pass over the input of its own.
     x, out = res
-    blocks = as_blocks(x, axes, ksize)
-    window_axes = (axes[0] + 1, axes[1] + 2)
+    blocks, window_axes = as_blocks(x, axes, ksize)
     hit = blocks == jnp.expand_dims(out, window_axes)
     k0, k1 = ksize
     if k0 * k1 > _UNROLLED:
