@@ -29,7 +29,8 @@ setup(
             include_dirs=[jax.ffi.include_dir(), dnnl_include],
             library_dirs=[dnnl_lib],
             libraries=[":libdnnl.so.3"],
-            extra_compile_args=["-std=c++17", "-O2", "-w"],
+            extra_compile_args=["-std=c++17", "-O2", "-w", "-fopenmp"],
+            extra_link_args=["-fopenmp"],
             language="c++",
         )
     ]

@@ -5,7 +5,15 @@
 // Every shape comes from the buffers, so the attributes are only the layout and the window.
 // Primitive creation costs far more than a small convolution, so primitives (with the reorders
 // between the caller's plain layout and the blocked one oneDNN picks) are cached per shape.
+//
+// Every call runs on an OpenMP team as wide as the machine, started by whichever of XLA's
+// threads runs the call, so calls run one at a time (two teams at once would put twice as many
+// threads as cores to work), and each call keeps its team on distinct CPUs (`CallOnOwnCpus`).
+#include <omp.h>
+#include <sched.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -97,6 +105,62 @@ void AddReorders(Entry* e) {
     e->reorder_scratch[i] = pd.scratchpad_desc();
   }
 }
+
+
+// For one call, keeps the calling thread on the CPU it runs on and its OpenMP workers each on
+// another CPU it may use (assigned when the caller's CPU changes; workers serve one caller).
+// Why: a scheduler that packs threads which have been idle onto few CPUs (bench/NOTES.md,
+// session 21: such a VM) otherwise runs the team's threads in turn on one CPU for the first
+// ~100 ms after an idle spell, one step of a ResNeXt block. Skipped where OpenMP binds threads
+// itself (OMP_PROC_BIND), the team is wider than the CPUs allowed, or
+// FLOWJOB_ONEDNN_SPREAD=0.
+class CallOnOwnCpus {
+ public:
+  CallOnOwnCpus() {
+    static const bool enabled = [] {
+      const char* v = std::getenv("FLOWJOB_ONEDNN_SPREAD");
+      return !(v && v[0] == '0') && omp_get_proc_bind() == omp_proc_bind_false;
+    }();
+    if (!enabled || sched_getaffinity(0, sizeof(saved_), &saved_) != 0) return;
+    const int allowed = CPU_COUNT(&saved_), team = omp_get_max_threads();
+    const int here = sched_getcpu();
+    if (allowed < 2 || team < 2 || team > allowed || here < 0 || !CPU_ISSET(here, &saved_))
+      return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(here, &one);
+    if (sched_setaffinity(0, sizeof(one), &one) != 0) return;
+    restore_ = true;
+    thread_local int team_around = -1;  // the CPU this thread's workers were placed around
+    thread_local cpu_set_t team_mask;   // ... out of this set
+    if (team_around == here && CPU_EQUAL(&team_mask, &saved_)) return;
+    team_around = here, team_mask = saved_;
+    std::vector<int> others;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &saved_) && c != here) others.push_back(c);
+#pragma omp parallel num_threads(team)
+    {
+      const int t = omp_get_thread_num();
+      if (t > 0) {
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        CPU_SET(others[(t - 1) % others.size()], &mine);
+        sched_setaffinity(0, sizeof(mine), &mine);
+      }
+    }
+  }
+  ~CallOnOwnCpus() {
+    if (restore_) sched_setaffinity(0, sizeof(saved_), &saved_);
+  }
+  CallOnOwnCpus(const CallOnOwnCpus&) = delete;
+  CallOnOwnCpus& operator=(const CallOnOwnCpus&) = delete;
+
+ private:
+  cpu_set_t saved_;
+  bool restore_ = false;
+};
+
+std::mutex run_mutex;  // one call at a time: each one's team is as wide as the machine
 
 std::mutex cache_mutex;
 std::unordered_map<std::string, std::shared_ptr<Entry>> cache;
@@ -207,6 +271,8 @@ ffi::Error ConvImpl(ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
     }
     auto& eng = Engine();
     thread_local dnnl::stream stream(eng);
+    std::lock_guard<std::mutex> one_at_a_time(run_mutex);
+    CallOnOwnCpus on_own_cpus;
     void* ptrs[3] = {a.untyped_data(), b.untyped_data(), out->untyped_data()};
     std::unordered_map<int, memory> args;
     memory result_user, result_inner;
