@@ -17,10 +17,7 @@ If all values are equal, every bucket has zero width at that value and the last 
 from __future__ import annotations
 
 import math
-import os
 import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -141,54 +138,17 @@ def histogram_buckets(
     return out, nonfinite
 
 
-_CHUNK = 1 << 15
-_PARALLEL_MIN = 1 << 18  # below this a second thread costs more than it saves
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _workers() -> int:
-    return min(os.cpu_count() or 1, 4)
-
-
-def _forget_pool() -> None:
-    global _pool
-    _pool = None  # a forked child has none of the parent's threads
-
-
-os.register_at_fork(after_in_child=_forget_pool)
-
-
-def _shared_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_workers() - 1, thread_name_prefix="flowjob-histogram")
-        return _pool
+_CHUNK = 1 << 15  # values per pass: the float64 buffer and the indices stay in the cache
 
 
 def _uniform_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarray:
     """``bincount(floor((a - mn) / width))`` with the last bucket closed.
 
     The same float64 arithmetic as ``histogram_pb`` (so values on an edge land where they do
-    there), but in cache-sized chunks and, for large inputs, split over a few threads: NumPy
-    releases the GIL in these loops, and binning is most of a histogram's cost.
+    there), in cache-sized chunks, on the calling thread: ``np.bincount`` holds the GIL, so
+    a second thread gained nothing on 1M-8M values, and lost 5-10% where the kernel packs
+    briefly busy threads onto one CPU (bench/NOTES.md, session 21).
     """
-    parts = min(_workers(), a.size // _PARALLEL_MIN)
-    if parts < 2:
-        return _chunked_counts(a, mn, width, k)
-    pieces = np.array_split(a, parts)
-    try:
-        futures = [_shared_pool().submit(_chunked_counts, p, mn, width, k) for p in pieces[1:]]
-    except RuntimeError:  # the pool is shut down (interpreter exit): count here
-        return _chunked_counts(a, mn, width, k)
-    counts = _chunked_counts(pieces[0], mn, width, k)
-    for f in futures:
-        counts += f.result()
-    return counts
-
-
-def _chunked_counts(a: np.ndarray, mn: float, width: float, k: int) -> np.ndarray:
     # Index k is reachable only by values at (or rounding onto) the maximum: count it in its
     # own slot and fold it into the last bucket, instead of clamping every index.
     counts = np.zeros(k + 1, np.int64)
