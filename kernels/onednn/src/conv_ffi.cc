@@ -106,14 +106,12 @@ void AddReorders(Entry* e) {
   }
 }
 
-
 // For one call, keeps the calling thread on the CPU it runs on and its OpenMP workers each on
 // another CPU it may use (assigned when the caller's CPU changes; workers serve one caller).
 // Why: a scheduler that packs threads which have been idle onto few CPUs (bench/NOTES.md,
 // session 21: such a VM) otherwise runs the team's threads in turn on one CPU for the first
 // ~100 ms after an idle spell, one step of a ResNeXt block. Skipped where OpenMP binds threads
-// itself (OMP_PROC_BIND), the team is wider than the CPUs allowed, or
-// FLOWJOB_ONEDNN_SPREAD=0.
+// itself (OMP_PROC_BIND), the team is wider than the CPUs allowed, or FLOWJOB_ONEDNN_SPREAD=0.
 class CallOnOwnCpus {
  public:
   CallOnOwnCpus() {
