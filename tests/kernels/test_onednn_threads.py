@@ -67,11 +67,18 @@ print(json.dumps({"errors": errors, "main": sorted(os.sched_getaffinity(0)), "th
 """
 
 
+# The settings that decide the placement: the child gets only what a case passes.
+_PLACEMENT_VARS = ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "FLOWJOB_ONEDNN_SPREAD")
+
+
 def _run(cpus: list[int], **env: str) -> dict:
+    child_env = cpu_child_env(PYTHONPATH=str(REPO))
+    for name in _PLACEMENT_VARS:
+        child_env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(cpus)],
         cwd=REPO,
-        env=cpu_child_env(PYTHONPATH=str(REPO), **env),
+        env=child_env | env,
         capture_output=True,
         text=True,
         timeout=scaled(240),
