@@ -242,7 +242,7 @@ class Calls:
                 try:
                     current = self.state.for_compile(lowered)
                 except KeyError as missing:
-                    raise _cleared(entry, self.state, missing) from None
+                    raise cleared_error(entry.traced.graph.name, self.state, missing) from None
                 third = self.state.train_step(entry) if lowered.train else entry.counter
 
             def compile_():
@@ -262,12 +262,13 @@ class Calls:
         lowered, state = entry.lowered, self.state
         try:
             current = state.for_call(lowered)
+            # read with the state: a clear between the two is the same cleared session
+            step = state.train_step(entry) if lowered.train else 0
         except KeyError as missing:
-            raise _cleared(entry, state, missing) from None
+            raise cleared_error(entry.traced.graph.name, state, missing) from None
         # A program with host kernels may fail after it started: see _checked_run.
         run = functools.partial(_checked_run, lowered) if lowered.host_kernels else lowered.fn
         if lowered.train:
-            step = state.train_step(entry)
             if lowered.watch_fn is not None and step % lowered.watch_every == 0:
                 # watch_model's logging steps: the variant that returns its outputs too
                 run = (
@@ -369,13 +370,13 @@ def _accelerated() -> bool:
     return jax.default_backend() != "cpu"
 
 
-def _cleared(entry: CompiledJob, state: State, missing: KeyError) -> Exception:
-    """A variable of the job is missing: its session was cleared during the call (another
+def cleared_error(job: str, state: State, missing: KeyError) -> Exception:
+    """A variable of job ``job`` is missing: its session was cleared during the call (another
     thread's ``flow.clear_default_session()``), else the error as it is."""
     if not state.released:
         return missing
     return JobDefinitionError(
-        f"job {entry.traced.graph.name!r} was called while flow.clear_default_session() (in "
+        f"job {job!r} was called while flow.clear_default_session() (in "
         f"another thread) cleared its session: its variables (such as {missing}) went with it; "
         "define the job again and call it in the new session"
     )

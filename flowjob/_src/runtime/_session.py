@@ -21,7 +21,7 @@ from .._traceback import api_boundary
 from ..errors import JobDefinitionError, describe_callable
 from ..graph import JobGraph, set_trace_all
 from . import _config
-from ._calls import Calls
+from ._calls import Calls, cleared_error
 from ._compiled import CompiledJob
 from ._completion import CompletionQueue
 from ._delivery import Deliverer
@@ -82,9 +82,15 @@ class Session:
                     _config.start_backend()
                 # the machines and device count are final from here
                 with WATCH:  # JAX is not interrupted while it traces: see WATCH
-                    if traced is None:
-                        traced = self._trace(job)
-                    lowered = lower(traced.graph, traced.returns, self.variables)
+                    try:
+                        if traced is None:
+                            traced = self._trace(job)
+                        lowered = lower(traced.graph, traced.returns, self.variables)
+                    except KeyError as missing:
+                        if not self.state.released:
+                            raise
+                        # another thread's flow.clear_default_session() took its variables
+                        raise cleared_error(job.__name__, self.state, missing) from None
                     entry = CompiledJob.build(traced, lowered, job.config.concurrency)
                 self.compiled[job.__name__] = entry
             return entry
