@@ -2,7 +2,7 @@
 
 The machine is shared, so its load changes from second to second. Each variant lives in its
 own worker process (its own imports, threads and memory); the parent asks the workers in turn
-to run a segment of N steps, rotating the order every round. A ratio between two variants is
+to run a segment of N steps, in an order that changes every round. A ratio between two variants is
 computed per round from segments that ran seconds apart, and reported as the median over
 rounds with its range, which cancels most of the drift in the machine's load.
 """
@@ -10,6 +10,7 @@ rounds with its range, which cancels most of the drift in the machine's load.
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -22,6 +23,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 PAUSE = 0.3
+# Untimed steps at the start of every timed segment, in seconds of the variant's own steps.
+# After a pause this VM's scheduler keeps a process's threads packed onto one CPU for its
+# first ~100 ms of work (bench/NOTES.md, session 21), whatever the variant: the lead-in lets
+# the timed steps run at the machine's speed.
+LEAD = 0.15
 
 
 class WorkerError(RuntimeError):
@@ -98,26 +104,60 @@ class Series:
 
 
 def paired_rounds(
-    workers: dict[str, Worker], rounds: int, steps: dict[str, int], pause: float = PAUSE
+    workers: dict[str, Worker],
+    rounds: int,
+    steps: dict[str, int],
+    pause: float = PAUSE,
+    lead: float = LEAD,
 ) -> dict[str, Series]:
-    """Steps/s of every worker per round; the order rotates each round.
+    """Steps/s of every worker per round, in the order ``balanced_orders`` gives each round.
 
     ``pause`` seconds pass before each segment: the previous worker's idle threads (XLA's
     pool spins a while after its work) would otherwise slow down the next one. Every worker
     first runs one untimed segment: a worker that sat idle while the others started (minutes
-    for ResNet-50) ran its first timed steps up to 2x slower, in kernel time (bench/NOTES.md)."""
+    for ResNet-50) ran its first timed steps up to 2x slower, in kernel time (bench/NOTES.md).
+    Each timed segment starts with ``lead_steps`` untimed steps (about ``lead`` seconds)."""
     names = list(workers)
     out = {n: Series() for n in names}
+    leads = {}
     for name in names:
         time.sleep(pause)
+        t0 = time.perf_counter()
         workers[name].ask(cmd="warm", n=steps[name])
+        leads[name] = lead_steps(steps[name] / (time.perf_counter() - t0), lead, steps[name])
+    orders = balanced_orders(len(names))
     for r in range(rounds):
-        order = names[r % len(names) :] + names[: r % len(names)]
-        for name in order:
+        for name in (names[i] for i in orders[r % len(orders)]):
             time.sleep(pause)
-            res = workers[name].ask(cmd="run", n=steps[name])
+            res = workers[name].ask(cmd="run", n=steps[name], lead=leads[name])
             out[name].rates.append(res["n"] / res["s"])
     return out
+
+
+def balanced_orders(n: int) -> list[list[int]]:
+    """Orders of ``n`` variants, one per round, in which every variant comes right after
+    every other equally often (a Williams design: ``n`` rounds for even ``n``, ``2 n`` for odd).
+
+    A variant's segment is slowed by the one before it (its threads still spinning, the
+    caches it left), so each needs every neighbour equally often. A plain rotation keeps
+    the same neighbour in every round: the MLP flowjob step always ran right after the
+    2048² matmul's segment (bench/NOTES.md, session 22)."""
+    first, low, high = [0], 1, n - 1
+    while len(first) < n:
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    rows = [[(i + r) % n for i in first] for r in range(n)]
+    return rows if n % 2 == 0 else rows + [row[::-1] for row in rows]
+
+
+def lead_steps(rate: float, lead: float, n: int) -> int:
+    """Untimed steps before a segment of ``n`` steps at ``rate`` steps/s: about ``lead``
+    seconds, at most a quarter of the segment (none for segments of a few long steps, where
+    the ~100 ms after a pause weigh little)."""
+    return min(math.ceil(rate * lead), n // 4)
 
 
 COPY = " (process {})"  # the name of a variant's second, third... process

@@ -124,8 +124,9 @@ def render(
         f"* XLA_FLAGS: `{start['xla_flags'] or '(none)'}`",
         "* The machine is shared with other users, so absolute numbers drift. Every variant "
         "runs in its own process; the parent runs short segments of each variant in turn "
-        "(order rotating every round, 0.3 s pause between segments) and ratios are taken per "
-        "round from segments seconds apart: the ratio column is the median over rounds with "
+        "(each variant after every other equally often, 0.3 s pause and 0.15 s of untimed "
+        "steps before each timed segment) and ratios are taken per round from segments "
+        "seconds apart: the ratio column is the median over rounds with "
         "its range in brackets.",
         "",
         "## Goals",

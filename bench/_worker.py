@@ -2,8 +2,9 @@
 
 ``python -m bench._worker '<json spec>'`` builds the variant, times its first call, warms up,
 prints ``BENCH {"ready": ...}`` and then answers one JSON command per input line:
-``{"cmd": "run", "n": N}`` (time N steps), ``{"cmd": "set", "prep_reps": k}``,
-``{"cmd": "warm", "n": N}`` (N untimed steps), ``{"cmd": "profile", "n": N}``,
+``{"cmd": "run", "n": N, "lead": L}`` (L untimed steps, then time N steps),
+``{"cmd": "set", "prep_reps": k}``, ``{"cmd": "warm", "n": N}`` (N untimed steps),
+``{"cmd": "profile", "n": N}``,
 ``{"cmd": "onednn", "n": N}`` (oneDNN's time by primitive),
 ``{"cmd": "hlo"}``, ``{"cmd": "quit"}`` (reports max RSS, and the kernel time and page faults
 per step over the timed segments).
@@ -256,7 +257,10 @@ def main() -> None:
     for line in sys.stdin:
         cmd = json.loads(line)
         if cmd["cmd"] == "run":
-            n = cmd["n"]
+            n, lead = cmd["n"], cmd.get("lead", 0)
+            if lead:  # untimed, so the timed steps start at full speed (_harness.LEAD)
+                _steps(variant, counter, lead)
+                counter += lead
             usage.start()
             t0 = time.perf_counter()
             _steps(variant, counter, n)

@@ -18,7 +18,7 @@ def test_lenet_worker_reports_usage_and_every_onednn_convolution_pass():
     worker = H.Worker("lenet", LENET, timeout=240)
     try:
         worker.ask(cmd="warm", n=3)  # untimed: not in the usage figures
-        worker.ask(cmd="run", n=2)
+        worker.ask(cmd="run", n=2, lead=1)  # the lead-in step is untimed too
         rows = {what: (ms, n) for what, ms, n in worker.ask(cmd="onednn", n=2)["rows"]}
     finally:
         closed = worker.close()
@@ -29,6 +29,9 @@ def test_lenet_worker_reports_usage_and_every_onednn_convolution_pass():
         assert n == per_step and ms > 0
     assert any(what.startswith("reorder") for what in rows)
     assert closed["timed_steps"] == 2
+    # every step ran: the timed first call, the spec's warm-up, "warm", the lead-in, the
+    # timed steps and oneDNN's
+    assert closed["losses"] == 1 + 1 + 3 + 1 + 2 + 2
     assert closed["sys_s_per_step"] >= 0 and closed["faults_per_step"] >= 0
     assert closed["maxrss_mb"] > 0
 
