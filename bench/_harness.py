@@ -2,9 +2,9 @@
 
 The machine is shared, so its load changes from second to second. Each variant lives in its
 own worker process (its own imports, threads and memory); the parent asks the workers in turn
-to run a segment of N steps, in an order that changes every round. A ratio between two variants is
-computed per round from segments that ran seconds apart, and reported as the median over
-rounds with its range, which cancels most of the drift in the machine's load.
+to run a segment of N steps, in an order that changes every round. A ratio between two
+variants is computed per round from segments that ran seconds apart, and reported as the
+median over rounds with its range, which cancels most of the drift in the machine's load.
 """
 
 from __future__ import annotations
