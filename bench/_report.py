@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from ._harness import REPO
+from ._harness import LEAD, PAUSE, REPO
 from ._sections import Section, marker, table
 
 # (vendor, family, model) -> core generation, for CPUs whose "model name" is generic under a
@@ -124,8 +124,8 @@ def render(
         f"* XLA_FLAGS: `{start['xla_flags'] or '(none)'}`",
         "* The machine is shared with other users, so absolute numbers drift. Every variant "
         "runs in its own process; the parent runs short segments of each variant in turn "
-        "(each variant after every other equally often, 0.3 s pause and 0.15 s of untimed "
-        "steps before each timed segment) and ratios are taken per round from segments "
+        f"(each variant after every other equally often, {PAUSE} s pause and {LEAD} s of "
+        "untimed steps before each timed segment) and ratios are taken per round from segments "
         "seconds apart: the ratio column is the median over rounds with "
         "its range in brackets.",
         "",
