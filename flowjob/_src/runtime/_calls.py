@@ -241,9 +241,10 @@ class Calls:
             with self._lock:
                 try:
                     current = self.state.for_compile(lowered)
+                    # read with the state, as execute does: a clear between is the same case
+                    third = self.state.train_step(entry) if lowered.train else entry.counter
                 except KeyError as missing:
                     raise cleared_error(entry.traced.graph.name, self.state, missing) from None
-                third = self.state.train_step(entry) if lowered.train else entry.counter
 
             def compile_():
                 with WATCH:  # kept by jit's cache
