@@ -63,6 +63,11 @@ def staging() -> bool:
     this with that way in each kind of trace, so a change in JAX fails there.
     """
     from jax._src import config  # private: see above
-    from jax.extend.core import unsafe_am_i_under_a_jit_DO_NOT_USE as under_a_jit
+
+    try:  # where jax.extend.core takes it from: importing that package imports Pallas,
+        # ~30 ms of every process's first job trace
+        from jax._src.core import unsafe_am_i_under_a_jit as under_a_jit
+    except ImportError:  # moved in another JAX version
+        from jax.extend.core import unsafe_am_i_under_a_jit_DO_NOT_USE as under_a_jit
 
     return under_a_jit() and not config.eager_constant_folding.value

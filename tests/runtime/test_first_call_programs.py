@@ -3,7 +3,12 @@ one program per variable shape, key or host value (_device_values.py, ops/_sampl
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
+import textwrap
 
 import jax
 import numpy as np
@@ -12,6 +17,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src._device_values import prng_key, to_device
+from tests.timeouts import scaled
 
 pytestmark = pytest.mark.usefixtures("fresh_session")
 
@@ -92,3 +98,46 @@ def test_first_call_of_a_train_job_with_many_shapes_compiles_a_fixed_few_program
     # the first kernel is the seeded truncated normal of its name, unchanged by this
     seed = flow.get_all_variables()["d0-weight"]
     assert np.all(np.abs(np.asarray(seed)) <= 0.2) and float(np.std(seed)) > 0.01
+
+
+def test_a_first_job_call_imports_no_jax_extend_package():
+    """A first call's trace asks whether it is staging and defines the sampling key type:
+    both from JAX's own modules, not through ``jax.extend``, whose package imports Pallas
+    (~30 ms of a fresh process's first call, bench/NOTES.md session 23)."""
+    code = """
+        import json, sys
+        import jax
+        already = "jax.extend" in sys.modules
+        import numpy as np
+        import flowjob as flow
+        import flowjob.typing as tp
+
+        @flow.global_function(type="train")
+        def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+            h = flow.layers.dense(
+                x, 5, kernel_initializer=flow.random_normal_initializer(stddev=0.1)
+            )
+            loss = flow.math.reduce_mean(h * h)
+            flow.optimizer.SGD(
+                flow.optimizer.PiecewiseConstantScheduler([], [0.1]), momentum=0
+            ).minimize(loss)
+            return loss
+
+        loss = job(np.ones((4, 3), np.float32))
+        print(json.dumps({"already": already, "after": "jax.extend" in sys.modules,
+                          "loss": float(np.asarray(loss).reshape(-1)[0])}))
+    """
+    env = {k: v for k, v in os.environ.items() if k != "FLOWJOB_CACHE_DIR"}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    if seen["already"]:
+        pytest.skip("this JAX imports jax.extend itself")
+    assert np.isfinite(seen["loss"])
+    assert not seen["after"]

@@ -37,7 +37,11 @@ def _offset_threefry() -> Any:
 
     Registered with JAX on first use, so that ``import flowjob`` changes nothing in JAX."""
     from jax import lax
-    from jax.extend import random as jex_random
+
+    try:  # where jax.extend.random takes it from, without jax.extend's import of Pallas
+        from jax._src.extend.random import define_prng_impl
+    except ImportError:  # moved in another JAX version
+        from jax.extend.random import define_prng_impl
 
     def random_bits(key, bit_width, shape):
         size = math.prod(shape)
@@ -58,7 +62,7 @@ def _offset_threefry() -> Any:
     def unsupported(*_: Any) -> Any:
         raise NotImplementedError("flowjob's initializer keys only draw values")
 
-    return jex_random.define_prng_impl(
+    return define_prng_impl(
         key_shape=(3,),
         seed=unsupported,
         split=unsupported,
