@@ -81,7 +81,9 @@ def _threefry_words(key):
 
 
 def _rotate_left(x, d: int):
-    return lax.shift_left(x, np.uint32(d)) | lax.shift_right_logical(x, np.uint32(32 - d))
+    return lax.bitwise_or(
+        lax.shift_left(x, np.uint32(d)), lax.shift_right_logical(x, np.uint32(32 - d))
+    )
 
 
 def threefry2x32(k0, k1, x0, x1):
@@ -95,12 +97,15 @@ def threefry2x32(k0, k1, x0, x1):
     >>> all(bool((a == b).all()) for a, b in zip(ours, theirs))
     True
     """
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(_PARITY))
-    x0, x1 = x0 + ks[0], x1 + ks[1]
+    # lax's operations, not the operators: jax.numpy's promotion and broadcasting cost ~0.3 ms
+    # of tracing per operation, ~30 ms of a first call (the sampling program, bench/NOTES.md)
+    add, xor = lax.add, lax.bitwise_xor
+    ks = (k0, k1, xor(xor(k0, k1), np.uint32(_PARITY)))
+    x0, x1 = add(x0, ks[0]), add(x1, ks[1])
     for group in range(5):
         for r in _ROTATIONS[group % 2]:
-            x0 = x0 + x1
-            x1 = _rotate_left(x1, r) ^ x0
-        x0 = x0 + ks[(group + 1) % 3]
-        x1 = x1 + ks[(group + 2) % 3] + np.uint32(group + 1)
+            x0 = add(x0, x1)
+            x1 = xor(_rotate_left(x1, r), x0)
+        x0 = add(x0, ks[(group + 1) % 3])
+        x1 = add(add(x1, ks[(group + 2) % 3]), np.uint32(group + 1))
     return x0, x1
