@@ -1,5 +1,5 @@
 """``python -m bench [--quick] [--only NAME ...] [--out PATH]``: runs the benchmark suite and
-writes BENCHMARKS.md (the full run takes about 25 minutes, ``--quick`` about 6). With
+writes BENCHMARKS.md (the full run takes about 35 minutes, ``--quick`` about 6). With
 ``--only``, an existing output file keeps its other sections: those named are replaced in
 place, with their goal rows."""
 
