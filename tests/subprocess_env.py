@@ -9,14 +9,16 @@ processes on one machine: on a GPU machine two ranks would otherwise share its o
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 from tests.timeouts import scaled
 
-__all__ = ["cpu_child_env", "run_program"]
+__all__ = ["cpu_child_env", "run_json", "run_program"]
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,3 +54,18 @@ def run_program(folder: Path, source: str, *args: str, timeout: float = 300) -> 
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def run_json(code: str, *args: str, env: dict[str, str], timeout: float = 300):
+    """Runs ``code`` (``python -c``, dedented) with ``args`` in a process of its own with
+    ``env``, and returns the last line it printed, read as JSON; fails the test, with the
+    child's standard error, when it exits with an error."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=scaled(timeout),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -3,12 +3,7 @@ one program per variable shape, key or host value (_device_values.py, ops/_sampl
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import subprocess
-import sys
-import textwrap
 
 import jax
 import numpy as np
@@ -17,7 +12,7 @@ import pytest
 import flowjob as flow
 import flowjob.typing as tp
 from flowjob._src._device_values import prng_key, to_device
-from tests.timeouts import scaled
+from tests.subprocess_env import cpu_child_env, run_json
 
 pytestmark = pytest.mark.usefixtures("fresh_session")
 
@@ -127,16 +122,7 @@ def test_a_first_job_call_imports_no_jax_extend_package():
         print(json.dumps({"already": already, "after": "jax.extend" in sys.modules,
                           "loss": float(np.asarray(loss).reshape(-1)[0])}))
     """
-    env = {k: v for k, v in os.environ.items() if k != "FLOWJOB_CACHE_DIR"}
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=scaled(300),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = run_json(code, env=cpu_child_env())
     if seen["already"]:
         pytest.skip("this JAX imports jax.extend itself")
     assert np.isfinite(seen["loss"])

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 
-from tests.timeouts import scaled
+from tests.subprocess_env import run_json
 
 
 def _child(code: str) -> dict:
@@ -19,15 +15,7 @@ def _child(code: str) -> dict:
     env.pop("JAX_ENABLE_X64", None)
     env.pop("FLOWJOB_CACHE_DIR", None)
     env["JAX_PLATFORMS"] = "cpu"  # the scenario of the issue: a CPU-only machine
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=scaled(300),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_json(code, env=env)
 
 
 _SETTINGS = (
