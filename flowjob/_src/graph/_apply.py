@@ -127,6 +127,7 @@ def apply_op(
         outputs=outputs,
         rng=rng,
         real_shape=real_shape if dynamic else None,
+        elementwise=real_shape is ELEMENTWISE,
     )
     out_steps = micro_batches.count if micro_batches is not None else steps
     for blob in op.outputs:

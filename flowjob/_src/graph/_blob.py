@@ -278,6 +278,9 @@ class OpNode:
     placement: Any = None  # the flow.scope.placement active when the op was created
     outputs: list[Blob] = field(default_factory=list)
     real_shape: RealShape | None = None  # how it treats dynamic inputs (graph/_real_shape.py)
+    # its lowering computes each output element from the inputs' elements at the same
+    # (broadcast) index alone, so it runs on any axis order of same-shaped inputs
+    elementwise: bool = False
 
 
 OutputSpec = tuple[tuple[int, ...], _dtypes.DType, bool]  # shape, dtype, is_dynamic

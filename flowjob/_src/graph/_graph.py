@@ -101,6 +101,7 @@ class JobGraph:
         rng: bool = False,
         full_name: bool = False,
         real_shape: RealShape | None = None,
+        elementwise: bool = False,
     ) -> OpNode:
         """``full_name``: ``name`` already carries its namespace (variables), do not prefix."""
         namespace = _scope.current_namespace()
@@ -118,6 +119,7 @@ class JobGraph:
             rng=rng,
             placement=_scope.current_placement(),
             real_shape=real_shape,
+            elementwise=elementwise,
         )
         op.outputs = [Blob(self, op, i, s, d, dyn) for i, (s, d, dyn) in enumerate(outputs)]
         self.ops.append(op)

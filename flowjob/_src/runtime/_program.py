@@ -14,7 +14,8 @@ import jax
 import jax.numpy as jnp
 
 from ..graph import Blob, JobGraph, OpKind
-from . import _eager_kernels, _int_grad, _sharding
+from . import _channels_last, _eager_kernels, _int_grad, _sharding
+from ._channels_last import ChannelsLast
 from ._dynamic import RealShapePlan, real_of
 
 _SBP_OPS = ("with_distribute", "parallel_cast")
@@ -35,12 +36,18 @@ def _interpret(
     adds those of data-dependent blobs to it as they are computed.
     ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
+    layout = None
+    if promoted is None and plan is None and not real and not _eager_kernels.active():
+        layout = ChannelsLast() if _channels_last.wanted(graph, mesh) else None
     for i, op in enumerate(graph.ops):
-        run_op(i, op, env, state, inputs, key, mesh, real, promoted)
+        if layout is None or op.kind is not OpKind.DEVICE or not layout.run(op, env):
+            run_op(i, op, env, state, inputs, key, mesh, real, promoted)
         if plan is not None and id(op) in plan.tracked:  # a data-dependent size
             plan.track(op, [env[id(b)] for b in op.inputs], real)
         for blob in op.outputs:
             if id(blob) in perturb and id(blob) in env:
+                if layout is not None:
+                    layout.forget(blob)
                 if promoted is None:
                     env[id(blob)] = env[id(blob)] + perturb[id(blob)]
                 else:

@@ -1,0 +1,132 @@
+"""A CPU program evaluates an NCHW convolution net channels-last (runtime/_channels_last.py):
+the same results, watched values, gradients and variables as the graph evaluated as
+recorded, for every op the pass rewrites and for the ones it must leave alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from flowjob._src.runtime import _channels_last
+
+pytestmark = pytest.mark.usefixtures("fresh_session")
+
+
+def _train(flow, tp, enabled: bool, monkeypatch, seen: dict) -> dict:
+    """Three steps of a small conv net using each rewritten op kind, and some it must not
+    rewrite (a broadcasting add, a reduction whose kept axes would reorder); the losses,
+    the watched values and gradient, and the trained variables."""
+    flow.clear_default_session()
+    monkeypatch.setattr(_channels_last, "ENABLED", enabled)
+    out: dict = {"watch": [], "diff": []}
+
+    @flow.global_function(type="train")
+    def step(
+        x: tp.Numpy.Placeholder((4, 3, 12, 12)), y: tp.Numpy.Placeholder((4,), dtype=flow.int32)
+    ) -> tp.Numpy:
+        init = flow.random_normal_initializer(stddev=0.3)
+        h = flow.layers.conv2d(x, 6, 3, padding="SAME", kernel_initializer=init, name="c1")
+        h = flow.layers.batch_normalization(h, axis=1, name="bn1")
+        skip = flow.nn.relu(h)
+        h = flow.layers.conv2d(skip, 6, 3, padding="SAME", use_bias=False, name="c2")
+        h = flow.math.tanh(h * 0.5 + skip)  # scalar op, same-shape add, unary
+        flow.watch(h, lambda v: out["watch"].append(v))
+        h = flow.nn.max_pool2d(h, 2, 2, "VALID")
+        h = flow.nn.avg_pool2d(h, 3, 1, "SAME")
+        flow.watch_diff(h, lambda d: out["diff"].append(d))
+        scale = flow.get_variable("scale", (1, 6, 1, 1), initializer=init)
+        h = h + scale  # broadcasts along NCHW's channel axis: stays NCHW
+        w = flow.get_variable("up", (6, 4, 3, 3), initializer=init)
+        h = flow.nn.conv2d_transpose(h, w, output_shape=(4, 4, 12, 12), strides=2, padding="SAME")
+        h = flow.nn.relu(h)
+        kept = flow.math.reduce_sum(h, axis=[1], keepdims=False)  # kept (N, H, W) in order
+        spread = flow.math.reduce_max(h, axis=[0], keepdims=False)  # kept (C, H, W): not
+        pooled = flow.math.reduce_mean(h, axis=[2, 3], keepdims=True)
+        feats = flow.concat(
+            [
+                flow.reshape(pooled, (4, 4)),
+                flow.reshape(flow.math.reduce_mean(kept, axis=[1, 2]), (4, 1)),
+                flow.reshape(flow.math.reduce_mean(spread), (1, 1)) + flow.zeros((4, 1)),
+            ],
+            axis=1,
+        )
+        logits = flow.layers.dense(feats, 5, kernel_initializer=init, name="fc")
+        loss = flow.nn.sparse_softmax_cross_entropy_with_logits(y, logits)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+    handled = seen.setdefault(enabled, set())
+    run = _channels_last.ChannelsLast.run
+
+    def spy(self, op, env):
+        done = run(self, op, env)
+        if done:
+            handled.add(op.op_type)
+        return done
+
+    monkeypatch.setattr(_channels_last.ChannelsLast, "run", spy)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 3, 12, 12)).astype(np.float32)
+    y = rng.integers(0, 5, 4).astype(np.int32)
+    out["loss"] = [step(x, y) for _ in range(3)]
+    flow.sync_default_session()
+    out["variables"] = {k: np.asarray(v) for k, v in flow.get_all_variables().items()}
+    return out
+
+
+def test_channels_last_program_matches_the_graph_as_recorded(monkeypatch):
+    import flowjob as flow
+    import flowjob.typing as tp
+
+    seen: dict = {}
+    fast = _train(flow, tp, True, monkeypatch, seen)
+    plain = _train(flow, tp, False, monkeypatch, seen)
+    assert seen[False] == set()
+    # every kind of op the pass rewrites did run channels-last
+    assert {
+        "conv2d",
+        "deconv2d",
+        "bias_add",
+        "normalization",
+        "relu",
+        "tanh",
+        "scalar_multiply",
+        "add",
+        "max_pool_2d",
+        "avg_pool_2d",
+        "reduce_sum",
+        "reduce_mean",
+    } <= seen[True]
+    assert "reduce_max" not in seen[True]  # its kept axes would come out reordered
+    np.testing.assert_allclose(fast["loss"], plain["loss"], rtol=1e-5, atol=1e-6)
+    for a, b in zip(fast["watch"], plain["watch"], strict=True):
+        assert a.shape == b.shape == (4, 6, 12, 12)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for a, b in zip(fast["diff"], plain["diff"], strict=True):
+        assert a.shape == b.shape == (4, 6, 6, 6)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-7)
+    assert fast["variables"].keys() == plain["variables"].keys()
+    for name, value in fast["variables"].items():
+        np.testing.assert_allclose(value, plain["variables"][name], rtol=1e-4, atol=1e-6)
+
+
+def test_only_one_device_cpu_programs_are_rewritten(fresh_session):
+    from flowjob._src.kernels import lowering_for
+    from flowjob._src.runtime._session import default_session
+
+    flow = fresh_session
+    import flowjob.typing as tp
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((1, 2, 4, 4))) -> tp.Numpy:
+        w = flow.get_variable("w", (3, 2, 1, 1), initializer=flow.ones_initializer())
+        return flow.nn.conv2d(x, w, 1, "VALID")
+
+    x = np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4)
+    np.testing.assert_array_equal(job(x), np.repeat(x.sum(1, keepdims=True), 3, axis=1))
+    graph = default_session().compiled[job.__name__].traced.graph
+    with lowering_for("cpu"):
+        assert _channels_last.wanted(graph, None)
+        assert not _channels_last.wanted(graph, mesh=object())
+    with lowering_for("gpu"):
+        assert not _channels_last.wanted(graph, None)
