@@ -28,7 +28,8 @@ def _train(flow, tp, enabled: bool, monkeypatch, seen: dict) -> dict:
         h = flow.layers.conv2d(x, 6, 3, padding="SAME", kernel_initializer=init, name="c1")
         h = flow.layers.batch_normalization(h, axis=1, name="bn1")
         skip = flow.nn.relu(h)
-        h = flow.layers.conv2d(skip, 6, 3, padding="SAME", use_bias=False, name="c2")
+        both = flow.concat([skip, h], axis=1)
+        h = flow.layers.conv2d(both, 6, 3, padding="SAME", use_bias=False, name="c2")
         h = flow.math.tanh(h * 0.5 + skip)  # scalar op, same-shape add, unary
         flow.watch(h, lambda v: out["watch"].append(v))
         h = flow.nn.max_pool2d(h, 2, 2, "VALID")
@@ -92,6 +93,7 @@ def test_channels_last_program_matches_the_graph_as_recorded(monkeypatch):
         "tanh",
         "scalar_multiply",
         "add",
+        "concat",
         "max_pool_2d",
         "avg_pool_2d",
         "reduce_sum",
@@ -108,6 +110,53 @@ def test_channels_last_program_matches_the_graph_as_recorded(monkeypatch):
     assert fast["variables"].keys() == plain["variables"].keys()
     for name, value in fast["variables"].items():
         np.testing.assert_allclose(value, plain["variables"][name], rtol=1e-4, atol=1e-6)
+
+
+def _predict(flow, tp, enabled: bool, monkeypatch) -> np.ndarray:
+    flow.clear_default_session()
+    monkeypatch.setattr(_channels_last, "ENABLED", enabled)
+    uniform = flow.random_uniform_initializer(0.5, 2.0)
+
+    @flow.global_function()
+    def infer(x: tp.Numpy.Placeholder((2, 3, 9, 9))) -> tp.Numpy:
+        h = flow.layers.conv2d(x, 4, 3, padding="VALID", name="c")
+        h = flow.layers.batch_normalization(
+            h,
+            axis=1,
+            training=False,
+            gamma_initializer=uniform,
+            beta_initializer=uniform,
+            moving_mean_initializer=uniform,
+            moving_variance_initializer=uniform,
+            name="bn",
+        )
+        h = flow.nn.leaky_relu(h, alpha=0.1)
+        h = flow.nn.max_pool2d(h, 3, 2, "SAME")
+        return flow.math.reduce_mean(h, axis=[2, 3], keepdims=False)
+
+    x = np.random.default_rng(1).normal(size=(2, 3, 9, 9)).astype(np.float32)
+    return infer(x)
+
+
+def test_predict_program_with_inference_batch_norm(monkeypatch):
+    import flowjob as flow
+    import flowjob.typing as tp
+
+    handled = set()
+    run = _channels_last.ChannelsLast.run
+
+    def spy(self, op, env):
+        done = run(self, op, env)
+        if done:
+            handled.add(op.op_type)
+        return done
+
+    monkeypatch.setattr(_channels_last.ChannelsLast, "run", spy)
+    fast = _predict(flow, tp, True, monkeypatch)
+    plain = _predict(flow, tp, False, monkeypatch)
+    assert {"batch_normalization", "leaky_relu", "max_pool_2d", "reduce_mean"} <= handled
+    assert fast.shape == (2, 4)
+    np.testing.assert_allclose(fast, plain, rtol=1e-5, atol=1e-6)
 
 
 def test_only_one_device_cpu_programs_are_rewritten(fresh_session):

@@ -6,9 +6,10 @@ NCHW ones into and out of its blocked layout at every call (~25% of ResNet-50's 
 and XLA:CPU's own convolutions run NHWC. Transposing inside each op's lowering only moves
 those copies around (bench/NOTES.md, sessions 19-20). So a program evaluates such a graph
 channels-last: a convolution, and the ops it feeds that have a channels-last form (batch
-norm, bias add, pools, reductions, elementwise ops), keep an NHWC value of their NCHW blob
-beside it, and hand it on; the NCHW value is a transpose of it that XLA drops where nothing
-reads it. Every op still runs its one lowering, with its channels-last attributes.
+norm, bias add, pools, reductions, concatenation, elementwise ops), keep an NHWC value of
+their NCHW blob beside it and hand it on; the NCHW value is a transpose of it that XLA
+drops where nothing reads it. Every op still runs its one lowering, with its channels-last
+attributes.
 
 Only the program's evaluation changes: every blob's value (results, watched blobs, gradients,
 assignments) is still the NCHW one, and eager mode runs ops as recorded.
@@ -88,6 +89,8 @@ class ChannelsLast:
             return False  # its inputs are NCHW: nothing to save
         if op.elementwise:
             return self._elementwise(op, env)
+        if kind == "concat":
+            return self._concat(op, env)
         first = op.inputs[0]
         if id(first) not in self.nhwc:
             return False
@@ -111,6 +114,14 @@ class ChannelsLast:
         if kind in _REDUCE_OPS:
             return self._reduce(op, env)
         return False
+
+    def _concat(self, op: Any, env: dict[int, Any]) -> bool:
+        if any(b.ndim != 4 for b in op.inputs) or set(op.attrs) != {"axis"}:
+            return False
+        axis = TO_NHWC.index(op.attrs["axis"] % 4)
+        y = op.lowering(*(self._get(b, env) for b in op.inputs), axis=axis)
+        self._put(op.outputs[0], y, env)
+        return True
 
     def _elementwise(self, op: Any, env: dict[int, Any]) -> bool:
         shape = op.outputs[0].shape
