@@ -54,6 +54,17 @@ def test_the_faster_whole_step_is_kept(measure_policy, onednn_faster):
         assert not _step_choice.step_needs_judging(CHOSEN)
 
 
+def test_the_mix_is_kept_only_when_clearly_faster(measure_policy, monkeypatch):
+    # oneDNN's whole step wins ties and near-ties: the mix needs MIX_MARGIN
+    monkeypatch.setattr(_step_choice, "MIX_MARGIN", 1.5)
+    for key, onednn in CHOSEN:
+        _choice.decide(key, onednn)
+    calls: list = []
+    measured_run, onednn_run = _sleeper(0.02, calls), _sleeper(0.025, calls)
+    assert _step_choice.judge_step("job", CHOSEN, measured_run, onednn_run) is True
+    assert json.loads(measure_policy.read_text())[CHOSEN[1][0]] is True
+
+
 def test_steps_of_one_kernel_or_other_policies_are_not_judged(measure_policy, monkeypatch):
     assert not _step_choice.step_needs_judging([(k, True) for k, _ in CHOSEN])
     assert not _step_choice.step_needs_judging([(k, False) for k, _ in CHOSEN])

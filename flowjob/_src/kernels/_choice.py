@@ -75,7 +75,7 @@ XLA_MARGIN = 0.6
 FORWARD_XLA_MARGIN = 1.0
 # Part of every decision's key: a change to how races are run or judged (the margin, the
 # repeats) bumps it, so decisions made under an older rule are measured again.
-RULE_VERSION = 3
+RULE_VERSION = 4
 # Policy ``rule`` (``measure`` times both instead): below this many products per output
 # element (input channels per group x kernel area) oneDNN lost to XLA: LeNet's first
 # convolution (1 channel, 5x5: 25) forward + both gradients took 1.7-2x XLA's time, ResNet-50's

@@ -6,7 +6,8 @@ winners lost there: the measured mix ran at 0.92x the all-oneDNN step for ResNet
 8), 0.95x for LeNet and 0.96x for the DCGAN in ``BENCHMARKS.md``, and at 0.83x for ResNet-50 on
 a 2-core Intel Xeon (issue 47). So when a train step's measured decisions mix the two kernels,
 its first compile on a machine also compiles the step with every convolution on oneDNN, runs
-both on the job's state and first inputs, and keeps the faster: oneDNN's whole step wins by
+both on the job's state and first inputs, and keeps the faster (the mix by a margin,
+``MIX_MARGIN``): oneDNN's whole step wins by
 turning the mix's XLA decisions into oneDNN ones (so later processes trace it as one kernel
 and judge nothing); the mix wins by a decision under the step's own key (the set of its
 convolutions), so it is not timed again. A step whose convolutions all took one kernel is not
@@ -27,6 +28,11 @@ from ._choice import decide, decided, policy
 __all__ = ["judge_step", "keep_verdict", "step_needs_judging"]
 
 _STEP_RUNS = 2  # timed runs of each step, alternating, after one untimed run each
+# The mix must beat oneDNN's whole step by this factor to be kept: it lost in every bench
+# run so far once both were timed over many steps (above; with channels-last programs,
+# ResNet-50 at 0.93x on the Intel Xeon), while two runs each at a first compile, on a
+# machine whose step times swing by 10%, picked it now and then.
+MIX_MARGIN = 1.03
 
 
 def _step_key(chosen: Sequence[tuple[str, bool]]) -> str:
@@ -54,7 +60,8 @@ def judge_step(
 ) -> bool:
     """Times the step ``name`` with its measured decisions (``measured()`` runs it once and
     returns when done) against the same step with every convolution on oneDNN
-    (``onednn()``), keeps the verdict and returns whether oneDNN's step is the faster."""
+    (``onednn()``), keeps the verdict and returns whether oneDNN's step won: unless the
+    measured mix was ``MIX_MARGIN`` times as fast."""
     print(
         f"flowjob: timing job {name!r}'s train step with its measured convolution kernels "
         "against all on oneDNN, once per machine",
@@ -69,7 +76,7 @@ def judge_step(
             start = time.perf_counter()
             run()
             best[i] = min(best[i], time.perf_counter() - start)
-    wins = best[1] < best[0]
+    wins = best[1] < best[0] * MIX_MARGIN
     keep_verdict(chosen, wins)
     return wins
 
