@@ -95,8 +95,9 @@ PROFILE_NOTE = (
 
 ONEDNN_NOTE = (
     "oneDNN's verbose mode, one step; ms summed over XLA's threads, each execution timed by "
-    "oneDNN. The convolution handler hands oneDNN XLA's plain NCHW buffers and reorders "
-    "them into the blocked layout oneDNN's kernels pick, and the result back"
+    "oneDNN. On the CPU the program runs the NCHW net channels-last: the convolution handler "
+    "hands oneDNN XLA's NHWC buffers as they lie, and reorders the weights into the blocked "
+    "layout oneDNN's kernels pick (a weight gradient back)"
 )
 
 
