@@ -179,3 +179,23 @@ def test_only_one_device_cpu_programs_are_rewritten(fresh_session):
         assert not _channels_last.wanted(graph, mesh=object())
     with lowering_for("gpu"):
         assert not _channels_last.wanted(graph, None)
+
+
+def test_micro_batched_convolutions_run_as_recorded(fresh_session):
+    # flow.unpack's micro-batches are stacked on a leading axis of the blobs' values
+    flow = fresh_session
+    import flowjob.typing as tp
+
+    w = np.random.default_rng(2).normal(size=(3, 2, 3, 3)).astype(np.float32)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 2, 6, 6))) -> tp.Numpy:
+        weight = flow.get_variable("w", w.shape, initializer=flow.constant_initializer(0.0))
+        pieces = flow.unpack(x, 2)
+        y = flow.nn.relu(flow.nn.conv2d(pieces, weight + w, 1, "VALID"))
+        return flow.pack(y, 2)
+
+    x = np.random.default_rng(3).normal(size=(4, 2, 6, 6)).astype(np.float32)
+    patches = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    expected = np.maximum(np.einsum("nchwij,ocij->nohw", patches, w), 0)
+    np.testing.assert_allclose(job(x), expected, rtol=1e-4, atol=1e-5)

@@ -51,8 +51,10 @@ def _nchw_conv(op: Any) -> bool:
     return op.op_type in _CONV_OPS and op.attrs.get("data_format") == "NCHW"
 
 
-def _static(op: Any) -> bool:
-    return op.real_shape is None and not any(b.is_dynamic for b in op.inputs)
+def _plain(op: Any) -> bool:
+    """Fixed shapes, and values of the blobs' shapes (not stacked micro-batches)."""
+    blobs = (*op.inputs, *op.outputs)
+    return op.real_shape is None and not any(b.is_dynamic or b.micro_batches > 1 for b in blobs)
 
 
 class ChannelsLast:
@@ -69,7 +71,7 @@ class ChannelsLast:
     def run(self, op: Any, env: dict[int, Any]) -> bool:
         """Evaluates ``op`` into ``env`` channels-last and returns True, or returns False
         having done nothing (the op then runs as recorded, on NCHW values)."""
-        if op.rng or not _static(op) or op.op_type in _PLACING_OPS:
+        if op.rng or not _plain(op) or op.op_type in _PLACING_OPS:
             return False
         attrs = op.attrs
         kind = op.op_type
