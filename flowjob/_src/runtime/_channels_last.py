@@ -25,6 +25,9 @@ from ..graph import JobGraph
 TO_NHWC = (0, 2, 3, 1)  # an NCHW array's (or OIHW weight's) axes in NHWC (OHWI) order
 TO_NCHW = (0, 3, 1, 2)
 
+ENABLED = True  # False: programs evaluate graphs as recorded (for comparisons)
+
+_CONV_OPS = frozenset({"conv2d", "deconv2d"})
 # ops whose channel axis is an attribute
 _CHANNEL_AXIS_OPS = frozenset({"normalization", "batch_normalization", "bias_add"})
 _FORMAT_OPS = frozenset({"max_pool_2d", "avg_pool_2d"})
@@ -33,18 +36,12 @@ _REDUCE_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"
 _PLACING_OPS = frozenset({"with_distribute", "parallel_cast", "hierarchical_parallel_cast"})
 
 
-ENABLED = True  # False: programs evaluate graphs as recorded (for comparisons)
-
-
 def wanted(graph: JobGraph, mesh: Any) -> bool:
     """Whether a program of ``graph`` being traced evaluates it channels-last: a one-device
     CPU program with an NCHW 2-D convolution."""
     if not ENABLED or mesh is not None or kernels.lowering_platform() != "cpu":
         return False
     return any(_nchw_conv(op) for op in graph.ops)
-
-
-_CONV_OPS = frozenset({"conv2d", "deconv2d"})
 
 
 def _nchw_conv(op: Any) -> bool:
