@@ -12,6 +12,21 @@ from flowjob._src.runtime import _channels_last
 pytestmark = pytest.mark.usefixtures("fresh_session")
 
 
+def _handled_op_types(monkeypatch) -> set:
+    """The op types the pass will evaluate channels-last from now on (filled as it runs)."""
+    handled: set = set()
+    run = _channels_last.ChannelsLast.run
+
+    def spy(self, op, env):
+        done = run(self, op, env)
+        if done:
+            handled.add(op.op_type)
+        return done
+
+    monkeypatch.setattr(_channels_last.ChannelsLast, "run", spy)
+    return handled
+
+
 def _train(flow, tp, enabled: bool, monkeypatch, seen: dict) -> dict:
     """Three steps of a small conv net using each rewritten op kind, and some it must not
     rewrite (a broadcasting add, a reduction whose kept axes would reorder); the losses,
@@ -56,16 +71,7 @@ def _train(flow, tp, enabled: bool, monkeypatch, seen: dict) -> dict:
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
         return loss
 
-    handled = seen.setdefault(enabled, set())
-    run = _channels_last.ChannelsLast.run
-
-    def spy(self, op, env):
-        done = run(self, op, env)
-        if done:
-            handled.add(op.op_type)
-        return done
-
-    monkeypatch.setattr(_channels_last.ChannelsLast, "run", spy)
+    seen[enabled] = _handled_op_types(monkeypatch)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(4, 3, 12, 12)).astype(np.float32)
     y = rng.integers(0, 5, 4).astype(np.int32)
@@ -142,16 +148,7 @@ def test_predict_program_with_inference_batch_norm(monkeypatch):
     import flowjob as flow
     import flowjob.typing as tp
 
-    handled = set()
-    run = _channels_last.ChannelsLast.run
-
-    def spy(self, op, env):
-        done = run(self, op, env)
-        if done:
-            handled.add(op.op_type)
-        return done
-
-    monkeypatch.setattr(_channels_last.ChannelsLast, "run", spy)
+    handled = _handled_op_types(monkeypatch)
     fast = _predict(flow, tp, True, monkeypatch)
     plain = _predict(flow, tp, False, monkeypatch)
     assert {"batch_normalization", "leaky_relu", "max_pool_2d", "reduce_mean"} <= handled

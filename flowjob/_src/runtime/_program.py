@@ -15,7 +15,6 @@ import jax.numpy as jnp
 
 from ..graph import Blob, JobGraph, OpKind
 from . import _channels_last, _eager_kernels, _int_grad, _sharding
-from ._channels_last import ChannelsLast
 from ._dynamic import RealShapePlan, real_of
 
 _SBP_OPS = ("with_distribute", "parallel_cast")
@@ -36,9 +35,10 @@ def _interpret(
     adds those of data-dependent blobs to it as they are computed.
     ``promoted``: integer blobs carried as floats for their gradient (runtime/_int_grad.py)."""
     env: dict[int, Any] = {}
-    layout = None
-    if promoted is None and plan is None and not real and not _eager_kernels.active():
-        layout = ChannelsLast() if _channels_last.wanted(graph, mesh) else None
+    layout = None  # the program's NHWC values, where it runs channels-last
+    plain = promoted is None and plan is None and not real and not _eager_kernels.active()
+    if plain and _channels_last.wanted(graph, mesh):
+        layout = _channels_last.ChannelsLast()
     for i, op in enumerate(graph.ops):
         if layout is None or op.kind is not OpKind.DEVICE or not layout.run(op, env):
             run_op(i, op, env, state, inputs, key, mesh, real, promoted)
