@@ -26,8 +26,8 @@ WINDOWS = [
 ]
 
 
-def _reference(x, w, strides, pads, dilations, groups, data_format):
-    kernel = "OIHW" if data_format == "NCHW" else "OHWI"
+def _reference(x, w, strides, pads, dilations, groups, data_format, weight_format=None):
+    kernel = "OIHW" if data_format == "NCHW" or weight_format == "OIHW" else "OHWI"
     return lax.conv_general_dilated(
         x,
         w,
@@ -40,14 +40,18 @@ def _reference(x, w, strides, pads, dilations, groups, data_format):
     )
 
 
-def _operands(data_format, groups, seed):
+def _operands(data_format, weight_format, groups, seed):
     rng = np.random.default_rng(seed)
     n, c, h, wd, o, kh, kw = 3, 8, 11, 9, 16, 3, 2
     x = rng.standard_normal((n, c, h, wd) if data_format == "NCHW" else (n, h, wd, c))
-    w = rng.standard_normal(
-        (o, c // groups, kh, kw) if data_format == "NCHW" else (o, kh, kw, c // groups)
-    )
+    oihw = data_format == "NCHW" or weight_format == "OIHW"
+    w = rng.standard_normal((o, c // groups, kh, kw) if oihw else (o, kh, kw, c // groups))
     return x, w
+
+
+# (data format, weight format): NHWC data with OIHW weights is how a channels-last program
+# (runtime/_channels_last.py) hands over a convolution's weights
+LAYOUTS = [("NCHW", None), ("NHWC", None), ("NHWC", "OIHW")]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -56,12 +60,12 @@ def _float64():
         yield
 
 
-@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=["NCHW", "NHWC", "NHWC-OIHW"])
 @pytest.mark.parametrize("window", WINDOWS, ids=[f"window{i}" for i in range(len(WINDOWS))])
-def test_forward_and_gradients_match_xla_float64(data_format, window):
+def test_forward_and_gradients_match_xla_float64(layout, window):
     strides, pads, dilations, groups = window
-    x, w = _operands(data_format, groups, seed=len(str(window)))
-    args = (strides, pads, dilations, groups, data_format)
+    x, w = _operands(*layout, groups, seed=len(str(window)))
+    args = (strides, pads, dilations, groups, *layout)
     x32, w32 = x.astype(np.float32), w.astype(np.float32)
 
     y = jax.jit(lambda a, b: kernels.conv2d_onednn(a, b, *args))(x32, w32)

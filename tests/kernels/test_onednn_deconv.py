@@ -37,16 +37,18 @@ CASES = [
 ]
 
 
-def _shapes(case, data_format, n=3, cin=6, cout=5):
+def _shapes(case, data_format, weight_format=None, n=3, cin=6, cout=5):
     spatial, kernel, _, _, _, out = case
     if data_format == "NCHW":
         return (n, cin, *spatial), (cin, cout, *kernel), (n, cout, *out)
+    if weight_format == "OIHW":  # IOHW as recorded, beside NHWC data
+        return (n, *spatial, cin), (cin, cout, *kernel), (n, *out, cout)
     return (n, *spatial, cin), (cin, *kernel, cout), (n, *out, cout)
 
 
-def _reference(x, w, out_shape, strides, pads, dilations, data_format):
+def _reference(x, w, out_shape, strides, pads, dilations, data_format, weight_format=None):
     """The input gradient of XLA's convolution of an ``out_shape`` operand with ``w``."""
-    kernel = "OIHW" if data_format == "NCHW" else "OHWI"
+    kernel = "OIHW" if data_format == "NCHW" or weight_format == "OIHW" else "OHWI"
 
     def conv(z):
         return lax.conv_general_dilated(
@@ -57,20 +59,23 @@ def _reference(x, w, out_shape, strides, pads, dilations, data_format):
     return jax.vjp(conv, jnp.zeros(out_shape, x.dtype))[1](x)[0]
 
 
-@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+@pytest.mark.parametrize(
+    "layout", [("NCHW", None), ("NHWC", None), ("NHWC", "OIHW")], ids=["NCHW", "NHWC", "NHWC-IOHW"]
+)
 @pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
-def test_forward_and_gradients_match_xla_float64(data_format, case):
+def test_forward_and_gradients_match_xla_float64(layout, case):
+    data_format, weight_format = layout
     _, _, strides, pads, dilations, _ = case
-    xs, ws, out_shape = _shapes(case, data_format)
+    xs, ws, out_shape = _shapes(case, data_format, weight_format)
     rng = np.random.default_rng(len(str(case)))
     x, w = rng.standard_normal(xs), rng.standard_normal(ws)
-    args = (strides, pads, dilations, 1, data_format)
+    args = (strides, pads, dilations, 1, data_format, weight_format)
 
     def ours(a, b):
         return kernels.conv2d_transpose_onednn(a, b, out_shape, *args)
 
     def ref(a, b):
-        return _reference(a, b, out_shape, strides, pads, dilations, data_format)
+        return _reference(a, b, out_shape, strides, pads, dilations, data_format, weight_format)
 
     x32, w32 = x.astype(np.float32), w.astype(np.float32)
     weights = np.arange(np.prod(out_shape)).reshape(out_shape) / np.prod(out_shape)

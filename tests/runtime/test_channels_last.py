@@ -196,3 +196,49 @@ def test_micro_batched_convolutions_run_as_recorded(fresh_session):
     patches = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
     expected = np.maximum(np.einsum("nchwij,ocij->nohw", patches, w), 0)
     np.testing.assert_allclose(job(x), expected, rtol=1e-4, atol=1e-5)
+
+
+def _conv_train(flow, tp, enabled: bool, monkeypatch) -> tuple[list, np.ndarray, str]:
+    """Two SGD steps of a convolution and a transposed convolution, both on oneDNN; the
+    losses, the trained weight and the step's optimized program."""
+    from flowjob._src.runtime._session import default_session
+
+    flow.clear_default_session()
+    monkeypatch.setattr(_channels_last, "ENABLED", enabled)
+    init = flow.random_normal_initializer(stddev=0.3)
+
+    @flow.global_function(type="train")
+    def step(x: tp.Numpy.Placeholder((2, 4, 9, 9))) -> tp.Numpy:
+        # a 3x5 window: OIHW (8, 4, 3, 5) and OHWI (8, 3, 5, 4) differ in every axis but O
+        w = flow.get_variable("w", (8, 4, 3, 5), initializer=init)
+        h = flow.nn.relu(flow.nn.conv2d(x, w, 1, "SAME"))
+        up = flow.get_variable("up", (8, 6, 3, 3), initializer=init)  # IOHW
+        h = flow.nn.conv2d_transpose(h, up, output_shape=(2, 6, 17, 17), strides=2, padding="SAME")
+        loss = flow.math.reduce_mean(flow.math.square(h))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+    x = np.random.default_rng(4).normal(size=(2, 4, 9, 9)).astype(np.float32)
+    losses = [float(step(x).item()) for _ in range(2)]
+    flow.sync_default_session()
+    entry = default_session().compiled[step.__name__]
+    state = default_session().state.for_call(entry.lowered)
+    text = entry.lowered.fn.lower(state, (x,), np.uint32(0)).compile().as_text()
+    return losses, np.asarray(flow.get_all_variables()["w"]), text
+
+
+def test_onednn_takes_the_weights_as_they_lie(monkeypatch):
+    import flowjob as flow
+    import flowjob.typing as tp
+
+    monkeypatch.setenv("FLOWJOB_CONV_KERNEL", "onednn")
+    fast_losses, fast_w, text = _conv_train(flow, tp, True, monkeypatch)
+    plain_losses, plain_w, _ = _conv_train(flow, tp, False, monkeypatch)
+    # the convolution's forward and weight gradient (its input is no variable), the
+    # transposed convolution's forward and both gradients
+    assert text.count("flowjob_onednn_conv") == 5
+    # no per-step copy of either weight (or of its gradient) in a channels-last layout
+    for shape in ("f32[8,3,5,4]", "f32[3,5,4,8]", "f32[8,3,3,6]", "f32[3,3,6,8]"):
+        assert shape not in text
+    np.testing.assert_allclose(fast_losses, plain_losses, rtol=1e-5)
+    np.testing.assert_allclose(fast_w, plain_w, rtol=1e-4, atol=1e-6)

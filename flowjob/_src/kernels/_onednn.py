@@ -56,7 +56,15 @@ def _out_size(n: int, k: int, s: int, d: int, pad: tuple[int, int]) -> int:
     return (n + pad[0] + pad[1] - (k - 1) * d - 1) // s + 1
 
 
-def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format):
+def _weights_last(data_format, weight_format) -> bool:
+    """Whether the weights lie OHWI (IHWO for a transposed convolution): ``weight_format``
+    None follows the data (OIHW for NCHW, OHWI for NHWC); "OIHW" is channels-first weights
+    whatever the data, as a channels-last program hands them over
+    (``runtime/_channels_last.py``)."""
+    return data_format == "NHWC" and weight_format != "OIHW"
+
+
+def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format, weight_format):
     if not _load():
         raise RuntimeError("flowjob-onednn is not installed: check onednn_available() first")
     call = jax.ffi.ffi_call(
@@ -67,6 +75,7 @@ def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format):
         b,
         kind=np.int64(kind),
         channels_last=np.int64(data_format == "NHWC"),
+        weights_last=np.int64(_weights_last(data_format, weight_format)),
         groups=np.int64(groups),
         strides=np.asarray(strides, np.int64),
         dilations=np.asarray(dilations, np.int64),
@@ -75,11 +84,15 @@ def _call(kind, a, b, out_shape, strides, pads, dilations, groups, data_format):
     )
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6))
-def conv2d_onednn(x, w, strides, pads, dilations, groups, data_format):
-    """``lax.conv_general_dilated`` with (NCHW, OIHW) or (NHWC, OHWI) operands, on oneDNN."""
-    shape = conv_output_shape(x.shape, w.shape, strides, pads, dilations, data_format)
-    return _call(_FORWARD, x, w, shape, strides, pads, dilations, groups, data_format)
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6, 7))
+def conv2d_onednn(x, w, strides, pads, dilations, groups, data_format, weight_format=None):
+    """``lax.conv_general_dilated`` with (NCHW, OIHW) or (NHWC, OHWI) operands, or NHWC data
+    with OIHW weights (``weight_format="OIHW"``), on oneDNN."""
+    shape = conv_output_shape(
+        x.shape, w.shape, strides, pads, dilations, data_format, weight_format
+    )
+    args = (strides, pads, dilations, groups, data_format, weight_format)
+    return _call(_FORWARD, x, w, shape, *args)
 
 
 def _fwd(x, w, *args):
@@ -96,25 +109,28 @@ def _bwd(*args_res_g):
 conv2d_onednn.defvjp(_fwd, _bwd)
 
 
-def conv_output_shape(x_shape, w_shape, strides, pads, dilations, data_format) -> tuple:
+def conv_output_shape(
+    x_shape, w_shape, strides, pads, dilations, data_format, weight_format=None
+) -> tuple:
     """The shape of convolving an ``x_shape`` operand with a ``w_shape`` weight (OIHW for
-    NCHW data, OHWI for NHWC) under the given settings."""
-    if data_format == "NCHW":
-        n, spatial, k, o = x_shape[0], x_shape[2:], w_shape[2:], w_shape[0]
-    else:
-        n, spatial, k, o = x_shape[0], x_shape[1:3], w_shape[1:3], w_shape[0]
+    NCHW data, OHWI for NHWC unless ``weight_format`` is "OIHW") under the given settings."""
+    spatial = x_shape[2:] if data_format == "NCHW" else x_shape[1:3]
+    k = w_shape[1:3] if _weights_last(data_format, weight_format) else w_shape[2:]
+    n, o = x_shape[0], w_shape[0]
     out = [_out_size(*args) for args in zip(spatial, k, strides, dilations, pads)]
     return (n, o, *out) if data_format == "NCHW" else (n, *out, o)
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6, 7))
-def conv2d_transpose_onednn(x, w, out_shape, strides, pads, dilations, groups, data_format):
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6, 7, 8))
+def conv2d_transpose_onednn(
+    x, w, out_shape, strides, pads, dilations, groups, data_format, weight_format=None
+):
     """The transposed convolution on oneDNN: the input gradient of :func:`conv2d_onednn`'s
     convolution of an ``out_shape`` operand with ``w``, taken at the cotangent ``x``. Its input
     gradient is that convolution of the output gradient; its weight gradient that
     convolution's weight gradient with the output gradient as the source and ``x`` as the
     result's gradient."""
-    args = (strides, pads, dilations, groups, data_format)
+    args = (strides, pads, dilations, groups, data_format, weight_format)
     return _call(_BACKWARD_DATA, x, w, tuple(out_shape), *args)
 
 

@@ -148,15 +148,21 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
     )
 
 
-def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format):
+def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format, weight_format=None):
+    """``weight_format`` "OIHW" with NHWC data: channels-first weights, as a channels-last
+    program hands them over (runtime/_channels_last.py); oneDNN takes them as they lie, XLA's
+    convolution as OHWI."""
     settings = dict(strides=strides, pads=pads, dilations=dilations, groups=groups)
-    signature = kernels.ConvSignature.of(x, w, data_format=data_format, **settings)
+    oihw = data_format == DataFormat.NHWC and weight_format == "OIHW"
+    # the kernel choice sees the convolution as (NHWC, OHWI), whatever the weights' layout
+    spec = jax.ShapeDtypeStruct(tuple(w.shape[a] for a in (0, 2, 3, 1)), w.dtype) if oihw else w
+    signature = kernels.ConvSignature.of(x, spec, data_format=data_format, **settings)
     args = signature.settings
     # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
     kernel = kernels.conv_kernel(signature, lambda a, b: _xla_conv2d(a, b, *args))
     if kernel is kernels.ConvKernel.ONEDNN:
-        return kernels.conv2d_onednn(x, w, *args)
-    return _xla_conv2d(x, w, *args)
+        return kernels.conv2d_onednn(x, w, *args, "OIHW" if oihw else None)
+    return _xla_conv2d(x, w.transpose(0, 2, 3, 1) if oihw else w, *args)
 
 
 def _xla_conv2d(x, w, strides, pads, dilations, groups, data_format):

@@ -21,17 +21,22 @@ from ._modes import DataFormat, Padding
 from ._util import check_name, fail, failer, int_list, require_blob
 
 
-def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format):
+def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format, weight_format=None):
+    """``weight_format`` "OIHW" with NHWC data: the weights IOHW as recorded (channels
+    first), as a channels-last program hands them over; see ``_conv.lower_conv2d``."""
     settings = dict(strides=strides, pads=pads, dilations=dilations, groups=1)
+    oihw = data_format == DataFormat.NHWC and weight_format == "OIHW"
+    spec = jax.ShapeDtypeStruct(tuple(w.shape[a] for a in (0, 2, 3, 1)), w.dtype) if oihw else w
     signature = kernels.ConvSignature.of(
-        x, w, data_format=data_format, transposed_to=output_shape, **settings
+        x, spec, data_format=data_format, transposed_to=output_shape, **settings
     )
     args = signature.settings
     # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
     kernel = kernels.conv_kernel(signature, lambda a, b: _xla_deconv(a, b, output_shape, *args))
     if kernel is kernels.ConvKernel.ONEDNN:
-        return kernels.conv2d_transpose_onednn(x, w, output_shape, *args)
-    return _xla_deconv(x, w, output_shape, *args)
+        layout = "OIHW" if oihw else None
+        return kernels.conv2d_transpose_onednn(x, w, output_shape, *args, layout)
+    return _xla_deconv(x, w.transpose(0, 2, 3, 1) if oihw else w, output_shape, *args)
 
 
 def _xla_deconv(x, w, output_shape, strides, pads, dilations, groups, data_format):

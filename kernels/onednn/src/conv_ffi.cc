@@ -2,7 +2,9 @@
 //
 // One handler serves the three passes: `kind` picks which, the two operands and the result are
 // (src, weights) -> dst, (diff_dst, weights) -> diff_src and (src, diff_dst) -> diff_weights.
-// Every shape comes from the buffers, so the attributes are only the layout and the window.
+// Every shape comes from the buffers, so the attributes are only the layouts and the window:
+// NCHW or NHWC data (`channels_last`), OIHW or OHWI weights (`weights_last`), independently, so
+// a channels-last program hands over its OIHW weights as they lie (no transpose per call).
 // Primitive creation costs far more than a small convolution, so primitives (with the reorders
 // between the caller's plain layout and the blocked one oneDNN picks) are cached per shape.
 //
@@ -55,11 +57,11 @@ void DataDesc(ffi::Span<const int64_t> shape, bool channels_last, memory::dims* 
   }
 }
 
-// Weights of shape OIHW (channels_last = 0) or OHWI, I being the channels of one group.
-void WeightDesc(ffi::Span<const int64_t> shape, bool channels_last, int64_t groups,
+// Weights of shape OIHW (weights_last = 0) or OHWI, I being the channels of one group.
+void WeightDesc(ffi::Span<const int64_t> shape, bool weights_last, int64_t groups,
                 memory::dims* dims, memory::dims* strides) {
   int64_t o, i, kh, kw, so, si, sh, sw;
-  if (!channels_last) {
+  if (!weights_last) {
     o = shape[0], i = shape[1], kh = shape[2], kw = shape[3];
     so = i * kh * kw, si = kh * kw, sh = kw, sw = 1;
   } else {
@@ -240,7 +242,7 @@ memory::dims Dims(ffi::Span<const int64_t> v) { return memory::dims(v.begin(), v
 
 ffi::Error ConvImpl(ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
                     ffi::ResultBuffer<ffi::F32> out, int64_t kind, int64_t channels_last,
-                    int64_t groups, ffi::Span<const int64_t> strides,
+                    int64_t weights_last, int64_t groups, ffi::Span<const int64_t> strides,
                     ffi::Span<const int64_t> dilations, ffi::Span<const int64_t> pad_l,
                     ffi::Span<const int64_t> pad_r) {
   if (a.dimensions().size() != 4 || b.dimensions().size() != 4 ||
@@ -254,7 +256,7 @@ ffi::Error ConvImpl(ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
   Geometry g;
   DataDesc(src, channels_last, &g.src, &g.src_strides);
   DataDesc(dst, channels_last, &g.dst, &g.dst_strides);
-  WeightDesc(wei, channels_last, groups, &g.wei, &g.wei_strides);
+  WeightDesc(wei, weights_last, groups, &g.wei, &g.wei_strides);
   memory::dims dil = Dims(dilations);
   for (auto& d : dil) d -= 1;  // oneDNN counts the gaps, XLA the step
   const memory::dims s = Dims(strides), pl = Dims(pad_l), pr = Dims(pad_r);
@@ -314,6 +316,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(FlowjobOnednnConv, ConvImpl,
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int64_t>("kind")
                                   .Attr<int64_t>("channels_last")
+                                  .Attr<int64_t>("weights_last")
                                   .Attr<int64_t>("groups")
                                   .Attr<ffi::Span<const int64_t>>("strides")
                                   .Attr<ffi::Span<const int64_t>>("dilations")
