@@ -27,7 +27,7 @@ from . import (
     _userop,
 )
 from ._harness import REPO
-from ._sections import Section
+from ._sections import Section, shown
 
 SECTIONS = {
     "train": _train.train_section,
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[bench] {name}: {section.seconds:.0f} s", file=sys.stderr, flush=True)
         for g in section.goals:
             print(
-                f"[bench]   {g.what}: {g.value:.3g} ({g.target}, {'met' if g.met else 'NOT met'})",
+                f"[bench]   {g.what}: {shown(g)} ({g.target}, {'met' if g.met else 'NOT met'})",
                 file=sys.stderr,
             )
         sections.append(section)

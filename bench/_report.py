@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from ._harness import LEAD, PAUSE, REPO
-from ._sections import Section, marker, table
+from ._sections import Section, marker, shown, table
 
 # (vendor, family, model) -> core generation, for CPUs whose "model name" is generic under a
 # hypervisor ("AMD EPYC"); ratios differ between the AMD and Intel machines the bench runs on.
@@ -146,7 +146,7 @@ GOAL_HEADER = ["goal", "measured", "target", "", "note"]
 def goal_rows(s: Section) -> list[list[str]]:
     tag = f" {marker(s.name)}" if s.name else ""
     return [
-        [g.what, f"{g.value:.3g}", g.target, "met" if g.met else "**NOT met**", g.note + tag]
+        [g.what, shown(g), g.target, "met" if g.met else "**NOT met**", g.note + tag]
         for g in s.goals
     ]
 

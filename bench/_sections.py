@@ -37,6 +37,19 @@ def goal(what: str, value: float, op: str, target: float, note: str = "") -> Goa
     return Goal(what, value, f"{op} {target:g}", met, note)
 
 
+def shown(g: Goal) -> str:
+    """``g``'s measured value with 3 significant digits, or more where 3 would round it onto
+    the other side of its target: 1.199 against ">= 1.2" reads 1.199, not a 1.2 marked not
+    met."""
+    op, target = g.target.split()
+    for digits in range(3, 10):
+        text = f"{g.value:.{digits}g}"
+        value = float(text)
+        if (value >= float(target) if op == ">=" else value <= float(target)) == g.met:
+            return text
+    return text
+
+
 def table(header: list[str], rows: list[list[str]]) -> str:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
