@@ -32,9 +32,12 @@ def marker(name: str) -> str:
     return f"<!-- bench:{name} -->"
 
 
+def _meets(value: float, op: str, target: float) -> bool:
+    return value >= target if op == ">=" else value <= target
+
+
 def goal(what: str, value: float, op: str, target: float, note: str = "") -> Goal:
-    met = value >= target if op == ">=" else value <= target
-    return Goal(what, value, f"{op} {target:g}", met, note)
+    return Goal(what, value, f"{op} {target:g}", _meets(value, op, target), note)
 
 
 def shown(g: Goal) -> str:
@@ -44,8 +47,7 @@ def shown(g: Goal) -> str:
     op, target = g.target.split()
     for digits in range(3, 10):
         text = f"{g.value:.{digits}g}"
-        value = float(text)
-        if (value >= float(target) if op == ">=" else value <= float(target)) == g.met:
+        if _meets(float(text), op, float(target)) == g.met:
             return text
     return text
 

@@ -148,21 +148,33 @@ def _conv_plain(x, w, strides, pads, dilations, groups, data_format):
     )
 
 
+_OIHW_TO_OHWI = (0, 2, 3, 1)
+
+
+def weights_as_recorded(w, data_format, weight_format):
+    """The weights as XLA's NHWC convolution and the kernel choice see them: OHWI (a
+    transposed convolution's IHWO), transposed per call from ``weight_format`` "OIHW", the
+    channels-first layout a channels-last program hands over as recorded
+    (runtime/_channels_last.py; oneDNN takes them so). Returns ``(spec, xla_weights)``:
+    the shape the choice is made for (no transpose) and the callable giving XLA's operand."""
+    if data_format != DataFormat.NHWC or weight_format != "OIHW":
+        return w, lambda: w
+    spec = jax.ShapeDtypeStruct(tuple(w.shape[a] for a in _OIHW_TO_OHWI), w.dtype)
+    return spec, lambda: w.transpose(_OIHW_TO_OHWI)
+
+
 def lower_conv2d(x, w, *, strides, pads, dilations, groups, data_format, weight_format=None):
-    """``weight_format`` "OIHW" with NHWC data: channels-first weights, as a channels-last
-    program hands them over (runtime/_channels_last.py); oneDNN takes them as they lie, XLA's
-    convolution as OHWI."""
+    """``weight_format`` "OIHW" with NHWC data: channels-first weights (see
+    ``weights_as_recorded``)."""
     settings = dict(strides=strides, pads=pads, dilations=dilations, groups=groups)
-    oihw = data_format == DataFormat.NHWC and weight_format == "OIHW"
-    # the kernel choice sees the convolution as (NHWC, OHWI), whatever the weights' layout
-    spec = jax.ShapeDtypeStruct(tuple(w.shape[a] for a in (0, 2, 3, 1)), w.dtype) if oihw else w
+    spec, xla_weights = weights_as_recorded(w, data_format, weight_format)
     signature = kernels.ConvSignature.of(x, spec, data_format=data_format, **settings)
     args = signature.settings
     # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
     kernel = kernels.conv_kernel(signature, lambda a, b: _xla_conv2d(a, b, *args))
     if kernel is kernels.ConvKernel.ONEDNN:
-        return kernels.conv2d_onednn(x, w, *args, "OIHW" if oihw else None)
-    return _xla_conv2d(x, w.transpose(0, 2, 3, 1) if oihw else w, *args)
+        return kernels.conv2d_onednn(x, w, *args, weight_format)
+    return _xla_conv2d(x, xla_weights(), *args)
 
 
 def _xla_conv2d(x, w, strides, pads, dilations, groups, data_format):

@@ -22,11 +22,10 @@ from ._util import check_name, fail, failer, int_list, require_blob
 
 
 def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format, weight_format=None):
-    """``weight_format`` "OIHW" with NHWC data: the weights IOHW as recorded (channels
-    first), as a channels-last program hands them over; see ``_conv.lower_conv2d``."""
+    """``weight_format`` "OIHW" with NHWC data: the weights IOHW as recorded (see
+    ``_conv.weights_as_recorded``)."""
     settings = dict(strides=strides, pads=pads, dilations=dilations, groups=1)
-    oihw = data_format == DataFormat.NHWC and weight_format == "OIHW"
-    spec = jax.ShapeDtypeStruct(tuple(w.shape[a] for a in (0, 2, 3, 1)), w.dtype) if oihw else w
+    spec, xla_weights = _conv.weights_as_recorded(w, data_format, weight_format)
     signature = kernels.ConvSignature.of(
         x, spec, data_format=data_format, transposed_to=output_shape, **settings
     )
@@ -34,9 +33,8 @@ def _lower_deconv(x, w, *, output_shape, strides, pads, dilations, data_format, 
     # the optional compiled kernels (flowjob/_src/kernels), where they are the faster
     kernel = kernels.conv_kernel(signature, lambda a, b: _xla_deconv(a, b, output_shape, *args))
     if kernel is kernels.ConvKernel.ONEDNN:
-        layout = "OIHW" if oihw else None
-        return kernels.conv2d_transpose_onednn(x, w, output_shape, *args, layout)
-    return _xla_deconv(x, w.transpose(0, 2, 3, 1) if oihw else w, output_shape, *args)
+        return kernels.conv2d_transpose_onednn(x, w, output_shape, *args, weight_format)
+    return _xla_deconv(x, xla_weights(), output_shape, *args)
 
 
 def _xla_deconv(x, w, output_shape, strides, pads, dilations, groups, data_format):
